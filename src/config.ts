@@ -1,0 +1,101 @@
+import { parseDuration } from './domain/duration.ts';
+
+export interface Config {
+  host: string;
+  port: number;
+  publicUrl: string;
+  /** Unset: `npm start` runs an embedded PostgreSQL under dataDir. */
+  databaseUrl: string | undefined;
+  /** Unset: `npm start` runs a Temporal dev server. */
+  temporalAddress: string | undefined;
+  temporalNamespace: string;
+  temporalTaskQueue: string;
+  temporalCliPath: string | undefined;
+  temporalUiPort: number;
+  spaceRetentionMs: number;
+  dataDir: string;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Reads and validates the environment; every bad value is reported at once, each with its variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const str = (name: string, fallback: string) => {
+    const v = env[name];
+    return v === undefined || v === '' ? fallback : v;
+  };
+  const optional = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+  const port = (name: string, fallback: number) => {
+    const raw = str(name, String(fallback));
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) {
+      problems.push(`${name}="${raw}" must be a port number between 0 and 65535`);
+      return fallback;
+    }
+    return n;
+  };
+  const url = (name: string, value: string | undefined, protocols: string[]) => {
+    if (value === undefined) return undefined;
+    try {
+      const u = new URL(value);
+      if (!protocols.includes(u.protocol)) throw new Error();
+      return value;
+    } catch {
+      problems.push(`${name}="${redact(value)}" must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+      return undefined;
+    }
+  };
+
+  const portValue = port('PORT', 8080);
+  const publicUrl = url('PUBLIC_URL', str('PUBLIC_URL', `http://localhost:${portValue}`), ['http:', 'https:']);
+  const databaseUrl = url('DATABASE_URL', optional('DATABASE_URL'), ['postgres:', 'postgresql:']);
+  const temporalAddress = optional('TEMPORAL_ADDRESS');
+  if (temporalAddress !== undefined && !/^[^\s:/]+:\d{1,5}$/.test(temporalAddress)) {
+    problems.push(`TEMPORAL_ADDRESS="${temporalAddress}" must be host:port, for example 127.0.0.1:7233`);
+  }
+  let spaceRetentionMs = 7 * 86_400_000;
+  try {
+    spaceRetentionMs = parseDuration(str('SPACE_RETENTION', '7d'));
+    if (spaceRetentionMs <= 0) problems.push('SPACE_RETENTION must be longer than zero');
+  } catch (e) {
+    problems.push(`SPACE_RETENTION: ${(e as Error).message}`);
+  }
+  const logLevel = str('LOG_LEVEL', 'info');
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL="${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const config: Config = {
+    host: str('HOST', '0.0.0.0'),
+    port: portValue,
+    publicUrl: (publicUrl ?? `http://localhost:${portValue}`).replace(/\/+$/, ''),
+    databaseUrl,
+    temporalAddress,
+    temporalNamespace: str('TEMPORAL_NAMESPACE', 'default'),
+    temporalTaskQueue: str('TEMPORAL_TASK_QUEUE', 'docs-service'),
+    temporalCliPath: optional('TEMPORAL_CLI_PATH'),
+    temporalUiPort: port('TEMPORAL_UI_PORT', 8233),
+    spaceRetentionMs,
+    dataDir: str('DATA_DIR', '.data'),
+    logLevel,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** Hides the password of a URL so configuration errors never print a secret. */
+export function redact(value: string): string {
+  try {
+    const u = new URL(value);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return value.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  }
+}

@@ -1,0 +1,114 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/**
+ * Entities map rows; the schema itself is owned by the SQL migrations in ./migrations
+ * (constraints, partial indexes, cascades). Foreign keys are plain id columns so every
+ * query stays explicit.
+ */
+
+export const Organization = defineEntity({
+  name: 'Organization',
+  tableName: 'organization',
+  properties: {
+    id: p.string().primary(),
+    title: p.string(),
+    createdAt: p.datetime(),
+  },
+});
+export type Organization = InferEntity<typeof Organization>;
+
+export const User = defineEntity({
+  name: 'User',
+  tableName: 'app_user',
+  properties: {
+    id: p.string().primary(),
+    displayName: p.string(),
+    email: p.string(),
+    photoUrl: p.string().nullable(),
+    createdAt: p.datetime(),
+  },
+});
+export type User = InferEntity<typeof User>;
+
+export const Member = defineEntity({
+  name: 'Member',
+  tableName: 'member',
+  properties: {
+    organizationId: p.string().primary(),
+    userId: p.string().primary(),
+    role: p.string().nullable(),
+    disabled: p.boolean(),
+    sso: p.boolean(),
+    joinedAt: p.datetime(),
+    lastSeenAt: p.datetime().nullable(),
+  },
+});
+export type Member = InferEntity<typeof Member>;
+
+export const ApiToken = defineEntity({
+  name: 'ApiToken',
+  tableName: 'api_token',
+  properties: {
+    id: p.string().primary(),
+    userId: p.string(),
+    tokenHash: p.string(),
+    label: p.string(),
+    createdAt: p.datetime(),
+    lastUsedAt: p.datetime().nullable(),
+    revokedAt: p.datetime().nullable(),
+  },
+});
+export type ApiToken = InferEntity<typeof ApiToken>;
+
+export const Collection = defineEntity({
+  name: 'Collection',
+  tableName: 'collection',
+  properties: {
+    id: p.string().primary(),
+    organizationId: p.string(),
+    parentId: p.string().nullable(),
+    title: p.string(),
+    description: p.string().nullable(),
+    defaultLevel: p.string().nullable(),
+    position: p.string(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+export type Collection = InferEntity<typeof Collection>;
+
+export const Space = defineEntity({
+  name: 'Space',
+  tableName: 'space',
+  properties: {
+    id: p.string().primary(),
+    organizationId: p.string(),
+    parentId: p.string().nullable(),
+    title: p.string(),
+    emoji: p.string(),
+    visibility: p.string(),
+    editMode: p.string(),
+    defaultLevel: p.string().nullable(),
+    revisionId: p.string(),
+    position: p.string(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+    deletedAt: p.datetime().nullable(),
+  },
+});
+export type Space = InferEntity<typeof Space>;
+
+export const Revision = defineEntity({
+  name: 'Revision',
+  tableName: 'revision',
+  properties: {
+    id: p.string().primary(),
+    spaceId: p.string(),
+    parents: p.array().$type<string[]>(),
+    type: p.string(),
+    createdAt: p.datetime(),
+  },
+});
+export type Revision = InferEntity<typeof Revision>;
+
+export const entities = [Organization, User, Member, ApiToken, Collection, Space, Revision];
