@@ -1,0 +1,238 @@
+/**
+ * Validates response bodies against the schemas of GitBook's public OpenAPI document
+ * (the copy bundled with `@gitbook/api`), so tests can assert wire compatibility.
+ *
+ * The whole document is registered with Ajv under DOCUMENT_ID and every validator is compiled
+ * from `{ $ref: '<DOCUMENT_ID>#/paths/...' }`, so `#/components/...` references inside the
+ * document resolve exactly as they do in the original.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+
+type Json = Record<string, unknown>;
+
+interface OpenApiOperation {
+  operationId?: string;
+  responses?: Record<string, Json>;
+}
+
+interface OpenApiDocument {
+  openapi: string;
+  servers?: Array<{ url: string }>;
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: Record<string, Record<string, Json>>;
+}
+
+export interface ValidationResult {
+  valid: boolean;
+  errors: string[];
+}
+
+const DOCUMENT_ID = 'https://gitbook.test/openapi.json';
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+/** OpenAPI-only schema keywords and vendor extensions used in the document; validation ignores them. */
+const OPENAPI_KEYWORDS = ['discriminator', 'example', 'xml', 'externalDocs', 'x-typescript', 'x-internal'];
+/** Non-standard string formats used by the document that carry no checkable syntax. */
+const FREE_FORMATS = ['emoji', 'icon'];
+
+const require = createRequire(import.meta.url);
+const specPath = require.resolve('@gitbook/api/spec/openapi.json');
+const document = JSON.parse(readFileSync(specPath, 'utf8')) as OpenApiDocument;
+
+if (!/^3\.1\./.test(document.openapi)) {
+  throw new Error(
+    `${specPath} is OpenAPI ${document.openapi}; this helper validates with JSON Schema 2020-12 and expects OpenAPI 3.1`,
+  );
+}
+
+/** Path prefix of the API base URL (`{host}/v1` → `/v1`); concrete request paths carry it, templates do not. */
+const basePath = (() => {
+  const url = document.servers?.[0]?.url ?? '';
+  const path = url.replace(/^(\{[^}]+\}|[a-z]+:\/\/[^/]+)/i, '');
+  return path.replace(/\/+$/, '');
+})();
+
+export const operations: Map<string, { method: string; path: string; responses: string[] }> = new Map();
+const operationObjects = new Map<string, OpenApiOperation>();
+
+for (const [path, item] of Object.entries(document.paths)) {
+  for (const [method, operation] of Object.entries(item)) {
+    if (!HTTP_METHODS.has(method) || !operation?.operationId) continue;
+    operations.set(operation.operationId, {
+      method: method.toUpperCase(),
+      path,
+      responses: Object.keys(operation.responses ?? {}),
+    });
+    operationObjects.set(operation.operationId, operation);
+  }
+}
+
+// ajv-formats is CommonJS: the default import is `module.exports`, which carries the plugin as `.default`.
+const addFormats = ajvFormats.default;
+
+let ajv: Ajv2020 | undefined;
+
+function getAjv(): Ajv2020 {
+  if (ajv) return ajv;
+  const instance = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  addFormats(instance);
+  for (const keyword of OPENAPI_KEYWORDS) instance.addKeyword(keyword);
+  for (const format of FREE_FORMATS) instance.addFormat(format, true);
+  instance.addSchema(document as unknown as Json, DOCUMENT_ID);
+  ajv = instance;
+  return instance;
+}
+
+function pointerSegment(segment: string): string {
+  return encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'));
+}
+
+function pointer(segments: string[]): string {
+  return '#/' + segments.map(pointerSegment).join('/');
+}
+
+/** Follows a `#/components/...` reference inside the document, returning the target and its pointer segments. */
+function followLocalRef(ref: string): { value: Json; segments: string[] } {
+  if (!ref.startsWith('#/')) throw new Error(`Unsupported reference ${ref}`);
+  const segments = ref
+    .slice(2)
+    .split('/')
+    .map((part) => decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~'));
+  let value: unknown = document;
+  for (const segment of segments) {
+    value = (value as Json | undefined)?.[segment];
+    if (value === undefined) throw new Error(`Dangling reference ${ref} in the GitBook OpenAPI document`);
+  }
+  return { value: value as Json, segments };
+}
+
+function requireOperation(operationId: string): OpenApiOperation {
+  const operation = operationObjects.get(operationId);
+  if (!operation) {
+    throw new Error(`Unknown GitBook operationId "${operationId}" (not in ${specPath})`);
+  }
+  return operation;
+}
+
+function defaultStatus(operationId: string): number {
+  const declared = operations.get(operationId)!.responses;
+  const success = declared.find((code) => /^2\d\d$/.test(code));
+  if (!success) {
+    throw new Error(`GitBook operation ${operationId} declares no 2xx response (it declares ${declared.join(', ')})`);
+  }
+  return Number(success);
+}
+
+/** Pointer (from the document root) to the JSON schema of a response, or undefined when it has no JSON body. */
+function responseSchemaPointer(operationId: string, status: number): string | undefined {
+  const operation = requireOperation(operationId);
+  const info = operations.get(operationId)!;
+  const responses = operation.responses ?? {};
+  const key = [String(status), `${String(status)[0]}XX`, 'default'].find((candidate) => candidate in responses);
+  if (key === undefined) {
+    throw new Error(
+      `GitBook operation ${operationId} declares no ${status} response (it declares ${info.responses.join(', ')})`,
+    );
+  }
+  let response = responses[key];
+  let segments = ['paths', info.path, info.method.toLowerCase(), 'responses', key];
+  while (typeof response.$ref === 'string') {
+    ({ value: response, segments } = followLocalRef(response.$ref));
+  }
+  const content = response.content as Record<string, Json> | undefined;
+  if (!content?.['application/json']?.schema) return undefined;
+  return pointer([...segments, 'content', 'application/json', 'schema']);
+}
+
+const validators = new Map<string, ValidateFunction | null>();
+
+function compiled(operationId: string, status: number): ValidateFunction | null {
+  const cacheKey = `${operationId} ${status}`;
+  if (validators.has(cacheKey)) return validators.get(cacheKey)!;
+  const target = responseSchemaPointer(operationId, status);
+  const validate = target === undefined ? null : getAjv().compile({ $ref: DOCUMENT_ID + target });
+  validators.set(cacheKey, validate);
+  return validate;
+}
+
+function formatError(error: ErrorObject): string {
+  let message = error.message ?? error.keyword;
+  if (error.keyword === 'enum') {
+    const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
+    message += ': ' + allowed.map((value) => JSON.stringify(value)).join(', ');
+  } else if (error.keyword === 'additionalProperties') {
+    message += ` (${JSON.stringify((error.params as { additionalProperty: string }).additionalProperty)})`;
+  }
+  return `${error.instancePath || '/'} ${message}`;
+}
+
+/**
+ * Returns a validator for the JSON body GitBook documents for `operationId` answering `status`
+ * (default: the first 2xx response the operation declares). Responses without a JSON body
+ * (204, 205...) only accept an empty body (`undefined`, `null` or `''`).
+ */
+export function responseValidator(operationId: string, status?: number): (body: unknown) => ValidationResult {
+  requireOperation(operationId);
+  const code = status ?? defaultStatus(operationId);
+  const validate = compiled(operationId, code);
+  return (body: unknown): ValidationResult => {
+    if (validate === null) {
+      const empty = body === undefined || body === null || body === '';
+      return { valid: empty, errors: empty ? [] : [`/ must be empty: ${operationId} ${code} has no JSON body`] };
+    }
+    const valid = validate(body) as boolean;
+    return { valid, errors: valid ? [] : [...new Set((validate.errors ?? []).map(formatError))] };
+  };
+}
+
+/** Jest-friendly assertion: throws with every validation error when `body` does not match GitBook's schema. */
+export function expectMatchesGitBook(operationId: string, body: unknown, status?: number): void {
+  const { valid, errors } = responseValidator(operationId, status)(body);
+  if (valid) return;
+  const code = status ?? defaultStatus(operationId);
+  const { method, path } = operations.get(operationId)!;
+  throw new Error(
+    `Response body does not match GitBook's ${operationId} (${method} ${path}) ${code} schema:\n` +
+      errors.map((e) => `  - ${e}`).join('\n') +
+      `\nbody: ${JSON.stringify(body, null, 2)?.slice(0, 4000)}`,
+  );
+}
+
+const templates = [...operations].map(([operationId, { method, path }]) => {
+  const segments = path.split('/').filter(Boolean);
+  return {
+    operationId,
+    method,
+    segments,
+    // Literal segments first: `/spaces/{spaceId}/content` beats `/spaces/{spaceId}/{other}`.
+    score: segments.map((s) => (/^\{.+\}$/.test(s) ? '0' : '1')).join(''),
+  };
+});
+templates.sort((a, b) => (a.score < b.score ? 1 : a.score > b.score ? -1 : 0));
+
+/**
+ * The operationId GitBook's document gives to `method` on a concrete path such as `/v1/spaces/abc123`
+ * (the `/v1` base path and any query string are optional).
+ */
+export function operationFor(method: string, path: string): string | undefined {
+  let bare = path.replace(/[?#].*$/, '');
+  if (basePath && (bare === basePath || bare.startsWith(basePath + '/'))) bare = bare.slice(basePath.length);
+  const segments = bare.split('/').filter(Boolean).map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  });
+  const verb = method.toUpperCase();
+  const match = templates.find(
+    (t) =>
+      t.method === verb &&
+      t.segments.length === segments.length &&
+      t.segments.every((s, i) => /^\{.+\}$/.test(s) || s === segments[i]),
+  );
+  return match?.operationId;
+}
