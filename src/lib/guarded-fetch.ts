@@ -1,0 +1,428 @@
+/**
+ * The one way this service fetches a URL that a user gave it (OpenAPI sources and their $refs,
+ * git remotes over HTTP, content imports, files by URL). It refuses what could reach the
+ * service's own network unless the operator allows it:
+ *
+ * - only http: and https:;
+ * - every address a host resolves to must be public, unless private addresses are allowed or the
+ *   host is on the allow list; cloud metadata endpoints stay refused even when private addresses
+ *   are allowed, unless the host is listed explicitly;
+ * - the connection goes to the addresses that were checked (the lookup is pinned), so a second DNS
+ *   answer cannot swap in another address; Host and TLS server name stay the original host name;
+ * - redirects are followed by hand and every hop is checked again;
+ * - one deadline covers resolving, connecting, headers and body; the body is capped in bytes.
+ */
+import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { Agent, fetch } from 'undici';
+import type { Response } from 'undici';
+import { parseDuration } from '../domain/duration.ts';
+import { classifyAddress, isHostAllowed, isIpLiteral } from '../domain/net.ts';
+
+export interface FetchPolicy {
+  /** Allow loopback, private, link-local and reserved addresses (never cloud metadata). */
+  allowPrivate: boolean;
+  /** Hosts reachable whatever they resolve to: `host`, `host:port`, `*.example.com`. */
+  allowHosts: string[];
+  /** Deadline for the whole fetch, redirects and body included. */
+  timeoutMs: number;
+  /** Largest body accepted, in bytes. */
+  maxBytes: number;
+  /** Redirects followed before giving up; 0 refuses any redirect. */
+  maxRedirects: number;
+  userAgent?: string;
+}
+
+export const FETCH_ERROR_CODES = [
+  'INVALID_URL',
+  'PROTOCOL_NOT_ALLOWED',
+  'ADDRESS_NOT_ALLOWED',
+  'DNS_FAILURE',
+  'FETCH_TIMEOUT',
+  'TOO_LARGE',
+  'TOO_MANY_REDIRECTS',
+  'HTTP_ERROR',
+  'NETWORK_ERROR',
+] as const;
+export type FetchErrorCode = (typeof FETCH_ERROR_CODES)[number];
+
+export class FetchError extends Error {
+  readonly code: FetchErrorCode;
+  /** The HTTP status, for HTTP_ERROR. */
+  readonly status?: number;
+  /** The URL being fetched when it failed (the redirect hop, if any), credentials redacted. */
+  readonly url: string;
+
+  constructor(code: FetchErrorCode, message: string, url: string, options: { status?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'FetchError';
+    this.code = code;
+    this.url = url;
+    if (options.status !== undefined) this.status = options.status;
+  }
+}
+
+export interface GuardedFetchInit {
+  headers?: Record<string, string>;
+  method?: 'GET' | 'HEAD';
+  /** Shorthand for an Accept header. */
+  accept?: string;
+}
+
+export interface GuardedFetchResult {
+  /** The final URL, after redirects, without credentials. */
+  url: string;
+  status: number;
+  /** Lowercase header names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  body: Buffer;
+  contentType: string | null;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Headers that carry credentials and must not follow a redirect to another origin. */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+
+/** Replaces any `user:password@` in a URL (or URL-like text) with `***@`. */
+export function redactUrl(text: string | URL): string {
+  if (typeof text !== 'string') {
+    if (text.username === '' && text.password === '') return text.href;
+    const copy = new URL(text.href);
+    copy.username = '***';
+    copy.password = '';
+    return copy.href;
+  }
+  try {
+    return redactUrl(new URL(text));
+  } catch {
+    return text.replace(/\/\/[^/?#]*@/, '//***@');
+  }
+}
+
+/** The URL as sent on the wire: no credentials, no fragment. */
+function withoutCredentials(url: URL): URL {
+  const copy = new URL(url.href);
+  copy.username = '';
+  copy.password = '';
+  copy.hash = '';
+  return copy;
+}
+
+function basicAuth(url: URL): string | null {
+  if (url.username === '' && url.password === '') return null;
+  const user = decodeURIComponent(url.username);
+  const pass = decodeURIComponent(url.password);
+  return `Basic ${Buffer.from(`${user}:${pass}`, 'utf8').toString('base64')}`;
+}
+
+function bareHostname(url: URL): string {
+  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+}
+
+/** Resolves when `promise` does, rejects with the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+type Pins = Map<string, LookupAddress[]>;
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for net/tls.connect that only answers with addresses already checked for that host
+ * name, so the socket connects exactly where the policy said it may.
+ */
+function pinnedLookup(pins: Pins) {
+  return (hostname: string, options: { family?: number | string; all?: boolean }, callback: LookupCallback) => {
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0);
+    const all = pins.get(hostname) ?? pins.get(hostname.toLowerCase()) ?? [];
+    const addresses = family === 4 || family === 6 ? all.filter((a) => a.family === family) : all;
+    if (addresses.length === 0) {
+      const err: NodeJS.ErrnoException = new Error(`${hostname} was not resolved by the fetch guard`);
+      err.code = 'ENOTFOUND';
+      callback(err, options.all ? [] : '', 0);
+      return;
+    }
+    if (options.all) callback(null, addresses);
+    else callback(null, addresses[0].address, addresses[0].family);
+  };
+}
+
+/**
+ * Checks protocol and addresses of one hop and records the addresses to connect to.
+ * Throws FetchError for anything the policy refuses.
+ */
+async function checkHop(url: URL, policy: FetchPolicy, pins: Pins, signal: AbortSignal, shown: string): Promise<void> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new FetchError('PROTOCOL_NOT_ALLOWED', `Only http: and https: URLs can be fetched, not ${url.protocol} (${shown})`, shown);
+  }
+  const hostname = bareHostname(url);
+  if (hostname === '') throw new FetchError('INVALID_URL', `The URL has no host: ${shown}`, shown);
+  const listed = isHostAllowed(url.host, policy.allowHosts);
+
+  let addresses: LookupAddress[];
+  if (isIpLiteral(hostname)) {
+    addresses = [{ address: hostname, family: hostname.includes(':') ? 6 : 4 }];
+  } else {
+    try {
+      addresses = await untilAborted(dnsLookup(url.hostname, { all: true, verbatim: true }), signal);
+    } catch (error) {
+      if (signal.aborted) throw error; // reported as a timeout by the caller
+      const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+      throw new FetchError('DNS_FAILURE', `Could not resolve ${hostname} (${code}) for ${shown}`, shown, { cause: error });
+    }
+    if (addresses.length === 0) throw new FetchError('DNS_FAILURE', `${hostname} has no addresses (${shown})`, shown);
+  }
+
+  if (!listed) {
+    for (const { address } of addresses) {
+      const kind = classifyAddress(address);
+      if (kind === 'public' || (policy.allowPrivate && kind !== 'metadata')) continue;
+      const where = address === hostname ? `${hostname} is` : `${hostname} resolves to ${address}, which is`;
+      const hint =
+        kind === 'metadata'
+          ? 'cloud metadata endpoints are only reachable when the host is on the allow list (FETCH_ALLOW_HOSTS)'
+          : 'allow private addresses (FETCH_ALLOW_PRIVATE=true) or add the host to the allow list (FETCH_ALLOW_HOSTS)';
+      throw new FetchError('ADDRESS_NOT_ALLOWED', `Refusing to fetch ${shown}: ${where} a ${kind} address; ${hint}`, shown);
+    }
+  }
+  if (!isIpLiteral(hostname)) pins.set(url.hostname, addresses);
+}
+
+/**
+ * The most specific message in an error's cause chain (undici wraps socket errors in
+ * "fetch failed"). Duck-typed: socket errors may come from another realm than this module's Error.
+ */
+function describe(error: unknown): string {
+  const messageOf = (value: unknown): string | undefined => {
+    const candidate = value as { message?: unknown; errors?: unknown } | null;
+    if (candidate === null || typeof candidate !== 'object') return undefined;
+    if (Array.isArray(candidate.errors) && candidate.errors.length > 0) {
+      const inner = candidate.errors.map(messageOf).filter((m) => m !== undefined && m !== '');
+      if (inner.length > 0) return inner.join('; ');
+    }
+    return typeof candidate.message === 'string' && candidate.message !== '' ? candidate.message : undefined;
+  };
+  let message = messageOf(error) ?? String(error);
+  let current: unknown = error;
+  for (let depth = 0; depth < 5; depth++) {
+    current = (current as { cause?: unknown } | null)?.cause;
+    if (current === undefined || current === null) break;
+    message = messageOf(current) ?? message;
+  }
+  return message;
+}
+
+async function readBody(response: Response, maxBytes: number, shown: string): Promise<Buffer> {
+  if (response.body === null) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of response.body) {
+    total += chunk.byteLength;
+    if (total > maxBytes) throw new FetchError('TOO_LARGE', `The response from ${shown} is larger than ${maxBytes} bytes`, shown);
+    chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  }
+  return Buffer.concat(chunks, total);
+}
+
+function headerRecord(response: Response): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of response.headers) out[name] = name in out ? `${out[name]}, ${value}` : value;
+  return out;
+}
+
+/**
+ * Fetches a user-given URL under `policy`. Resolves with the final 2xx response, its body fully
+ * read; rejects with a FetchError whose `code` says why otherwise. Credentials in the URL are sent
+ * as Basic authorization (to that origin only) and never appear in errors or in the result.
+ */
+export async function guardedFetch(url: string, policy: FetchPolicy, init: GuardedFetchInit = {}): Promise<GuardedFetchResult> {
+  let current: URL;
+  try {
+    current = new URL(url);
+  } catch {
+    const shown = redactUrl(url);
+    throw new FetchError('INVALID_URL', `Not a valid URL: ${shown}`, shown);
+  }
+  const original = redactUrl(current);
+  const method = init.method ?? 'GET';
+
+  const baseHeaders: Record<string, string> = {};
+  for (const [name, value] of Object.entries(init.headers ?? {})) baseHeaders[name.toLowerCase()] = value;
+  if (init.accept !== undefined && baseHeaders.accept === undefined) baseHeaders.accept = init.accept;
+  if (policy.userAgent !== undefined && baseHeaders['user-agent'] === undefined) baseHeaders['user-agent'] = policy.userAgent;
+  const firstOrigin = current.origin;
+  let urlAuth: { origin: string; value: string } | null = null;
+
+  const clock = new AbortController();
+  const timer = setTimeout(() => clock.abort(new DOMException('The fetch deadline passed', 'TimeoutError')), policy.timeoutMs);
+  const deadline = clock.signal;
+  const pins: Pins = new Map();
+  const agent = new Agent({
+    connect: { lookup: pinnedLookup(pins), timeout: policy.timeoutMs },
+    headersTimeout: policy.timeoutMs,
+    bodyTimeout: policy.timeoutMs,
+  });
+
+  let shown = original;
+  try {
+    for (let redirects = 0; ; ) {
+      shown = redactUrl(current);
+      await checkHop(current, policy, pins, deadline, shown);
+
+      const headers: Record<string, string> = { ...baseHeaders };
+      if (current.origin !== firstOrigin) for (const name of CREDENTIAL_HEADERS) delete headers[name];
+      const auth = basicAuth(current);
+      if (auth !== null) urlAuth = { origin: current.origin, value: auth };
+      if (urlAuth !== null && urlAuth.origin === current.origin && headers.authorization === undefined) {
+        headers.authorization = urlAuth.value;
+      }
+
+      const response = await fetch(withoutCredentials(current), {
+        method,
+        headers,
+        redirect: 'manual',
+        signal: deadline,
+        dispatcher: agent,
+      });
+
+      const location = response.headers.get('location');
+      if (REDIRECT_STATUSES.has(response.status) && location !== null) {
+        await response.body?.cancel().catch(() => undefined);
+        if (redirects >= policy.maxRedirects) {
+          throw new FetchError(
+            'TOO_MANY_REDIRECTS',
+            `${original} redirected more than ${policy.maxRedirects} time${policy.maxRedirects === 1 ? '' : 's'} (last to ${shown})`,
+            shown,
+          );
+        }
+        redirects++;
+        try {
+          current = new URL(location, current);
+        } catch {
+          const target = redactUrl(location);
+          throw new FetchError('INVALID_URL', `${shown} redirected to an invalid URL: ${target}`, target);
+        }
+        continue;
+      }
+
+      const via = shown === original ? '' : ` (redirected from ${original})`;
+      if (response.status < 200 || response.status > 299) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new FetchError('HTTP_ERROR', `${shown}${via} answered ${response.status} ${response.statusText}`.trim(), shown, {
+          status: response.status,
+        });
+      }
+      const declared = Number(response.headers.get('content-length') ?? NaN);
+      if (method === 'GET' && declared > policy.maxBytes) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new FetchError(
+          'TOO_LARGE',
+          `The response from ${shown}${via} is ${declared} bytes, more than the limit of ${policy.maxBytes}`,
+          shown,
+        );
+      }
+      const body = method === 'HEAD' ? Buffer.alloc(0) : await readBody(response, policy.maxBytes, shown);
+      return {
+        url: withoutCredentials(current).href,
+        status: response.status,
+        headers: headerRecord(response),
+        body,
+        contentType: response.headers.get('content-type'),
+      };
+    }
+  } catch (error) {
+    if (error instanceof FetchError) throw error;
+    if (deadline.aborted) {
+      throw new FetchError('FETCH_TIMEOUT', `Fetching ${shown} took longer than ${policy.timeoutMs} ms`, shown);
+    }
+    throw new FetchError('NETWORK_ERROR', `Could not fetch ${shown}: ${describe(error)}`, shown, { cause: error });
+  } finally {
+    clearTimeout(timer);
+    await agent.destroy().catch(() => undefined);
+  }
+}
+
+const MIB = 1024 * 1024;
+const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kib: 1024, mib: MIB, gib: 1024 * MIB };
+const HOST_ENTRY = /^(\*\.)?([a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?(:\d{1,5})?$/i;
+const IPV6_ENTRY = /^\[[0-9a-f:.]+\](:\d{1,5})?$/i;
+
+/**
+ * Reads the fetch policy from the environment:
+ * FETCH_ALLOW_PRIVATE (true/false, default false), FETCH_ALLOW_HOSTS (comma-separated),
+ * FETCH_TIMEOUT (milliseconds, or a duration such as 10s; default 10s),
+ * FETCH_MAX_BYTES (bytes, or with KiB/MiB/GiB; default 10 MiB), FETCH_MAX_REDIRECTS (default 5).
+ * Every bad value is reported in one Error, each with its variable.
+ */
+export function fetchPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): FetchPolicy {
+  const problems: string[] = [];
+  const value = (name: string) => {
+    const v = env[name]?.trim();
+    return v === undefined || v === '' ? undefined : v;
+  };
+
+  let allowPrivate = false;
+  const rawPrivate = value('FETCH_ALLOW_PRIVATE');
+  if (rawPrivate !== undefined) {
+    const lower = rawPrivate.toLowerCase();
+    if (lower === 'true' || lower === '1') allowPrivate = true;
+    else if (lower === 'false' || lower === '0') allowPrivate = false;
+    else problems.push(`FETCH_ALLOW_PRIVATE="${rawPrivate}" must be true or false`);
+  }
+
+  const allowHosts: string[] = [];
+  for (const entry of (value('FETCH_ALLOW_HOSTS') ?? '').split(',')) {
+    const host = entry.trim();
+    if (host === '') continue;
+    if (HOST_ENTRY.test(host) || IPV6_ENTRY.test(host) || (host.includes(':') && isIpLiteral(host))) allowHosts.push(host);
+    else problems.push(`FETCH_ALLOW_HOSTS entry "${redactUrl(host)}" must be a host name, host:port or *.domain (no scheme or path)`);
+  }
+
+  let timeoutMs = 10_000;
+  const rawTimeout = value('FETCH_TIMEOUT');
+  if (rawTimeout !== undefined) {
+    try {
+      timeoutMs = /^\d+$/.test(rawTimeout) ? Number(rawTimeout) : parseDuration(rawTimeout);
+      if (!(timeoutMs > 0)) problems.push(`FETCH_TIMEOUT="${rawTimeout}" must be longer than zero`);
+    } catch {
+      problems.push(`FETCH_TIMEOUT="${rawTimeout}" must be milliseconds or a duration such as 10s or 1m30s`);
+    }
+  }
+
+  let maxBytes = 10 * MIB;
+  const rawBytes = value('FETCH_MAX_BYTES');
+  if (rawBytes !== undefined) {
+    const match = /^(\d+)\s*([a-z]*)$/i.exec(rawBytes);
+    const unit = match ? BYTE_UNITS[match[2].toLowerCase()] : undefined;
+    if (match === null || unit === undefined || Number(match[1]) * unit <= 0 || !Number.isSafeInteger(Number(match[1]) * unit)) {
+      problems.push(`FETCH_MAX_BYTES="${rawBytes}" must be a positive number of bytes, optionally with KiB, MiB or GiB`);
+    } else {
+      maxBytes = Number(match[1]) * unit;
+    }
+  }
+
+  let maxRedirects = 5;
+  const rawRedirects = value('FETCH_MAX_REDIRECTS');
+  if (rawRedirects !== undefined) {
+    if (/^\d{1,3}$/.test(rawRedirects)) maxRedirects = Number(rawRedirects);
+    else problems.push(`FETCH_MAX_REDIRECTS="${rawRedirects}" must be a whole number, 0 or more`);
+  }
+
+  if (problems.length > 0) throw new Error(`Invalid fetch configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  return { allowPrivate, allowHosts, timeoutMs, maxBytes, maxRedirects };
+}
