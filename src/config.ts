@@ -15,11 +15,15 @@ export interface Config {
   spaceRetentionMs: number;
   dataDir: string;
   logLevel: string;
+  /** How long a verified API token is remembered by an API process; revocation takes effect within it. */
+  authCacheTtlMs: number;
 }
 
 export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
+  readonly problems: string[];
+  constructor(problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.problems = problems;
   }
 }
 
@@ -68,6 +72,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch (e) {
     problems.push(`SPACE_RETENTION: ${(e as Error).message}`);
   }
+  let authCacheTtlMs = 5000;
+  try {
+    authCacheTtlMs = parseDuration(str('AUTH_CACHE_TTL', '5s'));
+  } catch (e) {
+    problems.push(`AUTH_CACHE_TTL: ${(e as Error).message}`);
+  }
   const logLevel = str('LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL="${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -84,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     spaceRetentionMs,
     dataDir: str('DATA_DIR', '.data'),
     logLevel,
+    authCacheTtlMs,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

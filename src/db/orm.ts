@@ -10,6 +10,8 @@ export interface OrmOptions {
   databaseUrl: string;
   poolMax?: number;
   debug?: boolean;
+  /** Where the ORM's own messages (such as migration progress) go; silent by default. */
+  logger?: (message: string) => void;
 }
 
 export async function initOrm(options: OrmOptions): Promise<Orm> {
@@ -20,6 +22,7 @@ export async function initOrm(options: OrmOptions): Promise<Orm> {
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false },
     pool: { min: 0, max: options.poolMax ?? 10 },
     debug: options.debug ?? false,
+    logger: options.logger ?? (() => {}),
     discovery: { warnWhenNoEntities: false },
     // The schema belongs to the migrations; never let the ORM change it on its own.
     schemaGenerator: { disableForeignKeys: false },

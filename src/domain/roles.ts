@@ -44,9 +44,11 @@ export function effectiveRole(facts: AccessFacts): Role | null {
   return highest(facts.orgRole, ...(facts.defaultLevels ?? []), ...grants);
 }
 
+/** Permissions of a member (any member, guests included, can view the organization). */
 export function organizationPermissions(role: Role | null) {
   return {
-    view: role !== null,
+    view: true,
+    access: true,
     admin: atLeast(role, 'admin'),
     ownTeam: atLeast(role, 'admin'),
     createContent: atLeast(role, 'create'),
@@ -55,6 +57,8 @@ export function organizationPermissions(role: Role | null) {
     listMembers: atLeast(role, 'read'),
     listTeams: atLeast(role, 'read'),
     listIntegrations: atLeast(role, 'read'),
+    listInstallations: atLeast(role, 'admin'),
+    installIntegration: atLeast(role, 'admin'),
   };
 }
 
@@ -79,5 +83,6 @@ export function spacePermissions(role: Role | null, editMode: 'live' | 'locked' 
     comment: atLeast(role, 'comment'),
     merge: unlocked && atLeast(role, 'review'),
     review: atLeast(role, 'review'),
+    installIntegration: atLeast(role, 'admin'),
   };
 }

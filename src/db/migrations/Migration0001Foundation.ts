@@ -45,8 +45,8 @@ export class Migration0001Foundation extends Migration {
         parent_id text references collection (id) on delete cascade,
         title text not null,
         description text,
-        default_level text check (default_level in ('admin', 'create', 'review', 'edit', 'comment', 'read')),
-        position text not null,
+        default_level text check (default_level in ('admin', 'create', 'review', 'edit', 'comment', 'read', 'inherit')),
+        position text collate "C" not null,
         created_at timestamptz not null default now(),
         updated_at timestamptz not null default now()
       );
@@ -60,9 +60,9 @@ export class Migration0001Foundation extends Migration {
         emoji text not null default '',
         visibility text not null,
         edit_mode text not null default 'live',
-        default_level text check (default_level in ('admin', 'create', 'review', 'edit', 'comment', 'read')),
+        default_level text check (default_level in ('admin', 'create', 'review', 'edit', 'comment', 'read', 'inherit')),
         revision_id text not null,
-        position text not null,
+        position text collate "C" not null,
         created_at timestamptz not null default now(),
         updated_at timestamptz not null default now(),
         deleted_at timestamptz

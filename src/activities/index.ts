@@ -1,0 +1,9 @@
+import type { Orm } from '../db/orm.ts';
+import { spaceActivities } from './spaces.ts';
+
+/** Every activity the worker registers; each receives its dependencies here, once. */
+export function createActivities(deps: { orm: Orm }) {
+  return {
+    ...spaceActivities(deps.orm),
+  };
+}

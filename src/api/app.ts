@@ -1,0 +1,76 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Logger } from 'pino';
+import { randomUUID } from 'node:crypto';
+import type { AppDeps } from './context.ts';
+import { registerAuth } from './auth.ts';
+import { registerErrorHandling } from './errors.ts';
+import { registerMetrics } from './metrics.ts';
+import { ErrorResponse } from './schemas.ts';
+import { userRoutes } from './users/routes.ts';
+import { organizationRoutes } from './orgs/routes.ts';
+import { collectionRoutes } from './collections/routes.ts';
+import { spaceRoutes } from './spaces/routes.ts';
+
+export interface AppOptions {
+  logger?: Logger | false;
+  /** How long an authenticated token stays cached in this process (ms); 0 disables. */
+  authCacheTtlMs?: number;
+}
+
+/** The HTTP API: every route under /v1, plus /openapi.json, /docs, /healthz, /readyz and /metrics. */
+export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
+    genReqId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 128) : randomUUID()),
+    requestIdHeader: false,
+    bodyLimit: 10 * 1024 * 1024,
+    ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+  });
+  app.decorate('deps', deps);
+  app.decorateRequest('em', null as never);
+  app.addHook('onRequest', async (request, reply) => {
+    request.em = deps.orm.em.fork();
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandling(app);
+  registerAuth(app, options.authCacheTtlMs ?? 5000);
+  registerMetrics(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Documentation Management Service API',
+        version: '1.0.0',
+        description: 'Organizations, collections, spaces and their content. Every /v1 route needs `Authorization: Bearer <token>`.',
+      },
+      servers: [{ url: deps.config.publicUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  app.addSchema(ErrorResponse);
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+    const checks: Record<string, string> = {};
+    await Promise.all([
+      request.em.getConnection().execute('select 1').then(() => (checks.database = 'ok'), (e: Error) => (checks.database = e.message)),
+      deps.temporal.connection.workflowService
+        .getSystemInfo({})
+        .then(() => (checks.temporal = 'ok'), (e: Error) => (checks.temporal = e.message)),
+    ]);
+    const ready = Object.values(checks).every((v) => v === 'ok');
+    return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
+  });
+
+  await app.register(userRoutes);
+  await app.register(organizationRoutes);
+  await app.register(collectionRoutes);
+  await app.register(spaceRoutes);
+  return app;
+}

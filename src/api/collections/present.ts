@@ -1,0 +1,17 @@
+import type { Collection } from '../../db/entities.ts';
+import { collectionPermissions, type Role } from '../../domain/roles.ts';
+import type { Urls } from '../urls.ts';
+
+export function presentCollection(collection: Collection, role: Role | null, urls: Urls) {
+  return {
+    object: 'collection' as const,
+    id: collection.id,
+    title: collection.title,
+    ...(collection.description ? { description: collection.description } : {}),
+    organization: collection.organizationId,
+    ...(collection.parentId ? { parent: collection.parentId } : {}),
+    defaultLevel: collection.defaultLevel ?? null,
+    urls: urls.collection(collection.id),
+    permissions: collectionPermissions(role),
+  };
+}

@@ -1,0 +1,87 @@
+import { Space, Revision } from '../../db/entities.ts';
+import type { Em } from '../../db/orm.ts';
+import { newId } from '../../domain/ids.ts';
+import { signalSpaceRestored, startSpaceDeletion } from '../../temporal/jobs.ts';
+import type { AppDeps, Caller } from '../context.ts';
+import { notFound, unavailable } from '../errors.ts';
+import { resolvePosition } from '../content-tree.ts';
+
+/** Space operations that touch more than one row or reach Temporal. */
+
+export interface NewSpace {
+  organizationId: string;
+  parentId: string | null;
+  title: string;
+  emoji: string;
+  visibility: string;
+  editMode: string;
+  defaultLevel: string | null;
+}
+
+/** Creates a space with its first revision. Runs inside the caller's transaction. */
+export async function createSpace(em: Em, input: NewSpace): Promise<Space> {
+  const id = newId();
+  const now = new Date();
+  const revisionId = newId();
+  const position = await resolvePosition(em, input.organizationId, input.parentId, id);
+  const space = em.create(Space, {
+    id,
+    organizationId: input.organizationId,
+    parentId: input.parentId,
+    title: input.title,
+    emoji: input.emoji,
+    visibility: input.visibility,
+    editMode: input.editMode,
+    defaultLevel: input.defaultLevel,
+    revisionId,
+    position,
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+  });
+  await em.flush();
+  em.create(Revision, { id: revisionId, spaceId: id, parents: [], type: 'edits', createdAt: now });
+  await em.flush();
+  return space;
+}
+
+/**
+ * Deletes spaces restorably: each gets a `space-deletion/<id>` workflow that purges it after the
+ * retention. The workflow starts first and its purge only matches this exact `deletedAt`, so a
+ * failure between the two steps never purges a live space, and a Temporal outage changes nothing.
+ */
+export async function deleteSpaces(deps: AppDeps, em: Em, caller: Caller, spaces: Space[]): Promise<void> {
+  const deletedAt = new Date();
+  try {
+    for (const space of spaces) {
+      await startSpaceDeletion(
+        deps.temporal,
+        deps.config.temporalTaskQueue,
+        {
+          spaceId: space.id,
+          organizationId: space.organizationId,
+          deletedAt: deletedAt.toISOString(),
+          retentionMs: deps.config.spaceRetentionMs,
+        },
+        caller.user.id,
+      );
+    }
+  } catch (error) {
+    throw Object.assign(unavailable('The job service is unavailable; nothing was deleted. Try again shortly.'), { cause: error });
+  }
+  if (spaces.length > 0) {
+    await em.nativeUpdate(Space, { id: { $in: spaces.map((s) => s.id) }, deletedAt: null }, { deletedAt, updatedAt: deletedAt });
+  }
+}
+
+/** Brings a deleted space back if it is still inside the retention window. */
+export async function restoreSpace(deps: AppDeps, em: Em, spaceId: string): Promise<void> {
+  const rows = await em.getConnection().execute<{ id: string }[]>(
+    `update space set deleted_at = null, updated_at = now()
+      where id = ? and deleted_at is not null and deleted_at > now() - (? * interval '1 millisecond')
+      returning id`,
+    [spaceId, deps.config.spaceRetentionMs],
+  );
+  if (rows.length === 0) throw notFound('Deleted space');
+  await signalSpaceRestored(deps.temporal, spaceId);
+}

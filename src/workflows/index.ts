@@ -1,0 +1,2 @@
+/** Every workflow the worker runs. Workflow code is deterministic: all I/O lives in activities. */
+export { spaceDeletion } from './space-deletion.ts';

@@ -1,0 +1,51 @@
+import { condition, defineQuery, defineSignal, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { SpaceActivities } from '../activities/spaces.ts';
+
+export interface SpaceDeletionInput {
+  spaceId: string;
+  organizationId: string;
+  /** The space's `deletedAt` when this deletion was requested (ISO 8601); the purge only removes that deletion. */
+  deletedAt: string;
+  retentionMs: number;
+}
+
+export interface SpaceDeletionStatus {
+  state: 'waiting' | 'restored' | 'purging' | 'purged' | 'already-gone';
+  purgeAt: string;
+}
+
+export const restoreSignal = defineSignal('restore');
+export const statusQuery = defineQuery<SpaceDeletionStatus>('status');
+
+const { purgeDeletedSpace } = proxyActivities<SpaceActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '10m' },
+});
+
+/**
+ * Keeps a deleted space restorable for the retention period, then purges it for good.
+ * A `restore` signal ends the wait without purging. The purge itself is guarded by `deletedAt`,
+ * so a restore racing the timer, a retry or a reset from the UI never removes a restored space.
+ */
+export async function spaceDeletion(input: SpaceDeletionInput): Promise<SpaceDeletionStatus> {
+  const purgeAt = new Date(Date.parse(input.deletedAt) + input.retentionMs).toISOString();
+  let state: SpaceDeletionStatus['state'] = 'waiting';
+  let restored = false;
+  setHandler(restoreSignal, () => {
+    restored = true;
+  });
+  setHandler(statusQuery, () => ({ state, purgeAt }));
+
+  const remaining = Math.max(0, Date.parse(purgeAt) - Date.now());
+  await condition(() => restored, remaining);
+  if (restored) {
+    state = 'restored';
+    log.info('Space restored before the purge', { spaceId: input.spaceId });
+    return { state, purgeAt };
+  }
+  state = 'purging';
+  const purged = await purgeDeletedSpace({ spaceId: input.spaceId, deletedAt: input.deletedAt });
+  state = purged ? 'purged' : 'already-gone';
+  log.info('Space deletion finished', { spaceId: input.spaceId, state, workflowId: workflowInfo().workflowId });
+  return { state, purgeAt };
+}
