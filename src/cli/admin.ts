@@ -11,8 +11,8 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { initOrm, migrate, type Em } from '../db/orm.ts';
-import { ApiToken, Member, Organization, User } from '../db/entities.ts';
-import { hashToken, newId, newToken } from '../domain/ids.ts';
+import { Organization, User } from '../db/entities.ts';
+import { createOrganization, findOrCreateUser, issueToken, revokeToken, setMembership } from '../db/accounts.ts';
 import { isRole } from '../domain/roles.ts';
 import { EMBEDDED_DATABASE_URL } from '../lib/infra.ts';
 
@@ -32,42 +32,24 @@ function email(values: Record<string, string | undefined>): string {
   return value;
 }
 
-async function findOrCreateUser(em: Em, address: string, name?: string) {
-  const existing = await em.findOne(User, { email: address });
-  if (existing) return existing;
-  // Foreign keys are plain columns, so rows are flushed parent first.
-  const user = em.create(User, { id: newId(), email: address, displayName: name ?? address.split('@')[0], photoUrl: null, createdAt: new Date() });
-  await em.flush();
-  return user;
-}
-
-async function issueToken(em: Em, userId: string, label: string) {
-  const token = newToken();
-  const row = em.create(ApiToken, { id: newId(), userId, tokenHash: hashToken(token), label, createdAt: new Date(), lastUsedAt: null, revokedAt: null });
-  return { token, tokenId: row.id };
-}
-
 const commands: Record<string, (em: Em, values: Record<string, string | undefined>) => Promise<object>> = {
   async bootstrap(em, values) {
     const title = need(values, 'org').trim();
     if (title.length < 2 || title.length > 255) throw new UsageError('--org must be 2 to 255 characters');
     const user = await findOrCreateUser(em, email(values), values.name);
-    const org = em.create(Organization, { id: newId(), title, createdAt: new Date() });
-    await em.flush();
-    em.create(Member, { organizationId: org.id, userId: user.id, role: 'admin', disabled: false, sso: false, joinedAt: new Date(), lastSeenAt: null });
+    const org = await createOrganization(em, title);
+    await setMembership(em, org.id, user.id, 'admin');
     const { token } = await issueToken(em, user.id, 'bootstrap');
     return { organizationId: org.id, userId: user.id, token };
   },
   async 'add-member'(em, values) {
     const orgId = need(values, 'org');
     const roleText = need(values, 'role');
-    const role = roleText === 'guest' ? null : roleText;
-    if (role !== null && !isRole(role)) throw new UsageError(`--role must be one of admin, create, review, edit, comment, read, guest`);
+    if (roleText !== 'guest' && !isRole(roleText)) throw new UsageError('--role must be one of admin, create, review, edit, comment, read, guest');
+    const role = isRole(roleText) ? roleText : null;
     if (!(await em.findOne(Organization, { id: orgId }))) throw new UsageError(`no organization ${orgId}`);
     const user = await findOrCreateUser(em, email(values), values.name);
-    const member = await em.findOne(Member, { organizationId: orgId, userId: user.id });
-    if (member) member.role = role;
-    else em.create(Member, { organizationId: orgId, userId: user.id, role, disabled: false, sso: false, joinedAt: new Date(), lastSeenAt: null });
+    await setMembership(em, orgId, user.id, role);
     const { token } = await issueToken(em, user.id, `member of ${orgId}`);
     return { userId: user.id, token };
   },
@@ -78,10 +60,9 @@ const commands: Record<string, (em: Em, values: Record<string, string | undefine
     return { userId: user.id, tokenId, token };
   },
   async 'revoke-token'(em, values) {
-    const where = values.token ? { tokenHash: hashToken(values.token) } : values['token-id'] ? { id: values['token-id'] } : null;
+    const where = values.token ? { token: values.token } : values['token-id'] ? { tokenId: values['token-id'] } : null;
     if (!where) throw new UsageError('--token or --token-id is required');
-    const revoked = await em.nativeUpdate(ApiToken, { ...where, revokedAt: null }, { revokedAt: new Date() });
-    return { revoked: revoked > 0 };
+    return { revoked: await revokeToken(em, where) };
   },
 };
 

@@ -67,10 +67,11 @@ const SPECIAL_FIELDS = new Set<string>(['id', 'parentId', 'position', 'markdown'
 const KNOWN_FIELDS = new Set<string>([...SPECIAL_FIELDS, ...MERGED_FIELDS]);
 
 /**
- * Line-based three-way merge. Lines are split on `\n` only and joined back the same way, so a
- * trailing newline (or its absence) and `\r\n` endings come through exactly as each side left them;
- * removing or adding the final newline is an edit of the end of the text like any other.
- * Conflicting parts are written with diff3 markers in `text`.
+ * Line-based three-way merge (diff3). Lines are split on `\n` only and joined back the same way, so
+ * a trailing newline (or its absence) and `\r\n` endings come through exactly as each side left
+ * them; removing or adding the final newline is an edit of the end of the text like any other.
+ * As with diff3, changes to adjacent lines conflict: at least one unchanged line must separate the
+ * two sides' changes. Conflicting parts are written with diff3 markers in `text`.
  */
 export function mergeText(base: string, ours: string, theirs: string): TextMerge {
   if (ours === theirs || theirs === base) return { text: ours, clean: true, hunks: [] };

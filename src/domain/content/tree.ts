@@ -185,63 +185,85 @@ export interface TreeProblem {
 export function validateTree(map: PageMap): TreeProblem[] {
   const problems: TreeProblem[] = [];
   const ids = Object.keys(map);
+  const count = ids.length;
+  // Pages are numbered once, so the walks below use arrays rather than lookups by id.
+  const indexOf = new Map<string, number>();
+  for (let i = 0; i < count; i++) indexOf.set(ids[i], i);
+  const TOP = -1;
+  const MISSING = -2;
+  const parentOf = new Int32Array(count);
 
-  for (const id of ids) {
+  for (let i = 0; i < count; i++) {
+    const id = ids[i];
     const node = map[id];
     if (node.id !== id) {
       problems.push({ kind: 'id-mismatch', pageId: id, message: `page stored under ${id} has id ${node.id}` });
     }
-    if (node.parentId !== null && !Object.hasOwn(map, node.parentId)) {
-      problems.push({
-        kind: 'missing-parent',
-        pageId: id,
-        parentId: node.parentId,
-        message: `page ${id} is under ${node.parentId}, which does not exist`,
-      });
+    if (node.parentId === null) {
+      parentOf[i] = TOP;
+    } else {
+      parentOf[i] = indexOf.get(node.parentId) ?? MISSING;
+      if (parentOf[i] === MISSING) {
+        problems.push({
+          kind: 'missing-parent',
+          pageId: id,
+          parentId: node.parentId,
+          message: `page ${id} is under ${node.parentId}, which does not exist`,
+        });
+      }
     }
   }
 
-  // Cycles: follow parent links, colouring pages on the current walk; meeting one again closes a cycle.
+  // Cycles: follow parent links, marking pages on the current walk; meeting one again closes a cycle.
   const ON_WALK = 1;
   const DONE = 2;
-  const state = new Map<string, number>();
-  for (const start of ids) {
-    if (state.has(start)) continue;
-    const walk: string[] = [];
-    let current: string | null = start;
-    while (current !== null && Object.hasOwn(map, current) && !state.has(current)) {
-      state.set(current, ON_WALK);
+  const state = new Uint8Array(count);
+  const walk: number[] = [];
+  for (let start = 0; start < count; start++) {
+    if (state[start] !== 0) continue;
+    walk.length = 0;
+    let current = start;
+    while (current >= 0 && state[current] === 0) {
+      state[current] = ON_WALK;
       walk.push(current);
-      current = map[current].parentId;
+      current = parentOf[current];
     }
-    if (current !== null && state.get(current) === ON_WALK) {
-      const cycle = walk.slice(walk.indexOf(current));
+    if (current >= 0 && state[current] === ON_WALK) {
+      const cycle = walk.slice(walk.indexOf(current)).map((i) => ids[i]);
       for (const id of cycle) {
         problems.push({ kind: 'cycle', pageId: id, message: `page ${id} is its own ancestor (${cycle.join(' → ')})` });
       }
     }
-    for (const id of walk) state.set(id, DONE);
+    for (const i of walk) state[i] = DONE;
   }
 
-  for (const [parentId, siblings] of childrenIndex(map)) {
-    const bySlug = new Map<string, PageNode[]>();
-    for (const node of siblings) {
-      const same = bySlug.get(node.slug);
-      if (same) same.push(node);
-      else bySlug.set(node.slug, [node]);
+  // Shared slugs: one key per (parent, slug); the few keys used twice are the clashes.
+  const firstWithKey = new Map<string, number>();
+  const clashes = new Map<string, number[]>();
+  for (let i = 0; i < count; i++) {
+    const node = map[ids[i]];
+    const parentKey = parentOf[i] === TOP ? '' : parentOf[i] === MISSING ? `?${node.parentId}` : `#${parentOf[i]}`;
+    const key = `${parentKey}\u0000${node.slug}`;
+    const first = firstWithKey.get(key);
+    if (first === undefined) firstWithKey.set(key, i);
+    else {
+      const same = clashes.get(key);
+      if (same) same.push(i);
+      else clashes.set(key, [first, i]);
     }
-    for (const [slug, same] of bySlug) {
-      if (same.length < 2) continue;
-      for (const node of same) {
-        const others = same.filter((other) => other !== node).map((other) => other.id);
-        problems.push({
-          kind: 'duplicate-slug',
-          pageId: node.id,
-          parentId,
-          slug,
-          message: `page ${node.id} has the slug "${slug}", as do its siblings ${others.join(', ')}`,
-        });
-      }
+  }
+  for (const same of clashes.values()) {
+    same.sort((x, y) => compareSiblings(map[ids[x]], map[ids[y]]));
+    for (const i of same) {
+      const node = map[ids[i]];
+      const others = same.filter((other) => other !== i).map((other) => ids[other]);
+      problems.push({
+        kind: 'duplicate-slug',
+        pageId: ids[i],
+        parentId: node.parentId,
+        slug: node.slug,
+        message: `page ${ids[i]} has the slug "${node.slug}", as do its siblings ${others.join(', ')}`,
+      });
     }
   }
   return problems;
