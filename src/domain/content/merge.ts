@@ -110,9 +110,12 @@ export function mergeText(base: string, ours: string, theirs: string): TextMerge
 
   const lines: string[] = a.slice(0, head);
   const hunks: ConflictHunk[] = [];
-  const regions = diff3Merge(a.slice(head, a.length - tail), o.slice(head, o.length - tail), b.slice(head, b.length - tail), {
-    excludeFalseConflicts: true,
-  });
+  const regions = diff3Merge(
+    a.slice(head, a.length - tail),
+    o.slice(head, o.length - tail),
+    b.slice(head, b.length - tail),
+    { excludeFalseConflicts: true },
+  );
   for (const region of regions) {
     if (region.ok) {
       for (const line of region.ok) lines.push(line);
@@ -145,7 +148,10 @@ function changedStretch(base: string[], side: string[]): { start: number; end: n
   return { start, end: base.length - tail };
 }
 
-/** Merge the pages of two revisions derived from `base`. Pure; linear in the number of pages plus the diffs of the texts both sides changed. */
+/**
+ * Merge the pages of two revisions derived from `base`. Pure; linear in the number of pages, plus
+ * the diffs of the texts both sides changed.
+ */
 export function mergePageMaps(base: PageMap, ours: PageMap, theirs: PageMap): PageMapMerge {
   const result: PageMap = {};
   const conflicts: MergeConflict[] = [];
@@ -181,7 +187,13 @@ export function mergePageMaps(base: PageMap, ours: PageMap, theirs: PageMap): Pa
   return { result, conflicts };
 }
 
-function mergePage(id: string, b: PageNode | undefined, o: PageNode, t: PageNode, conflicts: MergeConflict[]): PageNode {
+function mergePage(
+  id: string,
+  b: PageNode | undefined,
+  o: PageNode,
+  t: PageNode,
+  conflicts: MergeConflict[],
+): PageNode {
   if (o === t || deepEqual(o, t)) return o;
   if (b && deepEqual(o, b)) return t;
   if (b && deepEqual(t, b)) return o;
@@ -202,7 +214,8 @@ function mergePage(id: string, b: PageNode | undefined, o: PageNode, t: PageNode
   merged.position = location.value!.position;
 
   for (const field of fieldsOf(b, o, t)) {
-    const chosen = pick(b !== undefined, b?.[field as keyof PageNode], o[field as keyof PageNode], t[field as keyof PageNode]);
+    const key = field as keyof PageNode;
+    const chosen = pick(b !== undefined, b?.[key], o[key], t[key]);
     if (chosen.conflict) {
       conflicts.push({
         pageId: id,
@@ -243,7 +256,12 @@ function fieldsOf(...nodes: (PageNode | undefined)[]): string[] {
  * no conflict. On a conflict the base value stands; with no base (both sides added the page) the
  * value chosen does not depend on which side is which, so a best-effort result is symmetric.
  */
-function pick<T>(hasBase: boolean, base: T | undefined, ours: T, theirs: T): { value: T | undefined; conflict: boolean } {
+function pick<T>(
+  hasBase: boolean,
+  base: T | undefined,
+  ours: T,
+  theirs: T,
+): { value: T | undefined; conflict: boolean } {
   if (deepEqual(ours, theirs)) return { value: ours, conflict: false };
   if (deepEqual(ours, base)) return { value: theirs, conflict: false };
   if (deepEqual(theirs, base)) return { value: ours, conflict: false };
@@ -292,11 +310,15 @@ function structuralConflicts(result: PageMap, ours: PageMap, theirs: PageMap): M
     const kind = PROBLEM_KINDS[problem.kind]!;
     let message: string;
     if (kind === 'orphan') {
-      message = `page "${node.title}" is under page ${problem.parentId}, which one side deleted while the other put this page under it`;
+      message =
+        `page "${node.title}" is under page ${problem.parentId}, ` +
+        'which one side deleted while the other put this page under it';
     } else if (kind === 'cycle') {
       message = `moves made by the two sides put page "${node.title}" inside itself: ${problem.message}`;
     } else {
-      message = `once both sides' changes are combined, page "${node.title}" shares the slug "${problem.slug}" with a sibling`;
+      message =
+        `once both sides' changes are combined, page "${node.title}" ` +
+        `shares the slug "${problem.slug}" with a sibling`;
     }
     conflicts.push({ pageId: problem.pageId, kind, message });
   }

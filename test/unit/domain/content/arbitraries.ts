@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import type { PageMap, PageNode } from '../../../../src/domain/content/tree.ts';
 
 export function page(id: string, parentId: string | null, position: string, extra: Partial<PageNode> = {}): PageNode {
-  return { id, parentId, position, type: 'document', title: `Page ${id}`, slug: id.toLowerCase(), markdown: `# ${id}\n`, ...extra };
+  const defaults = { type: 'document' as const, title: `Page ${id}`, slug: id.toLowerCase(), markdown: `# ${id}\n` };
+  return { id, parentId, position, ...defaults, ...extra };
 }
 
 export function pages(...nodes: PageNode[]): PageMap {
@@ -79,7 +80,7 @@ export type Op =
 const arbFieldOp = fc.record({
   kind: fc.constant('field' as const),
   target: fc.nat(),
-  field: fc.constantFrom('title' as const, 'emoji' as const, 'hidden' as const, 'layout' as const, 'description' as const),
+  field: fc.constantFrom(...(['title', 'emoji', 'hidden', 'layout', 'description'] as const)),
   value: fc.nat(3),
 });
 const arbTextOp = fc.record({
@@ -105,7 +106,9 @@ const arbAddOp = fc.record({
   markdown: arbMarkdown,
 });
 
-export const arbOps = fc.array(fc.oneof(arbFieldOp, arbTextOp, arbMoveOp, arbSlugOp, arbDeleteOp, arbAddOp), { maxLength: 8 });
+export const arbOps = fc.array(fc.oneof(arbFieldOp, arbTextOp, arbMoveOp, arbSlugOp, arbDeleteOp, arbAddOp), {
+  maxLength: 8,
+});
 export const arbFieldOps = fc.array(arbFieldOp, { maxLength: 6 });
 export const arbTextAndMoveOps = fc.array(fc.oneof(arbTextOp, arbMoveOp), { maxLength: 6 });
 

@@ -2,7 +2,17 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { mergePageMaps, mergeText, type MergeConflict } from '../../../../src/domain/content/merge.ts';
 import { validateTree, type PageMap } from '../../../../src/domain/content/tree.ts';
-import { applyOps, arbFieldOps, arbOps, arbTextAndMoveOps, arbTree, edit, page, pages, without } from './arbitraries.ts';
+import {
+  applyOps,
+  arbFieldOps,
+  arbOps,
+  arbTextAndMoveOps,
+  arbTree,
+  edit,
+  page,
+  pages,
+  without,
+} from './arbitraries.ts';
 
 const base = pages(
   page('intro', null, 'a0', { slug: 'intro', markdown: 'Welcome\n\nRead on.\n' }),
@@ -12,12 +22,16 @@ const base = pages(
 );
 
 function kinds(conflicts: MergeConflict[]): string[] {
-  return conflicts.map((conflict) => `${conflict.kind} ${conflict.pageId}${conflict.field ? ` ${conflict.field}` : ''}`);
+  return conflicts.map(({ kind, pageId, field }) => (field ? `${kind} ${pageId} ${field}` : `${kind} ${pageId}`));
 }
 
 describe('mergeText', () => {
   it('merges edits to different lines', () => {
-    const merged = mergeText('one\ntwo\nthree\nfour\nfive\n', 'ONE\ntwo\nthree\nfour\nfive\n', 'one\ntwo\nthree\nfour\nFIVE\n');
+    const merged = mergeText(
+      'one\ntwo\nthree\nfour\nfive\n',
+      'ONE\ntwo\nthree\nfour\nfive\n',
+      'one\ntwo\nthree\nfour\nFIVE\n',
+    );
     expect(merged).toEqual({ text: 'ONE\ntwo\nthree\nfour\nFIVE\n', clean: true, hunks: [] });
   });
 
@@ -38,7 +52,11 @@ describe('mergeText', () => {
     expect(mergeText(`${lines}\n`, `ONE${lines.slice(3)}\n`, `${lines}\n`).text).toBe(`ONE${lines.slice(3)}\n`);
     expect(mergeText(lines, `ONE${lines.slice(3)}`, lines).text).toBe(`ONE${lines.slice(3)}`);
     // One side drops it while the other edits elsewhere: dropped, and the edit kept.
-    expect(mergeText(`${lines}\n`, `ONE${lines.slice(3)}\n`, lines)).toEqual({ text: `ONE${lines.slice(3)}`, clean: true, hunks: [] });
+    expect(mergeText(`${lines}\n`, `ONE${lines.slice(3)}\n`, lines)).toEqual({
+      text: `ONE${lines.slice(3)}`,
+      clean: true,
+      hunks: [],
+    });
     // One side adds it while the other edits elsewhere: added.
     expect(mergeText(lines, lines.replace('one', 'ONE'), `${lines}\n`).text).toBe(`ONE${lines.slice(3)}\n`);
     // Both add it: once.
@@ -55,8 +73,48 @@ describe('mergeText', () => {
     expect(mergeText('', 'a\n', 'b\n').clean).toBe(false);
   });
 
+  it('conflicts on changes to adjacent lines, as diff3 does', () => {
+    expect(mergeText('one\ntwo\nthree\n', 'ONE\ntwo\nthree\n', 'one\nTWO\nthree\n').clean).toBe(false);
+    expect(mergeText('one\ntwo\nthree\n', 'ONE\ntwo\nthree\n', 'one\ntwo\nTHREE\n').clean).toBe(true);
+  });
+
+  it('always combines changes separated by an unchanged line', () => {
+    // The separating line is unique, so which base line each side changed is never ambiguous.
+    const lines = fc.array(fc.constantFrom('a', 'b', ''), { maxLength: 5 });
+    fc.assert(
+      fc.property(lines, lines, lines, lines, (before, after, ourBefore, theirAfter) => {
+        const text = (...parts: string[][]) => parts.flat().join('\n');
+        const merged = mergeText(
+          text(before, ['SEP'], after),
+          text(ourBefore, ['SEP'], after),
+          text(before, ['SEP'], theirAfter),
+        );
+        expect(merged).toEqual({ text: text(ourBefore, ['SEP'], theirAfter), clean: true, hunks: [] });
+      }),
+    );
+  });
+
+  it('gives the same merge, or a conflict, whichever side is ours', () => {
+    const text = fc.array(fc.constantFrom('a', 'b', 'c', ''), { maxLength: 7 }).map((lines) => lines.join('\n'));
+    fc.assert(
+      fc.property(text, text, text, (base, ours, theirs) => {
+        const one = mergeText(base, ours, theirs);
+        const other = mergeText(base, theirs, ours);
+        expect(one.clean).toBe(other.clean);
+        if (one.clean) expect(one.text).toBe(other.text);
+        expect(mergeText(base, base, theirs).text).toBe(theirs);
+        expect(mergeText(base, ours, ours).text).toBe(ours);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('is not confused by lines that look like object properties', () => {
-    const merged = mergeText('constructor\n__proto__\ntoString\nx\n', 'constructor\n__proto__\ntoString\ny\n', 'hasOwnProperty\n__proto__\ntoString\nx\n');
+    const merged = mergeText(
+      'constructor\n__proto__\ntoString\nx\n',
+      'constructor\n__proto__\ntoString\ny\n',
+      'hasOwnProperty\n__proto__\ntoString\nx\n',
+    );
     expect(merged).toEqual({ text: 'hasOwnProperty\n__proto__\ntoString\ny\n', clean: true, hunks: [] });
   });
 });
@@ -75,7 +133,12 @@ describe('mergePageMaps', () => {
     const theirs = edit(base, 'install', { emoji: '📦', markdown: 'one\ntwo\nthree\nFOUR\nfive\n' });
     const { result, conflicts } = mergePageMaps(base, ours, theirs);
     expect(conflicts).toEqual([]);
-    expect(result.install).toEqual({ ...base.install, title: 'Installing', emoji: '📦', markdown: 'one\nTWO\nthree\nFOUR\nfive\n' });
+    expect(result.install).toEqual({
+      ...base.install,
+      title: 'Installing',
+      emoji: '📦',
+      markdown: 'one\nTWO\nthree\nFOUR\nfive\n',
+    });
   });
 
   it('reports a line edited differently on both sides as a content conflict', () => {
@@ -83,7 +146,11 @@ describe('mergePageMaps', () => {
     const theirs = edit(base, 'install', { markdown: 'one\ndeux\nthree\nfour\nfive\n' });
     const { conflicts } = mergePageMaps(base, ours, theirs);
     expect(conflicts).toEqual([
-      expect.objectContaining({ pageId: 'install', kind: 'content', hunks: [{ ours: ['2'], base: ['two'], theirs: ['deux'] }] }),
+      expect.objectContaining({
+        pageId: 'install',
+        kind: 'content',
+        hunks: [{ ours: ['2'], base: ['two'], theirs: ['deux'] }],
+      }),
     ]);
   });
 
@@ -139,7 +206,8 @@ describe('mergePageMaps', () => {
     expect(one.result.install).toEqual(edited.install);
     expect(kinds(mergePageMaps(base, edited, deleted).conflicts)).toEqual(['delete-edit install']);
     // A move is a change too.
-    expect(kinds(mergePageMaps(base, deleted, edit(base, 'install', { position: 'a9' })).conflicts)).toEqual(['delete-edit install']);
+    const reordered = edit(base, 'install', { position: 'a9' });
+    expect(kinds(mergePageMaps(base, deleted, reordered).conflicts)).toEqual(['delete-edit install']);
   });
 
   it('keeps pages added on both sides', () => {
@@ -210,7 +278,8 @@ describe('mergePageMaps', () => {
     const big: PageMap = {};
     for (let i = 0; i < 5000; i++) {
       const parentId = i < 50 ? null : `p${Math.floor(i / 50) - 1}`;
-      big[`p${i}`] = page(`p${i}`, parentId, `a${i % 50}`, { slug: `s${i}`, markdown: Array.from({ length: 40 }, (_, l) => `line ${l} of ${i}`).join('\n') + '\n' });
+      const markdown = Array.from({ length: 40 }, (_, l) => `line ${l} of ${i}\n`).join('');
+      big[`p${i}`] = page(`p${i}`, parentId, `a${i % 50}`, { slug: `s${i}`, markdown });
     }
     let ours = big;
     let theirs = big;
@@ -218,7 +287,8 @@ describe('mergePageMaps', () => {
       const target = `p${i * 10}`;
       const lines = big[target].markdown.split('\n');
       ours = edit(ours, target, { markdown: lines.map((line, l) => (l === 3 ? 'ours' : line)).join('\n') });
-      theirs = edit(theirs, target, { markdown: lines.map((line, l) => (l === 30 ? 'theirs' : line)).join('\n'), title: `T${i}` });
+      const markdown = lines.map((line, l) => (l === 30 ? 'theirs' : line)).join('\n');
+      theirs = edit(theirs, target, { markdown, title: `T${i}` });
     }
     const { result, conflicts } = mergePageMaps(big, ours, theirs);
     expect(conflicts).toEqual([]);
@@ -257,7 +327,9 @@ describe('mergePageMaps properties', () => {
           // A conflict-free merge of two valid trees is a valid tree.
           if (validateTree(a).length === 0 && validateTree(b).length === 0) expect(validateTree(ab.result)).toEqual([]);
         }
-        for (const conflict of ab.conflicts) if (conflict.kind === 'content') expect(conflict.hunks?.length).toBeGreaterThan(0);
+        for (const conflict of ab.conflicts) {
+          if (conflict.kind === 'content') expect(conflict.hunks?.length).toBeGreaterThan(0);
+        }
       }),
       { numRuns: 500 },
     );
@@ -265,20 +337,26 @@ describe('mergePageMaps properties', () => {
 
   it('merges edits confined to different parts of the tree without conflict, keeping both', () => {
     fc.assert(
-      fc.property(arbTree(12), fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }), arbOps, arbOps, (tree, split, opsA, opsB) => {
-        // Each top-level page, with everything under it, belongs to one side.
-        const topOf = (id: string): string => (tree[id].parentId === null ? id : topOf(tree[id].parentId!));
-        const regionA = new Set<string>();
-        const regionB = new Set<string>();
-        for (const id of Object.keys(tree)) (split[Number(topOf(id).slice(1)) % 12] ? regionA : regionB).add(id);
+      fc.property(
+        arbTree(12),
+        fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
+        arbOps,
+        arbOps,
+        (tree, split, opsA, opsB) => {
+          // Each top-level page, with everything under it, belongs to one side.
+          const topOf = (id: string): string => (tree[id].parentId === null ? id : topOf(tree[id].parentId!));
+          const regionA = new Set<string>();
+          const regionB = new Set<string>();
+          for (const id of Object.keys(tree)) (split[Number(topOf(id).slice(1)) % 12] ? regionA : regionB).add(id);
 
-        const a = applyOps(tree, opsA, { side: 'a', region: regionA, uniqueSlugs: true });
-        const b = applyOps(tree, opsB, { side: 'b', region: regionB, uniqueSlugs: true });
-        const both = applyOps(a, opsB, { side: 'b', region: regionB, uniqueSlugs: true });
-        const { result, conflicts } = mergePageMaps(tree, a, b);
-        expect(conflicts).toEqual([]);
-        expect(result).toEqual(both);
-      }),
+          const a = applyOps(tree, opsA, { side: 'a', region: regionA, uniqueSlugs: true });
+          const b = applyOps(tree, opsB, { side: 'b', region: regionB, uniqueSlugs: true });
+          const both = applyOps(a, opsB, { side: 'b', region: regionB, uniqueSlugs: true });
+          const { result, conflicts } = mergePageMaps(tree, a, b);
+          expect(conflicts).toEqual([]);
+          expect(result).toEqual(both);
+        },
+      ),
       { numRuns: 300 },
     );
   });

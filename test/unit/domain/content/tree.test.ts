@@ -144,7 +144,12 @@ describe('page tree', () => {
   });
 
   it('allows the same slug under different parents', () => {
-    const map = pages(page('a', null, 'a0'), page('b', null, 'a1'), page('a-setup', 'a', 'a0', { slug: 'setup' }), page('b-setup', 'b', 'a0', { slug: 'setup' }));
+    const map = pages(
+      page('a', null, 'a0'),
+      page('b', null, 'a1'),
+      page('a-setup', 'a', 'a0', { slug: 'setup' }),
+      page('b-setup', 'b', 'a0', { slug: 'setup' }),
+    );
     expect(validateTree(map)).toEqual([]);
   });
 
