@@ -7,7 +7,7 @@
  * - One worker process runs on a task queue of its own for the run; Jest then runs the tests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -91,12 +91,20 @@ try {
     }
   });
 
+  const results = join(scratch, 'results.json');
   const jest = spawn(
     process.execPath,
-    ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', 'node_modules/jest/bin/jest.js', ...process.argv.slice(2)],
+    ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', 'node_modules/jest/bin/jest.js', '--json', `--outputFile=${results}`, ...process.argv.slice(2)],
     { env, stdio: 'inherit' },
   );
   exitCode = await new Promise<number>((done) => jest.once('exit', (code) => done(code ?? 1)));
+  try {
+    const summary = JSON.parse(readFileSync(results, 'utf8'));
+    const skipped = summary.numPendingTests + summary.numTodoTests;
+    console.log(`\njest: ${summary.numPassedTests} passed, ${summary.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  } catch {
+    // no summary when Jest could not start; its own output says why
+  }
   if (exitCode !== 0) console.error(`(worker log of this run: ${workerLog}, removed at exit; set KEEP_TEST_LOGS=1 to keep it)`);
   if (process.env.KEEP_TEST_LOGS) cleanups.splice(0, 1);
 } catch (error) {
