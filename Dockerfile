@@ -1,0 +1,26 @@
+# One image for both processes of the service. Node 24 runs the TypeScript sources directly,
+# so there is no build step.
+#   API (default):  node src/api/server.ts
+#   Worker:         node src/worker.ts
+#   Admin commands: node src/cli/admin.ts <command> ...
+# Both processes need DATABASE_URL and TEMPORAL_ADDRESS; see .env.example for every variable.
+FROM node:24-slim
+
+ENV NODE_ENV=production
+WORKDIR /app
+
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+COPY src ./src
+
+# The sources stay owned by root: the unprivileged user can run them but not change them.
+USER node
+
+EXPOSE 8080
+
+# Liveness of the API process (the worker serves no HTTP; docker-compose.yml disables this check there).
+HEALTHCHECK --interval=15s --timeout=5s --start-period=90s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+CMD ["node", "src/api/server.ts"]
