@@ -12,6 +12,10 @@ export interface Config {
   temporalTaskQueue: string;
   temporalCliPath: string | undefined;
   temporalUiPort: number;
+  /** Port of the Temporal dev server `npm start` runs when TEMPORAL_ADDRESS is unset. */
+  temporalDevPort: number;
+  /** Port of the embedded PostgreSQL `npm start` runs when DATABASE_URL is unset. */
+  embeddedPostgresPort: number;
   spaceRetentionMs: number;
   dataDir: string;
   logLevel: string;
@@ -91,6 +95,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalTaskQueue: str('TEMPORAL_TASK_QUEUE', 'docs-service'),
     temporalCliPath: optional('TEMPORAL_CLI_PATH'),
     temporalUiPort: port('TEMPORAL_UI_PORT', 8233),
+    temporalDevPort: port('TEMPORAL_DEV_PORT', 7233),
+    embeddedPostgresPort: port('EMBEDDED_POSTGRES_PORT', 54329),
     spaceRetentionMs,
     dataDir: str('DATA_DIR', '.data'),
     logLevel,

@@ -38,7 +38,7 @@ onShutdown(log, async () => {
 try {
   let temporalUi: string | undefined;
   if (!config.databaseUrl) {
-    const pg = await startEmbeddedPostgres(resolve(config.dataDir));
+    const pg = await startEmbeddedPostgres(resolve(config.dataDir), config.embeddedPostgresPort);
     stack.push(pg);
     config.databaseUrl = pg.url;
     log.info({ dataDir: resolve(config.dataDir, 'postgres') }, 'embedded PostgreSQL started');
@@ -47,7 +47,7 @@ try {
     const temporal = await startTemporalDevServer({
       cliPath: config.temporalCliPath,
       dataDir: resolve(config.dataDir),
-      port: 7233,
+      port: config.temporalDevPort,
       uiPort: config.temporalUiPort,
       namespace: config.temporalNamespace,
     });

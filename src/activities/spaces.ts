@@ -21,6 +21,16 @@ export function spaceActivities(orm: Orm) {
       );
       return removed.length > 0;
     },
+
+    /** Clears this deletion of the space, if it is still in place. Idempotent. */
+    async restoreDeletedSpace(input: PurgeInput): Promise<boolean> {
+      const em = orm.em.fork();
+      const restored = await em.getConnection().execute(
+        'update space set deleted_at = null, updated_at = now() where id = ? and deleted_at = ?::timestamptz returning id',
+        [input.spaceId, input.deletedAt],
+      );
+      return restored.length > 0;
+    },
   };
 }
 

@@ -34,6 +34,21 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     request.em = deps.orm.em.fork();
     reply.header('x-request-id', request.id);
   });
+  // An empty body sent as JSON (some clients label every request) reads as no body at all.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    if (body === '' || body === undefined) return done(null, undefined);
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(Object.assign(new Error('The request body is not valid JSON'), { statusCode: 400 }), undefined);
+    }
+  });
+  // A write without a body is a write with an empty object: optional-body operations then validate.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && (request.method === 'POST' || request.method === 'PUT' || request.method === 'PATCH')) {
+      request.body = {};
+    }
+  });
   registerErrorHandling(app);
   registerAuth(app, options.authCacheTtlMs ?? 5000);
   registerMetrics(app);

@@ -14,7 +14,7 @@ import { initOrm, migrate, type Em } from '../db/orm.ts';
 import { Organization, User } from '../db/entities.ts';
 import { createOrganization, findOrCreateUser, issueToken, revokeToken, setMembership } from '../db/accounts.ts';
 import { isRole } from '../domain/roles.ts';
-import { EMBEDDED_DATABASE_URL } from '../lib/infra.ts';
+import { embeddedDatabaseUrl } from '../lib/infra.ts';
 
 class UsageError extends Error {}
 
@@ -79,7 +79,7 @@ async function main() {
     strict: true,
   });
   const config = loadConfig();
-  const orm = await initOrm({ databaseUrl: config.databaseUrl ?? EMBEDDED_DATABASE_URL, poolMax: 2 });
+  const orm = await initOrm({ databaseUrl: config.databaseUrl ?? embeddedDatabaseUrl(config.embeddedPostgresPort), poolMax: 2 });
   try {
     await migrate(orm);
     const result = await orm.em.fork().transactional((em) => run(em, values as Record<string, string | undefined>));

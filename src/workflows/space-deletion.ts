@@ -14,10 +14,13 @@ export interface SpaceDeletionStatus {
   purgeAt: string;
 }
 
+/** Restores the space (the API sends it after restoring; an operator may send it from the UI). */
 export const restoreSignal = defineSignal('restore');
+/** Skips the rest of the retention and purges now (for operators). */
+export const purgeNowSignal = defineSignal('purge-now');
 export const statusQuery = defineQuery<SpaceDeletionStatus>('status');
 
-const { purgeDeletedSpace } = proxyActivities<SpaceActivities>({
+const { purgeDeletedSpace, restoreDeletedSpace } = proxyActivities<SpaceActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '10m' },
 });
@@ -31,14 +34,20 @@ export async function spaceDeletion(input: SpaceDeletionInput): Promise<SpaceDel
   const purgeAt = new Date(Date.parse(input.deletedAt) + input.retentionMs).toISOString();
   let state: SpaceDeletionStatus['state'] = 'waiting';
   let restored = false;
+  let purgeNow = false;
   setHandler(restoreSignal, () => {
     restored = true;
+  });
+  setHandler(purgeNowSignal, () => {
+    purgeNow = true;
   });
   setHandler(statusQuery, () => ({ state, purgeAt }));
 
   const remaining = Math.max(0, Date.parse(purgeAt) - Date.now());
-  await condition(() => restored, remaining);
+  await condition(() => restored || purgeNow, remaining);
   if (restored) {
+    // A no-op when the API restored it already; restores it when the signal came from an operator.
+    await restoreDeletedSpace({ spaceId: input.spaceId, deletedAt: input.deletedAt });
     state = 'restored';
     log.info('Space restored before the purge', { spaceId: input.spaceId });
     return { state, purgeAt };

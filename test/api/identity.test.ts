@@ -124,6 +124,13 @@ describe('errors and operations endpoints', () => {
     });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toEqual({ error: { code: 400, message: expect.any(String) } });
+    const emptyJson = await t.app.inject({
+      method: 'POST',
+      url: `/v1/orgs/${org.id}/collections`,
+      headers: { authorization: `Bearer ${org.members.admin.token}`, 'content-type': 'application/json' },
+      payload: '',
+    });
+    expect(emptyJson.statusCode).toBe(201);
   });
 
   it('serves health, readiness, metrics and the OpenAPI document', async () => {
@@ -142,5 +149,14 @@ describe('errors and operations endpoints', () => {
   it('echoes a request id', async () => {
     const res = await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'abc-123' } });
     expect(res.headers['x-request-id']).toBe('abc-123');
+  });
+});
+
+describe('bodies', () => {
+  it('treats a missing body on an operation whose body is optional as an empty one', async () => {
+    const res = await t.app.inject({ method: 'POST', url: `/v1/orgs/${org.id}/collections`, headers: { authorization: `Bearer ${org.members.admin.token}` } });
+    expect(res.statusCode).toBe(201);
+    const move = await t.app.inject({ method: 'POST', url: `/v1/collections/${res.json().id}/move`, headers: { authorization: `Bearer ${org.members.admin.token}` } });
+    expect(move.statusCode).toBe(400);
   });
 });

@@ -126,3 +126,30 @@ describe('durability', () => {
     }
   }, 180_000);
 });
+
+describe('operator signals', () => {
+  it('restores a space when an operator sends the restore signal', async () => {
+    const s = await newSpace();
+    await org.members.admin.api.delete(`/v1/spaces/${s.id}`);
+    const handle = t.temporal.workflow.getHandle(spaceDeletionWorkflowId(s.id));
+    await handle.signal('restore');
+    expect((await handle.result()).state).toBe('restored');
+    expect((await org.members.read.api.get(`/v1/spaces/${s.id}`)).status).toBe(200);
+  });
+
+  it('purges at once on purge-now', async () => {
+    const app = await startTestApp({ SPACE_RETENTION: '1h' });
+    try {
+      const local = await createTestOrg(app, 'Purge-now org');
+      const s = await newSpace(local.members.admin.api, local.id);
+      await local.members.admin.api.delete(`/v1/spaces/${s.id}`);
+      const handle = app.temporal.workflow.getHandle(spaceDeletionWorkflowId(s.id));
+      expect((await handle.query<{ purgeAt: string }>('status')).purgeAt).toBeDefined();
+      await handle.signal('purge-now');
+      expect((await handle.result()).state).toBe('purged');
+      expect(await spaceRow(app, s.id)).toBeUndefined();
+    } finally {
+      await app.close();
+    }
+  });
+});
