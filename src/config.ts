@@ -21,6 +21,10 @@ export interface Config {
   logLevel: string;
   /** How long a verified API token is remembered by an API process; revocation takes effect within it. */
   authCacheTtlMs: number;
+  /** Key (32 bytes, base64) encrypting stored secrets such as integration secrets; unset: a key file under DATA_DIR. */
+  secretsKey: string | undefined;
+  /** How often URL-sourced OpenAPI specs are fetched again. */
+  openapiRefreshIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -82,6 +86,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch (e) {
     problems.push(`AUTH_CACHE_TTL: ${(e as Error).message}`);
   }
+  const secretsKey = optional('SECRETS_KEY');
+  if (secretsKey !== undefined && Buffer.from(secretsKey, 'base64').length !== 32) {
+    problems.push('SECRETS_KEY must be 32 bytes encoded in base64 (for example: openssl rand -base64 32)');
+  }
+  let openapiRefreshIntervalMs = 6 * 3_600_000;
+  try {
+    openapiRefreshIntervalMs = parseDuration(str('OPENAPI_REFRESH_INTERVAL', '6h'));
+    if (openapiRefreshIntervalMs < 60_000) problems.push('OPENAPI_REFRESH_INTERVAL must be at least 1m');
+  } catch (e) {
+    problems.push(`OPENAPI_REFRESH_INTERVAL: ${(e as Error).message}`);
+  }
   const logLevel = str('LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL="${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -101,6 +116,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: str('DATA_DIR', '.data'),
     logLevel,
     authCacheTtlMs,
+    secretsKey,
+    openapiRefreshIntervalMs,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,6 +1,6 @@
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import { entities } from './entities.ts';
+import { entities } from './schema.ts';
 import { migrations } from './migrations/index.ts';
 
 export type Orm = MikroORM;

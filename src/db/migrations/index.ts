@@ -1,4 +1,11 @@
 import { Migration0001Foundation } from './Migration0001Foundation.ts';
+import { Migration0003Teams } from './Migration0003Teams.ts';
 
-/** Every migration, in order. New migrations are appended here. */
-export const migrations = [Migration0001Foundation];
+/**
+ * Every migration, in order; append new ones. Numbers are reserved per resource group:
+ * 0002 content and change requests, 0003 teams and grants, 0004 organization settings
+ * (custom fields, translations, integrations), 0005 OpenAPI specs, 0006 SAML.
+ * Every table that hangs off a space references it with `on delete cascade`, so the purge of a
+ * deleted space removes everything in one statement.
+ */
+export const migrations = [Migration0001Foundation, Migration0003Teams];

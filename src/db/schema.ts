@@ -1,0 +1,7 @@
+import { entities as foundation } from './entities.ts';
+
+/**
+ * Every entity the ORM maps, one import per resource group. A group keeps its entities in its own
+ * file beside this one (for example `content-entities.ts`) and adds them here.
+ */
+export const entities = [...foundation];
