@@ -1,4 +1,5 @@
 import { Migration0001Foundation } from './Migration0001Foundation.ts';
+import { Migration0002Content } from './Migration0002Content.ts';
 import { Migration0003Teams } from './Migration0003Teams.ts';
 
 /**
@@ -8,4 +9,4 @@ import { Migration0003Teams } from './Migration0003Teams.ts';
  * Every table that hangs off a space references it with `on delete cascade`, so the purge of a
  * deleted space removes everything in one statement.
  */
-export const migrations = [Migration0001Foundation, Migration0003Teams];
+export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams];
