@@ -1,7 +1,8 @@
 import { entities as foundation } from './entities.ts';
+import { entities as teams } from './team-entities.ts';
 
 /**
  * Every entity the ORM maps, one import per resource group. A group keeps its entities in its own
  * file beside this one (for example `content-entities.ts`) and adds them here.
  */
-export const entities = [...foundation];
+export const entities = [...foundation, ...teams];

@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { Collection, Space } from '../../db/entities.ts';
 import { newId } from '../../domain/ids.ts';
-import { contentRoles, loadCollection, loadOrganization, requireRole } from '../access.ts';
+import { contentRoles, grantedContent, loadCollection, loadOrganization, requireRole } from '../access.ts';
 import { collectionSubtree, resolvePosition, type ContentPosition } from '../content-tree.ts';
 import { conflict, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
@@ -31,10 +31,11 @@ export async function collectionRoutes(app: FastifyInstance) {
     const query = request.query as Static<typeof ListCollectionsQuery>;
     const { em, caller } = request;
     const { role } = await loadOrganization(em, caller, organizationId);
-    if (role === null) return { items: [], count: 0 };
-    const where = query.nested === false ? { organizationId, parentId: null } : { organizationId };
+    // Guests see the collections granted to them (or their teams) and everything below those.
+    const granted = role === null ? { id: { $in: (await grantedContent(em, organizationId, caller.user.id)).collections } } : {};
+    const where = query.nested === false ? { organizationId, parentId: null, ...granted } : { organizationId, ...granted };
     const page = await paginate(em, Collection, where, [{ field: 'createdAt', kind: 'date' }, { field: 'id', kind: 'string' }], query, (c) => c);
-    const roles = await contentRoles(em, role, page.items);
+    const roles = await contentRoles(em, { userId: caller.user.id, role }, 'collection', page.items);
     return { ...page, items: page.items.map((c) => presentCollection(c, roles.get(c.id) ?? null, urls)) };
   });
 
@@ -121,7 +122,7 @@ export async function collectionRoutes(app: FastifyInstance) {
     const { collection } = await loadCollection(em, caller, (request.params as CollectionId).collectionId);
     const { role } = await loadOrganization(em, caller, collection.organizationId);
     const page = await paginate(em, Space, { parentId: collection.id, deletedAt: null }, [{ field: 'position', kind: 'string' }, { field: 'id', kind: 'string' }], request.query as object, (s) => s);
-    const roles = await contentRoles(em, role, page.items);
+    const roles = await contentRoles(em, { userId: caller.user.id, role }, 'space', page.items);
     return { ...page, items: page.items.map((s) => presentSpace(s, roles.get(s.id) ?? null, urls)) };
   });
 

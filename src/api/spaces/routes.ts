@@ -1,8 +1,8 @@
 import type { Static } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import { Space, Revision } from '../../db/entities.ts';
+import { Space } from '../../db/entities.ts';
 import { atLeast, type Role } from '../../domain/roles.ts';
-import { contentRoles, loadCollection, loadOrganization, loadSpace, orgRole, requireRole } from '../access.ts';
+import { contentRoles, grantedContent, loadCollection, loadOrganization, loadSpace, orgRole, requireRole } from '../access.ts';
 import { parentCollection, resolvePosition, type ContentPosition } from '../content-tree.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
@@ -27,10 +27,12 @@ export async function spaceRoutes(app: FastifyInstance) {
     const { organizationId } = request.params as { organizationId: string };
     const { em, caller } = request;
     const { role } = await loadOrganization(em, caller, organizationId);
-    // Members with a role see every space; guests only reach content through explicit grants.
-    if (role === null) return { items: [], count: 0 };
-    const page = await paginate(em, Space, { organizationId, deletedAt: null }, [{ field: 'createdAt', kind: 'date' }, { field: 'id', kind: 'string' }], request.query as object, (s) => s);
-    const roles = await contentRoles(em, role, page.items);
+    // Members with a role see every space; guests only what is granted to them (or their teams).
+    const where = role === null
+      ? { organizationId, deletedAt: null, id: { $in: (await grantedContent(em, organizationId, caller.user.id)).spaces } }
+      : { organizationId, deletedAt: null };
+    const page = await paginate(em, Space, where, [{ field: 'createdAt', kind: 'date' }, { field: 'id', kind: 'string' }], request.query as object, (s) => s);
+    const roles = await contentRoles(em, { userId: caller.user.id, role }, 'space', page.items);
     return { ...page, items: page.items.map((s) => presentSpace(s, roles.get(s.id) ?? null, urls)) };
   });
 
@@ -59,7 +61,7 @@ export async function spaceRoutes(app: FastifyInstance) {
         visibility: body.visibility ?? (body.parent ? 'in-collection' : 'private'),
         editMode: body.editMode ?? 'live',
         defaultLevel: body.parent ? 'inherit' : null,
-      });
+      }, body.empty ? { kind: 'empty' } : { kind: 'page' });
     });
     const { role } = await loadSpace(em, caller, space.id);
     return reply.status(201).send(presentSpace(space, role, urls));
@@ -125,19 +127,21 @@ export async function spaceRoutes(app: FastifyInstance) {
     const { space, role } = await loadSpace(em, caller, (request.params as SpaceId).spaceId);
     const member = await orgRole(em, caller, space.organizationId);
     if (!atLeast(member ?? null, 'create')) requireRole(role, 'create', 'duplicate this space');
-    const copy = await em.transactional(async (tx) => {
-      const created = await createSpace(tx, {
-        organizationId: space.organizationId,
-        parentId: space.parentId ?? null,
-        title: `${space.title} (copy)`.slice(0, 50),
-        emoji: space.emoji,
-        visibility: space.visibility,
-        editMode: space.editMode,
-        defaultLevel: space.defaultLevel ?? null,
-      });
-      await tx.nativeUpdate(Revision, { id: created.revisionId }, { parents: [space.revisionId] });
-      return created;
-    });
+    const copy = await em.transactional((tx) =>
+      createSpace(
+        tx,
+        {
+          organizationId: space.organizationId,
+          parentId: space.parentId ?? null,
+          title: `${space.title} (copy)`.slice(0, 50),
+          emoji: space.emoji,
+          visibility: space.visibility,
+          editMode: space.editMode,
+          defaultLevel: space.defaultLevel ?? null,
+        },
+        { kind: 'copy', revisionId: space.revisionId },
+      ),
+    );
     const fresh = await loadSpace(em, caller, copy.id);
     return reply.status(201).send(presentSpace(fresh.space, fresh.role, urls));
   });
