@@ -14,6 +14,22 @@ export function urlsFor(publicUrl: string) {
       location: `${publicUrl}/v1/spaces/${id}`,
       app: `${publicUrl}/app/spaces/${id}`,
     }),
+    customField: (organizationId: string, name: string) => ({ location: `${publicUrl}/v1/orgs/${organizationId}/custom-fields/${name}` }),
+    translation: (organizationId: string, id: string) => ({ location: `${publicUrl}/v1/orgs/${organizationId}/translations/${id}` }),
+    /** publicEndpoint: reserved for an integration runtime; scripts are stored, not run, so it answers 404 for now. */
+    integration: (name: string) => ({
+      location: `${publicUrl}/v1/integrations/${name}`,
+      app: `${publicUrl}/app/integrations/${name}`,
+      assets: `${publicUrl}/v1/integrations/${name}/assets/`,
+      publicEndpoint: `${publicUrl}/v1/integrations/${name}/integration`,
+      publicContentEndpoint: `${publicUrl}/v1/integrations/${name}/integration`,
+    }),
+    installation: (name: string, id: string) => ({
+      location: `${publicUrl}/v1/integrations/${name}/installations/${id}`,
+      app: `${publicUrl}/app/integrations/${name}/installations/${id}`,
+      publicEndpoint: `${publicUrl}/v1/integrations/${name}/installations/${id}/integration`,
+      publicContentEndpoint: `${publicUrl}/v1/integrations/${name}/installations/${id}/integration`,
+    }),
   };
 }
 export type Urls = ReturnType<typeof urlsFor>;

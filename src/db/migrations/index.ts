@@ -1,6 +1,7 @@
 import { Migration0001Foundation } from './Migration0001Foundation.ts';
 import { Migration0002Content } from './Migration0002Content.ts';
 import { Migration0003Teams } from './Migration0003Teams.ts';
+import { Migration0004OrgSettings } from './Migration0004OrgSettings.ts';
 import { Migration0007TeamsExtra } from './Migration0007TeamsExtra.ts';
 
 /**
@@ -10,4 +11,4 @@ import { Migration0007TeamsExtra } from './Migration0007TeamsExtra.ts';
  * Every table that hangs off a space references it with `on delete cascade`, so the purge of a
  * deleted space removes everything in one statement.
  */
-export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0007TeamsExtra];
+export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0007TeamsExtra];
