@@ -12,6 +12,7 @@ import { userRoutes } from './users/routes.ts';
 import { organizationRoutes } from './orgs/routes.ts';
 import { collectionRoutes } from './collections/routes.ts';
 import { spaceRoutes } from './spaces/routes.ts';
+import { translationRoutes } from './translations/routes.ts';
 import { customFieldRoutes } from './custom-fields/routes.ts';
 
 export interface AppOptions {
@@ -89,5 +90,6 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(collectionRoutes);
   await app.register(spaceRoutes);
   await app.register(customFieldRoutes);
+  await app.register(translationRoutes);
   return app;
 }

@@ -1,9 +1,10 @@
 import { entities as foundation } from './entities.ts';
 import { entities as settings } from './settings-entities.ts';
 import { entities as teams } from './team-entities.ts';
+import { samlEntities } from './saml-entities.ts';
 
 /**
  * Every entity the ORM maps, one import per resource group. A group keeps its entities in its own
  * file beside this one (for example `content-entities.ts`) and adds them here.
  */
-export const entities = [...foundation, ...teams, ...settings];
+export const entities = [...foundation, ...teams, ...settings, ...samlEntities];

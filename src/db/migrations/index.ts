@@ -3,6 +3,7 @@ import { Migration0002Content } from './Migration0002Content.ts';
 import { Migration0003Teams } from './Migration0003Teams.ts';
 import { Migration0004OrgSettings } from './Migration0004OrgSettings.ts';
 import { Migration0007TeamsExtra } from './Migration0007TeamsExtra.ts';
+import { Migration0006Saml } from './Migration0006Saml.ts';
 
 /**
  * Every migration, in order; append new ones. Numbers are reserved per resource group:
@@ -11,4 +12,4 @@ import { Migration0007TeamsExtra } from './Migration0007TeamsExtra.ts';
  * Every table that hangs off a space references it with `on delete cascade`, so the purge of a
  * deleted space removes everything in one statement.
  */
-export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0007TeamsExtra];
+export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0007TeamsExtra, Migration0006Saml];
