@@ -14,6 +14,8 @@ import { collectionRoutes } from './collections/routes.ts';
 import { spaceRoutes } from './spaces/routes.ts';
 import { translationRoutes } from './translations/routes.ts';
 import { customFieldRoutes } from './custom-fields/routes.ts';
+import { samlRoutes } from './saml/routes.ts';
+import { ssoRoutes } from './saml/sso-routes.ts';
 
 export interface AppOptions {
   logger?: Logger | false;
@@ -91,5 +93,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(spaceRoutes);
   await app.register(customFieldRoutes);
   await app.register(translationRoutes);
+  await app.register(samlRoutes);
+  await app.register(ssoRoutes);
   return app;
 }

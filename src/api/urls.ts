@@ -30,6 +30,13 @@ export function urlsFor(publicUrl: string) {
       publicEndpoint: `${publicUrl}/v1/integrations/${name}/installations/${id}/integration`,
       publicContentEndpoint: `${publicUrl}/v1/integrations/${name}/installations/${id}/integration`,
     }),
+    samlProvider: (organizationId: string, id: string) => ({ location: `${publicUrl}/v1/orgs/${organizationId}/saml/${id}` }),
+    /** What an identity provider is given: this service's entity ID (serves its metadata), ACS and start URLs. */
+    samlService: (id: string) => ({
+      acsURL: `${publicUrl}/sso/saml/${id}/acs`,
+      startURL: `${publicUrl}/sso/saml/${id}/start`,
+      entityID: `${publicUrl}/sso/saml/${id}`,
+    }),
   };
 }
 export type Urls = ReturnType<typeof urlsFor>;
