@@ -81,6 +81,9 @@ try {
     TEMPORAL_TASK_QUEUE: `test-${runId}`,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     TEST_SCRATCH_DIR: scratch,
+    // Fixture servers of the tests listen on 127.0.0.1; the worker fetches from them through the allow list.
+    FETCH_ALLOW_HOSTS: process.env.FETCH_ALLOW_HOSTS ?? '127.0.0.1',
+    FETCH_TIMEOUT: process.env.FETCH_TIMEOUT ?? '2s',
   };
   const workerLog = join(scratch, 'worker.log');
   const worker = startProcess(['src/worker.ts'], env, workerLog);

@@ -1,9 +1,11 @@
 import type { Orm } from '../db/orm.ts';
 import { spaceActivities } from './spaces.ts';
+import { openapiActivities } from './openapi.ts';
 
 /** Every activity the worker registers; each receives its dependencies here, once. */
 export function createActivities(deps: { orm: Orm }) {
   return {
     ...spaceActivities(deps.orm),
+    ...openapiActivities(deps.orm),
   };
 }

@@ -12,6 +12,7 @@ import { userRoutes } from './users/routes.ts';
 import { organizationRoutes } from './orgs/routes.ts';
 import { collectionRoutes } from './collections/routes.ts';
 import { spaceRoutes } from './spaces/routes.ts';
+import { openapiRoutes } from './openapi/routes.ts';
 import { translationRoutes } from './translations/routes.ts';
 import { customFieldRoutes } from './custom-fields/routes.ts';
 import { samlRoutes } from './saml/routes.ts';
@@ -91,6 +92,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(organizationRoutes);
   await app.register(collectionRoutes);
   await app.register(spaceRoutes);
+  await app.register(openapiRoutes);
   await app.register(customFieldRoutes);
   await app.register(translationRoutes);
   await app.register(samlRoutes);

@@ -14,6 +14,13 @@ export function urlsFor(publicUrl: string) {
       location: `${publicUrl}/v1/spaces/${id}`,
       app: `${publicUrl}/app/spaces/${id}`,
     }),
+    openapiSpec: (organizationId: string, slug: string) => ({
+      location: `${publicUrl}/v1/orgs/${organizationId}/openapi/${slug}`,
+      app: `${publicUrl}/o/${organizationId}/openapi/${slug}`,
+    }),
+    openapiSpecVersion: (organizationId: string, slug: string, id: string) => ({
+      location: `${publicUrl}/v1/orgs/${organizationId}/openapi/${slug}/versions/${id}`,
+    }),
     customField: (organizationId: string, name: string) => ({ location: `${publicUrl}/v1/orgs/${organizationId}/custom-fields/${name}` }),
     translation: (organizationId: string, id: string) => ({ location: `${publicUrl}/v1/orgs/${organizationId}/translations/${id}` }),
     /** publicEndpoint: reserved for an integration runtime; scripts are stored, not run, so it answers 404 for now. */

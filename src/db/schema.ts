@@ -1,4 +1,5 @@
 import { entities as foundation } from './entities.ts';
+import { entities as openapi } from './openapi-entities.ts';
 import { entities as settings } from './settings-entities.ts';
 import { entities as teams } from './team-entities.ts';
 import { samlEntities } from './saml-entities.ts';
@@ -7,4 +8,4 @@ import { samlEntities } from './saml-entities.ts';
  * Every entity the ORM maps, one import per resource group. A group keeps its entities in its own
  * file beside this one (for example `content-entities.ts`) and adds them here.
  */
-export const entities = [...foundation, ...teams, ...settings, ...samlEntities];
+export const entities = [...foundation, ...teams, ...settings, ...samlEntities, ...openapi];

@@ -1,2 +1,3 @@
 /** Every workflow the worker runs. Workflow code is deterministic: all I/O lives in activities. */
 export { spaceDeletion } from './space-deletion.ts';
+export { openapiProcessing } from './openapi-processing.ts';

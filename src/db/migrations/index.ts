@@ -1,6 +1,7 @@
 import { Migration0001Foundation } from './Migration0001Foundation.ts';
 import { Migration0002Content } from './Migration0002Content.ts';
 import { Migration0003Teams } from './Migration0003Teams.ts';
+import { Migration0005OpenApi } from './Migration0005OpenApi.ts';
 import { Migration0004OrgSettings } from './Migration0004OrgSettings.ts';
 import { Migration0007TeamsExtra } from './Migration0007TeamsExtra.ts';
 import { Migration0006Saml } from './Migration0006Saml.ts';
@@ -12,4 +13,4 @@ import { Migration0006Saml } from './Migration0006Saml.ts';
  * Every table that hangs off a space references it with `on delete cascade`, so the purge of a
  * deleted space removes everything in one statement.
  */
-export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0007TeamsExtra, Migration0006Saml];
+export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0005OpenApi, Migration0007TeamsExtra, Migration0006Saml];
