@@ -261,6 +261,13 @@ describe('SAML sign-in', () => {
     expect((await anonymous().get('/sso/saml/doesnotexist')).status).toBe(404);
   });
 
+  it('documents the SSO endpoints in the OpenAPI document, without bearer security', async () => {
+    const doc = (await anonymous().get('/openapi.json')).body;
+    expect(doc.paths['/sso/saml/{samlProviderId}/acs'].post.security).toEqual([]);
+    expect(doc.paths['/sso/saml/{samlProviderId}/start'].get.security).toEqual([]);
+    expect(doc.paths['/v1/orgs/{organizationId}/saml'].post).toBeDefined();
+  });
+
   it('redirects the start URL to the identity provider with an AuthnRequest', async () => {
     const res = await t.app.inject({ method: 'GET', url: `/sso/saml/${provider.id}/start?RelayState=%2Fafter` });
     expect(res.statusCode).toBe(302);
