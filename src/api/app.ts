@@ -17,6 +17,7 @@ import { translationRoutes } from './translations/routes.ts';
 import { customFieldRoutes } from './custom-fields/routes.ts';
 import { samlRoutes } from './saml/routes.ts';
 import { ssoRoutes } from './saml/sso-routes.ts';
+import { commentRoutes } from './comments/routes.ts';
 
 export interface AppOptions {
   logger?: Logger | false;
@@ -97,5 +98,6 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(translationRoutes);
   await app.register(samlRoutes);
   await app.register(ssoRoutes);
+  await app.register(commentRoutes);
   return app;
 }

@@ -14,6 +14,13 @@ export function urlsFor(publicUrl: string) {
       location: `${publicUrl}/v1/spaces/${id}`,
       app: `${publicUrl}/app/spaces/${id}`,
     }),
+    /** A comment on a space's content, or inside a change request when `changeRequestId` is given. */
+    comment: (spaceId: string, commentId: string, changeRequestId?: string | null) => ({
+      location: `${publicUrl}/v1/spaces/${spaceId}${changeRequestId ? `/change-requests/${changeRequestId}` : ''}/comments/${commentId}`,
+    }),
+    commentReply: (spaceId: string, commentId: string, replyId: string, changeRequestId?: string | null) => ({
+      location: `${publicUrl}/v1/spaces/${spaceId}${changeRequestId ? `/change-requests/${changeRequestId}` : ''}/comments/${commentId}/replies/${replyId}`,
+    }),
     openapiSpec: (organizationId: string, slug: string) => ({
       location: `${publicUrl}/v1/orgs/${organizationId}/openapi/${slug}`,
       app: `${publicUrl}/o/${organizationId}/openapi/${slug}`,

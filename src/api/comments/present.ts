@@ -1,0 +1,85 @@
+import type { Comment, CommentReply } from '../../db/comment-entities.ts';
+import type { User } from '../../db/entities.ts';
+import { commentPermissions } from '../../domain/comments.ts';
+import { markdownToDocument } from '../../domain/content/document.ts';
+import type { Role } from '../../domain/roles.ts';
+import type { Caller } from '../context.ts';
+import { presentUser } from '../users/present.ts';
+import type { Urls } from '../urls.ts';
+import type { CommentFacts } from './service.ts';
+
+export type BodyFormat = 'markdown' | 'document';
+
+/** Who the caller is and how they want bodies, for presenting comments and replies. */
+export interface Viewpoint {
+  caller: Caller;
+  role: Role | null;
+  format: BodyFormat;
+  urls: Urls;
+}
+
+/** Stands in for an account that no longer exists (its comments stay). */
+const DELETED_USER_ID = 'deleted';
+
+function userRef(id: string | null | undefined, facts: CommentFacts, urls: Urls) {
+  const user: User | undefined = id ? facts.users.get(id) : undefined;
+  if (user) return presentUser({ ...user, photoUrl: user.photoUrl ?? null }, urls);
+  return { object: 'user' as const, id: id ?? DELETED_USER_ID, displayName: 'Deleted user', urls: urls.user(id ?? DELETED_USER_ID) };
+}
+
+export function presentBody(markdown: string, format: BodyFormat) {
+  return format === 'document' ? { document: markdownToDocument(markdown) } : { markdown };
+}
+
+function reactions(targetId: string, facts: CommentFacts, urls: Urls) {
+  return (facts.reactions.get(targetId) ?? []).map((group) => ({
+    emoji: group.emoji,
+    count: group.count,
+    users: group.users.map((u) => ({ user: userRef(u.userId, facts, urls), reactedAt: u.reactedAt.toISOString() })),
+  }));
+}
+
+export function presentComment(comment: Comment, facts: CommentFacts, view: Viewpoint) {
+  const { urls } = view;
+  const isAuthor = comment.postedBy === view.caller.user.id;
+  const replies = facts.replies.get(comment.id) ?? { count: 0, repliers: [] };
+  const page = comment.pageId ? (facts.pages.get(comment.id) ?? { id: comment.pageId, outdated: true }) : undefined;
+  return {
+    object: 'comment' as const,
+    id: comment.id,
+    postedBy: userRef(comment.postedBy, facts, urls),
+    postedAt: comment.postedAt.toISOString(),
+    ...(comment.editedAt ? { editedAt: comment.editedAt.toISOString() } : {}),
+    reactions: reactions(comment.id, facts, urls),
+    replies: replies.count,
+    repliers: replies.repliers.map((r) => ({ user: userRef(r.userId, facts, urls), count: r.count, updatedAt: r.updatedAt.toISOString() })),
+    body: presentBody(comment.markdown, view.format),
+    target: {
+      space: comment.spaceId,
+      revision: comment.revisionId,
+      ...(comment.changeRequestId ? { changeRequest: comment.changeRequestId } : {}),
+      ...(comment.nodeId ? { node: { id: comment.nodeId } } : {}),
+      ...(page ? { page } : {}),
+    },
+    urls: urls.comment(comment.spaceId, comment.id, comment.changeRequestId),
+    permissions: commentPermissions(view.role, isAuthor),
+    ...(comment.resolvedAt
+      ? { status: 'resolved' as const, resolvedAt: comment.resolvedAt.toISOString(), resolvedBy: userRef(comment.resolvedBy, facts, urls) }
+      : { status: 'open' as const }),
+  };
+}
+
+export function presentReply(reply: CommentReply, comment: Comment, facts: CommentFacts, view: Viewpoint) {
+  const { urls } = view;
+  return {
+    object: 'comment-reply' as const,
+    id: reply.id,
+    postedBy: userRef(reply.postedBy, facts, urls),
+    postedAt: reply.postedAt.toISOString(),
+    ...(reply.editedAt ? { editedAt: reply.editedAt.toISOString() } : {}),
+    reactions: reactions(reply.id, facts, urls),
+    body: presentBody(reply.markdown, view.format),
+    urls: urls.commentReply(comment.spaceId, comment.id, reply.id, comment.changeRequestId),
+    permissions: commentPermissions(view.role, reply.postedBy === view.caller.user.id),
+  };
+}
