@@ -18,6 +18,8 @@ export interface Config {
   embeddedPostgresPort: number;
   spaceRetentionMs: number;
   dataDir: string;
+  /** Directory of the local blob store (file bytes by sha256); default `blobs` under DATA_DIR. */
+  blobDir: string;
   logLevel: string;
   /** How long a verified API token is remembered by an API process; revocation takes effect within it. */
   authCacheTtlMs: number;
@@ -114,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddedPostgresPort: port('EMBEDDED_POSTGRES_PORT', 54329),
     spaceRetentionMs,
     dataDir: str('DATA_DIR', '.data'),
+    blobDir: str('BLOB_DIR', `${str('DATA_DIR', '.data')}/blobs`),
     logLevel,
     authCacheTtlMs,
     secretsKey,

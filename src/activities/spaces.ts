@@ -1,3 +1,4 @@
+import { sql } from '../db/sql.ts';
 import type { Orm } from '../db/orm.ts';
 
 export interface PurgeInput {
@@ -15,7 +16,7 @@ export function spaceActivities(orm: Orm) {
      */
     async purgeDeletedSpace(input: PurgeInput): Promise<boolean> {
       const em = orm.em.fork();
-      const removed = await em.getConnection().execute(
+      const removed = await sql(em,
         'delete from space where id = ? and deleted_at is not null and deleted_at = ?::timestamptz returning id',
         [input.spaceId, input.deletedAt],
       );
@@ -25,7 +26,7 @@ export function spaceActivities(orm: Orm) {
     /** Clears this deletion of the space, if it is still in place. Idempotent. */
     async restoreDeletedSpace(input: PurgeInput): Promise<boolean> {
       const em = orm.em.fork();
-      const restored = await em.getConnection().execute(
+      const restored = await sql(em,
         'update space set deleted_at = null, updated_at = now() where id = ? and deleted_at = ?::timestamptz returning id',
         [input.spaceId, input.deletedAt],
       );

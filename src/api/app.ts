@@ -12,6 +12,8 @@ import { userRoutes } from './users/routes.ts';
 import { organizationRoutes } from './orgs/routes.ts';
 import { collectionRoutes } from './collections/routes.ts';
 import { spaceRoutes } from './spaces/routes.ts';
+import { contentRoutes } from './content/routes.ts';
+import { changeRequestRoutes } from './change-requests/routes.ts';
 import { openapiRoutes } from './openapi/routes.ts';
 import { translationRoutes } from './translations/routes.ts';
 import { customFieldRoutes } from './custom-fields/routes.ts';
@@ -93,6 +95,8 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(organizationRoutes);
   await app.register(collectionRoutes);
   await app.register(spaceRoutes);
+  await app.register(contentRoutes);
+  await app.register(changeRequestRoutes);
   await app.register(openapiRoutes);
   await app.register(customFieldRoutes);
   await app.register(translationRoutes);

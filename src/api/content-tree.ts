@@ -1,3 +1,4 @@
+import { sql } from '../db/sql.ts';
 import { Collection } from '../db/entities.ts';
 import type { Em } from '../db/orm.ts';
 import { positionBetween } from '../domain/positions.ts';
@@ -24,7 +25,7 @@ async function siblingBound(em: Em, organizationId: string, parentId: string | n
   const where = than === null ? '' : `where position ${op} ?`;
   const params: unknown[] = [organizationId, parentId, movingId, organizationId, parentId, movingId];
   if (than !== null) params.push(than);
-  const rows = await em.getConnection().execute<{ bound: string | null }[]>(
+  const rows = await sql<{ bound: string | null }>(em,
     `select ${agg}(position) as bound from (${SIBLINGS_SQL}) s ${where}`,
     params,
   );
@@ -34,7 +35,7 @@ async function siblingBound(em: Em, organizationId: string, parentId: string | n
 async function pointerPosition(em: Em, organizationId: string, parentId: string | null, pointer: Pointer, field: string) {
   const id = pointer.type === 'space' ? pointer.space : pointer.collection;
   const table = pointer.type === 'space' ? 'space' : 'collection';
-  const rows = await em.getConnection().execute<{ position: string; parent_id: string | null }[]>(
+  const rows = await sql<{ position: string; parent_id: string | null }>(em,
     `select position, parent_id from ${table} where id = ? and organization_id = ?${table === 'space' ? ' and deleted_at is null' : ''}`,
     [id, organizationId],
   );
@@ -69,7 +70,7 @@ export async function resolvePosition(
 }
 
 async function lastPosition(em: Em, organizationId: string, parentId: string | null, movingId: string) {
-  const rows = await em.getConnection().execute<{ bound: string | null }[]>(
+  const rows = await sql<{ bound: string | null }>(em,
     `select max(position) as bound from (${SIBLINGS_SQL}) s`,
     [organizationId, parentId, movingId, organizationId, parentId, movingId],
   );
@@ -86,7 +87,7 @@ export async function parentCollection(em: Em, organizationId: string, parentId:
 
 /** Ids of a collection and every collection below it. */
 export async function collectionSubtree(em: Em, collectionId: string): Promise<string[]> {
-  const rows = await em.getConnection().execute<{ id: string }[]>(
+  const rows = await sql<{ id: string }>(em,
     `with recursive sub as (
        select id from collection where id = ?
        union all

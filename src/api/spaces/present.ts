@@ -1,6 +1,8 @@
 import type { Space } from '../../db/entities.ts';
 import { spacePermissions, type Role } from '../../domain/roles.ts';
 import type { Urls } from '../urls.ts';
+import type { Em } from '../../db/orm.ts';
+import { spaceCounters } from './counters.ts';
 
 /** Live counts shown on a space. */
 export interface SpaceCounters {
@@ -33,4 +35,14 @@ export function presentSpace(space: Space, role: Role | null, urls: Urls, counte
     urls: spaceUrls,
     permissions: spacePermissions(role, space.editMode),
   };
+}
+
+/** Spaces with their live counters, fetched together for the whole page. */
+export async function presentSpaces(em: Em, spaces: Space[], roleOf: (space: Space) => Role | null, urls: Urls) {
+  const counters = await spaceCounters(em, spaces.map((s) => s.id));
+  return spaces.map((s) => presentSpace(s, roleOf(s), urls, counters.get(s.id)));
+}
+
+export async function presentOneSpace(em: Em, space: Space, role: Role | null, urls: Urls) {
+  return (await presentSpaces(em, [space], () => role, urls))[0];
 }

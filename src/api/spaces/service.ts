@@ -1,4 +1,9 @@
-import { Space, Revision } from '../../db/entities.ts';
+import { sql } from '../../db/sql.ts';
+import { Space } from '../../db/entities.ts';
+import { copyRevisionToSpace, loadPageMap, writeRevision } from '../../db/content.ts';
+import { reindexSpace } from '../../db/search.ts';
+import { positionBetween } from '../../domain/positions.ts';
+import type { PageMap } from '../../domain/content/tree.ts';
 import type { Em } from '../../db/orm.ts';
 import { newId } from '../../domain/ids.ts';
 import { signalSpaceRestored, startSpaceDeletion } from '../../temporal/jobs.ts';
@@ -18,8 +23,11 @@ export interface NewSpace {
   defaultLevel: string | null;
 }
 
-/** Creates a space with its first revision. Runs inside the caller's transaction. */
-export async function createSpace(em: Em, input: NewSpace): Promise<Space> {
+/** What a new space starts with: one empty page, nothing, or a copy of another revision. */
+export type InitialContent = { kind: 'page' } | { kind: 'empty' } | { kind: 'copy'; revisionId: string };
+
+/** Creates a space with its first revision and search index. Runs inside the caller's transaction. */
+export async function createSpace(em: Em, input: NewSpace, content: InitialContent = { kind: 'page' }): Promise<Space> {
   const id = newId();
   const now = new Date();
   const revisionId = newId();
@@ -40,8 +48,20 @@ export async function createSpace(em: Em, input: NewSpace): Promise<Space> {
     deletedAt: null,
   });
   await em.flush();
-  em.create(Revision, { id: revisionId, spaceId: id, parents: [], type: 'edits', createdAt: now });
-  await em.flush();
+  if (content.kind === 'copy') {
+    await sql(em, 'insert into revision (id, space_id, parents, type, created_at) values (?, ?, ?::text[], ?, ?)', [
+      revisionId, id, `{"${content.revisionId}"}`, 'edits', now,
+    ]);
+    await copyRevisionToSpace(em, content.revisionId, id, revisionId);
+  } else {
+    const pages: PageMap = {};
+    if (content.kind === 'page') {
+      const pageId = newId();
+      pages[pageId] = { id: pageId, parentId: null, position: positionBetween(null, null), type: 'document', title: 'Untitled', slug: 'untitled', markdown: '' };
+    }
+    await writeRevision(em, { id: revisionId, spaceId: id, parents: [], type: 'edits', base: null, pages });
+  }
+  await reindexSpace(em, id, null, await loadPageMap(em, revisionId, false));
   return space;
 }
 
@@ -76,7 +96,7 @@ export async function deleteSpaces(deps: AppDeps, em: Em, caller: Caller, spaces
 
 /** Brings a deleted space back if it is still inside the retention window. */
 export async function restoreSpace(deps: AppDeps, em: Em, spaceId: string): Promise<void> {
-  const rows = await em.getConnection().execute<{ id: string }[]>(
+  const rows = await sql<{ id: string }>(em,
     `update space set deleted_at = null, updated_at = now()
       where id = ? and deleted_at is not null and deleted_at > now() - (? * interval '1 millisecond')
       returning id`,

@@ -1,0 +1,149 @@
+import type { Orm, Em } from '../db/orm.ts';
+import { sql } from '../db/sql.ts';
+import { loadDocuments, loadFiles, loadPageMap, tokenHash, writeRevision } from '../db/content.ts';
+import { reindexSpace } from '../db/search.ts';
+import { mergePageMaps, type MergeConflict } from '../domain/content/merge.ts';
+import type { PageMap } from '../domain/content/tree.ts';
+
+export interface ChangeRequestJob {
+  spaceId: string;
+  changeRequestId: string;
+  userId: string;
+}
+
+export interface MergeOutcome {
+  result: 'merge' | 'update' | 'conflicts' | 'refused';
+  revision: string;
+  conflicts?: MergeConflict[];
+  reason?: string;
+}
+
+interface Locked {
+  id: string;
+  status: string;
+  number: number;
+  revision_id: string;
+  revision_initial: string;
+  revision_merged_ancestor: string | null;
+  revision_merged: string | null;
+  space_revision: string;
+  edit_mode: string;
+}
+
+/** Locks the space row, then the change request: merges into one space run one at a time. */
+async function lock(em: Em, job: ChangeRequestJob): Promise<Locked | undefined> {
+  const space = await sql<{ revision_id: string; edit_mode: string }>(em, 'select revision_id, edit_mode from space where id = ? for update', [job.spaceId]);
+  if (!space[0]) return undefined;
+  const rows = await sql<Omit<Locked, 'space_revision' | 'edit_mode'>>(
+    em,
+    'select id, status, number, revision_id, revision_initial, revision_merged_ancestor, revision_merged from change_request where id = ? and space_id = ? for update',
+    [job.changeRequestId, job.spaceId],
+  );
+  return rows[0] ? { ...rows[0], space_revision: space[0].revision_id, edit_mode: space[0].edit_mode } : undefined;
+}
+
+/**
+ * Three-way merge of page maps whose documents are tokens: only pages changed differently on both
+ * sides need their text, so only those are loaded.
+ */
+async function mergeRevisions(em: Em, spaceId: string, ancestor: string, ours: string, theirs: string) {
+  const [base, a, b] = await Promise.all([loadPageMap(em, ancestor, false), loadPageMap(em, ours, false), loadPageMap(em, theirs, false)]);
+  const needText: string[] = [];
+  for (const id of Object.keys(a)) {
+    const o = a[id].markdown;
+    const t = b[id]?.markdown;
+    const z = base[id]?.markdown;
+    if (t !== undefined && z !== undefined && o !== z && t !== z && o !== t) needText.push(id);
+  }
+  if (needText.length > 0) {
+    const hashes = needText.flatMap((id) => [a[id].markdown, b[id].markdown, base[id].markdown].map((m) => tokenHash(m)!));
+    const texts = await loadDocuments(em, spaceId, hashes);
+    const resolve = (map: PageMap, id: string) => {
+      map[id] = { ...map[id], markdown: texts.get(tokenHash(map[id].markdown)!) ?? '' };
+    };
+    for (const id of needText) {
+      resolve(a, id);
+      resolve(b, id);
+      resolve(base, id);
+    }
+  }
+  return { ours: a, ...mergePageMaps(base, a, b) };
+}
+
+export function changeRequestActivities(orm: Orm) {
+  return {
+    /**
+     * Merges a change request into its space's primary content in one transaction. Idempotent:
+     * a retried or reset merge of a merged change request returns the revision it made.
+     */
+    async mergeChangeRequest(job: ChangeRequestJob): Promise<MergeOutcome> {
+      return orm.em.fork().transactional(async (em) => {
+        const cr = await lock(em, job);
+        if (!cr) return { result: 'refused', revision: '', reason: 'not-found' };
+        if (cr.status === 'merged') return { result: 'merge', revision: cr.revision_merged! };
+        if (cr.status === 'archived') return { result: 'refused', revision: cr.revision_id, reason: 'archived' };
+        if (cr.edit_mode === 'locked') return { result: 'refused', revision: cr.revision_id, reason: 'locked' };
+        const ancestor = cr.revision_merged_ancestor ?? cr.revision_initial;
+        const merged = await mergeRevisions(em, job.spaceId, ancestor, cr.space_revision, cr.revision_id);
+        if (merged.conflicts.length > 0) {
+          await sql(em, 'update change_request set conflicts = ?::jsonb, updated_at = ? where id = ?', [JSON.stringify(merged.conflicts), new Date(), cr.id]);
+          return { result: 'conflicts', revision: cr.revision_id, conflicts: merged.conflicts };
+        }
+        const [ourFiles, theirFiles] = await Promise.all([loadFiles(em, cr.space_revision), loadFiles(em, cr.revision_id)]);
+        const known = new Set(ourFiles.map((f) => f.id));
+        const revision = await writeRevision(em, {
+          spaceId: job.spaceId,
+          parents: [cr.space_revision, cr.revision_id],
+          type: 'merge',
+          base: { revisionId: cr.space_revision, pages: merged.ours },
+          pages: merged.result,
+          addedFiles: theirFiles.filter((f) => !known.has(f.id)),
+        });
+        await sql(em, 'update space set revision_id = ?, updated_at = ? where id = ?', [revision, new Date(), job.spaceId]);
+        await reindexSpace(em, job.spaceId, merged.ours, merged.result);
+        await sql(
+          em,
+          `update change_request set status = 'merged', revision_merged = ?, merged_at = ?, merged_by = ?, conflicts = null, updated_at = ?
+            where id = ?`,
+          [revision, new Date(), job.userId, new Date(), cr.id],
+        );
+        return { result: 'merge', revision };
+      });
+    },
+
+    /** Pulls the space's current content into a change request (its base moves to that revision). Idempotent. */
+    async updateChangeRequest(job: ChangeRequestJob): Promise<MergeOutcome> {
+      return orm.em.fork().transactional(async (em) => {
+        const cr = await lock(em, job);
+        if (!cr) return { result: 'refused', revision: '', reason: 'not-found' };
+        if (cr.status === 'merged' || cr.status === 'archived') return { result: 'refused', revision: cr.revision_id, reason: cr.status };
+        const ancestor = cr.revision_merged_ancestor ?? cr.revision_initial;
+        if (ancestor === cr.space_revision) return { result: 'update', revision: cr.revision_id };
+        const merged = await mergeRevisions(em, job.spaceId, ancestor, cr.revision_id, cr.space_revision);
+        if (merged.conflicts.length > 0) {
+          await sql(em, 'update change_request set conflicts = ?::jsonb, updated_at = ? where id = ?', [JSON.stringify(merged.conflicts), new Date(), cr.id]);
+          return { result: 'conflicts', revision: cr.revision_id, conflicts: merged.conflicts };
+        }
+        const [ourFiles, theirFiles] = await Promise.all([loadFiles(em, cr.revision_id), loadFiles(em, cr.space_revision)]);
+        const known = new Set(ourFiles.map((f) => f.id));
+        const revision = await writeRevision(em, {
+          spaceId: job.spaceId,
+          parents: [cr.revision_id, cr.space_revision],
+          type: 'update',
+          changeRequestId: cr.id,
+          base: { revisionId: cr.revision_id, pages: merged.ours },
+          pages: merged.result,
+          addedFiles: theirFiles.filter((f) => !known.has(f.id)),
+        });
+        await sql(
+          em,
+          'update change_request set revision_id = ?, revision_merged_ancestor = ?, conflicts = null, updated_at = ? where id = ?',
+          [revision, cr.space_revision, new Date(), cr.id],
+        );
+        return { result: 'update', revision };
+      });
+    },
+  };
+}
+
+export type ChangeRequestActivities = ReturnType<typeof changeRequestActivities>;

@@ -1,0 +1,86 @@
+import type { FileRow, RevisionRow } from '../../db/content.ts';
+import { buildTree, type PageMap, type PageNode, type TreeEntry } from '../../domain/content/tree.ts';
+
+/** GitBook's shapes for revisions, pages and files. */
+
+export interface PresentOptions {
+  publicUrl: string;
+  spaceId: string;
+  /** `metadata=false` leaves out mutable git metadata. */
+  metadata: boolean;
+  /** Where the content lives in the API, e.g. `/v1/spaces/{id}` or `.../change-requests/{id}`. */
+  base: string;
+}
+
+const LAYOUT_DEFAULTS = { cover: true, title: true, description: true, tableOfContents: true, outline: true, pagination: true };
+
+export function presentPage(page: PageNode, path: string, children: unknown[], options: PresentOptions) {
+  const app = `${options.publicUrl}/app/spaces/${options.spaceId}/pages/${page.id}`;
+  const common = {
+    id: page.id,
+    title: page.title,
+    ...(page.emoji ? { emoji: page.emoji } : {}),
+    ...(page.icon ? { icon: page.icon } : {}),
+    slug: page.slug,
+    path,
+    hidden: !!page.hidden,
+    noIndex: !!page.noIndex,
+    noRobotsIndex: !!page.noRobotsIndex,
+  };
+  if (page.type === 'group') {
+    return { ...common, kind: 'group', type: 'group', pages: children };
+  }
+  if (page.type === 'link') {
+    return { ...common, kind: 'link', type: 'link', target: { kind: 'url', url: page.href ?? '' }, href: page.href ?? '', pages: children };
+  }
+  return {
+    ...common,
+    kind: 'sheet',
+    type: 'document',
+    ...(page.description ? { description: page.description } : {}),
+    markdown: page.markdown,
+    urls: { app },
+    layout: { ...LAYOUT_DEFAULTS, ...(page.layout ?? {}) },
+    ...(page.cover ? { cover: page.cover } : {}),
+    tags: [],
+    pages: children,
+  };
+}
+
+/** The nested page tree with paths. */
+export function presentTree(map: PageMap, options: PresentOptions) {
+  const walk = (entries: TreeEntry[], prefix: string): unknown[] =>
+    entries.map((entry) => {
+      const path = prefix ? `${prefix}/${entry.node.slug}` : entry.node.slug;
+      return presentPage(entry.node, path, walk(entry.children, path), options);
+    });
+  return walk(buildTree(map), '');
+}
+
+export function presentFile(file: FileRow, options: PresentOptions) {
+  return {
+    id: file.id,
+    name: file.name,
+    contentType: file.contentType,
+    downloadURL: `${options.publicUrl}${options.base}/content/files/${file.id}/download`,
+    size: Number(file.size),
+    ...(file.width != null && file.height != null ? { dimensions: { width: file.width, height: file.height } } : {}),
+  };
+}
+
+export function presentRevision(revision: RevisionRow, pages: PageMap, files: FileRow[], options: PresentOptions, mergedFrom?: unknown) {
+  return {
+    object: 'revision' as const,
+    id: revision.id,
+    parents: revision.parents ?? [],
+    pages: presentTree(pages, options),
+    files: files.map((f) => presentFile(f, options)),
+    reusableContents: [],
+    tags: [],
+    createdAt: new Date(revision.created_at).toISOString(),
+    type: revision.type,
+    ...(mergedFrom ? { mergedFrom } : {}),
+    ...(options.metadata && revision.git ? { git: revision.git } : {}),
+    urls: { app: `${options.publicUrl}/app/spaces/${options.spaceId}/revisions/${revision.id}` },
+  };
+}

@@ -1,0 +1,86 @@
+import type { Em } from './orm.ts';
+import { sql } from './sql.ts';
+import { documentHash, loadDocuments, tokenHash } from './content.ts';
+import { allPaths, type PageMap } from '../domain/content/tree.ts';
+import { splitSections } from '../domain/content/markdown.ts';
+
+/**
+ * The full-text index of a space's current revision: one row per page section, with a generated
+ * tsvector and a GIN index. It is updated in the same transaction that moves the space to a new
+ * revision, touching only the pages whose text, title or path changed.
+ */
+export async function reindexSpace(em: Em, spaceId: string, before: PageMap | null, after: PageMap): Promise<void> {
+  const oldPaths = before ? allPaths(before) : new Map<string, string>();
+  const newPaths = allPaths(after);
+  const stale: string[] = [];
+  const fresh: string[] = [];
+  for (const id of Object.keys(after)) {
+    const next = after[id];
+    const prev = before?.[id];
+    const changed =
+      !prev ||
+      documentHash(prev.markdown) !== documentHash(next.markdown) ||
+      prev.title !== next.title ||
+      oldPaths.get(id) !== newPaths.get(id) ||
+      !!prev.noIndex !== !!next.noIndex;
+    if (changed) {
+      if (prev) stale.push(id);
+      if (!next.noIndex) fresh.push(id);
+    }
+  }
+  if (before) for (const id of Object.keys(before)) if (!after[id]) stale.push(id);
+  if (stale.length > 0) {
+    await sql(em, 'delete from search_section where space_id = ? and page_id in (select jsonb_array_elements_text(?::jsonb))', [spaceId, JSON.stringify(stale)]);
+  }
+  if (fresh.length === 0) return;
+  const texts = await loadDocuments(em, spaceId, fresh.map((id) => tokenHash(after[id].markdown)).filter((h): h is string => h !== null));
+  const rows: { page_id: string; section_id: string; page_title: string; page_path: string; title: string; body: string }[] = [];
+  for (const id of fresh) {
+    const page = after[id];
+    const hash = tokenHash(page.markdown);
+    const markdown = hash === null ? page.markdown : (texts.get(hash) ?? '');
+    const sections = splitSections(markdown);
+    const path = newPaths.get(id) ?? page.slug;
+    if (!sections.some((s) => s.id === '')) rows.push({ page_id: id, section_id: '', page_title: page.title, page_path: path, title: '', body: '' });
+    for (const section of sections) rows.push({ page_id: id, section_id: section.id, page_title: page.title, page_path: path, title: section.title, body: section.body });
+  }
+  await sql(
+    em,
+    `insert into search_section (space_id, page_id, section_id, page_title, page_path, title, body)
+     select ?, x.page_id, x.section_id, x.page_title, x.page_path, x.title, x.body
+       from jsonb_to_recordset(?::jsonb) as x(page_id text, section_id text, page_title text, page_path text, title text, body text)
+     on conflict (space_id, page_id, section_id) do update set page_title = excluded.page_title, page_path = excluded.page_path,
+       title = excluded.title, body = excluded.body`,
+    [spaceId, JSON.stringify(rows)],
+  );
+}
+
+export interface SearchHit {
+  page_id: string;
+  page_title: string;
+  page_path: string;
+  rank: number;
+  sections: { id: string; title: string; body: string; rank: number }[];
+}
+
+/** Pages of the space matching `query`, best first, each with its matching sections. */
+export async function searchSpace(em: Em, spaceId: string, query: string, offset: number, limit: number): Promise<{ hits: SearchHit[]; total: number }> {
+  const rows = await sql<SearchHit & { total: string }>(
+    em,
+    `with q as (select websearch_to_tsquery('simple', ?) as query),
+     matches as (
+       select s.page_id, s.page_title, s.page_path, s.section_id, s.title, s.body, ts_rank(s.tsv, q.query) as rank
+         from search_section s, q
+        where s.space_id = ? and s.tsv @@ q.query
+     ),
+     pages as (
+       select page_id, min(page_title) as page_title, min(page_path) as page_path, max(rank) as rank,
+              jsonb_agg(jsonb_build_object('id', section_id, 'title', title, 'body', body, 'rank', rank) order by rank desc) as sections
+         from matches group by page_id
+     )
+     select page_id, page_title, page_path, rank, sections, count(*) over () as total
+       from pages order by rank desc, page_id limit ? offset ?`,
+    [query, spaceId, limit, offset],
+  );
+  return { hits: rows, total: rows.length ? Number(rows[0].total) : 0 };
+}
