@@ -178,6 +178,7 @@ export function openapiActivities(orm: Orm, policy: FetchPolicy = fetchPolicyFro
           source = { text: row.text };
         }
         fetched = await collectDocuments(source, policy);
+        heartbeat({ validating: Object.keys(fetched.filesystem).length });
         await validateDefinition(fetched.filesystem, fetched.entryKey);
       } catch (error) {
         throw asFailure(error);

@@ -126,6 +126,9 @@ describe('creating and processing specs', () => {
       }
       return found.length > 0 ? found : undefined;
     });
+    const byId = [];
+    for await (const run of t.temporal.workflow.list({ query: `WorkflowId STARTS_WITH "openapi-processing/${created.id}/"` })) byId.push(run.workflowId);
+    expect(byId).toEqual(runs.map((run) => run.workflowId));
     const description = await t.temporal.workflow.getHandle(runs[0].workflowId).describe();
     expect(description.type).toBe('openapiProcessing');
     expect(await description.memo).toMatchObject({ requestedBy: org.members.admin.userId });
