@@ -1,0 +1,81 @@
+/**
+ * One benchmark target, run by bench/run.ts in a child process of its own:
+ *
+ * - `api`: the real API (buildApp with PostgreSQL through MikroORM and a Temporal client), logger off;
+ * - `bare`: a bare Fastify 5 server with `GET /bare/spaces/:id` doing the same single indexed query
+ *   (`select * from space where id = $1`) through a `pg.Pool` and returning the row as JSON.
+ *
+ * Both listen on 127.0.0.1 on a free port, with database pools of the same size (BENCH_POOL_MAX,
+ * default 10 as in the production API process). The child reports its URL over IPC and stops on
+ * a `stop` message, SIGTERM, or when the parent goes away.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { initOrm } from '../src/db/orm.ts';
+import { buildApp } from '../src/api/app.ts';
+import { connectTemporal } from '../src/temporal/client.ts';
+import type { ServerMessage } from './lib.ts';
+
+const kind = process.argv[2];
+const poolMax = Number(process.env.BENCH_POOL_MAX || 10);
+const send = (message: ServerMessage) => process.send?.(message);
+const closers: (() => Promise<unknown>)[] = [];
+
+async function startApi(): Promise<FastifyInstance> {
+  const config = loadConfig({ ...process.env, PUBLIC_URL: process.env.PUBLIC_URL || 'http://docs.bench', LOG_LEVEL: 'silent' });
+  const orm = await initOrm({ databaseUrl: config.databaseUrl!, poolMax, debug: process.env.BENCH_ORM_DEBUG === '1', logger: (m) => console.error(m) });
+  closers.push(() => orm.close());
+  const { client, connection } = await connectTemporal({ address: config.temporalAddress!, namespace: config.temporalNamespace });
+  closers.push(() => connection.close());
+  const app = await buildApp({ config, orm, temporal: client }, { logger: false, authCacheTtlMs: config.authCacheTtlMs });
+  return app;
+}
+
+async function startBare(): Promise<FastifyInstance> {
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: poolMax });
+  // An idle connection that the server drops (PostgreSQL stopping first on Ctrl-C) must not crash the process.
+  pool.on('error', () => {});
+  closers.push(() => pool.end());
+  const app = Fastify({ logger: false });
+  app.get('/bare/spaces/:id', async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const { rows } = await pool.query('select * from space where id = $1', [id]);
+    if (rows.length === 0) return reply.status(404).send({ error: 'not found' });
+    return rows[0];
+  });
+  return app;
+}
+
+async function shutdown(code = 0) {
+  for (const close of closers.reverse()) {
+    try {
+      await close();
+    } catch (error) {
+      console.error(`bench ${kind} server: ${(error as Error).message}`);
+    }
+  }
+  process.exit(code);
+}
+
+process.on('message', (message: { type?: string; id?: number }) => {
+  if (message?.type === 'stop') void shutdown();
+  if (message?.type === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    send({ type: 'cpu', id: message.id ?? 0, micros: user + system });
+  }
+});
+process.on('disconnect', () => void shutdown());
+process.on('SIGTERM', () => void shutdown());
+process.on('SIGINT', () => {}); // the parent handles Ctrl-C and stops us in order
+
+try {
+  if (kind !== 'api' && kind !== 'bare') throw new Error(`unknown target "${kind}" (api or bare)`);
+  const app = kind === 'api' ? await startApi() : await startBare();
+  closers.push(() => app.close());
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  send({ type: 'listening', url });
+} catch (error) {
+  send({ type: 'failed', error: (error as Error).stack ?? String(error) });
+  await shutdown(1);
+}
