@@ -48,6 +48,15 @@ interface SpecRow {
 
 const ACCEPT = 'application/json, application/yaml, application/x-yaml, text/yaml, text/plain;q=0.9, */*;q=0.8';
 
+/** Reports progress to Temporal; a no-op when the function is called directly rather than as an activity. */
+function beat(details: unknown): void {
+  try {
+    heartbeat(details);
+  } catch {
+    // not running inside an activity
+  }
+}
+
 function execute<T>(em: Em, query: string, params: unknown[] = []): Promise<T[]> {
   return em.getConnection().execute<T[]>(query, params, 'all', em.getTransactionContext());
 }
@@ -103,7 +112,7 @@ async function collectDocuments(source: { url: string } | { text: string }, poli
     if (Object.keys(filesystem).length >= MAX_SPEC_FILES) {
       throw new SpecProcessingError('TOO_MANY_FILES', `The spec refers to more than ${MAX_SPEC_FILES} documents`);
     }
-    heartbeat({ fetched: Object.keys(filesystem).length });
+    beat({ fetched: Object.keys(filesystem).length });
     const response = await guardedFetch(next, policy, { accept: ACCEPT });
     const { document } = parseDocument(response.body.toString('utf8'), redactUrl(next), response.contentType);
     filesystem[key] = toJsonValue(document);
@@ -178,7 +187,7 @@ export function openapiActivities(orm: Orm, policy: FetchPolicy = fetchPolicyFro
           source = { text: row.text };
         }
         fetched = await collectDocuments(source, policy);
-        heartbeat({ validating: Object.keys(fetched.filesystem).length });
+        beat({ validating: Object.keys(fetched.filesystem).length });
         await validateDefinition(fetched.filesystem, fetched.entryKey);
       } catch (error) {
         throw asFailure(error);
