@@ -31,7 +31,7 @@ async function textSpec(text: string): Promise<string> {
   return id;
 }
 
-const versions = async (specId: string) => (await run('select id from openapi_spec_version where spec_id = ? order by created_at', [specId])).map((r: { id: string }) => r.id);
+const versions = async (specId: string) => (await run('select id from openapi_spec_version where spec_id = ? order by created_at', [specId])).map((r) => (r as { id: string }).id);
 
 describe('OpenAPI processing activities', () => {
   it('record a version once, however often they are retried', async () => {
