@@ -18,65 +18,41 @@ afterAll(() => t.close());
 const admin = () => org.members.admin.api;
 const db = (query: string, params: unknown[] = []) => t.orm.em.fork().getConnection().execute(query, params);
 
-interface PageSpec {
-  id?: string;
-  parentId?: string | null;
-  slug: string;
-  title: string;
-  emoji?: string;
-  hash?: string;
+async function pages(spaceId: string, crId?: string) {
+  const res = await admin().get(crId ? `/v1/spaces/${spaceId}/change-requests/${crId}/content/pages` : `/v1/spaces/${spaceId}/content/pages`);
+  expect(res.status).toBe(200);
+  return res.body.pages as { id: string; title: string; pages: { id: string; title: string }[] }[];
 }
 
-/** Adds a page row to a revision (the page tree index the content endpoints maintain). */
-async function addPage(revisionId: string, page: PageSpec): Promise<string> {
-  const id = page.id ?? newId();
-  await db(
-    `insert into revision_page (revision_id, page_id, parent_id, position, meta, document_hash) values (?, ?, ?, ?, ?::jsonb, ?)`,
-    [
-      revisionId, id, page.parentId ?? null, `a${id}`,
-      JSON.stringify({ type: 'document', title: page.title, slug: page.slug, ...(page.emoji ? { emoji: page.emoji } : {}) }),
-      page.hash ?? 'h1',
-    ],
-  );
-  return id;
+async function newChangeRequest(spaceId: string) {
+  const res = await admin().post(`/v1/spaces/${spaceId}/change-requests`, { subject: 'Proposal' });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; number: number; revision: string };
 }
 
-/** A new revision of a space holding a copy of the current pages, made current; returns its id. */
-async function newRevision(spaceId: string, from: string): Promise<string> {
-  const id = newId();
-  await db(`insert into revision (id, space_id, parents) values (?, ?, ?::text[])`, [id, spaceId, `{"${from}"}`]);
-  await db(
-    `insert into revision_page (revision_id, page_id, parent_id, position, meta, document_hash)
-     select ?, page_id, parent_id, position, meta, document_hash from revision_page where revision_id = ?`,
-    [id, from],
-  );
-  await db('update space set revision_id = ? where id = ?', [id, spaceId]);
-  return id;
+async function edit(spaceId: string, crId: string, changes: object[]) {
+  const res = await admin().post(`/v1/spaces/${spaceId}/change-requests/${crId}/content?compat=false`, { changes });
+  expect(res.status).toBe(200);
+  return res.body as { changeRequest: { revision: string }; changes: { page: { id: string } }[] };
 }
 
-/** A change request row of a space with a revision of its own (a copy of the space's pages). */
-async function newChangeRequest(space: { id: string; revision: string }, number: number) {
-  const id = newId();
-  const revisionId = newId();
-  await db(`insert into revision (id, space_id, parents, change_request_id) values (?, ?, ?::text[], ?)`, [revisionId, space.id, `{"${space.revision}"}`, id]);
-  await db(
-    `insert into revision_page (revision_id, page_id, parent_id, position, meta, document_hash)
-     select ?, page_id, parent_id, position, meta, document_hash from revision_page where revision_id = ?`,
-    [revisionId, space.revision],
-  );
-  await db(
-    `insert into change_request (id, space_id, number, status, subject, revision_id, revision_initial) values (?, ?, ?, 'open', 'Proposal', ?, ?)`,
-    [id, space.id, number, revisionId, space.revision],
-  );
-  return { id, number, revisionId };
+/** Changes a space's content through a merged change request; returns the ids of the pages touched. */
+async function change(spaceId: string, changes: object[]): Promise<string[]> {
+  const cr = await newChangeRequest(spaceId);
+  const edited = await edit(spaceId, cr.id, changes);
+  const merged = await admin().post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`);
+  expect(merged.body).toMatchObject({ result: 'merge' });
+  return edited.changes.map((c) => c.page.id);
 }
 
+/** A new space (through the API) and the page it starts with. */
 async function newSpace(api: Api = admin(), orgId = org.id) {
   const res = await api.post(`/v1/orgs/${orgId}/spaces`, { title: 'Discussed' });
   expect(res.status).toBe(201);
   const space = res.body as { id: string; revision: string };
-  const pageId = await addPage(space.revision, { slug: 'intro', title: 'Intro', emoji: '👋' });
-  return { ...space, pageId };
+  const tree = (await api.get(`/v1/spaces/${space.id}/content/pages`)).body.pages;
+  expect(tree).toHaveLength(1);
+  return { ...space, pageId: tree[0].id as string };
 }
 
 async function post(api: Api, spaceId: string, body: object, base = `/v1/spaces/${spaceId}`) {
@@ -116,7 +92,7 @@ describe('posting and reading comments', () => {
         space: space.id,
         revision: space.revision,
         node: { id: 'node-1' },
-        page: { id: space.pageId, title: 'Intro', emoji: '👋', path: 'intro', outdated: false },
+        page: { id: space.pageId, title: 'Untitled', path: 'untitled', outdated: false },
       },
       urls: { location: `http://docs.test/v1/spaces/${space.id}/comments/${c.id}` },
       permissions: { view: true, edit: true, reply: true, delete: true },
@@ -260,8 +236,9 @@ describe('listing comments', () => {
   });
 
   it('filters by status, target page and authors', async () => {
-    const space = await newSpace();
-    const second = await addPage(space.revision, { slug: 'second', title: 'Second' });
+    const created = await newSpace();
+    const [second] = await change(created.id, [{ operation: 'insert_page', title: 'Second', document: { markdown: 'Two\n' } }]);
+    const space = { ...created, revision: (await admin().get(`/v1/spaces/${created.id}`)).body.revision };
     const a = await post(org.members.comment.api, space.id, { body: { markdown: 'a' }, page: space.pageId });
     const b = await post(org.members.edit.api, space.id, { body: { markdown: 'b' }, page: second });
     const c = await post(admin(), space.id, { body: { markdown: 'c' } });
@@ -462,30 +439,30 @@ describe('replies', () => {
 describe('targets and counters', () => {
   it('shows the path of nested pages and flags comments whose page changed or went away', async () => {
     const space = await newSpace();
-    const child = await addPage(space.revision, { parentId: space.pageId, slug: 'setup', title: 'Setup' });
+    const [child] = await change(space.id, [{ operation: 'insert_page', into: space.pageId, title: 'Setup', document: { markdown: 'Install it.\n' } }]);
+    const revision = (await admin().get(`/v1/spaces/${space.id}`)).body.revision;
     const onChild = await post(admin(), space.id, { body: { markdown: 'x' }, page: child });
-    const onIntro = await post(admin(), space.id, { body: { markdown: 'y' }, page: space.pageId });
-    expect(onChild.target.page).toEqual({ id: child, title: 'Setup', path: 'intro/setup', outdated: false });
+    const onRoot = await post(admin(), space.id, { body: { markdown: 'y' }, page: space.pageId });
+    expect(onChild.target).toEqual({ space: space.id, revision, page: { id: child, title: 'Setup', path: 'untitled/setup', outdated: false } });
 
-    const next = await newRevision(space.id, space.revision);
-    await db('update revision_page set document_hash = ? where revision_id = ? and page_id = ?', ['h2', next, child]);
+    await change(space.id, [{ operation: 'update_page', page: child, document: { markdown: 'Install it twice.\n' } }]);
     const changed = (await admin().get(`/v1/spaces/${space.id}/comments/${onChild.id}`)).body.target;
-    expect(changed).toEqual({ space: space.id, revision: space.revision, page: { id: child, title: 'Setup', path: 'intro/setup', outdated: true } });
-    expect((await admin().get(`/v1/spaces/${space.id}/comments/${onIntro.id}`)).body.target.page.outdated).toBe(false);
+    expect(changed).toEqual({ space: space.id, revision, page: { id: child, title: 'Setup', path: 'untitled/setup', outdated: true } });
+    expect((await admin().get(`/v1/spaces/${space.id}/comments/${onRoot.id}`)).body.target.page.outdated).toBe(false);
 
-    const third = await newRevision(space.id, next);
-    await db('delete from revision_page where revision_id = ? and page_id = ?', [third, child]);
-    await db(`update revision_page set meta = meta || '{"title":"Renamed"}'::jsonb where revision_id = ? and page_id = ?`, [third, space.pageId]);
+    await change(space.id, [{ operation: 'delete_page', page: child }, { operation: 'update_page', page: space.pageId, title: 'Renamed' }]);
     const removed = (await admin().get(`/v1/spaces/${space.id}/comments/${onChild.id}`)).body.target.page;
-    expect(removed).toEqual({ id: child, title: 'Setup', path: 'intro/setup', outdated: true });
-    expect((await admin().get(`/v1/spaces/${space.id}/comments/${onIntro.id}`)).body.target.page).toMatchObject({ title: 'Renamed', outdated: false });
-    expect((await admin().post(`/v1/spaces/${space.id}/comments`, { body: { markdown: 'z' }, page: child })).status).toBe(400);
+    expect(removed).toEqual({ id: child, title: 'Setup', path: 'untitled/setup', outdated: true });
+    expect((await admin().get(`/v1/spaces/${space.id}/comments/${onRoot.id}`)).body.target.page).toMatchObject({ title: 'Renamed', outdated: false });
+    const refused = await admin().post(`/v1/spaces/${space.id}/comments`, { body: { markdown: 'z' }, page: child });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/^page/);
   });
 
   it('counts open comments per space and per change request', async () => {
     const space = await newSpace();
     const empty = await newSpace();
-    const cr = await newChangeRequest(space, 1);
+    const cr = await newChangeRequest(space.id);
     const a = await post(admin(), space.id, { body: { markdown: 'a' } });
     await post(admin(), space.id, { body: { markdown: 'b' } });
     await post(admin(), space.id, { body: { markdown: 'c' } }, `/v1/spaces/${space.id}/change-requests/${cr.id}`);
@@ -513,24 +490,25 @@ describe('targets and counters', () => {
 describe('comments in change requests', () => {
   it('keeps change-request comments apart from the space and targets the change request', async () => {
     const space = await newSpace();
-    const cr = await newChangeRequest(space, 7);
-    const draftPage = await addPage(cr.revisionId, { slug: 'draft', title: 'Draft' });
+    const cr = await newChangeRequest(space.id);
+    const [draftPage] = (await edit(space.id, cr.id, [{ operation: 'insert_page', title: 'Draft', emoji: '📝', document: { markdown: 'New\n' } }])).changes.map((c) => c.page.id);
+    const crRevision = (await admin().get(`/v1/spaces/${space.id}/change-requests/${cr.id}`)).body.revision;
     const base = `/v1/spaces/${space.id}/change-requests/${cr.id}/comments`;
     const posted = await org.members.comment.api.post(base, { body: { markdown: 'in the CR' }, page: draftPage });
     expect(posted.status).toBe(200);
     const c = posted.body;
     expect(c.target).toEqual({
       space: space.id,
-      revision: cr.revisionId,
+      revision: crRevision,
       changeRequest: cr.id,
-      page: { id: draftPage, title: 'Draft', path: 'draft', outdated: false },
+      page: { id: draftPage, title: 'Draft', emoji: '📝', path: 'draft', outdated: false },
     });
     expect(c.urls.location).toBe(`http://docs.test${base}/${c.id}`);
     expect((await admin().post(`/v1/spaces/${space.id}/comments`, { body: { markdown: 'x' }, page: draftPage })).body.error.message).toMatch(/page/);
     const onSpace = await post(admin(), space.id, { body: { markdown: 'on the space' } });
 
     expect((await admin().get(base)).body.items.map((x: { id: string }) => x.id)).toEqual([c.id]);
-    expect((await admin().get(`/v1/spaces/${space.id}/change-requests/7/comments`)).body.items.map((x: { id: string }) => x.id)).toEqual([c.id]);
+    expect((await admin().get(`/v1/spaces/${space.id}/change-requests/${cr.number}/comments`)).body.items.map((x: { id: string }) => x.id)).toEqual([c.id]);
     expect((await admin().get(`/v1/spaces/${space.id}/comments`)).body.items.map((x: { id: string }) => x.id)).toEqual([onSpace.id]);
     expect((await admin().get(`/v1/spaces/${space.id}/comments/${c.id}`)).status).toBe(404);
     expect((await admin().get(`${base}/${onSpace.id}`)).status).toBe(404);

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
-import { newId } from '../../src/domain/ids.ts';
 
 /**
  * GitBook's own client drives every comment operation, on a space and inside a change request;
@@ -16,8 +15,6 @@ let commenter: any;
 let space: { id: string; revision: string };
 let pageId: string;
 
-const db = (query: string, params: unknown[] = []) => t.orm.em.fork().getConnection().execute(query, params);
-
 beforeAll(async () => {
   t = await startTestApp();
   await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -27,11 +24,7 @@ beforeAll(async () => {
   api = new GitBookAPI({ endpoint, authToken: org.members.admin.token });
   commenter = new GitBookAPI({ endpoint, authToken: org.members.comment.token });
   space = (await api.orgs.createSpace(org.id, { title: 'Reviewed' })).data;
-  pageId = newId();
-  await db(
-    `insert into revision_page (revision_id, page_id, parent_id, position, meta, document_hash) values (?, ?, null, 'a0', ?::jsonb, 'h')`,
-    [space.revision, pageId, JSON.stringify({ type: 'document', title: 'Intro', slug: 'intro', emoji: '👋' })],
-  );
+  pageId = (await api.spaces.listPages(space.id)).data.pages[0].id;
 });
 afterAll(() => t.close());
 
@@ -94,17 +87,7 @@ describe('GitBook client: comments', () => {
   });
 
   it('drives the comment operations inside a change request', async () => {
-    const changeRequestId = newId();
-    const revisionId = newId();
-    await db(`insert into revision (id, space_id, parents, change_request_id) values (?, ?, ?::text[], ?)`, [revisionId, space.id, `{"${space.revision}"}`, changeRequestId]);
-    await db(
-      `insert into revision_page (revision_id, page_id, parent_id, position, meta, document_hash)
-       select ?, page_id, parent_id, position, meta, document_hash from revision_page where revision_id = ?`,
-      [revisionId, space.revision],
-    );
-    await db(`insert into change_request (id, space_id, number, status, subject, revision_id, revision_initial) values (?, ?, 1, 'open', 'Edits', ?, ?)`, [
-      changeRequestId, space.id, revisionId, space.revision,
-    ]);
+    const changeRequestId = (await api.spaces.createChangeRequest(space.id, { subject: 'Edits' })).data.id;
     const s = api.spaces;
     const posted = (await commenter.spaces.postCommentInChangeRequest(space.id, changeRequestId, { page: pageId, body: { markdown: 'In review' } })).data;
     expectMatchesGitBook('postCommentInChangeRequest', posted);
