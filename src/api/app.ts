@@ -12,6 +12,7 @@ import { userRoutes } from './users/routes.ts';
 import { organizationRoutes } from './orgs/routes.ts';
 import { collectionRoutes } from './collections/routes.ts';
 import { spaceRoutes } from './spaces/routes.ts';
+import { integrationRoutes } from './integrations/routes.ts';
 import { contentRoutes } from './content/routes.ts';
 import { changeRequestRoutes } from './change-requests/routes.ts';
 import { openapiRoutes } from './openapi/routes.ts';
@@ -34,6 +35,8 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     genReqId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 128) : randomUUID()),
     requestIdHeader: false,
     bodyLimit: 10 * 1024 * 1024,
+    // Path parameters longer than the router's default of 100 reach validation, which names them in a 400.
+    maxParamLength: 1024,
     ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   });
   app.decorate('deps', deps);
@@ -103,5 +106,6 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(samlRoutes);
   await app.register(ssoRoutes);
   await app.register(commentRoutes);
+  await app.register(integrationRoutes);
   return app;
 }

@@ -1,0 +1,62 @@
+import type { Organization } from '../../db/entities.ts';
+import type { Integration, IntegrationInstallation } from '../../db/settings-entities.ts';
+import { integrationAccess } from '../../domain/integrations.ts';
+import type { Role } from '../../domain/roles.ts';
+import { presentOrganization } from '../orgs/present.ts';
+import type { Urls } from '../urls.ts';
+
+/** The caller's memberships: organization id → role (null for a guest). */
+export type Memberships = ReadonlyMap<string, Role | null>;
+
+/** The owner as GitBook shows it; a caller outside it gets no permission on it. */
+function presentOwner(owner: Organization, memberships: Memberships, urls: Urls) {
+  const presented = presentOrganization(owner, memberships.get(owner.id) ?? null, urls);
+  if (memberships.has(owner.id)) return presented;
+  const none = Object.fromEntries(Object.keys(presented.permissions).map((k) => [k, false])) as typeof presented.permissions;
+  return { ...presented, permissions: none };
+}
+
+/** Secrets and the script are never part of what is shown. */
+export function presentIntegration(integration: Integration, owner: Organization, memberships: Memberships, urls: Urls) {
+  const base = urls.integration(integration.name);
+  const asset = (name: string) => `${base.assets}${name}?v=${integration.version}`;
+  const access = integrationAccess(integration, memberships);
+  return {
+    object: 'integration' as const,
+    name: integration.name,
+    version: integration.version,
+    title: integration.title,
+    description: integration.description,
+    ...(integration.summary ? { summary: integration.summary } : {}),
+    previewImages: Array.from({ length: integration.previewImageCount }, (_, i) => asset(`preview-${i}`)),
+    target: integration.target as 'all',
+    verified: integration.verified,
+    visibility: integration.visibility as 'public',
+    scopes: integration.scopes,
+    categories: integration.categories,
+    blocks: integration.blocks as never[],
+    contentSources: integration.contentSources as never[],
+    configurations: integration.configurations,
+    externalLinks: integration.externalLinks,
+    owner: presentOwner(owner, memberships, urls),
+    urls: { ...base, ...(integration.hasIcon ? { icon: asset('icon') } : {}) },
+    permissions: { admin: access.admin, install: access.install },
+    ...(integration.contentSecurityPolicy != null ? { contentSecurityPolicy: integration.contentSecurityPolicy } : {}),
+  };
+}
+
+export function presentInstallation(installation: IntegrationInstallation, urls: Urls) {
+  return {
+    id: installation.id,
+    status: installation.status as 'active',
+    space_selection: installation.spaceSelection as 'all',
+    site_selection: installation.siteSelection as 'all',
+    spaces: 0,
+    configuration: installation.configuration,
+    externalIds: installation.externalIds,
+    target: { organization: installation.organizationId },
+    createdAt: installation.createdAt.toISOString(),
+    updatedAt: installation.updatedAt.toISOString(),
+    urls: urls.installation(installation.integrationName, installation.id),
+  };
+}
