@@ -12,6 +12,8 @@ import { userRoutes } from './users/routes.ts';
 import { organizationRoutes } from './orgs/routes.ts';
 import { collectionRoutes } from './collections/routes.ts';
 import { spaceRoutes } from './spaces/routes.ts';
+import { memberRoutes } from './members/routes.ts';
+import { teamRoutes } from './teams/routes.ts';
 import { integrationRoutes } from './integrations/routes.ts';
 import { contentRoutes } from './content/routes.ts';
 import { changeRequestRoutes } from './change-requests/routes.ts';
@@ -107,5 +109,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(ssoRoutes);
   await app.register(commentRoutes);
   await app.register(integrationRoutes);
+  await app.register(memberRoutes);
+  await app.register(teamRoutes);
   return app;
 }
