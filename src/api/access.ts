@@ -122,7 +122,7 @@ function roleFrom(role: Role | null | undefined, item: ContentItem, row: FactsRo
  * above it. Undefined when the caller is not a member of the item's organization.
  */
 async function contentRole(em: Em, caller: Caller, kind: ContentKind, item: ContentItem) {
-  const rows = await em.getConnection().execute<(FactsRow & { org_role: string | null; is_member: boolean })[]>(
+  const rows = await em.execute<(FactsRow & { org_role: string | null; is_member: boolean })[]>(
     `${FACTS_CTE}
      select m.role as org_role, (m.user_id is not null) as is_member, f.id, f.levels, f.grants
        from (select 1) one
@@ -167,7 +167,7 @@ export async function contentRoles(
 ): Promise<Map<string, Role | null>> {
   const out = new Map<string, Role | null>();
   if (viewer.role === undefined || items.length === 0) return out;
-  const rows = await em.getConnection().execute<FactsRow[]>(`${FACTS_CTE} select * from facts`, factsParams(kind, items, viewer.userId));
+  const rows = await em.execute<FactsRow[]>(`${FACTS_CTE} select * from facts`, factsParams(kind, items, viewer.userId));
   const byId = new Map(rows.map((r) => [r.id, r]));
   for (const item of items) out.set(item.id, roleFrom(viewer.role, item, byId.get(item.id)));
   return out;
@@ -201,7 +201,7 @@ export function grantReachCte(grantsSql: string): string {
  * grants to them or their teams: what a guest can see.
  */
 export async function grantedContent(em: Em, organizationId: string, userId: string) {
-  const rows = await em.getConnection().execute<{ kind: ContentKind; id: string }[]>(
+  const rows = await em.execute<{ kind: ContentKind; id: string }[]>(
     `${grantReachCte(`
        select p.user_id, p.space_id, p.collection_id from content_permission p where p.user_id = ?
        union all

@@ -86,7 +86,8 @@ export interface SqlListing<R> {
 
 /**
  * The same keyset pagination over a raw select, for listings that join or filter beyond one
- * entity (search across tables, computed sort keys). Two statements: the page and the count.
+ * entity (search across tables, computed sort keys). Two statements: the page and the count
+ * (one after the other, so they also run inside the caller's transaction).
  */
 export async function paginateSql<R extends Record<string, unknown>, T>(
   em: Em,
@@ -107,11 +108,8 @@ export async function paginateSql<R extends Record<string, unknown>, T>(
     params.push(...values);
   }
   const direction = keys.map((k) => `q."${k.field}" ${order}`).join(', ');
-  const connection = em.getConnection();
-  const [raw, counted] = await Promise.all([
-    connection.execute<Record<string, unknown>[]>(`select q.* from (${listing.sql}) q ${where} order by ${direction} limit ${limit + 1}`, params),
-    connection.execute<{ count: string | number }[]>(`select count(*) as count from (${listing.sql}) q`, listing.params),
-  ]);
+  const raw = await em.execute<Record<string, unknown>[]>(`select q.* from (${listing.sql}) q ${where} order by ${direction} limit ${limit + 1}`, params);
+  const counted = await em.execute<{ count: string | number }[]>(`select count(*) as count from (${listing.sql}) q`, listing.params);
   const rows = raw.map((r) => (listing.row ? listing.row(r) : (r as R)));
   const page = rows.slice(0, limit);
   const result: ListPage<T> = { items: await present(page), count: Number(counted[0]?.count ?? 0) };
