@@ -12,6 +12,7 @@ import { userRoutes } from './users/routes.ts';
 import { organizationRoutes } from './orgs/routes.ts';
 import { collectionRoutes } from './collections/routes.ts';
 import { spaceRoutes } from './spaces/routes.ts';
+import { permissionRoutes } from './permissions/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { teamRoutes } from './teams/routes.ts';
 import { integrationRoutes } from './integrations/routes.ts';
@@ -111,5 +112,6 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(integrationRoutes);
   await app.register(memberRoutes);
   await app.register(teamRoutes);
+  await app.register(permissionRoutes);
   return app;
 }
