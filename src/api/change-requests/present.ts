@@ -4,6 +4,7 @@ import type { Em } from '../../db/orm.ts';
 import { sql } from '../../db/sql.ts';
 import { presentUser } from '../users/present.ts';
 import { urlsFor } from '../urls.ts';
+import { countOpenCommentsOnChangeRequests } from '../comments/service.ts';
 import type { ChangeRequestRow } from '../content/target.ts';
 
 /** GitBook's ChangeRequest object. `outdated`: the space moved on since the change request's base. */
@@ -15,7 +16,7 @@ export async function presentChangeRequests(em: Em, publicUrl: string, rows: Cha
   const [users, spaces, comments] = await Promise.all([
     userIds.length ? em.find(User, { id: { $in: userIds } }) : Promise.resolve([]),
     sql<{ id: string; revision_id: string }>(em, 'select id, revision_id from space where id in (select jsonb_array_elements_text(?::jsonb))', [JSON.stringify(spaceIds)]),
-    countOpenComments(em, rows.map((r) => r.id)),
+    countOpenCommentsOnChangeRequests(em, rows.map((r) => r.id)),
   ]);
   const userById = new Map(users.map((u) => [u.id, presentUser({ id: u.id, displayName: u.displayName, email: u.email, photoUrl: u.photoUrl ?? null }, urls)]));
   const current = new Map(spaces.map((s) => [s.id, s.revision_id]));
@@ -53,20 +54,4 @@ export async function presentChangeRequest(em: Em, publicUrl: string, row: Chang
 export async function presentChangeRequestById(request: FastifyRequest, publicUrl: string, mergedRevisionId: string) {
   const rows = await sql<ChangeRequestRow>(request.em, 'select * from change_request where revision_merged = ?', [mergedRevisionId]);
   return rows[0] ? presentChangeRequest(request.em, publicUrl, rows[0]) : undefined;
-}
-
-/**
- * Open comments per change request. Comments live in their own table once that resource exists;
- * until then there are none to count.
- */
-async function countOpenComments(em: Em, changeRequestIds: string[]): Promise<Map<string, number>> {
-  const exists = await sql<{ present: boolean }>(em, "select to_regclass('comment') is not null as present");
-  if (!exists[0]?.present || changeRequestIds.length === 0) return new Map();
-  const rows = await sql<{ id: string; n: string }>(
-    em,
-    `select change_request_id as id, count(*) as n from comment
-      where change_request_id in (select jsonb_array_elements_text(?::jsonb)) and resolved_at is null group by change_request_id`,
-    [JSON.stringify(changeRequestIds)],
-  );
-  return new Map(rows.map((r) => [r.id, Number(r.n)]));
 }

@@ -1,6 +1,7 @@
 import type { Em } from '../../db/orm.ts';
 import { sql } from '../../db/sql.ts';
 import { NO_COUNTERS, type SpaceCounters } from './present.ts';
+import { countOpenComments } from '../comments/service.ts';
 
 /** Live counts for the given spaces: change requests by status and open comments, two queries in all. */
 export async function spaceCounters(em: Em, spaceIds: string[]): Promise<Map<string, SpaceCounters>> {
@@ -14,17 +15,12 @@ export async function spaceCounters(em: Em, spaceIds: string[]): Promise<Map<str
          from change_request where space_id in (select jsonb_array_elements_text(?::jsonb)) group by space_id`,
       [ids],
     ),
-    sql<{ space_id: string; open: string }>(
-      em,
-      `select space_id, count(*) as open from comment
-        where space_id in (select jsonb_array_elements_text(?::jsonb)) and resolved_at is null group by space_id`,
-      [ids],
-    ).catch(() => [] as { space_id: string; open: string }[]),
+    countOpenComments(em, spaceIds),
   ]);
   for (const id of spaceIds) out.set(id, { ...NO_COUNTERS });
   for (const row of changeRequests) {
     Object.assign(out.get(row.space_id)!, { changeRequests: Number(row.total), changeRequestsOpen: Number(row.open), changeRequestsDraft: Number(row.draft) });
   }
-  for (const row of comments) out.get(row.space_id)!.comments = Number(row.open);
+  for (const [spaceId, open] of comments) out.get(spaceId)!.comments = open;
   return out;
 }
