@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { addMember, client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 
 let t: TestApp;
 let org: TestOrg;
@@ -276,6 +276,18 @@ describe('custom field values on spaces', () => {
     expect((await admin().delete(`${fieldsUrl()}/${field.name}`)).status).toBe(204);
     expect(await count()).toBe(0);
     expect((await valuesOf())[field.name]).toBeUndefined();
+  });
+
+  it('leaves the values behind when the space moves to another organization', async () => {
+    const moving = await newSpace();
+    expect((await admin().patch(`/v1/spaces/${moving.id}/custom-fields`, { values: { [names.text]: { value: 'stays here' } } })).status).toBe(204);
+    const target = await createTestOrg(t, 'Transfer target');
+    await addMember(t, target.id, org.members.admin.userId, 'admin');
+    expect((await admin().post(`/v1/spaces/${moving.id}/transfer`, { organization: target.id })).status).toBe(200);
+    expect((await sql('select 1 from space_custom_field_value where space_id = ?', [moving.id])).length).toBe(0);
+    const fields = await admin().get(`/v1/spaces/${moving.id}/custom-fields`);
+    expect(fields.status).toBe(200);
+    expect(fields.body).toEqual([]);
   });
 
   it('needs edit on the space to write and read to read', async () => {
