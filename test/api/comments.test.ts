@@ -526,3 +526,18 @@ describe('comments in change requests', () => {
     expect(await db('select count(*)::int as n from comment where change_request_id = ?', [cr.id])).toEqual([{ n: 0 }]);
   });
 });
+
+describe('reference', () => {
+  it('documents every comment operation in the OpenAPI document', async () => {
+    const doc = (await client(t.app).get('/openapi.json')).body;
+    for (const base of ['/v1/spaces/{spaceId}', '/v1/spaces/{spaceId}/change-requests/{changeRequestId}']) {
+      expect(Object.keys(doc.paths[`${base}/comments`]).sort()).toEqual(['get', 'post']);
+      expect(Object.keys(doc.paths[`${base}/comments/{commentId}`]).sort()).toEqual(['delete', 'get', 'put']);
+      expect(Object.keys(doc.paths[`${base}/comments/{commentId}/replies`]).sort()).toEqual(['get', 'post']);
+      expect(Object.keys(doc.paths[`${base}/comments/{commentId}/replies/{commentReplyId}`]).sort()).toEqual(['delete', 'get', 'put']);
+    }
+    const { validate } = await import('@readme/openapi-parser');
+    const result = await validate(structuredClone(doc));
+    expect(result.valid ? [] : result.errors).toEqual([]);
+  });
+});

@@ -12,17 +12,14 @@ import { errors, NoContent } from '../schemas.ts';
 import { urlsFor } from '../urls.ts';
 import { presentComment, presentReply, type BodyFormat, type Viewpoint } from './present.ts';
 import {
-  CommentList, CommentParams, CommentReplyList, CommentReplySchema, CommentSchema, FormatQuery, ListCommentsQuery, ListRepliesQuery,
-  PostCommentBody, PostReplyBody, ReplyParams, ScopeParams, UpdateCommentBody, UpdateReplyBody,
+  CommentList, CommentReplyList, CommentReplySchema, CommentSchema, FormatQuery, ListCommentsQuery, ListRepliesQuery, paramsFor, PostCommentBody,
+  PostReplyBody, UpdateCommentBody, UpdateReplyBody, type CommentRef, type ReplyRef,
 } from './schemas.ts';
 import {
   applyReactions, bodyMarkdown, commentFacts, currentRevision, loadComment, loadScope, pageExists, replyFacts, requireComment, requireReply,
   type CommentScope,
 } from './service.ts';
 
-type Scoped = Static<typeof ScopeParams>;
-type CommentRef = Static<typeof CommentParams>;
-type ReplyRef = Static<typeof ReplyParams>;
 
 const BY_POSTING: SortKey[] = [{ field: 'postedAt', kind: 'date' }, { field: 'id', kind: 'string' }];
 
@@ -54,15 +51,17 @@ export async function commentRoutes(app: FastifyInstance) {
     return presentReply(reply, comment, facts, viewpoint(request, scope, format));
   }
 
-  for (const base of ['/v1/spaces/:spaceId', '/v1/spaces/:spaceId/change-requests/:changeRequestId']) {
-    const where = base.includes('change-requests') ? ' in a change request' : ' on a space';
+  for (const inChangeRequest of [false, true]) {
+    const base = inChangeRequest ? '/v1/spaces/:spaceId/change-requests/:changeRequestId' : '/v1/spaces/:spaceId';
+    const where = inChangeRequest ? ' in a change request' : ' on a space';
+    const { scope: ScopeParams, comment: CommentParams, reply: ReplyParams } = paramsFor(inChangeRequest);
 
     app.get(`${base}/comments`, {
       schema: { tags, summary: `List comments${where}`, params: ScopeParams, querystring: ListCommentsQuery, response: { 200: CommentList, ...errors(404) } },
     }, async (request) => {
       const query = request.query as Static<typeof ListCommentsQuery>;
-      const { em, caller } = request;
-      const scope = await loadScope(em, caller, request.params as Scoped);
+      const { em } = request;
+      const scope = await loadScope(request);
       const filter: FilterQuery<Comment> = { spaceId: scope.space.id, changeRequestId: scope.changeRequest?.id ?? null };
       if (query.status === 'open') filter.resolvedAt = null;
       if (query.status === 'resolved') filter.resolvedAt = { $ne: null };
@@ -80,7 +79,7 @@ export async function commentRoutes(app: FastifyInstance) {
     }, async (request) => {
       const body = request.body as Static<typeof PostCommentBody>;
       const { em, caller } = request;
-      const scope = await loadScope(em, caller, request.params as Scoped);
+      const scope = await loadScope(request);
       requireRole(scope.role, 'comment', 'comment here');
       const markdown = bodyMarkdown(body.body, 'body.body');
       const revisionId = currentRevision(scope);
@@ -111,7 +110,7 @@ export async function commentRoutes(app: FastifyInstance) {
       schema: { tags, summary: `Get a comment${where}`, params: CommentParams, querystring: FormatQuery, response: { 200: CommentSchema, ...errors(404) } },
     }, async (request) => {
       const params = request.params as CommentRef;
-      const scope = await loadScope(request.em, request.caller, params);
+      const scope = await loadScope(request);
       return showComment(request, scope, params.commentId, (request.query as Static<typeof FormatQuery>).format);
     });
 
@@ -121,7 +120,7 @@ export async function commentRoutes(app: FastifyInstance) {
       const params = request.params as CommentRef;
       const body = request.body as Static<typeof UpdateCommentBody>;
       const { em, caller } = request;
-      const scope = await loadScope(em, caller, params);
+      const scope = await loadScope(request);
       const comment = await requireComment(em, scope, params.commentId);
       const isAuthor = comment.postedBy === caller.user.id;
       if (body.body !== undefined && !(isAuthor && atLeast(scope.role, 'comment'))) throw forbidden('Only the author of a comment can edit its body');
@@ -152,7 +151,7 @@ export async function commentRoutes(app: FastifyInstance) {
     }, async (request, reply) => {
       const params = request.params as CommentRef;
       const { em, caller } = request;
-      const scope = await loadScope(em, caller, params);
+      const scope = await loadScope(request);
       const comment = await loadComment(em, scope, params.commentId);
       if (!comment) return reply.status(204).send();
       const isAuthor = comment.postedBy === caller.user.id;
@@ -168,8 +167,8 @@ export async function commentRoutes(app: FastifyInstance) {
     }, async (request) => {
       const params = request.params as CommentRef;
       const query = request.query as Static<typeof ListRepliesQuery>;
-      const { em, caller } = request;
-      const scope = await loadScope(em, caller, params);
+      const { em } = request;
+      const scope = await loadScope(request);
       const comment = await requireComment(em, scope, params.commentId);
       const page = await paginate(em, CommentReply, { commentId: comment.id }, BY_POSTING, query, (r) => r);
       const facts = await replyFacts(em, page.items);
@@ -190,7 +189,7 @@ export async function commentRoutes(app: FastifyInstance) {
       const params = request.params as CommentRef;
       const body = request.body as Static<typeof PostReplyBody>;
       const { em, caller } = request;
-      const scope = await loadScope(em, caller, params);
+      const scope = await loadScope(request);
       const comment = await requireComment(em, scope, params.commentId);
       requireRole(scope.role, 'comment', 'reply to comments here');
       const markdown = bodyMarkdown(body.body, 'body.body');
@@ -205,7 +204,7 @@ export async function commentRoutes(app: FastifyInstance) {
       schema: { tags, summary: `Get a reply to a comment${where}`, params: ReplyParams, querystring: FormatQuery, response: { 200: CommentReplySchema, ...errors(404) } },
     }, async (request) => {
       const params = request.params as ReplyRef;
-      const scope = await loadScope(request.em, request.caller, params);
+      const scope = await loadScope(request);
       const comment = await requireComment(request.em, scope, params.commentId);
       return showReply(request, scope, comment, params.commentReplyId, (request.query as Static<typeof FormatQuery>).format);
     });
@@ -216,7 +215,7 @@ export async function commentRoutes(app: FastifyInstance) {
       const params = request.params as ReplyRef;
       const body = request.body as Static<typeof UpdateReplyBody>;
       const { em, caller } = request;
-      const scope = await loadScope(em, caller, params);
+      const scope = await loadScope(request);
       const comment = await requireComment(em, scope, params.commentId);
       const found = await requireReply(em, comment, params.commentReplyId);
       const isAuthor = found.postedBy === caller.user.id;
@@ -240,7 +239,7 @@ export async function commentRoutes(app: FastifyInstance) {
     }, async (request, reply) => {
       const params = request.params as ReplyRef;
       const { em, caller } = request;
-      const scope = await loadScope(em, caller, params);
+      const scope = await loadScope(request);
       const comment = await requireComment(em, scope, params.commentId);
       const found = await em.findOne(CommentReply, { id: params.commentReplyId, commentId: comment.id });
       if (!found) return reply.status(204).send();

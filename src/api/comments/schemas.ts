@@ -82,10 +82,17 @@ export const CommentReplySchema = Type.Object({
 });
 export const CommentReplyList = ListOf(CommentReplySchema);
 
-/** Path parameters; `changeRequestId` is there on the change-request routes only. */
-export const ScopeParams = Type.Object({ spaceId: Id, changeRequestId: Type.Optional(Id) });
-export const CommentParams = Type.Object({ spaceId: Id, changeRequestId: Type.Optional(Id), commentId: Id });
-export const ReplyParams = Type.Object({ spaceId: Id, changeRequestId: Type.Optional(Id), commentId: Id, commentReplyId: Id });
+/** Path parameters of the space routes, and of the change-request routes (with `changeRequestId`). */
+export function paramsFor(inChangeRequest: boolean) {
+  const scope: Record<string, typeof Id> = inChangeRequest ? { spaceId: Id, changeRequestId: Id } : { spaceId: Id };
+  return {
+    scope: Type.Object(scope),
+    comment: Type.Object({ ...scope, commentId: Id }),
+    reply: Type.Object({ ...scope, commentId: Id, commentReplyId: Id }),
+  };
+}
+export type CommentRef = { spaceId: string; changeRequestId?: string; commentId: string };
+export type ReplyRef = CommentRef & { commentReplyId: string };
 
 export const FormatQuery = Type.Object({ format: Type.Optional(Format) });
 

@@ -5,8 +5,9 @@ import { aggregateReactions, type ReactionGroup } from '../../domain/comments.ts
 import { documentToMarkdown } from '../../domain/content/document.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Role } from '../../domain/roles.ts';
-import { loadSpace, textArray } from '../access.ts';
-import type { Caller } from '../context.ts';
+import type { FastifyRequest } from 'fastify';
+import { textArray } from '../access.ts';
+import { resolveTarget } from '../content/target.ts';
 import { badRequest, notFound } from '../errors.ts';
 
 /**
@@ -32,18 +33,13 @@ export interface CommentScope {
   changeRequest: ChangeRequestRef | null;
 }
 
-/** The space (404 when the caller cannot see it) and, on change-request routes, the change request (by id or number). */
-export async function loadScope(em: Em, caller: Caller, params: { spaceId: string; changeRequestId?: string }): Promise<CommentScope> {
-  const { space, role } = await loadSpace(em, caller, params.spaceId);
-  if (params.changeRequestId === undefined) return { space, role, changeRequest: null };
-  const byNumber = /^\d{1,9}$/.test(params.changeRequestId);
-  const rows = await exec<{ id: string; revision_id: string }>(
-    em,
-    `select id, revision_id from change_request where space_id = ? and ${byNumber ? 'number = ?' : 'id = ?'}`,
-    [space.id, byNumber ? Number(params.changeRequestId) : params.changeRequestId],
-  );
-  if (!rows[0]) throw notFound('Change request');
-  return { space, role, changeRequest: { id: rows[0].id, revisionId: rows[0].revision_id } };
+/**
+ * The space (404 when the caller cannot see it) and, on change-request routes, the change request
+ * (by id or number; 404 when the space has no such change request).
+ */
+export async function loadScope(request: FastifyRequest): Promise<CommentScope> {
+  const { space, role, changeRequest } = await resolveTarget(request);
+  return { space, role, changeRequest: changeRequest ? { id: changeRequest.id, revisionId: changeRequest.revision_id } : null };
 }
 
 /** The revision comments of this scope are posted against now. */
