@@ -208,6 +208,15 @@ describe('posting and reading comments', () => {
     expect((await admin().get(`${base}/missing`)).status).toBe(404);
     expect((await admin().put(`${base}/missing`, { resolved: true })).status).toBe(404);
   });
+  it('hides the comments of a deleted space, and shows them again once it is restored', async () => {
+    const space = await newSpace();
+    const c = await post(admin(), space.id, { body: { markdown: 'kept' } });
+    expect((await admin().delete(`/v1/spaces/${space.id}`)).status).toBe(205);
+    expect((await admin().get(`/v1/spaces/${space.id}/comments`)).status).toBe(404);
+    expect((await admin().get(`/v1/spaces/${space.id}/comments/${c.id}`)).status).toBe(404);
+    expect((await admin().post(`/v1/spaces/${space.id}/restore`)).status).toBe(200);
+    expect((await admin().get(`/v1/spaces/${space.id}/comments/${c.id}`)).body.id).toBe(c.id);
+  });
 });
 
 describe('listing comments', () => {
