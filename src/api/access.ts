@@ -108,7 +108,7 @@ interface FactsRow {
   grants: string[] | null;
 }
 
-function roleFrom(role: Role | null | undefined, item: ContentItem, row: FactsRow | undefined): Role | null {
+function roleFrom(role: Role | null | undefined, item: ContentItem, row: Pick<FactsRow, 'levels' | 'grants'> | undefined): Role | null {
   return effectiveRole({
     orgRole: role,
     defaultLevels: [asRole(item.defaultLevel), ...(row?.levels ?? []).map(asRole)],
@@ -118,17 +118,29 @@ function roleFrom(role: Role | null | undefined, item: ContentItem, row: FactsRo
 
 /**
  * The caller's role on one space or collection, in one statement: membership, default levels up
- * the collection chain, and grants to the caller or their teams on the item and every collection
- * above it. Undefined when the caller is not a member of the item's organization.
+ * the collection chain, and grants to the caller or their teams (of the organization) on the item
+ * and every collection above it. Undefined when the caller is not a member of the item's
+ * organization. The same facts as FACTS_CTE, in a shape the planner handles faster for one item.
  */
 async function contentRole(em: Em, caller: Caller, kind: ContentKind, item: ContentItem) {
-  const rows = await em.execute<(FactsRow & { org_role: string | null; is_member: boolean })[]>(
-    `${FACTS_CTE}
-     select m.role as org_role, (m.user_id is not null) as is_member, f.id, f.levels, f.grants
+  const own = kind === 'space' ? 'space_id' : 'collection_id';
+  const rows = await em.execute<(Omit<FactsRow, 'id'> & { org_role: string | null; is_member: boolean })[]>(
+    `with recursive chain as (
+       select c.id, c.parent_id, c.default_level, 1 as depth from collection c where c.id = ?
+       union all
+       select c.id, c.parent_id, c.default_level, chain.depth + 1
+         from collection c join chain on c.id = chain.parent_id where chain.depth < 100
+     )
+     select m.role as org_role, (m.user_id is not null) as is_member,
+            (select array_agg(chain.default_level order by chain.depth) from chain) as levels,
+            (select array_agg(p.role) from content_permission p
+              where (p.${own} = ? or p.collection_id in (select chain.id from chain))
+                and (p.user_id = m.user_id
+                  or p.team_id in (select tm.team_id from team_member tm join team t on t.id = tm.team_id
+                                    where tm.user_id = m.user_id and t.organization_id = m.organization_id))) as grants
        from (select 1) one
-       left join member m on m.organization_id = ? and m.user_id = ? and not m.disabled
-       left join facts f on true`,
-    [...factsParams(kind, [item], caller.user.id), item.organizationId, caller.user.id],
+       left join member m on m.organization_id = ? and m.user_id = ? and not m.disabled`,
+    [item.parentId ?? null, item.id, item.organizationId, caller.user.id],
   );
   const row = rows[0];
   if (!row?.is_member) return undefined;

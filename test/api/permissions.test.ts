@@ -130,8 +130,11 @@ describe('the access rule', () => {
     expect(spaces.status).toBe(200);
     expect(spaces.body.count).toBe(3);
     expect(spaces.body.items.map((s: { id: string }) => s.id).sort()).toEqual([inShared.id, inBelow.id, direct.id].sort());
-    const perms = Object.fromEntries(spaces.body.items.map((s: { id: string; permissions: { comment: boolean } }) => [s.id, s.permissions.comment]));
-    expect(perms).toEqual({ [inShared.id]: false, [inBelow.id]: false, [direct.id]: true });
+    // The permissions of listed items follow the same rule (grants reach down through collections).
+    const perms = Object.fromEntries(spaces.body.items.map((s: { id: string; permissions: { view: boolean; comment: boolean } }) => [s.id, [s.permissions.view, s.permissions.comment]]));
+    expect(perms).toEqual({ [inShared.id]: [true, false], [inBelow.id]: [true, false], [direct.id]: [true, true] });
+    const listedCollections = await guest.get(`/v1/orgs/${o.id}/collections`);
+    expect(listedCollections.body.items.map((c: { permissions: { view: boolean } }) => c.permissions.view)).toEqual([true, true]);
 
     const paged: string[] = [];
     let page: string | undefined;
