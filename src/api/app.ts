@@ -24,6 +24,7 @@ import { customFieldRoutes } from './custom-fields/routes.ts';
 import { samlRoutes } from './saml/routes.ts';
 import { ssoRoutes } from './saml/sso-routes.ts';
 import { commentRoutes } from './comments/routes.ts';
+import { searchRoutes } from './search/routes.ts';
 
 export interface AppOptions {
   logger?: Logger | false;
@@ -113,5 +114,6 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(memberRoutes);
   await app.register(teamRoutes);
   await app.register(permissionRoutes);
+  await app.register(searchRoutes);
   return app;
 }
