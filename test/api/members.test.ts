@@ -340,3 +340,26 @@ describe("a member's spaces and teams", () => {
     expect((await client(t.app).get(`/v1/orgs/${o.id}/members/${who}/teams`)).status).toBe(401);
   });
 });
+
+describe('API document', () => {
+  it('documents the member, team and permission operations in /openapi.json', async () => {
+    const res = await client(t.app).get('/openapi.json');
+    expect(res.status).toBe(200);
+    const paths = Object.keys(res.body.paths);
+    for (const path of [
+      '/v1/orgs/{organizationId}/members',
+      '/v1/orgs/{organizationId}/members/{userId}',
+      '/v1/orgs/{organizationId}/ping',
+      '/v1/orgs/{organizationId}/members/{userId}/sso',
+      '/v1/orgs/{organizationId}/members/{userId}/spaces',
+      '/v1/orgs/{organizationId}/members/{userId}/teams',
+      '/v1/orgs/{organizationId}/teams',
+      '/v1/orgs/{organizationId}/teams/{teamId}',
+      '/v1/orgs/{organizationId}/teams/{teamId}/members',
+      '/v1/orgs/{organizationId}/teams/{teamId}/members/{userId}',
+      '/v1/spaces/{spaceId}/permissions',
+      '/v1/spaces/{spaceId}/permissions/users/{userId}',
+      '/v1/collections/{collectionId}/permissions/teams/{teamId}',
+    ]) expect(paths).toContain(path);
+  });
+});
