@@ -25,6 +25,7 @@ import { samlRoutes } from './saml/routes.ts';
 import { ssoRoutes } from './saml/sso-routes.ts';
 import { commentRoutes } from './comments/routes.ts';
 import { searchRoutes } from './search/routes.ts';
+import { linkRoutes } from './content/links.ts';
 
 export interface AppOptions {
   logger?: Logger | false;
@@ -115,5 +116,6 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(teamRoutes);
   await app.register(permissionRoutes);
   await app.register(searchRoutes);
+  await app.register(linkRoutes);
   return app;
 }
