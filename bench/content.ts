@@ -16,8 +16,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { freePort, startEmbeddedPostgres, startTemporalDevServer } from '../src/lib/infra.ts';
+import { createScratchDatabase, freePort, startEmbeddedPostgres, startTemporalDevServer } from '../src/lib/infra.ts';
 import { initOrm, migrate, type Orm } from '../src/db/orm.ts';
 import { createOrganization, findOrCreateUser, issueToken, setMembership } from '../src/db/accounts.ts';
 import { loadConfig } from '../src/config.ts';
@@ -92,20 +91,9 @@ try {
   // Infrastructure
   let databaseUrl: string;
   if (env.DATABASE_URL) {
-    const name = `docs_bench_${runId}`;
-    const admin = new pg.Client({ connectionString: env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    cleanup.push(async () => {
-      const c = new pg.Client({ connectionString: env.DATABASE_URL });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    });
-    const url = new URL(env.DATABASE_URL);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
+    const scratchDb = await createScratchDatabase(env.DATABASE_URL, `docs_bench_${runId}`);
+    cleanup.push(() => scratchDb.stop());
+    databaseUrl = scratchDb.url;
   } else {
     const embedded = await startEmbeddedPostgres(join(scratch, 'pg'), await freePort());
     cleanup.push(() => embedded.stop());

@@ -7,11 +7,10 @@
  * - One worker process runs on a task queue of its own for the run; Jest then runs the tests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { freePort, startEmbeddedPostgres, startTemporalDevServer, type Running } from '../src/lib/infra.ts';
+import { createScratchDatabase, freePort, startEmbeddedPostgres, startTemporalDevServer, type Running } from '../src/lib/infra.ts';
 import { initOrm, migrate } from '../src/db/orm.ts';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -29,6 +28,8 @@ process.on('SIGTERM', () => void cleanup().then(() => process.exit(143)));
 
 const runId = `${Date.now().toString(36)}${process.pid}`;
 const scratch = mkdtempSync(join(tmpdir(), 'docs-test-'));
+// As root, an embedded PostgreSQL runs as the `postgres` user, which must be able to enter it.
+if (process.getuid?.() === 0) chmodSync(scratch, 0o755);
 cleanups.push(() => rmSync(scratch, { recursive: true, force: true }));
 
 async function database(): Promise<string> {
@@ -38,20 +39,9 @@ async function database(): Promise<string> {
     cleanups.push(() => embedded.stop());
     return embedded.url;
   }
-  const name = `docs_test_${runId}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  cleanups.push(async () => {
-    const c = new pg.Client({ connectionString: base });
-    await c.connect();
-    await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
-  });
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return url.toString();
+  const scratchDb = await createScratchDatabase(base, `docs_test_${runId}`);
+  cleanups.push(() => scratchDb.stop());
+  return scratchDb.url;
 }
 
 async function temporal(): Promise<string> {

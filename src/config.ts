@@ -136,3 +136,22 @@ export function redact(value: string): string {
     return value.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
   }
 }
+
+/**
+ * The configuration of a process entry point: an invalid one is printed and the process exits 2.
+ * `requireExternal` names the command that needs DATABASE_URL and TEMPORAL_ADDRESS to be set.
+ */
+export function configForProcess(requireExternal?: string): Config {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    console.error(error instanceof ConfigError ? error.message : error);
+    process.exit(2);
+  }
+  if (requireExternal && (!config.databaseUrl || !config.temporalAddress)) {
+    console.error(`${requireExternal} needs DATABASE_URL and TEMPORAL_ADDRESS; \`npm start\` runs everything with embedded defaults.`);
+    process.exit(2);
+  }
+  return config;
+}

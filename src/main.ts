@@ -4,19 +4,13 @@
  * Then it migrates, starts the worker and the API, and prints where everything is. Ctrl-C stops all.
  */
 import { resolve } from 'node:path';
-import { loadConfig, ConfigError, redact } from './config.ts';
+import { configForProcess, redact } from './config.ts';
 import { logger } from './lib/logger.ts';
 import { onShutdown } from './lib/shutdown.ts';
 import { startEmbeddedPostgres, startTemporalDevServer, type Running } from './lib/infra.ts';
 import { openDatabase, startApi, startWorker, type Started } from './runtime.ts';
 
-let config;
-try {
-  config = loadConfig();
-} catch (error) {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(2);
-}
+const config = configForProcess();
 const log = logger(config.logLevel);
 const stack: (Running | Started | { stop(): Promise<void> })[] = [];
 let stopping = false;

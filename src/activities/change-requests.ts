@@ -70,6 +70,12 @@ async function mergeRevisions(em: Em, spaceId: string, ancestor: string, ours: s
   return { ours: a, ...mergePageMaps(base, a, b) };
 }
 
+/** Nothing merges: the conflicts are kept on the change request for its authors to see. */
+async function recordConflicts(em: Em, cr: Locked, conflicts: MergeConflict[]): Promise<MergeOutcome> {
+  await sql(em, 'update change_request set conflicts = ?::jsonb, updated_at = ? where id = ?', [JSON.stringify(conflicts), new Date(), cr.id]);
+  return { result: 'conflicts', revision: cr.revision_id, conflicts };
+}
+
 export function changeRequestActivities(orm: Orm) {
   return {
     /**
@@ -85,10 +91,7 @@ export function changeRequestActivities(orm: Orm) {
         if (cr.edit_mode === 'locked') return { result: 'refused', revision: cr.revision_id, reason: 'locked' };
         const ancestor = cr.revision_merged_ancestor ?? cr.revision_initial;
         const merged = await mergeRevisions(em, job.spaceId, ancestor, cr.space_revision, cr.revision_id);
-        if (merged.conflicts.length > 0) {
-          await sql(em, 'update change_request set conflicts = ?::jsonb, updated_at = ? where id = ?', [JSON.stringify(merged.conflicts), new Date(), cr.id]);
-          return { result: 'conflicts', revision: cr.revision_id, conflicts: merged.conflicts };
-        }
+        if (merged.conflicts.length > 0) return recordConflicts(em, cr, merged.conflicts);
         const [ourFiles, theirFiles] = await Promise.all([loadFiles(em, cr.space_revision), loadFiles(em, cr.revision_id)]);
         const known = new Set(ourFiles.map((f) => f.id));
         const revision = await writeRevision(em, {
@@ -120,10 +123,7 @@ export function changeRequestActivities(orm: Orm) {
         const ancestor = cr.revision_merged_ancestor ?? cr.revision_initial;
         if (ancestor === cr.space_revision) return { result: 'update', revision: cr.revision_id };
         const merged = await mergeRevisions(em, job.spaceId, ancestor, cr.revision_id, cr.space_revision);
-        if (merged.conflicts.length > 0) {
-          await sql(em, 'update change_request set conflicts = ?::jsonb, updated_at = ? where id = ?', [JSON.stringify(merged.conflicts), new Date(), cr.id]);
-          return { result: 'conflicts', revision: cr.revision_id, conflicts: merged.conflicts };
-        }
+        if (merged.conflicts.length > 0) return recordConflicts(em, cr, merged.conflicts);
         const [ourFiles, theirFiles] = await Promise.all([loadFiles(em, cr.revision_id), loadFiles(em, cr.space_revision)]);
         const known = new Set(ourFiles.map((f) => f.id));
         const revision = await writeRevision(em, {

@@ -1,5 +1,6 @@
 import { sql } from '../db/sql.ts';
-import { Collection } from '../db/entities.ts';
+import type { Caller } from './context.ts';
+import { loadCollection, requireRole } from './access.ts';
 import type { Em } from '../db/orm.ts';
 import { positionBetween } from '../domain/positions.ts';
 import { badRequest, notFound } from './errors.ts';
@@ -77,12 +78,17 @@ async function lastPosition(em: Em, organizationId: string, parentId: string | n
   return rows[0]?.bound ?? null;
 }
 
-/** Checks that `parentId` is a collection of the organization; returns it (or null for the root). */
-export async function parentCollection(em: Em, organizationId: string, parentId: string | null | undefined, field = 'parent') {
-  if (parentId == null) return null;
-  const parent = await em.findOne(Collection, { id: parentId, organizationId });
-  if (!parent) throw notFound(`${field}: collection`);
-  return parent;
+/**
+ * The collection something is created in, moved into or transferred to: it must be visible to the
+ * caller, belong to `organizationId` (404 naming `field` otherwise) and grant them `create`.
+ */
+export async function targetCollection(em: Em, caller: Caller, collectionId: string, organizationId: string, field: string, action: string) {
+  const target = await loadCollection(em, caller, collectionId).catch(() => {
+    throw notFound(`${field}: collection`);
+  });
+  if (target.collection.organizationId !== organizationId) throw notFound(`${field}: collection`);
+  requireRole(target.role, 'create', action);
+  return target.collection;
 }
 
 /** Ids of a collection and every collection below it. */

@@ -128,3 +128,25 @@ export async function startTemporalDevServer(options: {
 }
 
 export { portOpen };
+
+/**
+ * A fresh database named `name` on the server of `serverUrl` (for test and benchmark runs);
+ * `stop()` drops it, closing any connection still open.
+ */
+export async function createScratchDatabase(serverUrl: string, name: string): Promise<Running & { url: string }> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a database name: ${name}`);
+  const { default: pg } = await import('pg');
+  const run = async (statement: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), stop: () => run(`drop database if exists ${name} with (force)`) };
+}

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Collection, Space } from '../../db/entities.ts';
 import { newId } from '../../domain/ids.ts';
 import { contentRoles, grantedContent, loadCollection, loadOrganization, requireRole } from '../access.ts';
-import { collectionSubtree, resolvePosition, type ContentPosition } from '../content-tree.ts';
+import { collectionSubtree, resolvePosition, targetCollection, type ContentPosition } from '../content-tree.ts';
 import { conflict, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import { errors, ListQuery, NoContent } from '../schemas.ts';
@@ -46,15 +46,8 @@ export async function collectionRoutes(app: FastifyInstance) {
     const body = (request.body ?? {}) as Static<typeof CreateCollectionBody>;
     const { em, caller } = request;
     const { role } = await loadOrganization(em, caller, organizationId);
-    let parentRole = role;
-    if (body.parent !== undefined) {
-      const parent = await loadCollection(em, caller, body.parent).catch(() => {
-        throw notFound('parent: collection');
-      });
-      if (parent.collection.organizationId !== organizationId) throw notFound('parent: collection');
-      parentRole = parent.role;
-    }
-    requireRole(parentRole, 'create', 'create collections here');
+    if (body.parent !== undefined) await targetCollection(em, caller, body.parent, organizationId, 'parent', 'create collections in that collection');
+    else requireRole(role, 'create', 'create collections here');
     const id = newId();
     await em.transactional(async (tx) => {
       const now = new Date();
@@ -135,11 +128,7 @@ export async function collectionRoutes(app: FastifyInstance) {
     requireRole(role, 'admin', 'move this collection');
     const parentId = body.parent === undefined ? (collection.parentId ?? null) : body.parent;
     if (parentId !== null) {
-      const target = await loadCollection(em, caller, parentId).catch(() => {
-        throw notFound('parent: collection');
-      });
-      if (target.collection.organizationId !== collection.organizationId) throw notFound('parent: collection');
-      requireRole(target.role, 'create', 'move collections into that collection');
+      await targetCollection(em, caller, parentId, collection.organizationId, 'parent', 'move collections into that collection');
     }
     await em.transactional(async (tx) => {
       if (parentId !== null && (await collectionSubtree(tx, collection.id)).includes(parentId)) {

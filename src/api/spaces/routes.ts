@@ -1,9 +1,9 @@
 import type { Static } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { Space } from '../../db/entities.ts';
-import { atLeast, type Role } from '../../domain/roles.ts';
-import { contentRoles, grantedContent, loadCollection, loadOrganization, loadSpace, orgRole, requireRole } from '../access.ts';
-import { parentCollection, resolvePosition, type ContentPosition } from '../content-tree.ts';
+import { atLeast } from '../../domain/roles.ts';
+import { contentRoles, grantedContent, loadOrganization, loadSpace, orgRole, requireRole } from '../access.ts';
+import { targetCollection, type ContentPosition } from '../content-tree.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import { errors, ListQuery, NoContent } from '../schemas.ts';
@@ -12,7 +12,7 @@ import { presentOneSpace, presentSpaces } from './present.ts';
 import {
   CreateSpaceBody, GetSpaceQuery, MoveBody, OrgSpaceParams, SpaceList, SpaceParams, SpaceSchema, TransferBody, UpdateSpaceBody,
 } from './schemas.ts';
-import { createSpace, deleteSpaces, restoreSpace } from './service.ts';
+import { createSpace, deleteSpaces, relocateSpace, restoreSpace } from './service.ts';
 
 type SpaceId = { spaceId: string };
 
@@ -44,12 +44,8 @@ export async function spaceRoutes(app: FastifyInstance) {
     const { em, caller } = request;
     const space = await em.transactional(async (tx) => {
       const { role } = await loadOrganization(tx, caller, organizationId);
-      let parentRole: Role | null = role;
-      if (body.parent !== undefined) {
-        parentRole = (await loadCollection(tx, caller, body.parent)).role;
-        if ((await parentCollection(tx, organizationId, body.parent)) === null) throw notFound('parent: collection');
-      }
-      requireRole(parentRole, 'create', 'create spaces here');
+      if (body.parent !== undefined) await targetCollection(tx, caller, body.parent, organizationId, 'parent', 'create spaces in that collection');
+      else requireRole(role, 'create', 'create spaces here');
       if (body.visibility === 'in-collection' && body.parent === undefined) {
         throw badRequest('visibility in-collection is only for spaces in a collection');
       }
@@ -153,24 +149,9 @@ export async function spaceRoutes(app: FastifyInstance) {
     const { em, caller } = request;
     const { space, role } = await loadSpace(em, caller, (request.params as SpaceId).spaceId);
     requireRole(role, 'admin', 'move this space');
-    await em.transactional(async (tx) => {
-      const parentId = body.parent === undefined ? (space.parentId ?? null) : body.parent;
-      if (parentId !== null) {
-        const target = await loadCollection(tx, caller, parentId).catch(() => {
-          throw notFound('parent: collection');
-        });
-        if (target.collection.organizationId !== space.organizationId) throw notFound('parent: collection');
-        requireRole(target.role, 'create', 'move spaces into that collection');
-      }
-      const position = await resolvePosition(tx, space.organizationId, parentId, space.id, body.position);
-      await tx.nativeUpdate(Space, { id: space.id }, {
-        parentId,
-        position,
-        updatedAt: new Date(),
-        ...(parentId === null && space.visibility === 'in-collection' ? { visibility: 'private' } : {}),
-      });
-    });
-    em.clear();
+    const parentId = body.parent === undefined ? (space.parentId ?? null) : body.parent;
+    if (parentId !== null) await targetCollection(em, caller, parentId, space.organizationId, 'parent', 'move spaces into that collection');
+    await relocateSpace(em, space, space.organizationId, parentId, body.position);
     const fresh = await loadSpace(em, caller, space.id);
     return presentOneSpace(em, fresh.space, fresh.role, urls);
   });
@@ -186,26 +167,10 @@ export async function spaceRoutes(app: FastifyInstance) {
       throw notFound('organization: target organization');
     });
     requireRole(target.role, 'admin', 'transfer spaces into the target organization');
-    let parentId: string | null = null;
     if (body.collection !== undefined) {
-      const collection = await loadCollection(em, caller, body.collection).catch(() => {
-        throw notFound('collection: target collection');
-      });
-      if (collection.collection.organizationId !== body.organization) throw badRequest('collection must belong to the target organization');
-      requireRole(collection.role, 'create', 'add spaces to the target collection');
-      parentId = collection.collection.id;
+      await targetCollection(em, caller, body.collection, body.organization, 'collection', 'add spaces to the target collection');
     }
-    await em.transactional(async (tx) => {
-      const position = await resolvePosition(tx, body.organization, parentId, space.id);
-      await tx.nativeUpdate(Space, { id: space.id }, {
-        organizationId: body.organization,
-        parentId,
-        position,
-        updatedAt: new Date(),
-        ...(parentId === null && space.visibility === 'in-collection' ? { visibility: 'private' } : {}),
-      });
-    });
-    em.clear();
+    await relocateSpace(em, space, body.organization, body.collection ?? null);
     const fresh = await loadSpace(em, caller, space.id);
     return presentOneSpace(em, fresh.space, fresh.role, urls);
   });

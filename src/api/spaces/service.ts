@@ -9,7 +9,7 @@ import { newId } from '../../domain/ids.ts';
 import { signalSpaceRestored, startSpaceDeletion } from '../../temporal/jobs.ts';
 import type { AppDeps, Caller } from '../context.ts';
 import { notFound, unavailable } from '../errors.ts';
-import { resolvePosition } from '../content-tree.ts';
+import { resolvePosition, type ContentPosition } from '../content-tree.ts';
 
 /** Space operations that touch more than one row or reach Temporal. */
 
@@ -104,4 +104,22 @@ export async function restoreSpace(deps: AppDeps, em: Em, spaceId: string): Prom
   );
   if (rows.length === 0) throw notFound('Deleted space');
   await signalSpaceRestored(deps.temporal, spaceId);
+}
+
+/**
+ * Puts a space under another parent (or at the root) of an organization, at `position` or last.
+ * A space leaving its collection stops being `in-collection`: it becomes private.
+ */
+export async function relocateSpace(em: Em, space: Space, organizationId: string, parentId: string | null, position?: ContentPosition): Promise<void> {
+  await em.transactional(async (tx) => {
+    const key = await resolvePosition(tx, organizationId, parentId, space.id, position);
+    await tx.nativeUpdate(Space, { id: space.id }, {
+      organizationId,
+      parentId,
+      position: key,
+      updatedAt: new Date(),
+      ...(parentId === null && space.visibility === 'in-collection' ? { visibility: 'private' } : {}),
+    });
+  });
+  em.clear();
 }
