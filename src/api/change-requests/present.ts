@@ -6,6 +6,7 @@ import { presentUser } from '../users/present.ts';
 import { urlsFor } from '../urls.ts';
 import { countOpenCommentsOnChangeRequests } from '../comments/service.ts';
 import type { ChangeRequestRow } from '../content/target.ts';
+import type { ChangeOutcome } from '../../domain/content/operations.ts';
 
 /** GitBook's ChangeRequest object. `outdated`: the space moved on since the change request's base. */
 export async function presentChangeRequests(em: Em, publicUrl: string, rows: ChangeRequestRow[]) {
@@ -44,6 +45,23 @@ export async function presentChangeRequests(em: Em, publicUrl: string, rows: Cha
       location: `${publicUrl}/v1/spaces/${r.space_id}/change-requests/${r.id}`,
     },
   }));
+}
+
+/**
+ * GitBook's ChangeRequestContentUpdateChange items: created and updated pages as page references
+ * with the API URL of their content (`base` is the change request's absolute API URL), deleted
+ * pages as their id.
+ */
+export function presentContentChanges(changes: ChangeOutcome[], base: string) {
+  return changes.map((c) =>
+    c.object === 'deleted_page'
+      ? { object: c.object, page: c.page }
+      : {
+          object: c.object,
+          ...(c.ref !== undefined && c.object === 'created_page' ? { ref: c.ref } : {}),
+          page: { object: 'page' as const, id: c.page, urls: { location: `${base}/content/page/${c.page}` } },
+        },
+  );
 }
 
 export async function presentChangeRequest(em: Em, publicUrl: string, row: ChangeRequestRow) {

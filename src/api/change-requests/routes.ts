@@ -11,7 +11,7 @@ import { badRequest, conflict, forbidden, notFound, unavailable } from '../error
 import { decodeCursor, encodeCursor } from '../../domain/cursor.ts';
 import { DEFAULT_LIMIT } from '../pagination.ts';
 import { errors } from '../schemas.ts';
-import { presentChangeRequest, presentChangeRequests } from './present.ts';
+import { presentChangeRequest, presentChangeRequests, presentContentChanges } from './present.ts';
 import {
   ChangeRequestParams, ContentChangesBody, ContentChangesQuery, CreateChangeRequestBody, ListChangeRequestsQuery, SpaceParams,
   UpdateChangeRequestBody,
@@ -130,11 +130,7 @@ export async function changeRequestRoutes(app: FastifyInstance) {
     const base = `/v1/spaces/${space.id}/change-requests/${cr.id}`;
     return {
       changeRequest,
-      changes: result.changes.map((c) => ({
-        object: c.object,
-        ...(c.ref !== undefined ? { ref: c.ref } : {}),
-        page: { id: c.page, ...(c.object === 'deleted_page' ? {} : { url: `${publicUrl}${base}/content/page/${c.page}` }) },
-      })),
+      changes: presentContentChanges(result.changes, `${publicUrl}${base}`),
       insertedFiles: result.insertedFiles.map((f) => presentFile(f, { publicUrl, spaceId: space.id, metadata: true, base })),
     };
   });

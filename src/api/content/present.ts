@@ -12,7 +12,22 @@ export interface PresentOptions {
   base: string;
 }
 
-const LAYOUT_DEFAULTS = { cover: true, title: true, description: true, tableOfContents: true, outline: true, pagination: true };
+/** Every option GitBook's RevisionPageLayoutOptions requires, at GitBook's defaults; stored options override them. */
+const LAYOUT_DEFAULTS = {
+  width: 'default',
+  cover: true,
+  coverSize: 'hero',
+  coverMask: 'none',
+  title: true,
+  description: true,
+  tableOfContents: true,
+  outline: true,
+  pagination: true,
+  metadata: true,
+  tags: true,
+  actions: true,
+  anchors: true,
+};
 
 export function presentPage(page: PageNode, path: string, children: unknown[], options: PresentOptions) {
   const app = `${options.publicUrl}/app/spaces/${options.spaceId}/pages/${page.id}`;
