@@ -127,6 +127,19 @@ describe('GitBook client: content and change requests', () => {
     expect(pulled.type).toBe('update');
     expectMatchesGitBook('listPagesInChangeRequest', (await api.spaces.listPagesInChangeRequest(space.id, second.id)).data);
     expectMatchesGitBook('getChangeRequestById', (await api.spaces.getChangeRequestById(space.id, second.id)).data);
+
+    // Updated and deleted pages in a detailed answer.
+    const untitledId = pages.pages[0].id;
+    const removed = (await api.spaces.updateChangeRequestContent(space.id, second.id, {
+      changes: [{ operation: 'update_page', page: untitledId, title: 'Welcome' }, { operation: 'delete_page', page: apiPageId }],
+    }, { compat: false })).data;
+    expectMatchesGitBook('updateChangeRequestContent', removed);
+    expect(removed.changes).toEqual([
+      { object: 'updated_page', page: { object: 'page', id: untitledId, urls: { location: expect.stringMatching(new RegExp(`/content/page/${untitledId}$`)) } } },
+      { object: 'deleted_page', page: apiPageId },
+    ]);
+    const location = await org.members.admin.api.get(new URL(removed.changes[0].page.urls.location).pathname);
+    expect(location.body.title).toBe('Welcome');
   });
 
   it('searches the merged content', async () => {
