@@ -43,6 +43,8 @@ export async function presentSpaces(em: Em, spaces: Space[], roleOf: (space: Spa
   return spaces.map((s) => presentSpace(s, roleOf(s), urls, counters.get(s.id)));
 }
 
-export async function presentOneSpace(em: Em, space: Space, role: Role | null, urls: Urls) {
+/** One space; with `counts` (as `loadSpace` returns them) no further query is made. */
+export async function presentOneSpace(em: Em, space: Space, role: Role | null, urls: Urls, counts?: SpaceCounters) {
+  if (counts) return presentSpace(space, role, urls, counts);
   return (await presentSpaces(em, [space], () => role, urls))[0];
 }

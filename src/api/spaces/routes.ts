@@ -66,8 +66,8 @@ export async function spaceRoutes(app: FastifyInstance) {
   app.get('/v1/spaces/:spaceId', {
     schema: { tags, summary: 'Get a space', params: SpaceParams, querystring: GetSpaceQuery, response: { 200: SpaceSchema, ...errors(404) } },
   }, async (request) => {
-    const { space, role } = await loadSpace(request.em, request.caller, (request.params as SpaceId).spaceId);
-    return presentOneSpace(request.em, space, role, urls);
+    const { space, role, counts } = await loadSpace(request.em, request.caller, (request.params as SpaceId).spaceId);
+    return presentOneSpace(request.em, space, role, urls, counts);
   });
 
   app.patch('/v1/spaces/:spaceId', {
@@ -90,7 +90,7 @@ export async function spaceRoutes(app: FastifyInstance) {
     space.updatedAt = new Date();
     await em.flush();
     const fresh = await loadSpace(em, caller, space.id);
-    return presentOneSpace(em, fresh.space, fresh.role, urls);
+    return presentOneSpace(em, fresh.space, fresh.role, urls, fresh.counts);
   });
 
   app.delete('/v1/spaces/:spaceId', {
@@ -113,7 +113,7 @@ export async function spaceRoutes(app: FastifyInstance) {
     await restoreSpace(deps, em, spaceId);
     em.clear();
     const fresh = await loadSpace(em, caller, spaceId);
-    return presentOneSpace(em, fresh.space, fresh.role, urls);
+    return presentOneSpace(em, fresh.space, fresh.role, urls, fresh.counts);
   });
 
   app.post('/v1/spaces/:spaceId/duplicate', {
@@ -139,7 +139,7 @@ export async function spaceRoutes(app: FastifyInstance) {
       ),
     );
     const fresh = await loadSpace(em, caller, copy.id);
-    return reply.status(201).send(await presentOneSpace(em, fresh.space, fresh.role, urls));
+    return reply.status(201).send(await presentOneSpace(em, fresh.space, fresh.role, urls, fresh.counts));
   });
 
   app.post('/v1/spaces/:spaceId/move', {
@@ -153,7 +153,7 @@ export async function spaceRoutes(app: FastifyInstance) {
     if (parentId !== null) await targetCollection(em, caller, parentId, space.organizationId, 'parent', 'move spaces into that collection');
     await relocateSpace(em, space, space.organizationId, parentId, body.position);
     const fresh = await loadSpace(em, caller, space.id);
-    return presentOneSpace(em, fresh.space, fresh.role, urls);
+    return presentOneSpace(em, fresh.space, fresh.role, urls, fresh.counts);
   });
 
   app.post('/v1/spaces/:spaceId/transfer', {
@@ -172,6 +172,6 @@ export async function spaceRoutes(app: FastifyInstance) {
     }
     await relocateSpace(em, space, body.organization, body.collection ?? null);
     const fresh = await loadSpace(em, caller, space.id);
-    return presentOneSpace(em, fresh.space, fresh.role, urls);
+    return presentOneSpace(em, fresh.space, fresh.role, urls, fresh.counts);
   });
 }
