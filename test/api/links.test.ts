@@ -207,3 +207,16 @@ describe('backlinks', () => {
     await admin().patch(`/v1/spaces/${space.id}/change-requests/${cr.id}`, { status: 'archived' });
   });
 });
+
+describe('reference', () => {
+  it('documents the link, backlink and search operations in a valid OpenAPI document', async () => {
+    const doc = (await t.app.inject({ url: '/openapi.json' })).json();
+    for (const base of ['/v1/spaces/{spaceId}', '/v1/spaces/{spaceId}/change-requests/{changeRequestId}']) {
+      for (const path of ['/links', '/content/page/{pageId}/links', '/content/files/{fileId}/backlinks']) expect(Object.keys(doc.paths[`${base}${path}`])).toEqual(['get']);
+    }
+    expect(Object.keys(doc.paths['/v1/spaces/{spaceId}/search'])).toEqual(['get']);
+    const { validate } = await import('@readme/openapi-parser');
+    const result = await validate(structuredClone(doc));
+    expect(result.valid ? [] : result.errors).toEqual([]);
+  });
+});
