@@ -49,7 +49,7 @@ export interface ApplyContext {
   revertSources: { base: PageMap; byRevision?: Record<string, PageMap> };
 }
 
-/** Metadata a markdown document carries: front matter fields and, failing a title there, its first heading. */
+/** Metadata a markdown document carries: front matter fields and, failing a title there, a leading `# heading`. */
 export function documentMetadata(markdown: string): { title?: string; description?: string; emoji?: string } {
   const out: { title?: string; description?: string; emoji?: string } = {};
   const fm = /^---\r?\n([\s\S]*?)\r?\n---(\r?\n|$)/.exec(markdown);
@@ -67,8 +67,9 @@ export function documentMetadata(markdown: string): { title?: string; descriptio
     }
   }
   if (!out.title) {
-    const heading = parseMarkdown(markdown).children.find((n) => n.type === 'heading');
-    const text = heading ? toString(heading).trim() : '';
+    // Only a leading level-1 heading names the page (as Git Sync reads it), never one further down.
+    const first = parseMarkdown(markdown).children.find((n) => n.type !== 'yaml' && n.type !== 'html');
+    const text = first?.type === 'heading' && first.depth === 1 ? toString(first).trim() : '';
     if (text) out.title = text;
   }
   return out;
