@@ -1,5 +1,6 @@
 import { Collection, Member, Organization, Space } from '../db/entities.ts';
 import type { Em } from '../db/orm.ts';
+import { prepared } from '../db/sql.ts';
 import { atLeast, effectiveRole, isRole, type Role } from '../domain/roles.ts';
 import type { Caller } from './context.ts';
 import { forbidden, notFound } from './errors.ts';
@@ -163,15 +164,22 @@ export interface SpaceCounts {
  * does not exist for the caller. Every space route goes through here, so it is kept to one round trip.
  */
 export async function loadSpace(em: Em, caller: Caller, spaceId: string, state: DeletedFilter = 'live') {
-  const rows = await em.execute<(Record<string, unknown> & Omit<FactsRow, 'id'> & { org_role: string | null; is_member: boolean } & Record<'cr_total' | 'cr_open' | 'cr_draft' | 'comments_open', number>)[]>(
+  const rows = await prepared<Record<string, unknown> & Omit<FactsRow, 'id'> & { org_role: string | null; is_member: boolean } & Record<'cr_total' | 'cr_open' | 'cr_draft' | 'comments_open', number>>(
+    em,
+    state === 'live' ? 'load-space' : 'load-deleted-space',
     `with recursive sp as (
-       select * from space where id = ? and ${state === 'live' ? 'deleted_at is null' : 'deleted_at is not null'}
+       select * from space where id = $1 and ${state === 'live' ? 'deleted_at is null' : 'deleted_at is not null'}
      ),
      chain as (
        select c.id, c.parent_id, c.default_level, 1 as depth from collection c where c.id = (select parent_id from sp)
        union all
        select c.id, c.parent_id, c.default_level, chain.depth + 1
          from collection c join chain on c.id = chain.parent_id where chain.depth < 100
+     ),
+     crs as (
+       select count(*)::int as total, (count(*) filter (where status = 'open'))::int as open,
+              (count(*) filter (where status = 'draft'))::int as draft
+         from change_request where space_id = $1
      )
      select sp.*, m.role as org_role, (m.user_id is not null) as is_member,
             (select array_agg(chain.default_level order by chain.depth) from chain) as levels,
@@ -180,11 +188,9 @@ export async function loadSpace(em: Em, caller: Caller, spaceId: string, state: 
                 and (p.user_id = m.user_id
                   or p.team_id in (select tm.team_id from team_member tm join team t on t.id = tm.team_id
                                     where tm.user_id = m.user_id and t.organization_id = m.organization_id))) as grants,
-            (select count(*)::int from change_request cr where cr.space_id = sp.id) as cr_total,
-            (select count(*)::int from change_request cr where cr.space_id = sp.id and cr.status = 'open') as cr_open,
-            (select count(*)::int from change_request cr where cr.space_id = sp.id and cr.status = 'draft') as cr_draft,
+            crs.total as cr_total, crs.open as cr_open, crs.draft as cr_draft,
             (select count(*)::int from comment k where k.space_id = sp.id and k.change_request_id is null and k.resolved_at is null) as comments_open
-       from sp left join member m on m.organization_id = sp.organization_id and m.user_id = ? and not m.disabled`,
+       from sp cross join crs left join member m on m.organization_id = sp.organization_id and m.user_id = $2 and not m.disabled`,
     [spaceId, caller.user.id],
   );
   const row = rows[0];

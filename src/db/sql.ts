@@ -8,3 +8,21 @@ import type { Em } from './orm.ts';
 export function sql<T = Record<string, unknown>>(em: Em, query: string, params: unknown[] = []): Promise<T[]> {
   return em.getConnection().execute<T[]>(query, params, 'all', em.getTransactionContext());
 }
+
+/**
+ * A hot-path statement run as a named prepared statement on the ORM's own pool, so PostgreSQL
+ * parses and plans it once per connection instead of on every call. `text` uses `$1`, `$2`, … in
+ * the order of `values`. Inside a transaction it runs on the transaction's connection instead.
+ */
+export async function prepared<T = Record<string, unknown>>(em: Em, name: string, text: string, values: unknown[]): Promise<T[]> {
+  if (em.isInTransaction()) {
+    const ordered: unknown[] = [];
+    const inline = text.replace(/\$(\d+)/g, (_, n: string) => {
+      ordered.push(values[Number(n) - 1]);
+      return '?';
+    });
+    return sql<T>(em, inline, ordered);
+  }
+  const pool = await (em.getConnection() as unknown as { getNativeClient(): Promise<{ query(q: object): Promise<{ rows: T[] }> }> }).getNativeClient();
+  return (await pool.query({ name, text, values })).rows;
+}
