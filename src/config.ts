@@ -27,6 +27,8 @@ export interface Config {
   secretsKey: string | undefined;
   /** How often URL-sourced OpenAPI specs are fetched again. */
   openapiRefreshIntervalMs: number;
+  /** The Chromium binary the worker prints PDFs with. */
+  chromiumPath: string;
 }
 
 export class ConfigError extends Error {
@@ -121,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authCacheTtlMs,
     secretsKey,
     openapiRefreshIntervalMs,
+    chromiumPath: str('CHROMIUM_PATH', '/usr/bin/chromium'),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

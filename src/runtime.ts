@@ -4,6 +4,7 @@ import { initOrm, migrate, type Orm } from './db/orm.ts';
 import { buildApp } from './api/app.ts';
 import { connectTemporal, ensureSearchAttributes, waitForTemporal } from './temporal/client.ts';
 import { createWorker } from './temporal/worker.ts';
+import { closePdfPrinter } from './lib/pdf-printer.ts';
 
 /** Starting the two processes of the service, shared by `npm start`, `npm run api` and `npm run worker`. */
 
@@ -47,7 +48,8 @@ export async function startWorker(config: Config, log: Logger, orm: Orm): Promis
     orm,
     logLevel: config.logLevel,
   });
-  const done = worker.run().finally(() => connection.close());
+  // The PDF printer's browser (if one was launched) goes with the worker, so the process can exit.
+  const done = worker.run().finally(() => Promise.all([connection.close(), closePdfPrinter()]));
   log.child({ process: 'worker' }).info({ taskQueue: config.temporalTaskQueue, namespace: config.temporalNamespace }, 'worker started');
   return {
     done,

@@ -2,6 +2,7 @@ import type { Orm } from '../db/orm.ts';
 import { spaceActivities } from './spaces.ts';
 import { changeRequestActivities } from './change-requests.ts';
 import { openapiActivities } from './openapi.ts';
+import { pdfActivities } from './pdf.ts';
 
 /** Every activity the worker registers; each receives its dependencies here, once. */
 export function createActivities(deps: { orm: Orm }) {
@@ -9,5 +10,6 @@ export function createActivities(deps: { orm: Orm }) {
     ...spaceActivities(deps.orm),
     ...changeRequestActivities(deps.orm),
     ...openapiActivities(deps.orm),
+    ...pdfActivities(deps.orm),
   };
 }

@@ -1,0 +1,174 @@
+import { heartbeat, log } from '@temporalio/activity';
+import { loadConfig } from '../config.ts';
+import { loadFiles, loadPageMap, type FileRow } from '../db/content.ts';
+import type { Orm } from '../db/orm.ts';
+import { sql } from '../db/sql.ts';
+import { imageSources, markdownToSafeTree, printDocumentHtml, selectPrintPages } from '../domain/content/html.ts';
+import { linkIndex, resolveLink } from '../domain/content/links.ts';
+import { LocalBlobStore, type BlobStore } from '../lib/blob-store.ts';
+import { printPdf } from '../lib/pdf-printer.ts';
+
+/** Which PDF: the content of a change request at one revision, whole or from one page. */
+export interface PdfExportInput {
+  spaceId: string;
+  changeRequestId: string;
+  revisionId: string;
+  /** Null: the whole content. */
+  pageId: string | null;
+  /** With `pageId`: that page alone, rather than the page and the pages under it. */
+  only: boolean;
+}
+
+export type PdfExportOutcome =
+  | { status: 'ready'; sha256: string; size: number; pages: number; reused: boolean }
+  | { status: 'not-found'; what: 'change request' | 'revision' | 'page' };
+
+export interface PdfActivityOptions {
+  blobs: BlobStore;
+  chromiumPath: string;
+  publicUrl: string;
+}
+
+/** Image types inlined into the PDF; others are printed as links. */
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml', 'image/avif']);
+const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+const MAX_INLINED_BYTES = 50 * 1024 * 1024;
+
+function pdfOptionsFromEnv(): PdfActivityOptions {
+  const config = loadConfig();
+  return { blobs: new LocalBlobStore(config.blobDir), chromiumPath: config.chromiumPath, publicUrl: config.publicUrl };
+}
+
+/** Reports progress to Temporal; a no-op when called directly rather than as an activity. */
+function beat(details: unknown): void {
+  try {
+    heartbeat(details);
+  } catch {
+    // not running inside an activity
+  }
+}
+
+function logInfo(message: string, attributes: Record<string, unknown>): void {
+  try {
+    log.info(message, attributes);
+  } catch {
+    // not running inside an activity
+  }
+}
+
+export function pdfActivities(orm: Orm, options: PdfActivityOptions | (() => PdfActivityOptions) = pdfOptionsFromEnv) {
+  let resolved: PdfActivityOptions | undefined;
+  const opts = () => (resolved ??= typeof options === 'function' ? options() : options);
+
+  return {
+    /**
+     * Prints the change request's content at `revisionId` to PDF, stores it in the blob store and
+     * records it in `pdf_export`. Idempotent: a PDF already recorded for the same change request,
+     * revision and options (whose bytes are still stored) is returned as it is; concurrent runs
+     * end up returning the one recorded first.
+     */
+    async exportChangeRequestPdf(input: PdfExportInput): Promise<PdfExportOutcome> {
+      const { blobs, chromiumPath, publicUrl } = opts();
+      const em = orm.em.fork();
+      const key = [input.changeRequestId, input.revisionId, input.only, input.pageId ?? ''];
+      const recorded = async () =>
+        (await sql<{ sha256: string; size: string; page_count: number }>(
+          em,
+          'select sha256, size, page_count from pdf_export where change_request_id = ? and revision_id = ? and only_page = ? and page_id = ? and space_id = ?',
+          [...key, input.spaceId],
+        ))[0];
+      const existing = await recorded();
+      if (existing && (await blobs.has(existing.sha256))) {
+        return { status: 'ready', sha256: existing.sha256, size: Number(existing.size), pages: existing.page_count, reused: true };
+      }
+
+      const crs = await sql<{ number: number; subject: string; space_title: string }>(
+        em,
+        `select cr.number, cr.subject, s.title as space_title
+           from change_request cr join space s on s.id = cr.space_id
+          where cr.id = ? and cr.space_id = ?`,
+        [input.changeRequestId, input.spaceId],
+      );
+      const cr = crs[0];
+      if (!cr) return { status: 'not-found', what: 'change request' };
+      const revision = await sql(em, 'select 1 from revision where id = ? and space_id = ?', [input.revisionId, input.spaceId]);
+      if (revision.length === 0) return { status: 'not-found', what: 'revision' };
+
+      beat({ stage: 'loading' });
+      const map = await loadPageMap(em, input.revisionId, true);
+      const selected = selectPrintPages(map, { pageId: input.pageId, only: input.only });
+      if (!selected) return { status: 'not-found', what: 'page' };
+
+      // Images of the printed pages that are files of the revision are inlined from the blob store.
+      const files = await loadFiles(em, input.revisionId);
+      const fileById = new Map<string, FileRow>(files.map((f) => [f.id, f]));
+      const index = linkIndex({ publicUrl, spaceId: input.spaceId, pages: map, files });
+      const fileOf = (src: string, pageId: string): FileRow | undefined => {
+        const { target } = resolveLink(index, pageId, src);
+        return target.kind === 'file' && target.space === input.spaceId ? fileById.get(target.file) : undefined;
+      };
+      const dataUris = new Map<string, string>();
+      let inlinedBytes = 0;
+      for (const { page } of selected) {
+        if (page.type !== 'document') continue;
+        for (const src of imageSources(markdownToSafeTree(page.markdown))) {
+          const file = fileOf(src, page.id);
+          if (!file || dataUris.has(file.id) || !IMAGE_TYPES.has(file.contentType) || file.size > MAX_IMAGE_BYTES) continue;
+          if (inlinedBytes + file.size > MAX_INLINED_BYTES) continue;
+          const bytes = await blobs.get(file.sha256);
+          if (!bytes) continue;
+          inlinedBytes += bytes.length;
+          dataUris.set(file.id, `data:${file.contentType};base64,${bytes.toString('base64')}`);
+        }
+      }
+
+      const title = cr.subject.trim() || `Change request #${cr.number}`;
+      const html = printDocumentHtml(
+        {
+          title,
+          subtitle: `${cr.space_title} · Change request #${cr.number}${cr.subject.trim() ? `: ${cr.subject.trim()}` : ''}`,
+          pages: selected,
+        },
+        {
+          image: (src, page) => {
+            const file = page ? fileOf(src, page.id) : undefined;
+            return file ? (dataUris.get(file.id) ?? null) : null;
+          },
+        },
+      );
+
+      const started = Date.now();
+      const printed = await printPdf(html, {
+        executablePath: chromiumPath,
+        onProgress: (stage) => beat({ stage, pages: selected.length }),
+      });
+      const renderMs = Date.now() - started;
+      beat({ stage: 'storing' });
+      const sha256 = await blobs.put(printed.pdf);
+      logInfo('PDF printed', {
+        changeRequestId: input.changeRequestId,
+        revisionId: input.revisionId,
+        pages: selected.length,
+        bytes: printed.pdf.length,
+        renderMs,
+        launchedBrowser: printed.launched,
+        blockedRequests: printed.blockedRequests,
+      });
+
+      // A row whose bytes were lost is replaced; a row another run recorded meanwhile wins.
+      await sql(
+        em,
+        `insert into pdf_export (space_id, change_request_id, revision_id, only_page, page_id, sha256, size, page_count, created_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         on conflict (change_request_id, revision_id, only_page, page_id)
+         do update set sha256 = excluded.sha256, size = excluded.size, page_count = excluded.page_count, created_at = excluded.created_at
+          where pdf_export.sha256 = ?`,
+        [input.spaceId, ...key, sha256, printed.pdf.length, selected.length, new Date(), existing?.sha256 ?? null],
+      );
+      const row = (await recorded())!;
+      return { status: 'ready', sha256: row.sha256, size: Number(row.size), pages: row.page_count, reused: row.sha256 !== sha256 };
+    },
+  };
+}
+
+export type PdfActivities = ReturnType<typeof pdfActivities>;
