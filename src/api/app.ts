@@ -26,6 +26,7 @@ import { ssoRoutes } from './saml/sso-routes.ts';
 import { commentRoutes } from './comments/routes.ts';
 import { searchRoutes } from './search/routes.ts';
 import { linkRoutes } from './content/links.ts';
+import { pdfRoutes } from './pdf/routes.ts';
 
 export interface AppOptions {
   logger?: Logger | false;
@@ -117,5 +118,6 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(permissionRoutes);
   await app.register(searchRoutes);
   await app.register(linkRoutes);
+  await app.register(pdfRoutes);
   return app;
 }

@@ -1,0 +1,11 @@
+/**
+ * `content-disposition` for a downloaded PDF: an ASCII `filename` every client understands and
+ * the exact name as UTF-8 in `filename*` (RFC 6266 / RFC 5987). Quotes, backslashes, control
+ * characters and path separators never reach the header.
+ */
+export function pdfContentDisposition(subject: string, number: number): string {
+  const name = subject.replace(/[\u0000-\u001f\u007f/\\]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 100) || `Change request ${number}`;
+  const ascii = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]|["%;]/g, '_');
+  const encoded = encodeURIComponent(`${name}.pdf`).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `inline; filename="${ascii}.pdf"; filename*=UTF-8''${encoded}`;
+}
