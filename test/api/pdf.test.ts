@@ -294,3 +294,16 @@ describe('the export activity, called directly', () => {
     expect(await activities.exportChangeRequestPdf({ ...input, revisionId: 'missing' })).toEqual({ status: 'not-found', what: 'revision' });
   });
 });
+
+describe('reference', () => {
+  it('documents both operations in a valid OpenAPI document, the link without a token', async () => {
+    const doc = (await t.app.inject({ url: '/openapi.json' })).json();
+    const exportOperation = doc.paths['/v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf'].get;
+    expect(exportOperation.operationId).toBe('getChangeRequestPDF');
+    expect(exportOperation.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name).sort()).toEqual(['only', 'page']);
+    expect(doc.paths['/pdf/{sha256}'].get.security).toEqual([]);
+    const { validate } = await import('@readme/openapi-parser');
+    const result = await validate(structuredClone(doc));
+    expect(result.valid ? [] : result.errors).toEqual([]);
+  });
+});
