@@ -150,21 +150,13 @@ async function contentRole(em: Em, caller: Caller, kind: ContentKind, item: Cont
 
 export type DeletedFilter = 'live' | 'deleted';
 
-/** Live counts shown on a space, read together with it. */
-export interface SpaceCounts {
-  comments: number;
-  changeRequests: number;
-  changeRequestsOpen: number;
-  changeRequestsDraft: number;
-}
-
 /**
- * Loads a space with the caller's effective role on it and its live counters, in one statement
- * (the space, membership, default levels up the collection chain, grants, and counts); 404 when it
+ * Loads a space with the caller's effective role on it, in one statement (the space with its
+ * counters, membership, default levels up the collection chain and grants); 404 when it
  * does not exist for the caller. Every space route goes through here, so it is kept to one round trip.
  */
 export async function loadSpace(em: Em, caller: Caller, spaceId: string, state: DeletedFilter = 'live') {
-  const rows = await prepared<Record<string, unknown> & Omit<FactsRow, 'id'> & { org_role: string | null; is_member: boolean } & Record<'cr_total' | 'cr_open' | 'cr_draft' | 'comments_open', number>>(
+  const rows = await prepared<Record<string, unknown> & Omit<FactsRow, 'id'> & { org_role: string | null; is_member: boolean }>(
     em,
     state === 'live' ? 'load-space' : 'load-deleted-space',
     `with recursive sp as (
@@ -175,11 +167,6 @@ export async function loadSpace(em: Em, caller: Caller, spaceId: string, state: 
        union all
        select c.id, c.parent_id, c.default_level, chain.depth + 1
          from collection c join chain on c.id = chain.parent_id where chain.depth < 100
-     ),
-     crs as (
-       select count(*)::int as total, (count(*) filter (where status = 'open'))::int as open,
-              (count(*) filter (where status = 'draft'))::int as draft
-         from change_request where space_id = $1
      )
      select sp.*, m.role as org_role, (m.user_id is not null) as is_member,
             (select array_agg(chain.default_level order by chain.depth) from chain) as levels,
@@ -187,10 +174,8 @@ export async function loadSpace(em: Em, caller: Caller, spaceId: string, state: 
               where (p.space_id = sp.id or p.collection_id in (select chain.id from chain))
                 and (p.user_id = m.user_id
                   or p.team_id in (select tm.team_id from team_member tm join team t on t.id = tm.team_id
-                                    where tm.user_id = m.user_id and t.organization_id = m.organization_id))) as grants,
-            crs.total as cr_total, crs.open as cr_open, crs.draft as cr_draft,
-            (select count(*)::int from comment k where k.space_id = sp.id and k.change_request_id is null and k.resolved_at is null) as comments_open
-       from sp cross join crs left join member m on m.organization_id = sp.organization_id and m.user_id = $2 and not m.disabled`,
+                                    where tm.user_id = m.user_id and t.organization_id = m.organization_id))) as grants
+       from sp left join member m on m.organization_id = sp.organization_id and m.user_id = $2 and not m.disabled`,
     [spaceId, caller.user.id],
   );
   const row = rows[0];
@@ -198,13 +183,7 @@ export async function loadSpace(em: Em, caller: Caller, spaceId: string, state: 
   const space = em.map(Space, row);
   const role = roleFrom(asRole(row.org_role), space, row);
   if (!atLeast(role, 'read')) throw notFound('Space');
-  const counts: SpaceCounts = {
-    comments: row.comments_open,
-    changeRequests: row.cr_total,
-    changeRequestsOpen: row.cr_open,
-    changeRequestsDraft: row.cr_draft,
-  };
-  return { space, role, counts };
+  return { space, role };
 }
 
 /** Loads a collection with the caller's effective role on it; 404 when it does not exist for them. */

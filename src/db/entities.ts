@@ -94,6 +94,11 @@ export const Space = defineEntity({
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
     deletedAt: p.datetime().nullable(),
+    // Kept by database triggers (see Migration0010SpaceCounters); read-only here.
+    changeRequests: p.integer().default(0),
+    changeRequestsOpen: p.integer().default(0),
+    changeRequestsDraft: p.integer().default(0),
+    commentsOpen: p.integer().default(0),
   },
 });
 export type Space = InferEntity<typeof Space>;

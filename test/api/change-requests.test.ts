@@ -62,6 +62,21 @@ describe('change requests', () => {
     expect(space.body).toMatchObject({ changeRequests: 8, changeRequestsOpen: 8, changeRequestsDraft: 0 });
     const byNumber = await admin().get(`/v1/spaces/${s.id}/change-requests/3`);
     expect(byNumber.body.number).toBe(3);
+    await admin().patch(`/v1/spaces/${s.id}/change-requests/2`, { status: 'draft' });
+    await admin().patch(`/v1/spaces/${s.id}/change-requests/3`, { status: 'archived' });
+    expect((await admin().get(`/v1/spaces/${s.id}`)).body).toMatchObject({ changeRequests: 8, changeRequestsOpen: 6, changeRequestsDraft: 1 });
+  });
+
+  it('counts open comments on the space content', async () => {
+    const s = await newSpace();
+    const root = (await pages(s.id))[0];
+    const posted = await admin().post(`/v1/spaces/${s.id}/comments`, { page: root.id, body: { markdown: 'Looks good' } });
+    expect(posted.status).toBe(200);
+    expect((await admin().get(`/v1/spaces/${s.id}`)).body.comments).toBe(1);
+    const listed = await admin().get(`/v1/orgs/${org.id}/spaces?limit=1000`);
+    expect(listed.body.items.find((x: { id: string }) => x.id === s.id).comments).toBe(1);
+    await admin().put(`/v1/spaces/${s.id}/comments/${posted.body.id}`, { resolved: true });
+    expect((await admin().get(`/v1/spaces/${s.id}`)).body.comments).toBe(0);
   });
 
   it('applies a batch atomically and merges it into the space', async () => {

@@ -7,7 +7,7 @@ import { collectionSubtree, resolvePosition, targetCollection, type ContentPosit
 import { conflict, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import { errors, ListQuery, NoContent } from '../schemas.ts';
-import { presentSpaces } from '../spaces/present.ts';
+import { presentSpace } from '../spaces/present.ts';
 import { MoveBody, SpaceList } from '../spaces/schemas.ts';
 import { deleteSpaces } from '../spaces/service.ts';
 import { urlsFor } from '../urls.ts';
@@ -116,7 +116,7 @@ export async function collectionRoutes(app: FastifyInstance) {
     const { role } = await loadOrganization(em, caller, collection.organizationId);
     const page = await paginate(em, Space, { parentId: collection.id, deletedAt: null }, [{ field: 'position', kind: 'string' }, { field: 'id', kind: 'string' }], request.query as object, (s) => s);
     const roles = await contentRoles(em, { userId: caller.user.id, role }, 'space', page.items);
-    return { ...page, items: await presentSpaces(em, page.items, (s) => roles.get(s.id) ?? null, urls) };
+    return { ...page, items: page.items.map((s) => presentSpace(s, roles.get(s.id) ?? null, urls)) };
   });
 
   app.post('/v1/collections/:collectionId/move', {

@@ -8,7 +8,7 @@ import { badRequest, forbidden, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import { errors, ListQuery, NoContent } from '../schemas.ts';
 import { urlsFor } from '../urls.ts';
-import { presentOneSpace, presentSpaces } from './present.ts';
+import { presentSpace } from './present.ts';
 import {
   CreateSpaceBody, GetSpaceQuery, MoveBody, OrgSpaceParams, SpaceList, SpaceParams, SpaceSchema, TransferBody, UpdateSpaceBody,
 } from './schemas.ts';
@@ -33,7 +33,7 @@ export async function spaceRoutes(app: FastifyInstance) {
       : { organizationId, deletedAt: null };
     const page = await paginate(em, Space, where, [{ field: 'createdAt', kind: 'date' }, { field: 'id', kind: 'string' }], request.query as object, (s) => s);
     const roles = await contentRoles(em, { userId: caller.user.id, role }, 'space', page.items);
-    return { ...page, items: await presentSpaces(em, page.items, (s) => roles.get(s.id) ?? null, urls) };
+    return { ...page, items: page.items.map((s) => presentSpace(s, roles.get(s.id) ?? null, urls)) };
   });
 
   app.post('/v1/orgs/:organizationId/spaces', {
@@ -60,14 +60,14 @@ export async function spaceRoutes(app: FastifyInstance) {
       }, body.empty ? { kind: 'empty' } : { kind: 'page' });
     });
     const { role } = await loadSpace(em, caller, space.id);
-    return reply.status(201).send(await presentOneSpace(em, space, role, urls));
+    return reply.status(201).send(presentSpace(space, role, urls));
   });
 
   app.get('/v1/spaces/:spaceId', {
     schema: { tags, summary: 'Get a space', params: SpaceParams, querystring: GetSpaceQuery, response: { 200: SpaceSchema, ...errors(404) } },
   }, async (request) => {
-    const { space, role, counts } = await loadSpace(request.em, request.caller, (request.params as SpaceId).spaceId);
-    return presentOneSpace(request.em, space, role, urls, counts);
+    const { space, role } = await loadSpace(request.em, request.caller, (request.params as SpaceId).spaceId);
+    return presentSpace(space, role, urls);
   });
 
   app.patch('/v1/spaces/:spaceId', {
@@ -90,7 +90,7 @@ export async function spaceRoutes(app: FastifyInstance) {
     space.updatedAt = new Date();
     await em.flush();
     const fresh = await loadSpace(em, caller, space.id);
-    return presentOneSpace(em, fresh.space, fresh.role, urls, fresh.counts);
+    return presentSpace(fresh.space, fresh.role, urls);
   });
 
   app.delete('/v1/spaces/:spaceId', {
@@ -113,7 +113,7 @@ export async function spaceRoutes(app: FastifyInstance) {
     await restoreSpace(deps, em, spaceId);
     em.clear();
     const fresh = await loadSpace(em, caller, spaceId);
-    return presentOneSpace(em, fresh.space, fresh.role, urls, fresh.counts);
+    return presentSpace(fresh.space, fresh.role, urls);
   });
 
   app.post('/v1/spaces/:spaceId/duplicate', {
@@ -139,7 +139,7 @@ export async function spaceRoutes(app: FastifyInstance) {
       ),
     );
     const fresh = await loadSpace(em, caller, copy.id);
-    return reply.status(201).send(await presentOneSpace(em, fresh.space, fresh.role, urls, fresh.counts));
+    return reply.status(201).send(presentSpace(fresh.space, fresh.role, urls));
   });
 
   app.post('/v1/spaces/:spaceId/move', {
@@ -153,7 +153,7 @@ export async function spaceRoutes(app: FastifyInstance) {
     if (parentId !== null) await targetCollection(em, caller, parentId, space.organizationId, 'parent', 'move spaces into that collection');
     await relocateSpace(em, space, space.organizationId, parentId, body.position);
     const fresh = await loadSpace(em, caller, space.id);
-    return presentOneSpace(em, fresh.space, fresh.role, urls, fresh.counts);
+    return presentSpace(fresh.space, fresh.role, urls);
   });
 
   app.post('/v1/spaces/:spaceId/transfer', {
@@ -172,6 +172,6 @@ export async function spaceRoutes(app: FastifyInstance) {
     }
     await relocateSpace(em, space, body.organization, body.collection ?? null);
     const fresh = await loadSpace(em, caller, space.id);
-    return presentOneSpace(em, fresh.space, fresh.role, urls, fresh.counts);
+    return presentSpace(fresh.space, fresh.role, urls);
   });
 }
