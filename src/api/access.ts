@@ -150,6 +150,34 @@ async function contentRole(em: Em, caller: Caller, kind: ContentKind, item: Cont
 
 export type DeletedFilter = 'live' | 'deleted';
 
+const date = (value: unknown) => (value instanceof Date ? value : new Date(value as string));
+
+/**
+ * A space read by `loadSpace`: a plain, unmanaged object (the hot path skips the identity map).
+ * Routes that change a space write with `nativeUpdate` and read it again.
+ */
+function spaceFromRow(row: Record<string, unknown>): Space {
+  return {
+    id: row.id as string,
+    organizationId: row.organization_id as string,
+    parentId: (row.parent_id as string | null) ?? null,
+    title: row.title as string,
+    emoji: row.emoji as string,
+    visibility: row.visibility as string,
+    editMode: row.edit_mode as string,
+    defaultLevel: (row.default_level as string | null) ?? null,
+    revisionId: row.revision_id as string,
+    position: row.position as string,
+    createdAt: date(row.created_at),
+    updatedAt: date(row.updated_at),
+    deletedAt: row.deleted_at == null ? null : date(row.deleted_at),
+    changeRequests: Number(row.change_requests),
+    changeRequestsOpen: Number(row.change_requests_open),
+    changeRequestsDraft: Number(row.change_requests_draft),
+    commentsOpen: Number(row.comments_open),
+  } as Space;
+}
+
 /**
  * Loads a space with the caller's effective role on it, in one statement (the space with its
  * counters, membership, default levels up the collection chain and grants); 404 when it
@@ -180,7 +208,7 @@ export async function loadSpace(em: Em, caller: Caller, spaceId: string, state: 
   );
   const row = rows[0];
   if (!row?.is_member) throw notFound('Space');
-  const space = em.map(Space, row);
+  const space = spaceFromRow(row);
   const role = roleFrom(asRole(row.org_role), space, row);
   if (!atLeast(role, 'read')) throw notFound('Space');
   return { space, role };

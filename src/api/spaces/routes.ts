@@ -82,13 +82,14 @@ export async function spaceRoutes(app: FastifyInstance) {
       throw forbidden('This space is locked: unlock it (editMode "live") before editing it');
     }
     if (body.visibility === 'in-collection' && !space.parentId) throw badRequest('visibility in-collection is only for spaces in a collection');
-    if (body.title !== undefined) space.title = body.title;
-    if (body.emoji !== undefined) space.emoji = body.emoji;
-    if (body.editMode !== undefined) space.editMode = body.editMode;
-    if (body.visibility !== undefined) space.visibility = body.visibility;
-    if (body.defaultLevel !== undefined) space.defaultLevel = body.defaultLevel;
-    space.updatedAt = new Date();
-    await em.flush();
+    await em.nativeUpdate(Space, { id: space.id }, {
+      ...(body.title !== undefined ? { title: body.title } : {}),
+      ...(body.emoji !== undefined ? { emoji: body.emoji } : {}),
+      ...(body.editMode !== undefined ? { editMode: body.editMode } : {}),
+      ...(body.visibility !== undefined ? { visibility: body.visibility } : {}),
+      ...(body.defaultLevel !== undefined ? { defaultLevel: body.defaultLevel } : {}),
+      updatedAt: new Date(),
+    });
     const fresh = await loadSpace(em, caller, space.id);
     return presentSpace(fresh.space, fresh.role, urls);
   });
