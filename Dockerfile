@@ -9,8 +9,15 @@ FROM node:24-slim
 ENV NODE_ENV=production
 WORKDIR /app
 
+# Chromium prints change-request PDFs in the worker (CHROMIUM_PATH defaults to /usr/bin/chromium).
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends chromium fonts-dejavu-core \
+  && rm -rf /var/lib/apt/lists/*
+
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+# Installs exactly what package-lock.json pins (npm ci rejects this lockfile: npm 11 leaves other
+# platforms' optional binaries out of it and then reports them missing).
+RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 
 COPY src ./src
 
