@@ -8,7 +8,7 @@
  * writes into page markdown: `/pages/<pageId>`, `/pages/<page path>` (with or without `.md`),
  * `/files/<fileId>`, and `README.md` at the root of the space for its first page.
  */
-import { classifyLink, extractLinks, resolveRelativePath, type ExtractedLink, type LinkContext, type LinkStatus } from './markdown.ts';
+import { classifyLink, extractLinks, percentDecode, resolveRelativePath, stripQueryAndFragment, type ExtractedLink, type LinkContext, type LinkStatus } from './markdown.ts';
 import { allPaths, buildTree, type PageMap, type TreeEntry } from './tree.ts';
 
 export type TargetReference =
@@ -173,23 +173,6 @@ function absoluteUrl(target: string, publicUrl: string): URL | null {
     return URL.canParse(target) ? new URL(target) : null;
   } catch {
     return null;
-  }
-}
-
-function stripQueryAndFragment(target: string): string {
-  let end = target.length;
-  const hash = target.indexOf('#');
-  if (hash !== -1) end = hash;
-  const query = target.indexOf('?');
-  if (query !== -1 && query < end) end = query;
-  return target.slice(0, end);
-}
-
-function percentDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
   }
 }
 

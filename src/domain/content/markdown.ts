@@ -391,7 +391,8 @@ function originOf(url: string): string | null {
   return URL.canParse(url) ? new URL(url).origin : null;
 }
 
-function stripQueryAndFragment(target: string): string {
+/** A link target without its `?query` and `#fragment`. */
+export function stripQueryAndFragment(target: string): string {
   let end = target.length;
   const hash = target.indexOf('#');
   if (hash !== -1) end = hash;
@@ -400,7 +401,8 @@ function stripQueryAndFragment(target: string): string {
   return target.slice(0, end);
 }
 
-function percentDecode(text: string): string {
+/** Percent-decoding that leaves a malformed escape as it is. */
+export function percentDecode(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
