@@ -53,6 +53,8 @@ export async function reindexSpace(em: Em, spaceId: string, before: PageMap | nu
        title = excluded.title, body = excluded.body`,
     [spaceId, JSON.stringify(rows)],
   );
+  // After a bulk change the planner's statistics would be stale and it could stop using the index.
+  if (rows.length + stale.length > 2000) await sql(em, 'analyze search_section');
 }
 
 export interface SearchHit {
@@ -65,22 +67,29 @@ export interface SearchHit {
 
 /** Pages of the space matching `query`, best first, each with its matching sections. */
 export async function searchSpace(em: Em, spaceId: string, query: string, offset: number, limit: number): Promise<{ hits: SearchHit[]; total: number }> {
+  // Pages are ranked on narrow rows first; section texts are read only for the pages returned.
   const rows = await sql<SearchHit & { total: string }>(
     em,
     `with q as (select websearch_to_tsquery('simple', ?) as query),
-     matches as (
-       select s.page_id, s.page_title, s.page_path, s.section_id, s.title, s.body, ts_rank(s.tsv, q.query) as rank
+     pages as (
+       select s.page_id, max(ts_rank(s.tsv, q.query)) as rank
          from search_section s, q
         where s.space_id = ? and s.tsv @@ q.query
+        group by s.page_id
      ),
-     pages as (
-       select page_id, min(page_title) as page_title, min(page_path) as page_path, max(rank) as rank,
-              jsonb_agg(jsonb_build_object('id', section_id, 'title', title, 'body', body, 'rank', rank) order by rank desc) as sections
-         from matches group by page_id
+     top as (
+       select page_id, rank, count(*) over () as total from pages order by rank desc, page_id limit ? offset ?
      )
-     select page_id, page_title, page_path, rank, sections, count(*) over () as total
-       from pages order by rank desc, page_id limit ? offset ?`,
-    [query, spaceId, limit, offset],
+     select top.page_id, top.rank, top.total, sec.page_title, sec.page_path, sec.sections
+       from top, q, lateral (
+         select min(s.page_title) as page_title, min(s.page_path) as page_path,
+                jsonb_agg(jsonb_build_object('id', s.section_id, 'title', s.title, 'body', s.body, 'rank', ts_rank(s.tsv, q.query))
+                          order by ts_rank(s.tsv, q.query) desc) as sections
+           from search_section s
+          where s.space_id = ? and s.page_id = top.page_id and s.tsv @@ q.query
+       ) sec
+      order by top.rank desc, top.page_id`,
+    [query, spaceId, limit, offset, spaceId],
   );
   return { hits: rows, total: rows.length ? Number(rows[0].total) : 0 };
 }
