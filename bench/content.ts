@@ -158,10 +158,11 @@ try {
     const terms = query.split(' ');
     await sql(
       orm.em.fork(),
-      `select rp.page_id, rp.meta->>'title' as title from revision_page rp
+      // The same answer without the index: every matching page found (for the total), first 20 returned.
+      `select rp.page_id, rp.meta->>'title' as title, count(*) over () as total from revision_page rp
          join page_document d on d.space_id = ? and d.hash = rp.document_hash
         where rp.revision_id = ? and ${terms.map(() => "(d.markdown ilike ? or rp.meta->>'title' ilike ?)").join(' and ')}
-        limit 20`,
+        order by rp.meta->>'title' limit 20`,
       [searchSpaceId, searchRevision, ...terms.flatMap((w) => [`%${w}%`, `%${w}%`])],
     );
     viaIlike.push(performance.now() - t);
@@ -171,7 +172,7 @@ try {
   console.log(`search over ${PAGES} pages, ${QUERIES} queries:`);
   console.log(`  GET /v1/spaces/{id}/search   p50 ${fmt(percentile(apiSorted, 50))} ms   p95 ${fmt(percentile(apiSorted, 95))} ms (target p95 <= 30 ms)`);
   console.log(`  ILIKE scan (baseline, SQL)   p50 ${fmt(percentile(ilikeSorted, 50))} ms   p95 ${fmt(percentile(ilikeSorted, 95))} ms`);
-  console.log(`  ratio ILIKE/search at p95: ${fmt(percentile(ilikeSorted, 95) / percentile(apiSorted, 95), 2)} (how many times faster the index is, end to end vs SQL only)`);
+  console.log(`  ratio ILIKE/search at p95: ${fmt(percentile(ilikeSorted, 95) / percentile(apiSorted, 95), 2)} (how many times faster the indexed search is, measured end to end over HTTP, than the scan in SQL alone)`);
 
   }
 
