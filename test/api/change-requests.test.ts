@@ -117,6 +117,14 @@ describe('change requests', () => {
     expect(revision.body.parents).toEqual([s.revision, expect.any(String)]);
     expect(revision.body.type).toBe('merge');
     expect((await edit(s.id, cr.id, [{ operation: 'delete_page', page: root.id }])).status).toBe(409);
+
+    const copy = await admin().post(`/v1/spaces/${s.id}/duplicate`);
+    expect(copy.status).toBe(201);
+    const copied = await pages(copy.body.id);
+    expect(copied.map((p) => p.title)).toEqual(['Welcome', 'Guide']);
+    expect(copied[1].pages[0]).toMatchObject({ title: 'Install', markdown: 'Run the installer.\n' });
+    const found = await admin().get(`/v1/spaces/${copy.body.id}/search?query=installer`);
+    expect(found.body.items.map((i: { title: string }) => i.title)).toEqual(['Install']);
   });
 
   it('merges edits to different lines of one page, and reports conflicts on the same line', async () => {
