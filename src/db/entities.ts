@@ -103,17 +103,5 @@ export const Space = defineEntity({
 });
 export type Space = InferEntity<typeof Space>;
 
-export const Revision = defineEntity({
-  name: 'Revision',
-  tableName: 'revision',
-  properties: {
-    id: p.string().primary(),
-    spaceId: p.string(),
-    parents: p.array().$type<string[]>(),
-    type: p.string(),
-    createdAt: p.datetime(),
-  },
-});
-export type Revision = InferEntity<typeof Revision>;
-
-export const entities = [Organization, User, Member, ApiToken, Collection, Space, Revision];
+/** Revisions, pages and files are read and written with SQL in src/db/content.ts. */
+export const entities = [Organization, User, Member, ApiToken, Collection, Space];
