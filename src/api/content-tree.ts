@@ -1,4 +1,4 @@
-import { sql } from '../db/sql.ts';
+import { collectionSubtree, lastPosition, pointerRow, siblingBound } from '../db/positions.ts';
 import type { Caller } from './context.ts';
 import { loadCollection, requireRole } from './access.ts';
 import type { Em } from '../db/orm.ts';
@@ -16,33 +16,11 @@ export interface ContentPosition {
   after?: Pointer;
 }
 
-const SIBLINGS_SQL = `
-  select id, position from space where organization_id = ? and parent_id is not distinct from ? and deleted_at is null and id <> ?
-  union all
-  select id, position from collection where organization_id = ? and parent_id is not distinct from ? and id <> ?`;
-
-async function siblingBound(em: Em, organizationId: string, parentId: string | null, movingId: string, op: '<' | '>', than: string | null) {
-  const agg = op === '<' ? 'max' : 'min';
-  const where = than === null ? '' : `where position ${op} ?`;
-  const params: unknown[] = [organizationId, parentId, movingId, organizationId, parentId, movingId];
-  if (than !== null) params.push(than);
-  const rows = await sql<{ bound: string | null }>(em,
-    `select ${agg}(position) as bound from (${SIBLINGS_SQL}) s ${where}`,
-    params,
-  );
-  return rows[0]?.bound ?? null;
-}
-
 async function pointerPosition(em: Em, organizationId: string, parentId: string | null, pointer: Pointer, field: string) {
-  const id = pointer.type === 'space' ? pointer.space : pointer.collection;
-  const table = pointer.type === 'space' ? 'space' : 'collection';
-  const rows = await sql<{ position: string; parent_id: string | null }>(em,
-    `select position, parent_id from ${table} where id = ? and organization_id = ?${table === 'space' ? ' and deleted_at is null' : ''}`,
-    [id, organizationId],
-  );
-  if (rows.length === 0) throw badRequest(`position.${field} refers to a ${pointer.type} that does not exist`);
-  if ((rows[0].parent_id ?? null) !== parentId) throw badRequest(`position.${field} refers to a ${pointer.type} that is not in the target parent`);
-  return rows[0].position;
+  const row = await pointerRow(em, organizationId, pointer.type, pointer.type === 'space' ? pointer.space : pointer.collection);
+  if (!row) throw badRequest(`position.${field} refers to a ${pointer.type} that does not exist`);
+  if ((row.parent_id ?? null) !== parentId) throw badRequest(`position.${field} refers to a ${pointer.type} that is not in the target parent`);
+  return row.position;
 }
 
 /** A position key for `movingId` under `parentId`: at the given position, or after the last sibling. */
@@ -70,14 +48,6 @@ export async function resolvePosition(
   }
 }
 
-async function lastPosition(em: Em, organizationId: string, parentId: string | null, movingId: string) {
-  const rows = await sql<{ bound: string | null }>(em,
-    `select max(position) as bound from (${SIBLINGS_SQL}) s`,
-    [organizationId, parentId, movingId, organizationId, parentId, movingId],
-  );
-  return rows[0]?.bound ?? null;
-}
-
 /**
  * The collection something is created in, moved into or transferred to: it must be visible to the
  * caller, belong to `organizationId` (404 naming `field` otherwise) and grant them `create`.
@@ -91,15 +61,5 @@ export async function targetCollection(em: Em, caller: Caller, collectionId: str
   return target.collection;
 }
 
-/** Ids of a collection and every collection below it. */
-export async function collectionSubtree(em: Em, collectionId: string): Promise<string[]> {
-  const rows = await sql<{ id: string }>(em,
-    `with recursive sub as (
-       select id from collection where id = ?
-       union all
-       select c.id from collection c join sub on c.parent_id = sub.id
-     ) select id from sub`,
-    [collectionId],
-  );
-  return rows.map((r) => r.id);
-}
+
+export { collectionSubtree };

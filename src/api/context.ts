@@ -1,3 +1,5 @@
+import type { FastifyPluginAsync, FastifyTypeProvider, RawServerDefault } from 'fastify';
+import type { Static, TSchema } from 'typebox';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config.ts';
 import type { Em, Orm } from '../db/orm.ts';
@@ -25,3 +27,28 @@ declare module 'fastify' {
     caller: Caller;
   }
 }
+
+/** What a service works with: the request's unit of work, the caller and the app's dependencies. */
+export interface Ctx {
+  em: Em;
+  caller: Caller;
+  deps: AppDeps;
+}
+
+/** The service context of a request. */
+export function ctxOf(request: { em: Em; caller: Caller; server: { deps: AppDeps } }): Ctx {
+  return { em: request.em, caller: request.caller, deps: request.server.deps };
+}
+
+/**
+ * Request parts (params, querystring, body, headers) typed from their TypeBox schemas, so a
+ * handler reads `request.body.title` with no cast. Answers are left untyped at compile time: the
+ * presenters build them and the response schemas check and serialize them at run time.
+ */
+export interface RequestTypeProvider extends FastifyTypeProvider {
+  validator: this['schema'] extends TSchema ? Static<this['schema']> : unknown;
+  serializer: unknown;
+}
+
+/** A route plugin of the API: every `src/api/<group>/routes.ts` exports one. */
+export type RoutePlugin<Options extends Record<string, unknown> = Record<never, never>> = FastifyPluginAsync<Options, RawServerDefault, RequestTypeProvider>;

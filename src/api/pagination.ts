@@ -1,5 +1,6 @@
 import type { EntityName, FilterQuery } from '@mikro-orm/core';
 import type { Em } from '../db/orm.ts';
+import { selectListingPage } from '../db/listing.ts';
 import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
 import { badRequest } from './errors.ts';
 
@@ -107,12 +108,10 @@ export async function paginateSql<R extends Record<string, unknown>, T>(
     where = `where (${columns}) ${order === 'asc' ? '>' : '<'} (${placeholders})`;
     params.push(...values);
   }
-  const direction = keys.map((k) => `q."${k.field}" ${order}`).join(', ');
-  const raw = await em.execute<Record<string, unknown>[]>(`select q.* from (${listing.sql}) q ${where} order by ${direction} limit ${limit + 1}`, params);
-  const counted = await em.execute<{ count: string | number }[]>(`select count(*) as count from (${listing.sql}) q`, listing.params);
+  const { raw, count } = await selectListingPage(em, listing.sql, listing.params, where, params, keys, order, limit);
   const rows = raw.map((r) => (listing.row ? listing.row(r) : (r as R)));
   const page = rows.slice(0, limit);
-  const result: ListPage<T> = { items: await present(page), count: Number(counted[0]?.count ?? 0) };
+  const result: ListPage<T> = { items: await present(page), count };
   if (rows.length > limit) result.next = { page: cursorOf(page[page.length - 1], keys) };
   return result;
 }

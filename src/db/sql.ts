@@ -26,3 +26,8 @@ export async function prepared<T = Record<string, unknown>>(em: Em, name: string
   const pool = await (em.getConnection() as unknown as { getNativeClient(): Promise<{ query(q: object): Promise<{ rows: T[] }> }> }).getNativeClient();
   return (await pool.query({ name, text, values })).rows;
 }
+
+/** A PostgreSQL text[] literal, for passing a list through one `?::text[]` placeholder. */
+export function textArray(values: (string | null)[]): string {
+  return `{${values.map((v) => (v === null ? 'NULL' : `"${v.replace(/(["\\])/g, '\\$1')}"`)).join(',')}}`;
+}

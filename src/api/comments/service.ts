@@ -6,7 +6,7 @@ import { documentToMarkdown } from '../../domain/content/document.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Role } from '../../domain/roles.ts';
 import type { FastifyRequest } from 'fastify';
-import { textArray } from '../access.ts';
+import { textArray } from '../../db/sql.ts';
 import { resolveTarget } from '../content/target.ts';
 import { badRequest, notFound } from '../errors.ts';
 

@@ -1,6 +1,7 @@
 import type { Em } from '../../db/orm.ts';
 import { isRole, type Role } from '../../domain/roles.ts';
-import { grantReachCte, textArray } from '../access.ts';
+import { grantReachCte } from '../../db/access.ts';
+import { textArray } from '../../db/sql.ts';
 import { presentUser } from '../users/present.ts';
 import type { Urls } from '../urls.ts';
 

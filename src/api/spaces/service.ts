@@ -1,5 +1,6 @@
-import { sql } from '../../db/sql.ts';
+import type { Static } from 'typebox';
 import { Space } from '../../db/entities.ts';
+import { insertCopyRevision, markSpacesDeleted, undeleteSpace } from '../../db/spaces.ts';
 import { copyRevisionToSpace, loadPageMap, writeRevision } from '../../db/content.ts';
 import { reindexSpace } from '../../db/search.ts';
 import { positionBetween } from '../../domain/positions.ts';
@@ -7,11 +8,155 @@ import type { PageMap } from '../../domain/content/tree.ts';
 import type { Em } from '../../db/orm.ts';
 import { newId } from '../../domain/ids.ts';
 import { signalSpaceRestored, startSpaceDeletion } from '../../temporal/jobs.ts';
-import type { AppDeps, Caller } from '../context.ts';
-import { notFound, unavailable } from '../errors.ts';
-import { resolvePosition, type ContentPosition } from '../content-tree.ts';
+import { atLeast } from '../../domain/roles.ts';
+import { contentRoles, grantedContent, loadOrganization, loadSpace, orgRole, requireOrganization, requireRole } from '../access.ts';
+import type { AppDeps, Caller, Ctx } from '../context.ts';
+import { badRequest, forbidden, notFound, unavailable } from '../errors.ts';
+import { resolvePosition, targetCollection, type ContentPosition } from '../content-tree.ts';
+import { paginate } from '../pagination.ts';
+import { urlsFor } from '../urls.ts';
+import { presentSpace } from './present.ts';
+import type { ListQuery } from '../schemas.ts';
+import type { CreateSpaceBody, MoveBody, TransferBody, UpdateSpaceBody } from './schemas.ts';
 
-/** Space operations that touch more than one row or reach Temporal. */
+/** The rules of spaces: who may do what, and the writes each operation makes. */
+
+const present = (ctx: Ctx, space: Space, role: Parameters<typeof presentSpace>[1]) => presentSpace(space, role, urlsFor(ctx.deps.config.publicUrl));
+
+/** A space as the caller sees it, read again (after a write). */
+async function fresh(ctx: Ctx, spaceId: string) {
+  const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  return present(ctx, space, role);
+}
+
+/** The spaces of an organization: every one for members with a role, what is granted for guests. */
+export async function listSpaces(ctx: Ctx, organizationId: string, query: Static<typeof ListQuery>) {
+  const { em, caller } = ctx;
+  const { role } = await requireOrganization(ctx, organizationId);
+  const where =
+    role === null
+      ? { organizationId, deletedAt: null, id: { $in: (await grantedContent(em, organizationId, caller.user.id)).spaces } }
+      : { organizationId, deletedAt: null };
+  const page = await paginate(em, Space, where, [{ field: 'createdAt', kind: 'date' }, { field: 'id', kind: 'string' }], query, (s) => s);
+  const roles = await contentRoles(em, { userId: caller.user.id, role }, 'space', page.items);
+  return { ...page, items: page.items.map((s) => present(ctx, s, roles.get(s.id) ?? null)) };
+}
+
+/** Creates a space at the organization's root or in a collection the caller may create in. */
+export async function createSpaceFor(ctx: Ctx, organizationId: string, body: Static<typeof CreateSpaceBody>) {
+  const { caller } = ctx;
+  const space = await ctx.em.transactional(async (tx) => {
+    const { role } = await loadOrganization(tx, caller, organizationId);
+    if (body.parent !== undefined) await targetCollection(tx, caller, body.parent, organizationId, 'parent', 'create spaces in that collection');
+    else requireRole(role, 'create', 'create spaces here');
+    if (body.visibility === 'in-collection' && body.parent === undefined) {
+      throw badRequest('visibility in-collection is only for spaces in a collection');
+    }
+    return createSpace(
+      tx,
+      {
+        organizationId,
+        parentId: body.parent ?? null,
+        title: body.title ?? '',
+        emoji: body.emoji ?? '',
+        visibility: body.visibility ?? (body.parent ? 'in-collection' : 'private'),
+        editMode: body.editMode ?? 'live',
+        defaultLevel: body.parent ? 'inherit' : null,
+      },
+      body.empty ? { kind: 'empty' } : { kind: 'page' },
+    );
+  });
+  return fresh(ctx, space.id);
+}
+
+export async function getSpace(ctx: Ctx, spaceId: string) {
+  const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  return present(ctx, space, role);
+}
+
+/** Title and emoji need `edit`; access, visibility and edit mode need `admin`. A locked space keeps its title and emoji. */
+export async function updateSpace(ctx: Ctx, spaceId: string, body: Static<typeof UpdateSpaceBody>) {
+  const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  const adminOnly = body.defaultLevel !== undefined || body.editMode !== undefined || body.visibility !== undefined;
+  requireRole(role, adminOnly ? 'admin' : 'edit', adminOnly ? 'change the access, visibility or edit mode of this space' : 'edit this space');
+  if (space.editMode === 'locked' && body.editMode === undefined && (body.title !== undefined || body.emoji !== undefined)) {
+    throw forbidden('This space is locked: unlock it (editMode "live") before editing it');
+  }
+  if (body.visibility === 'in-collection' && !space.parentId) throw badRequest('visibility in-collection is only for spaces in a collection');
+  await ctx.em.nativeUpdate(
+    Space,
+    { id: space.id },
+    {
+      ...(body.title !== undefined ? { title: body.title } : {}),
+      ...(body.emoji !== undefined ? { emoji: body.emoji } : {}),
+      ...(body.editMode !== undefined ? { editMode: body.editMode } : {}),
+      ...(body.visibility !== undefined ? { visibility: body.visibility } : {}),
+      ...(body.defaultLevel !== undefined ? { defaultLevel: body.defaultLevel } : {}),
+      updatedAt: new Date(),
+    },
+  );
+  return fresh(ctx, space.id);
+}
+
+export async function deleteSpace(ctx: Ctx, spaceId: string): Promise<void> {
+  const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  requireRole(role, 'admin', 'delete this space');
+  await deleteSpaces(ctx.deps, ctx.em, ctx.caller, [space]);
+}
+
+export async function restoreDeletedSpace(ctx: Ctx, spaceId: string) {
+  const { role } = await loadSpace(ctx.em, ctx.caller, spaceId, 'deleted');
+  requireRole(role, 'admin', 'restore this space');
+  await restoreSpace(ctx.deps, ctx.em, spaceId);
+  ctx.em.clear();
+  return fresh(ctx, spaceId);
+}
+
+/** A copy of the space and its current content, next to it; needs `create` in the organization or on the space. */
+export async function duplicateSpace(ctx: Ctx, spaceId: string) {
+  const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  const member = await orgRole(ctx.em, ctx.caller, space.organizationId);
+  if (!atLeast(member ?? null, 'create')) requireRole(role, 'create', 'duplicate this space');
+  const copy = await ctx.em.transactional((tx) =>
+    createSpace(
+      tx,
+      {
+        organizationId: space.organizationId,
+        parentId: space.parentId ?? null,
+        title: `${space.title} (copy)`.slice(0, 50),
+        emoji: space.emoji,
+        visibility: space.visibility,
+        editMode: space.editMode,
+        defaultLevel: space.defaultLevel ?? null,
+      },
+      { kind: 'copy', revisionId: space.revisionId },
+    ),
+  );
+  return fresh(ctx, copy.id);
+}
+
+export async function moveSpace(ctx: Ctx, spaceId: string, body: Static<typeof MoveBody>) {
+  const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  requireRole(role, 'admin', 'move this space');
+  const parentId = body.parent === undefined ? (space.parentId ?? null) : body.parent;
+  if (parentId !== null) await targetCollection(ctx.em, ctx.caller, parentId, space.organizationId, 'parent', 'move spaces into that collection');
+  await relocateSpace(ctx.em, space, space.organizationId, parentId, body.position);
+  return fresh(ctx, space.id);
+}
+
+export async function transferSpace(ctx: Ctx, spaceId: string, body: Static<typeof TransferBody>) {
+  const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  requireRole(role, 'admin', 'transfer this space');
+  const target = await loadOrganization(ctx.em, ctx.caller, body.organization).catch(() => {
+    throw notFound('organization: target organization');
+  });
+  requireRole(target.role, 'admin', 'transfer spaces into the target organization');
+  if (body.collection !== undefined) {
+    await targetCollection(ctx.em, ctx.caller, body.collection, body.organization, 'collection', 'add spaces to the target collection');
+  }
+  await relocateSpace(ctx.em, space, body.organization, body.collection ?? null);
+  return fresh(ctx, space.id);
+}
 
 export interface NewSpace {
   organizationId: string;
@@ -49,9 +194,7 @@ export async function createSpace(em: Em, input: NewSpace, content: InitialConte
   });
   await em.flush();
   if (content.kind === 'copy') {
-    await sql(em, 'insert into revision (id, space_id, parents, type, created_at) values (?, ?, ?::text[], ?, ?)', [
-      revisionId, id, `{"${content.revisionId}"}`, 'edits', now,
-    ]);
+    await insertCopyRevision(em, revisionId, id, content.revisionId, now);
     await copyRevisionToSpace(em, content.revisionId, id, revisionId);
   } else {
     const pages: PageMap = {};
@@ -89,20 +232,12 @@ export async function deleteSpaces(deps: AppDeps, em: Em, caller: Caller, spaces
   } catch (error) {
     throw Object.assign(unavailable('The job service is unavailable; nothing was deleted. Try again shortly.'), { cause: error });
   }
-  if (spaces.length > 0) {
-    await em.nativeUpdate(Space, { id: { $in: spaces.map((s) => s.id) }, deletedAt: null }, { deletedAt, updatedAt: deletedAt });
-  }
+  await markSpacesDeleted(em, spaces.map((s) => s.id), deletedAt);
 }
 
 /** Brings a deleted space back if it is still inside the retention window. */
 export async function restoreSpace(deps: AppDeps, em: Em, spaceId: string): Promise<void> {
-  const rows = await sql<{ id: string }>(em,
-    `update space set deleted_at = null, updated_at = now()
-      where id = ? and deleted_at is not null and deleted_at > now() - (? * interval '1 millisecond')
-      returning id`,
-    [spaceId, deps.config.spaceRetentionMs],
-  );
-  if (rows.length === 0) throw notFound('Deleted space');
+  if (!(await undeleteSpace(em, spaceId, deps.config.spaceRetentionMs))) throw notFound('Deleted space');
   await signalSpaceRestored(deps.temporal, spaceId);
 }
 

@@ -2,7 +2,8 @@ import type { Team } from '../../db/team-entities.ts';
 import type { Em } from '../../db/orm.ts';
 import { teamPermissions, type TeamRole } from '../../domain/membership.ts';
 import type { Role } from '../../domain/roles.ts';
-import { grantReachCte, textArray } from '../access.ts';
+import { grantReachCte } from '../../db/access.ts';
+import { textArray } from '../../db/sql.ts';
 
 /** What a team row needs to be shown. */
 export interface TeamRow {

@@ -1,0 +1,34 @@
+import { Space } from './entities.ts';
+import type { Em } from './orm.ts';
+import { sql } from './sql.ts';
+
+/** Writes to the space table beyond plain entity CRUD. */
+
+/** The revision row of a copy: a new revision of `spaceId` whose parent is `fromRevisionId`. */
+export async function insertCopyRevision(em: Em, revisionId: string, spaceId: string, fromRevisionId: string, at: Date): Promise<void> {
+  await sql(em, 'insert into revision (id, space_id, parents, type, created_at) values (?, ?, ?::text[], ?, ?)', [
+    revisionId,
+    spaceId,
+    `{"${fromRevisionId}"}`,
+    'edits',
+    at,
+  ]);
+}
+
+/** Marks live spaces deleted at `deletedAt` (the purge only matches that exact time). */
+export async function markSpacesDeleted(em: Em, spaceIds: string[], deletedAt: Date): Promise<void> {
+  if (spaceIds.length === 0) return;
+  await em.nativeUpdate(Space, { id: { $in: spaceIds }, deletedAt: null }, { deletedAt, updatedAt: deletedAt });
+}
+
+/** Clears `deletedAt` of a space deleted less than `retentionMs` ago; false when there is none. */
+export async function undeleteSpace(em: Em, spaceId: string, retentionMs: number): Promise<boolean> {
+  const rows = await sql<{ id: string }>(
+    em,
+    `update space set deleted_at = null, updated_at = now()
+      where id = ? and deleted_at is not null and deleted_at > now() - (? * interval '1 millisecond')
+      returning id`,
+    [spaceId, retentionMs],
+  );
+  return rows.length > 0;
+}
