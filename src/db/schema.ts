@@ -1,5 +1,4 @@
 import { entities as foundation } from './entities.ts';
-import { entities as openapi } from './openapi-entities.ts';
 import { entities as settings } from './settings-entities.ts';
 import { entities as teams } from './team-entities.ts';
 import { samlEntities } from './saml-entities.ts';
@@ -7,6 +6,7 @@ import { entities as comments } from './comment-entities.ts';
 
 /**
  * Every entity the ORM maps, one import per resource group. A group keeps its entities in its own
- * file beside this one (for example `content-entities.ts`) and adds them here.
+ * file beside this one (for example `content-entities.ts`) and adds them here. Tables read and written
+ * only with SQL (OpenAPI specs, src/db/openapi.ts) have no entity.
  */
-export const entities = [...foundation, ...teams, ...settings, ...samlEntities, ...openapi, ...comments];
+export const entities = [...foundation, ...teams, ...settings, ...samlEntities, ...comments];

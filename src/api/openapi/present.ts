@@ -1,4 +1,4 @@
-import type { OpenApiSpec, OpenApiSpecVersion } from '../../db/openapi-entities.ts';
+import type { OpenApiSpec, OpenApiSpecVersion } from '../../db/openapi.ts';
 import type { ProcessErrorCode, ProcessingState } from '../../domain/openapi.ts';
 import { atLeast, organizationPermissions, type Role } from '../../domain/roles.ts';
 import { redactUrl } from '../../lib/guarded-fetch.ts';

@@ -1,13 +1,104 @@
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
-import { OpenApiSpec, OpenApiSpecText } from '../../db/openapi-entities.ts';
-import type { Em } from '../../db/orm.ts';
+import type { Static } from 'typebox';
+import {
+  deleteSpecBySlug, findSpec, findVersion, insertSpec, insertSpecText, lockSpec, replaceSpecSource, specListing, versionListing,
+  type OpenApiSpec,
+} from '../../db/openapi.ts';
 import { newId } from '../../domain/ids.ts';
+import type { Role } from '../../domain/roles.ts';
 import { redactUrl } from '../../lib/guarded-fetch.ts';
 import { deleteRefreshSchedule, startOpenApiProcessing, upsertRefreshSchedule } from '../../temporal/openapi-jobs.ts';
-import type { AppDeps, Caller } from '../context.ts';
-import { badRequest, conflict, unavailable } from '../errors.ts';
+import { requireOrganization } from '../access.ts';
+import type { Ctx } from '../context.ts';
+import { badRequest, conflict, notFound, unavailable } from '../errors.ts';
+import { paginateSql } from '../pagination.ts';
+import type { ListQuery } from '../schemas.ts';
+import { urlsFor } from '../urls.ts';
+import { presentContent, presentSpec, presentVersion } from './present.ts';
+import type { CreateSpecBody, PutSpecBody, SpecParams } from './schemas.ts';
 
-/** OpenAPI spec operations that touch more than one row or reach Temporal. */
+/** The rules of OpenAPI specs: organization roles, sources, and the processing jobs each change starts. */
+
+type SpecRef = Static<typeof SpecParams>;
+type Query = Static<typeof ListQuery>;
+
+const urlsOf = (ctx: Ctx) => urlsFor(ctx.deps.config.publicUrl);
+
+/** A spec of an organization the caller may read: 404 for non-members and unknown slugs. */
+async function loadSpec(ctx: Ctx, ref: SpecRef): Promise<{ spec: OpenApiSpec; role: Role | null }> {
+  const { role } = await requireOrganization(ctx, ref.organizationId, 'read', 'view OpenAPI specs');
+  const spec = await findSpec(ctx.em, ref.organizationId, ref.specSlug);
+  if (!spec) throw notFound('OpenAPI spec');
+  return { spec, role };
+}
+
+async function loadVersion(ctx: Ctx, spec: OpenApiSpec, versionId: string | 'latest') {
+  const id = versionId === 'latest' ? spec.lastVersionId : versionId;
+  const version = id ? await findVersion(ctx.em, spec.id, id, false) : undefined;
+  if (!version) throw notFound('OpenAPI spec version');
+  return version;
+}
+
+export async function listSpecs(ctx: Ctx, organizationId: string, query: Query) {
+  const { role } = await requireOrganization(ctx, organizationId, 'read', 'view OpenAPI specs');
+  const urls = urlsOf(ctx);
+  return paginateSql(ctx.em, specListing(organizationId), query, (rows) => rows.map((s) => presentSpec(s, role, urls)));
+}
+
+export async function createSpec(ctx: Ctx, organizationId: string, body: Static<typeof CreateSpecBody>, maxTextBytes: number) {
+  const { role } = await requireOrganization(ctx, organizationId, 'create', 'create OpenAPI specs');
+  const source = readSource(body.source, maxTextBytes);
+  const { spec } = await saveSpec(ctx, organizationId, body.slug, source, 'create');
+  return presentSpec(spec, role, urlsOf(ctx));
+}
+
+/** Creates the spec of this slug or replaces its source; `created` says which (201 or 200). */
+export async function putSpec(ctx: Ctx, ref: SpecRef, body: Static<typeof PutSpecBody>, maxTextBytes: number) {
+  const { role } = await requireOrganization(ctx, ref.organizationId, 'create', 'create or update OpenAPI specs');
+  const source = readSource(body.source, maxTextBytes);
+  const { spec, created } = await saveSpec(ctx, ref.organizationId, ref.specSlug, source, 'upsert');
+  return { spec: presentSpec(spec, role, urlsOf(ctx)), created };
+}
+
+export async function getSpec(ctx: Ctx, ref: SpecRef) {
+  const { spec, role } = await loadSpec(ctx, ref);
+  return presentSpec(spec, role, urlsOf(ctx));
+}
+
+/**
+ * Deletes a spec with its versions and texts (foreign keys cascade), then its refresh schedule;
+ * false when there was no such spec. A schedule that could not be removed removes itself the
+ * next time it fires.
+ */
+export async function deleteSpec(ctx: Ctx, ref: SpecRef): Promise<boolean> {
+  await requireOrganization(ctx, ref.organizationId, 'create', 'delete OpenAPI specs');
+  const specId = await deleteSpecBySlug(ctx.em, ref.organizationId, ref.specSlug);
+  if (specId === undefined) return false;
+  try {
+    await deleteRefreshSchedule(ctx.deps.temporal, specId);
+  } catch {
+    // Left to the schedule's own next run, which finds the spec gone and deletes the schedule.
+  }
+  return true;
+}
+
+export async function listVersions(ctx: Ctx, ref: SpecRef, query: Query) {
+  const { spec } = await loadSpec(ctx, ref);
+  const urls = urlsOf(ctx);
+  return paginateSql(ctx.em, versionListing(spec.id), query, (rows) => rows.map((v) => presentVersion(spec, v, urls)));
+}
+
+export async function getVersion(ctx: Ctx, ref: SpecRef, versionId: string | 'latest') {
+  const { spec } = await loadSpec(ctx, ref);
+  return presentVersion(spec, await loadVersion(ctx, spec, versionId), urlsOf(ctx));
+}
+
+export async function getVersionContent(ctx: Ctx, ref: SpecRef, versionId: string | 'latest') {
+  const { spec } = await loadSpec(ctx, ref);
+  const id = versionId === 'latest' ? spec.lastVersionId : versionId;
+  const version = id ? await findVersion(ctx.em, spec.id, id, true) : undefined;
+  if (!version) throw notFound('OpenAPI spec version');
+  return presentContent(spec, version, version.filesystem, urlsOf(ctx));
+}
 
 export type SpecSourceInput = { url: string } | { text: string };
 
@@ -32,15 +123,15 @@ export function readSource(source: { url?: string; text?: string }, maxTextBytes
   return { text: source.text! };
 }
 
+const taken = (slug: string) => conflict(`An OpenAPI spec with slug "${slug}" already exists in this organization`);
+
 /**
  * Creates a spec, or (mode `upsert`) replaces the source of an existing one, then starts its
  * processing and creates, updates or removes its refresh schedule. Every source change bumps the
  * source generation, so runs of an older source record nothing.
  */
-export async function saveSpec(
-  deps: AppDeps,
-  em: Em,
-  caller: Caller,
+async function saveSpec(
+  ctx: Ctx,
   organizationId: string,
   slug: string,
   source: SpecSourceInput,
@@ -48,61 +139,34 @@ export async function saveSpec(
 ): Promise<{ spec: OpenApiSpec; created: boolean }> {
   let saved: { spec: OpenApiSpec; created: boolean } | undefined;
   for (let attempt = 0; saved === undefined; attempt++) {
-    try {
-      saved = await em.fork().transactional(async (tx) => {
-        const now = new Date();
-        const existing = await tx.findOne(OpenApiSpec, { organizationId, slug }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        if (existing && mode === 'create') throw conflict(`An OpenAPI spec with slug "${slug}" already exists in this organization`);
-        const textId = 'text' in source ? newId() : null;
-        let spec: OpenApiSpec;
-        if (existing) {
-          await tx.nativeDelete(OpenApiSpecText, { specId: existing.id });
-          existing.sourceUrl = 'url' in source ? source.url : null;
-          existing.sourceTextId = textId;
-          existing.sourceGeneration += 1;
-          existing.processingState = 'pending';
-          existing.updatedAt = now;
-          spec = existing;
-        } else {
-          spec = tx.create(OpenApiSpec, {
-            id: newId(),
-            organizationId,
-            slug,
-            sourceUrl: 'url' in source ? source.url : null,
-            sourceTextId: textId,
-            sourceGeneration: 1,
-            processingState: 'pending',
-            lastVersionId: null,
-            lastProcessedAt: null,
-            lastProcessErrorCode: null,
-            lastProcessErrors: null,
-            createdAt: now,
-            updatedAt: now,
-          });
-        }
-        await tx.flush();
-        if ('text' in source) {
-          tx.create(OpenApiSpecText, { id: textId!, specId: spec.id, text: source.text, createdAt: now });
-          await tx.flush();
-        }
-        return { spec, created: !existing };
-      });
-    } catch (error) {
-      // A concurrent create of the same slug won: a create is a conflict, an upsert updates it.
-      if (!(error instanceof UniqueConstraintViolationException)) throw error;
-      if (mode === 'create') throw conflict(`An OpenAPI spec with slug "${slug}" already exists in this organization`);
-      if (attempt >= 2) throw error;
-    }
+    saved = await ctx.em.fork().transactional(async (tx) => {
+      const at = new Date();
+      const existing = await lockSpec(tx, organizationId, slug);
+      if (existing && mode === 'create') throw taken(slug);
+      const textId = 'text' in source ? newId() : null;
+      const columns = { sourceUrl: 'url' in source ? source.url : null, sourceTextId: textId };
+      const spec = existing
+        ? await replaceSpecSource(tx, existing.id, columns, at)
+        : await insertSpec(tx, { id: newId(), organizationId, slug, ...columns, at });
+      // A concurrent create of the same slug won: a create is a conflict, an upsert updates it (next attempt).
+      if (!spec) {
+        if (mode === 'create') throw taken(slug);
+        if (attempt >= 2) throw unavailable('The OpenAPI spec is being changed by other requests at the same time; send the PUT again');
+        return undefined;
+      }
+      if ('text' in source) await insertSpecText(tx, { id: textId!, specId: spec.id, text: source.text, at });
+      return { spec, created: !existing };
+    });
   }
 
   const { spec } = saved;
-  const { temporal, config } = deps;
+  const { temporal, config } = ctx.deps;
   try {
     await startOpenApiProcessing(
       temporal,
       config.temporalTaskQueue,
       { specId: spec.id, organizationId, generation: spec.sourceGeneration },
-      caller.user.id,
+      ctx.caller.user.id,
     );
     if (spec.sourceUrl) {
       await upsertRefreshSchedule(temporal, {
@@ -120,17 +184,4 @@ export async function saveSpec(
     throw unavailable(`The OpenAPI spec was saved but its processing could not be started (${(error as Error).message}); send the PUT again`);
   }
   return saved;
-}
-
-/**
- * Deletes a spec with its versions and texts (foreign keys cascade), then its refresh schedule.
- * A schedule that could not be removed removes itself the next time it fires.
- */
-export async function deleteSpec(deps: AppDeps, em: Em, spec: OpenApiSpec): Promise<void> {
-  await em.nativeDelete(OpenApiSpec, { id: spec.id });
-  try {
-    await deleteRefreshSchedule(deps.temporal, spec.id);
-  } catch {
-    // Left to the schedule's own next run, which finds the spec gone and deletes the schedule.
-  }
 }

@@ -1,0 +1,257 @@
+import type { Em } from './orm.ts';
+import { sql } from './sql.ts';
+
+/**
+ * OpenAPI specs (`openapi_spec`), the text of text-sourced specs (`openapi_spec_text`) and the
+ * processed versions (`openapi_spec_version`). These tables are read and written only here, with
+ * SQL (no ORM entities): the API and the processing activities share the same functions, and the
+ * processing's writes are guarded by the source generation in the statement itself.
+ */
+
+export interface ProcessError {
+  code: string;
+  message: string;
+}
+
+export type OpenApiSpec = {
+  id: string;
+  organizationId: string;
+  slug: string;
+  /** Set for URL sources (credentials included: never shown, never put in workflow history). */
+  sourceUrl: string | null;
+  /** Set for text sources: the row of openapi_spec_text holding the text. */
+  sourceTextId: string | null;
+  /** Bumped on every change of source; a processing run of an older source records nothing. */
+  sourceGeneration: number;
+  processingState: string;
+  lastVersionId: string | null;
+  lastProcessedAt: Date | null;
+  lastProcessErrorCode: string | null;
+  lastProcessErrors: ProcessError[] | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+export type OpenApiSpecVersion = {
+  id: string;
+  specId: string;
+  contentHash: string;
+  /** The source URL without credentials; null for text sources. */
+  url: string | null;
+  /** The filesystem key of the entry document. */
+  entryKey: string;
+  createdAt: Date;
+};
+
+const SPEC_COLUMNS = `id, organization_id as "organizationId", slug, source_url as "sourceUrl", source_text_id as "sourceTextId",
+  source_generation as "sourceGeneration", processing_state as "processingState", last_version_id as "lastVersionId",
+  last_processed_at as "lastProcessedAt", last_process_error_code as "lastProcessErrorCode",
+  last_process_errors as "lastProcessErrors", created_at as "createdAt", updated_at as "updatedAt"`;
+
+const VERSION_COLUMNS = `id, spec_id as "specId", content_hash as "contentHash", url, entry_key as "entryKey", created_at as "createdAt"`;
+
+const date = (value: unknown) => (value instanceof Date ? value : new Date(value as string));
+const dateOrNull = (value: unknown) => (value === null || value === undefined ? null : date(value));
+
+/** A spec row as the driver returns it, with dates as Date and the errors parsed. */
+export function toSpec(raw: Record<string, unknown>): OpenApiSpec {
+  const errors = raw.lastProcessErrors;
+  return {
+    ...(raw as unknown as OpenApiSpec),
+    sourceGeneration: Number(raw.sourceGeneration),
+    lastProcessedAt: dateOrNull(raw.lastProcessedAt),
+    lastProcessErrors: typeof errors === 'string' ? (JSON.parse(errors) as ProcessError[]) : ((errors ?? null) as ProcessError[] | null),
+    createdAt: date(raw.createdAt),
+    updatedAt: date(raw.updatedAt),
+  };
+}
+
+export function toVersion(raw: Record<string, unknown>): OpenApiSpecVersion {
+  return { ...(raw as unknown as OpenApiSpecVersion), createdAt: date(raw.createdAt) };
+}
+
+const first = <T>(rows: T[]): T | undefined => rows[0];
+
+// --- What the API reads and writes ---------------------------------------------------------
+
+/** The specs of an organization, as a keyset listing (src/api/pagination.ts `paginateSql`). */
+export function specListing(organizationId: string) {
+  return {
+    sql: `select ${SPEC_COLUMNS} from openapi_spec where organization_id = ?`,
+    params: [organizationId],
+    keys: [{ field: 'createdAt', kind: 'date' as const }, { field: 'id', kind: 'string' as const }],
+    row: toSpec,
+  };
+}
+
+/** The versions of a spec, oldest first, as a keyset listing. */
+export function versionListing(specId: string) {
+  return {
+    sql: `select ${VERSION_COLUMNS} from openapi_spec_version where spec_id = ?`,
+    params: [specId],
+    keys: [{ field: 'createdAt', kind: 'date' as const }, { field: 'id', kind: 'string' as const }],
+    row: toVersion,
+  };
+}
+
+export async function findSpec(em: Em, organizationId: string, slug: string): Promise<OpenApiSpec | undefined> {
+  const row = first(await sql(em, `select ${SPEC_COLUMNS} from openapi_spec where organization_id = ? and slug = ?`, [organizationId, slug]));
+  return row && toSpec(row);
+}
+
+/** The spec of this slug, locked until the end of the transaction of `tx`. */
+export async function lockSpec(tx: Em, organizationId: string, slug: string): Promise<OpenApiSpec | undefined> {
+  const row = first(await sql(tx, `select ${SPEC_COLUMNS} from openapi_spec where organization_id = ? and slug = ? for update`, [organizationId, slug]));
+  return row && toSpec(row);
+}
+
+export interface NewSpec {
+  id: string;
+  organizationId: string;
+  slug: string;
+  sourceUrl: string | null;
+  sourceTextId: string | null;
+  at: Date;
+}
+
+/** Inserts a `pending` spec of generation 1; undefined when the slug was taken meanwhile. */
+export async function insertSpec(tx: Em, spec: NewSpec): Promise<OpenApiSpec | undefined> {
+  const row = first(
+    await sql(
+      tx,
+      `insert into openapi_spec (id, organization_id, slug, source_url, source_text_id, source_generation, processing_state, created_at, updated_at)
+       values (?, ?, ?, ?, ?, 1, 'pending', ?, ?)
+       on conflict (organization_id, slug) do nothing
+       returning ${SPEC_COLUMNS}`,
+      [spec.id, spec.organizationId, spec.slug, spec.sourceUrl, spec.sourceTextId, spec.at, spec.at],
+    ),
+  );
+  return row && toSpec(row);
+}
+
+/** Gives a spec a new source (its text, if any, is removed): the next generation, `pending`. */
+export async function replaceSpecSource(tx: Em, specId: string, source: { sourceUrl: string | null; sourceTextId: string | null }, at: Date): Promise<OpenApiSpec> {
+  await sql(tx, 'delete from openapi_spec_text where spec_id = ?', [specId]);
+  const [row] = await sql(
+    tx,
+    `update openapi_spec
+        set source_url = ?, source_text_id = ?, source_generation = source_generation + 1, processing_state = 'pending', updated_at = ?
+      where id = ?
+      returning ${SPEC_COLUMNS}`,
+    [source.sourceUrl, source.sourceTextId, at, specId],
+  );
+  return toSpec(row);
+}
+
+export async function insertSpecText(tx: Em, text: { id: string; specId: string; text: string; at: Date }): Promise<void> {
+  await sql(tx, 'insert into openapi_spec_text (id, spec_id, text, created_at) values (?, ?, ?, ?)', [text.id, text.specId, text.text, text.at]);
+}
+
+/** Deletes a spec with its texts and versions (foreign keys cascade); its id, or undefined when there was none. */
+export async function deleteSpecBySlug(em: Em, organizationId: string, slug: string): Promise<string | undefined> {
+  return first(await sql<{ id: string }>(em, 'delete from openapi_spec where organization_id = ? and slug = ? returning id', [organizationId, slug]))?.id;
+}
+
+/** A version of a spec, with the JSON text of its filesystem when `withContent`. */
+export async function findVersion(em: Em, specId: string, versionId: string, withContent: false): Promise<OpenApiSpecVersion | undefined>;
+export async function findVersion(em: Em, specId: string, versionId: string, withContent: true): Promise<(OpenApiSpecVersion & { filesystem: string }) | undefined>;
+export async function findVersion(em: Em, specId: string, versionId: string, withContent: boolean) {
+  const row = first(
+    await sql(em, `select ${VERSION_COLUMNS}${withContent ? ', filesystem' : ''} from openapi_spec_version where id = ? and spec_id = ?`, [versionId, specId]),
+  );
+  return row && toVersion(row);
+}
+
+// --- What the processing activities read and write (src/activities/openapi.ts) ---------------
+
+/**
+ * Marks a spec `progress` when it exists and (with `generation`) its source is still that one;
+ * its generation and whether it has a URL source, or undefined when nothing was marked.
+ */
+export async function markSpecInProgress(em: Em, specId: string, generation?: number): Promise<{ sourceGeneration: number; sourceUrl: string | null } | undefined> {
+  const row = first(
+    await sql<{ source_generation: number; source_url: string | null }>(
+      em,
+      `update openapi_spec set processing_state = 'progress'
+        where id = ? and (?::integer is null or source_generation = ?::integer)
+        returning source_generation, source_url`,
+      [specId, generation ?? null, generation ?? null],
+    ),
+  );
+  return row && { sourceGeneration: Number(row.source_generation), sourceUrl: row.source_url };
+}
+
+export async function specExists(em: Em, specId: string): Promise<boolean> {
+  return (await sql(em, 'select 1 from openapi_spec where id = ?', [specId])).length > 0;
+}
+
+/** A spec by id (any organization): what processing needs to find its source. */
+export async function findSpecById(em: Em, specId: string): Promise<OpenApiSpec | undefined> {
+  const row = first(await sql(em, `select ${SPEC_COLUMNS} from openapi_spec where id = ?`, [specId]));
+  return row && toSpec(row);
+}
+
+/** The text of a text source; undefined when it was replaced meanwhile. */
+export async function specSourceText(em: Em, textId: string): Promise<string | undefined> {
+  return first(await sql<{ text: string }>(em, 'select text from openapi_spec_text where id = ?', [textId]))?.text;
+}
+
+/** A spec locked until the end of the transaction of `tx`, with the content hash of its last version. */
+export async function lockSpecForVersion(
+  tx: Em,
+  specId: string,
+): Promise<{ sourceGeneration: number; lastVersionId: string | null; lastHash: string | null } | undefined> {
+  const row = first(
+    await sql<{ source_generation: number; last_version_id: string | null; last_hash: string | null }>(
+      tx,
+      `select s.source_generation, s.last_version_id, v.content_hash as last_hash
+         from openapi_spec s left join openapi_spec_version v on v.id = s.last_version_id
+        where s.id = ? for update of s`,
+      [specId],
+    ),
+  );
+  return row && { sourceGeneration: Number(row.source_generation), lastVersionId: row.last_version_id, lastHash: row.last_hash };
+}
+
+/** Records a version under the id the workflow chose (at most once: a retry changes nothing). */
+export async function insertSpecVersion(
+  tx: Em,
+  version: { id: string; specId: string; contentHash: string; url: string | null; entryKey: string; filesystem: string; at: Date },
+): Promise<void> {
+  await sql(
+    tx,
+    `insert into openapi_spec_version (id, spec_id, content_hash, url, entry_key, filesystem, created_at)
+     values (?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`,
+    [version.id, version.specId, version.contentHash, version.url, version.entryKey, version.filesystem, version.at],
+  );
+}
+
+/** Marks a spec `complete` without error; with `versionId`, that version becomes its last one. */
+export async function markSpecComplete(tx: Em, specId: string, at: Date, versionId?: string): Promise<void> {
+  if (versionId === undefined) {
+    await sql(
+      tx,
+      `update openapi_spec set processing_state = 'complete', last_processed_at = ?, last_process_error_code = null,
+              last_process_errors = null where id = ?`,
+      [at, specId],
+    );
+    return;
+  }
+  await sql(
+    tx,
+    `update openapi_spec set processing_state = 'complete', last_version_id = ?, last_processed_at = ?,
+            last_process_error_code = null, last_process_errors = null where id = ?`,
+    [versionId, at, specId],
+  );
+}
+
+/** Marks a spec `complete` with a failure, if its source is still `generation`; false otherwise. The last version stays. */
+export async function recordSpecFailure(em: Em, specId: string, generation: number, errorCode: string, errors: ProcessError[], at: Date): Promise<boolean> {
+  const rows = await sql(
+    em,
+    `update openapi_spec set processing_state = 'complete', last_processed_at = ?, last_process_error_code = ?,
+            last_process_errors = ?::jsonb where id = ? and source_generation = ? returning id`,
+    [at, errorCode, JSON.stringify(errors), specId, generation],
+  );
+  return rows.length > 0;
+}
