@@ -22,7 +22,7 @@ import { openapiRoutes } from './openapi/routes.ts';
 import { translationRoutes } from './translations/routes.ts';
 import { customFieldRoutes } from './custom-fields/routes.ts';
 import { samlRoutes } from './saml/routes.ts';
-import { ssoRoutes } from './saml/sso-routes.ts';
+import { ssoRoutes } from './sso/routes.ts';
 import { commentRoutes } from './comments/routes.ts';
 import { searchRoutes } from './search/routes.ts';
 import { linkRoutes } from './content/links.ts';

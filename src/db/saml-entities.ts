@@ -20,29 +20,5 @@ export const SamlProvider = defineEntity({
 });
 export type SamlProvider = InferEntity<typeof SamlProvider>;
 
-/** A login request this service sent to a provider; an answer's InResponseTo must name one. */
-export const SamlRequest = defineEntity({
-  name: 'SamlRequest',
-  tableName: 'saml_request',
-  properties: {
-    providerId: p.string().primary(),
-    id: p.string().primary(),
-    createdAt: p.datetime(),
-  },
-});
-export type SamlRequest = InferEntity<typeof SamlRequest>;
-
-/** An assertion already used to log in; kept until it expires so it cannot be used twice. */
-export const SamlAssertion = defineEntity({
-  name: 'SamlAssertion',
-  tableName: 'saml_assertion',
-  properties: {
-    providerId: p.string().primary(),
-    id: p.string().primary(),
-    notOnOrAfter: p.datetime(),
-    usedAt: p.datetime(),
-  },
-});
-export type SamlAssertion = InferEntity<typeof SamlAssertion>;
-
-export const samlEntities = [SamlProvider, SamlRequest, SamlAssertion];
+/** Login requests (saml_request) and used assertions (saml_assertion) are read and written with SQL in src/db/saml.ts. */
+export const samlEntities = [SamlProvider];

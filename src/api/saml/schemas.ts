@@ -57,18 +57,3 @@ export const UpdateSamlProviderBody = Type.Object({ label: Type.Optional(Label),
 export const SsoLoginList = Type.Object({
   items: Type.Array(Type.Object({ id: Type.String(), label: Type.String(), startURL: Type.String() })),
 });
-
-export const SsoParams = Type.Object({ samlProviderId: Id });
-export const StartQuery = Type.Object({
-  RelayState: Type.Optional(Type.String({ maxLength: 1024, description: 'Opaque value the identity provider sends back to the ACS URL' })),
-});
-export const AcsBody = Type.Object({
-  SAMLResponse: Type.String({ minLength: 1, maxLength: 5_000_000, description: 'Base64-encoded SAML Response (HTTP-POST binding)' }),
-  RelayState: Type.Optional(Type.String({ maxLength: 1024 })),
-});
-export const SsoLoginResult = Type.Object({
-  token: Type.String({ description: 'A new API token of the signed-in user: send it as `Authorization: Bearer <token>`' }),
-  userId: Type.String(),
-  organizationId: Type.String(),
-  relayState: Type.Optional(Type.String({ description: 'The RelayState the identity provider sent back, if any' })),
-});

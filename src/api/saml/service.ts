@@ -1,159 +1,130 @@
-import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
-import { issueToken } from '../../db/accounts.ts';
-import type { Em } from '../../db/orm.ts';
+import type { Static } from 'typebox';
 import { SamlProvider } from '../../db/saml-entities.ts';
+import { isTeamOf, teamSummaries } from '../../db/saml.ts';
 import { newId } from '../../domain/ids.ts';
-import {
-  assertionFacts, assertionProblem, CLOCK_SKEW_MS, describeSamlFailure, hasSignatureElement, identityFromProfile, missingSettings,
-} from '../../domain/saml.ts';
-import { conflict, forbidden, HttpError, notFound, badRequest } from '../errors.ts';
-import type { Urls } from '../urls.ts';
-
-/** How long a sign-in started at the start URL may take at the identity provider. */
-export const REQUEST_TTL_MS = 60 * 60_000;
-
-/**
- * The login requests this service sent, in the database so any API process can check an answer's
- * InResponseTo. Request IDs are single-use: the SAML library removes them once answered.
- */
-class RequestStore implements CacheProvider {
-  private readonly em: Em;
-  private readonly providerId: string;
-  constructor(em: Em, providerId: string) {
-    this.em = em;
-    this.providerId = providerId;
-  }
-
-  async saveAsync(key: string, value: string) {
-    const createdAt = new Date(value);
-    const conn = this.em.getConnection();
-    await conn.execute('delete from saml_request where created_at < ?', [new Date(Date.now() - REQUEST_TTL_MS)]);
-    await conn.execute('insert into saml_request (provider_id, id, created_at) values (?, ?, ?) on conflict do nothing', [this.providerId, key, createdAt]);
-    return { value, createdAt: createdAt.getTime() };
-  }
-
-  async getAsync(key: string) {
-    const rows = await this.em.getConnection().execute<{ created_at: Date }[]>(
-      'select created_at from saml_request where provider_id = ? and id = ? and created_at >= ?',
-      [this.providerId, key, new Date(Date.now() - REQUEST_TTL_MS)],
-    );
-    return rows.length ? new Date(rows[0].created_at).toISOString() : null;
-  }
-
-  async removeAsync(key: string | null) {
-    if (!key) return null;
-    const rows = await this.em.getConnection().execute<{ id: string }[]>(
-      'delete from saml_request where provider_id = ? and id = ? returning id',
-      [this.providerId, key],
-    );
-    return rows.length ? key : null;
-  }
-}
-
-/** Loads a provider that can be used to sign in: 404 when unknown, 409 while settings are missing. */
-export async function usableProvider(em: Em, id: string) {
-  const provider = await em.findOne(SamlProvider, { id });
-  if (!provider) throw notFound('SAML provider');
-  const missing = missingSettings(provider);
-  if (missing.length) throw conflict(`This SAML provider is not fully configured yet: set ${missing.join(', ')}`);
-  return provider;
-}
-
-export function samlClient(em: Em, provider: SamlProvider, urls: Urls): SAML {
-  const service = urls.samlService(provider.id);
-  return new SAML({
-    entryPoint: provider.ssoUrl!,
-    idpCert: provider.certificate!,
-    idpIssuer: provider.entityId!,
-    issuer: service.entityID,
-    audience: service.entityID,
-    callbackUrl: service.acsURL,
-    // Either the whole response or the assertion must carry a valid signature of the provider's certificate.
-    wantAuthnResponseSigned: false,
-    wantAssertionsSigned: false,
-    acceptedClockSkewMs: CLOCK_SKEW_MS,
-    // Answers to our own requests must name a request we sent; identity-provider-initiated sign-ins carry none.
-    validateInResponseTo: ValidateInResponseTo.ifPresent,
-    requestIdExpirationPeriodMs: REQUEST_TTL_MS,
-    cacheProvider: new RequestStore(em, provider.id),
-    disableRequestedAuthnContext: true,
-  });
-}
-
-/** The URL of the identity provider with a SAML AuthnRequest (HTTP-Redirect binding). */
-export async function startUrl(em: Em, providerId: string, urls: Urls, relayState?: string): Promise<string> {
-  const provider = await usableProvider(em, providerId);
-  return samlClient(em, provider, urls).getAuthorizeUrlAsync(relayState ?? '', undefined, {});
-}
-
-export interface SsoLogin {
-  token: string;
-  userId: string;
-  organizationId: string;
-}
+import type { Role } from '../../domain/roles.ts';
+import { normalizeCertificate, providerStatus } from '../../domain/saml.ts';
+import { requireOrganization } from '../access.ts';
+import type { Ctx } from '../context.ts';
+import { badRequest, notFound } from '../errors.ts';
+import { paginate } from '../pagination.ts';
+import type { ListQuery } from '../schemas.ts';
+import { urlsFor } from '../urls.ts';
+import { presentProvider, presentSsoLogin } from './present.ts';
+import type { CreateSamlProviderBody, ProviderParams, UpdateSamlProviderBody } from './schemas.ts';
 
 /**
- * Verifies a SAML response posted to the ACS URL and signs its subject in: the user is found or
- * created by email, joins the organization as an SSO member (with the provider's default role when
- * new) and its default team, and receives a new API token. Each assertion works once.
+ * SAML identity providers of an organization, managed by its admins, and the sign-in choices of
+ * its members. The sign-in itself is in src/api/sso/.
  */
-export async function consumeResponse(em: Em, providerId: string, samlResponse: string, urls: Urls): Promise<SsoLogin> {
-  const provider = await usableProvider(em, providerId);
-  const xml = Buffer.from(samlResponse, 'base64').toString('utf8');
-  if (!/^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<([A-Za-z_][\w.-]*:)?Response[\s>]/.test(xml)) {
-    throw badRequest('SAMLResponse must be a base64-encoded SAML Response');
-  }
-  let profile: Profile | null;
-  let loggedOut: boolean;
-  try {
-    ({ profile, loggedOut } = await samlClient(em, provider, urls).validatePostResponseAsync({ SAMLResponse: samlResponse }));
-  } catch (error) {
-    const { status, message } = describeSamlFailure(error, hasSignatureElement(xml));
-    throw new HttpError(status, message);
-  }
-  if (loggedOut || !profile) throw new HttpError(401, 'The SAML response signs nobody in (no authenticated subject)');
 
-  const now = Date.now();
-  const facts = assertionFacts(profile.getAssertion?.() ?? {});
-  const problem = assertionProblem(facts, provider.entityId!, now);
-  if (problem) throw new HttpError(401, problem);
-  const identity = identityFromProfile(profile as Parameters<typeof identityFromProfile>[0]);
-  if (!identity) {
-    throw badRequest('The SAML assertion carries no email address: send the NameID in emailAddress format or an "email" attribute');
-  }
+type ProviderRef = Static<typeof ProviderParams>;
+type Fields = Static<typeof UpdateSamlProviderBody>;
+type Changes = Partial<Pick<SamlProvider, 'label' | 'ssoUrl' | 'entityId' | 'certificate' | 'defaultTeamId' | 'defaultRole'>>;
 
-  return em.transactional(async (tx) => {
-    await tx.execute('delete from saml_assertion where not_on_or_after < ?', [new Date(now - CLOCK_SKEW_MS)]);
-    const fresh = await tx.execute<{ id: string }[]>(
-      'insert into saml_assertion (provider_id, id, not_on_or_after, used_at) values (?, ?, ?, ?) on conflict do nothing returning id',
-      [provider.id, facts.id, new Date(facts.notOnOrAfter!.getTime() + CLOCK_SKEW_MS), new Date(now)],
-    );
-    if (fresh.length === 0) throw new HttpError(401, 'This SAML assertion was already used to sign in (replayed)');
+const MANAGE = 'manage SAML providers';
 
-    await tx.execute(
-      'insert into app_user (id, display_name, email, photo_url, created_at) values (?, ?, ?, null, ?) on conflict ((lower(email))) do nothing',
-      [newId(), identity.displayName, identity.email, new Date(now)],
-    );
-    const [user] = await tx.execute<{ id: string }[]>('select id from app_user where lower(email) = lower(?)', [identity.email]);
-
-    await tx.execute(
-      'insert into member (organization_id, user_id, role, disabled, sso, joined_at) values (?, ?, ?, false, true, ?) on conflict do nothing',
-      [provider.organizationId, user.id, provider.defaultRole ?? null, new Date(now)],
-    );
-    const [member] = await tx.execute<{ disabled: boolean }[]>(
-      'update member set sso = true where organization_id = ? and user_id = ? returning disabled',
-      [provider.organizationId, user.id],
-    );
-    if (member.disabled) throw forbidden('Your membership of this organization is disabled');
-    if (provider.defaultTeamId) {
-      await tx.execute(
-        `insert into team_member (team_id, user_id, role, joined_at)
-         select t.id, ?, 'member', ? from team t where t.id = ? and t.organization_id = ?
-         on conflict do nothing`,
-        [user.id, new Date(now), provider.defaultTeamId, provider.organizationId],
-      );
+/** Checks what the schema cannot (URL scheme, certificate, team of this organization) and maps fields to columns. */
+async function changesFrom(ctx: Ctx, organizationId: string, body: Fields): Promise<Changes> {
+  const changes: Changes = {};
+  if (body.label !== undefined) changes.label = body.label;
+  if (body.ssoURL !== undefined) {
+    let protocol = '';
+    try {
+      protocol = new URL(body.ssoURL).protocol;
+    } catch {
+      // the schema's uri format already refused it; keep the message the same
     }
-    const { token } = await issueToken(tx, user.id, `SAML sign-in: ${provider.label}`);
-    return { token, userId: user.id, organizationId: provider.organizationId };
+    if (protocol !== 'http:' && protocol !== 'https:') throw badRequest('body.ssoURL must be an http or https URL');
+    changes.ssoUrl = body.ssoURL;
+  }
+  if (body.entityID !== undefined) changes.entityId = body.entityID.trim() || null;
+  if (body.certificate !== undefined) {
+    if (body.certificate.trim() === '') {
+      changes.certificate = null;
+    } else {
+      const parsed = normalizeCertificate(body.certificate);
+      if ('error' in parsed) throw badRequest(`body.${parsed.error}`);
+      changes.certificate = parsed.pem;
+    }
+  }
+  if (body.defaultTeam !== undefined) {
+    if (body.defaultTeam === null) {
+      changes.defaultTeamId = null;
+    } else {
+      if (!(await isTeamOf(ctx.em, body.defaultTeam, organizationId))) throw notFound('defaultTeam: team');
+      changes.defaultTeamId = body.defaultTeam;
+    }
+  }
+  if (body.defaultRole !== undefined) changes.defaultRole = body.defaultRole;
+  return changes;
+}
+
+/** The providers presented, with their default teams loaded in one query. */
+async function present(ctx: Ctx, providers: SamlProvider[], role: Role | null) {
+  const teams = await teamSummaries(ctx.em, providers.map((p) => p.defaultTeamId));
+  const urls = urlsFor(ctx.deps.config.publicUrl);
+  return providers.map((p) => presentProvider(p, p.defaultTeamId ? teams.get(p.defaultTeamId) : undefined, role, urls));
+}
+
+/** A provider of an organization the caller administers; 404 otherwise (403 below admin). */
+async function loadProvider(ctx: Ctx, ref: ProviderRef) {
+  const { role } = await requireOrganization(ctx, ref.organizationId, 'admin', MANAGE);
+  const provider = await ctx.em.findOne(SamlProvider, { id: ref.samlProviderId, organizationId: ref.organizationId });
+  if (!provider) throw notFound('SAML provider');
+  return { provider, role };
+}
+
+export async function listProviders(ctx: Ctx, organizationId: string, query: Static<typeof ListQuery>) {
+  const { role } = await requireOrganization(ctx, organizationId, 'admin', MANAGE);
+  const page = await paginate(ctx.em, SamlProvider, { organizationId }, [{ field: 'createdAt', kind: 'date' }, { field: 'id', kind: 'string' }], query, (p) => p);
+  return { ...page, items: await present(ctx, page.items, role) };
+}
+
+export async function createProvider(ctx: Ctx, organizationId: string, body: Static<typeof CreateSamlProviderBody>) {
+  const { role } = await requireOrganization(ctx, organizationId, 'admin', MANAGE);
+  const changes = await changesFrom(ctx, organizationId, body);
+  const now = new Date();
+  const provider = ctx.em.create(SamlProvider, {
+    id: newId(),
+    organizationId,
+    label: body.label,
+    ssoUrl: null,
+    entityId: null,
+    certificate: null,
+    defaultTeamId: null,
+    defaultRole: 'read',
+    ...changes,
+    createdAt: now,
+    updatedAt: now,
   });
+  await ctx.em.flush();
+  return (await present(ctx, [provider], role))[0];
+}
+
+export async function getProvider(ctx: Ctx, ref: ProviderRef) {
+  const { provider, role } = await loadProvider(ctx, ref);
+  return (await present(ctx, [provider], role))[0];
+}
+
+export async function updateProvider(ctx: Ctx, ref: ProviderRef, body: Fields) {
+  const { provider, role } = await loadProvider(ctx, ref);
+  const changes = await changesFrom(ctx, ref.organizationId, body);
+  Object.assign(provider, changes, { updatedAt: new Date() });
+  await ctx.em.flush();
+  return (await present(ctx, [provider], role))[0];
+}
+
+/** Members who joined through the provider stay members. */
+export async function deleteProvider(ctx: Ctx, ref: ProviderRef): Promise<void> {
+  const { provider } = await loadProvider(ctx, ref);
+  await ctx.em.nativeDelete(SamlProvider, { id: provider.id });
+}
+
+/** How members (guests included) can sign in to the organization: its active providers, oldest first. */
+export async function listSsoLogins(ctx: Ctx, organizationId: string) {
+  await requireOrganization(ctx, organizationId);
+  const providers = await ctx.em.find(SamlProvider, { organizationId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const urls = urlsFor(ctx.deps.config.publicUrl);
+  return { items: providers.filter((p) => providerStatus(p) === 'active').map((p) => presentSsoLogin(p, urls)) };
 }

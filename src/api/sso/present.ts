@@ -1,0 +1,14 @@
+import { generateServiceProviderMetadata } from '@node-saml/node-saml';
+import type { SamlProvider } from '../../db/saml-entities.ts';
+import type { Urls } from '../urls.ts';
+
+/** This service provider's SAML 2.0 EntityDescriptor for a provider (its URL is the SP entity ID). */
+export function presentMetadata(provider: SamlProvider, urls: Urls): string {
+  const service = urls.samlService(provider.id);
+  return generateServiceProviderMetadata({ issuer: service.entityID, callbackUrl: service.acsURL, wantAssertionsSigned: false });
+}
+
+/** A sign-in: the new token, who and where, and the RelayState the identity provider sent back. */
+export function presentLogin(login: { token: string; userId: string; organizationId: string }, relayState: string | undefined) {
+  return { ...login, ...(relayState ? { relayState } : {}) };
+}
