@@ -9,7 +9,7 @@ import {
 } from '../../domain/integrations.ts';
 import { atLeast, isRole, type Role } from '../../domain/roles.ts';
 import { lazySecretBox, type SecretBox } from '../../lib/secrets.ts';
-import { loadOrganization, requireRole } from '../access.ts';
+import { requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
@@ -58,12 +58,13 @@ async function present(ctx: Ctx, integrations: Integration[], memberships: Membe
   return integrations.map((i) => presentIntegration(i, byId.get(i.ownerId)!, memberships, urls));
 }
 
-/** The caller's role in an organization named in a body: 404 on `organization` when they are not a member. */
-async function bodyOrganization(ctx: Ctx, organizationId: string | undefined) {
+/** The organization named in a body, which the caller must administer: 404 on `organization` when they are not a member. */
+async function requireBodyOrganization(ctx: Ctx, organizationId: string | undefined, action: string): Promise<string> {
   if (!organizationId) throw notFound('organization: organization');
-  return loadOrganization(ctx.em, ctx.caller, organizationId).catch((error: unknown) => {
+  await requireOrganization(ctx, organizationId, 'admin', action).catch((error: unknown) => {
     throw error instanceof HttpError && error.statusCode === 404 ? notFound('organization: organization') : error;
   });
+  return organizationId;
 }
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -150,9 +151,7 @@ function definitionOf(body: Static<typeof PublishBody>) {
  * The name belongs to the organization that published it first.
  */
 export async function publishIntegration(ctx: Ctx, name: string, body: Static<typeof PublishBody>) {
-  const organizationId = await organizationIdOrSubdomain(ctx.em, body.organization);
-  const { role } = await bodyOrganization(ctx, organizationId);
-  requireRole(role, 'admin', 'publish integrations for this organization');
+  const organizationId = await requireBodyOrganization(ctx, await organizationIdOrSubdomain(ctx.em, body.organization), 'publish integrations for this organization');
   const images = imagesOf(body);
   const definition = definitionOf(body);
   const sealed = body.secrets === undefined ? undefined : (await secretsOf(ctx)).seal(JSON.stringify(body.secrets), `integration:${name}`);
@@ -168,7 +167,7 @@ export async function publishIntegration(ctx: Ctx, name: string, body: Static<ty
         tx.create(Integration, {
           ...definition,
           name,
-          ownerId: organizationId!,
+          ownerId: organizationId,
           version: 1,
           verified: false,
           secretsSealed: sealed ?? null,
@@ -226,8 +225,7 @@ const accountConfiguration = (integration: Integration) => (integration.configur
 export async function install(ctx: Ctx, name: string, body: Static<typeof InstallBody>) {
   const memberships = await membershipsOf(ctx);
   const integration = await loadIntegration(ctx, name, memberships);
-  const { role } = await bodyOrganization(ctx, body.organization);
-  requireRole(role, 'admin', 'install integrations in this organization');
+  await requireBodyOrganization(ctx, body.organization, 'install integrations in this organization');
   if (integration.visibility === 'private' && body.organization !== integration.ownerId) {
     throw forbidden('This integration is private: it can only be installed in the organization that owns it');
   }
