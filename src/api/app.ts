@@ -25,7 +25,8 @@ import { samlRoutes } from './saml/routes.ts';
 import { ssoRoutes } from './sso/routes.ts';
 import { commentRoutes } from './comments/routes.ts';
 import { searchRoutes } from './search/routes.ts';
-import { linkRoutes } from './content/links.ts';
+import { linkRoutes } from './links/routes.ts';
+import { CHANGE_REQUEST_CONTENT_PREFIX, SPACE_CONTENT_PREFIX } from './content/schemas.ts';
 import { pdfRoutes } from './pdf/routes.ts';
 
 export interface AppOptions {
@@ -104,20 +105,24 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(organizationRoutes);
   await app.register(collectionRoutes);
   await app.register(spaceRoutes);
-  await app.register(contentRoutes);
+  // Content, comments and links: one plugin each, for a space's content and for a change request's.
+  await app.register(contentRoutes, { prefix: SPACE_CONTENT_PREFIX, changeRequest: false });
+  await app.register(contentRoutes, { prefix: CHANGE_REQUEST_CONTENT_PREFIX, changeRequest: true });
   await app.register(changeRequestRoutes);
   await app.register(openapiRoutes);
   await app.register(customFieldRoutes);
   await app.register(translationRoutes);
   await app.register(samlRoutes);
   await app.register(ssoRoutes);
-  await app.register(commentRoutes);
+  await app.register(commentRoutes, { prefix: SPACE_CONTENT_PREFIX, changeRequest: false });
+  await app.register(commentRoutes, { prefix: CHANGE_REQUEST_CONTENT_PREFIX, changeRequest: true });
   await app.register(integrationRoutes);
   await app.register(memberRoutes);
   await app.register(teamRoutes);
   await app.register(permissionRoutes);
   await app.register(searchRoutes);
-  await app.register(linkRoutes);
+  await app.register(linkRoutes, { prefix: SPACE_CONTENT_PREFIX, changeRequest: false });
+  await app.register(linkRoutes, { prefix: CHANGE_REQUEST_CONTENT_PREFIX, changeRequest: true });
   await app.register(pdfRoutes);
   return app;
 }

@@ -227,3 +227,54 @@ export async function copyRevisionToSpace(em: Em, fromRevisionId: string, toSpac
     [newRevisionId, fromRevisionId],
   );
 }
+
+/** One page of a revision's files by id: `limit + 1` rows after `after` (an id), and how many there are. */
+export async function selectFilesPage(em: Em, revisionId: string, after: string | null, limit: number): Promise<{ rows: FileRow[]; count: number }> {
+  const rows = await sql<FileRow & { total: string }>(
+    em,
+    `select file_id as id, name, content_type as "contentType", size::int as size, width, height, sha256,
+            (select count(*) from revision_file where revision_id = ?) as total
+       from revision_file where revision_id = ? and (?::text is null or file_id > ?)
+      order by file_id limit ?`,
+    [revisionId, revisionId, after, after, limit + 1],
+  );
+  return { rows: rows.map(({ total: _total, ...file }) => file), count: rows.length ? Number(rows[0].total) : 0 };
+}
+
+/** One file of a revision. */
+export async function loadFile(em: Em, revisionId: string, fileId: string): Promise<FileRow | undefined> {
+  const rows = await sql<FileRow>(
+    em,
+    `select file_id as id, name, content_type as "contentType", size::int as size, width, height, sha256
+       from revision_file where revision_id = ? and file_id = ?`,
+    [revisionId, fileId],
+  );
+  return rows[0];
+}
+
+/** The path of one page from its ancestors' slugs (index rows only, no documents); '' when absent. */
+export async function loadPagePath(em: Em, revisionId: string, pageId: string): Promise<string> {
+  const rows = await sql<{ path: string }>(
+    em,
+    `with recursive up as (
+       select page_id, parent_id, meta->>'slug' as slug, 0 as depth from revision_page where revision_id = ? and page_id = ?
+       union all
+       select rp.page_id, rp.parent_id, rp.meta->>'slug', up.depth + 1
+         from revision_page rp join up on rp.page_id = up.parent_id and rp.revision_id = ? where up.depth < 100
+     ) select string_agg(slug, '/' order by depth desc) as path from up`,
+    [revisionId, pageId, revisionId],
+  );
+  return rows[0]?.path ?? '';
+}
+
+/** Whether a page exists in a revision. */
+export async function pageInRevision(em: Em, revisionId: string, pageId: string): Promise<boolean> {
+  const rows = await sql(em, 'select 1 from revision_page where revision_id = ? and page_id = ?', [revisionId, pageId]);
+  return rows.length > 0;
+}
+
+/** The space a revision belongs to, if the revision exists. */
+export async function revisionSpace(em: Em, revisionId: string): Promise<string | undefined> {
+  const rows = await sql<{ space_id: string }>(em, 'select space_id from revision where id = ?', [revisionId]);
+  return rows[0]?.space_id;
+}

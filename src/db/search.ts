@@ -93,3 +93,37 @@ export async function searchSpace(em: Em, spaceId: string, query: string, offset
   );
   return { hits: rows, total: rows.length ? Number(rows[0].total) : 0 };
 }
+
+/** A search hit's page (depth 0) or one of its ancestors in a revision, with title and description. */
+export interface HitChainRow {
+  hit: string;
+  depth: number;
+  title: string | null;
+  description: string | null;
+}
+
+/** Each of the pages with its ancestors in the revision (depth 0 is the page itself). */
+export async function pageChains(em: Em, revisionId: string, pageIds: string[]): Promise<HitChainRow[]> {
+  return sql<HitChainRow>(
+    em,
+    `with recursive up as (
+       select page_id as hit, page_id, parent_id, meta, 0 as depth from revision_page
+        where revision_id = ? and page_id in (select jsonb_array_elements_text(?::jsonb))
+       union all
+       select up.hit, rp.page_id, rp.parent_id, rp.meta, up.depth + 1
+         from revision_page rp join up on rp.page_id = up.parent_id and rp.revision_id = ? where up.depth < 100
+     ) select hit, depth, meta->>'title' as title, meta->>'description' as description from up`,
+    [revisionId, JSON.stringify(pageIds), revisionId],
+  );
+}
+
+/** Sections of the pages whose own heading or text match `query` (others matched only through their page's title). */
+export async function matchingSections(em: Em, spaceId: string, pageIds: string[], query: string): Promise<{ page_id: string; section_id: string }[]> {
+  return sql<{ page_id: string; section_id: string }>(
+    em,
+    `select page_id, section_id from search_section
+      where space_id = ? and page_id in (select jsonb_array_elements_text(?::jsonb))
+        and to_tsvector('simple', title || ' ' || body) @@ websearch_to_tsquery('simple', ?)`,
+    [spaceId, JSON.stringify(pageIds), query],
+  );
+}

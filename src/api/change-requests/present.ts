@@ -1,28 +1,30 @@
-import type { FastifyRequest } from 'fastify';
-import { User } from '../../db/entities.ts';
-import type { Em } from '../../db/orm.ts';
-import { sql } from '../../db/sql.ts';
+import type { ChangeRequestRow } from '../../db/change-requests.ts';
+import type { FileRow } from '../../db/content.ts';
+import type { User } from '../../db/entities.ts';
+import type { ChangeOutcome } from '../../domain/content/operations.ts';
+import { presentFile } from '../content/present.ts';
 import { presentUser } from '../users/present.ts';
 import { urlsFor } from '../urls.ts';
-import { countOpenCommentsOnChangeRequests } from '../comments/service.ts';
-import type { ChangeRequestRow } from '../content/target.ts';
-import type { ChangeOutcome } from '../../domain/content/operations.ts';
+
+/** What is shown with change requests, loaded by the service for a whole page of them. */
+export interface ChangeRequestFacts {
+  /** Creators and mergers that still exist. */
+  users: Map<string, User>;
+  /** The current revision of each space. */
+  heads: Map<string, string>;
+  /** Open comments inside each change request. */
+  comments: Map<string, number>;
+}
 
 /** GitBook's ChangeRequest object. `outdated`: the space moved on since the change request's base. */
-export async function presentChangeRequests(em: Em, publicUrl: string, rows: ChangeRequestRow[]) {
-  if (rows.length === 0) return [];
+export function presentChangeRequest(r: ChangeRequestRow, facts: ChangeRequestFacts, publicUrl: string) {
   const urls = urlsFor(publicUrl);
-  const userIds = [...new Set(rows.flatMap((r) => [r.created_by, r.merged_by]).filter((u): u is string => !!u))];
-  const spaceIds = [...new Set(rows.map((r) => r.space_id))];
-  const [users, spaces, comments] = await Promise.all([
-    userIds.length ? em.find(User, { id: { $in: userIds } }) : Promise.resolve([]),
-    sql<{ id: string; revision_id: string }>(em, 'select id, revision_id from space where id in (select jsonb_array_elements_text(?::jsonb))', [JSON.stringify(spaceIds)]),
-    countOpenCommentsOnChangeRequests(em, rows.map((r) => r.id)),
-  ]);
-  const userById = new Map(users.map((u) => [u.id, presentUser({ id: u.id, displayName: u.displayName, email: u.email, photoUrl: u.photoUrl ?? null }, urls)]));
-  const current = new Map(spaces.map((s) => [s.id, s.revision_id]));
-  const ghost = (id: string | null) => (id && userById.get(id)) || { object: 'user' as const, id: id ?? 'deleted', displayName: 'Deleted user', urls: { location: `${publicUrl}/v1/users/${id ?? 'deleted'}` } };
-  return rows.map((r) => ({
+  const ghost = (id: string | null) => {
+    const user = id ? facts.users.get(id) : undefined;
+    if (user) return presentUser({ id: user.id, displayName: user.displayName, email: user.email, photoUrl: user.photoUrl ?? null }, urls);
+    return { object: 'user' as const, id: id ?? 'deleted', displayName: 'Deleted user', urls: { location: `${publicUrl}/v1/users/${id ?? 'deleted'}` } };
+  };
+  return {
     object: 'change-request' as const,
     id: r.id,
     number: r.number,
@@ -37,14 +39,14 @@ export async function presentChangeRequests(em: Em, publicUrl: string, rows: Cha
     ...(r.revision_merged_ancestor ? { revisionMergedAncestor: r.revision_merged_ancestor } : {}),
     ...(r.revision_merged ? { revisionMerged: r.revision_merged } : {}),
     ...(r.merged_at ? { mergedAt: new Date(r.merged_at).toISOString(), mergedBy: ghost(r.merged_by) } : {}),
-    comments: comments.get(r.id) ?? 0,
-    outdated: r.status !== 'merged' && (r.revision_merged_ancestor ?? r.revision_initial) !== current.get(r.space_id),
+    comments: facts.comments.get(r.id) ?? 0,
+    outdated: r.status !== 'merged' && (r.revision_merged_ancestor ?? r.revision_initial) !== facts.heads.get(r.space_id),
     ...(r.conflicts && r.conflicts.length ? { conflicts: r.conflicts } : {}),
     urls: {
       app: `${publicUrl}/app/spaces/${r.space_id}/change-requests/${r.number}`,
       location: `${publicUrl}/v1/spaces/${r.space_id}/change-requests/${r.id}`,
     },
-  }));
+  };
 }
 
 /**
@@ -64,12 +66,20 @@ export function presentContentChanges(changes: ChangeOutcome[], base: string) {
   );
 }
 
-export async function presentChangeRequest(em: Em, publicUrl: string, row: ChangeRequestRow) {
-  return (await presentChangeRequests(em, publicUrl, [row]))[0];
-}
-
-/** The change request a merge revision came from. */
-export async function presentChangeRequestById(request: FastifyRequest, publicUrl: string, mergedRevisionId: string) {
-  const rows = await sql<ChangeRequestRow>(request.em, 'select * from change_request where revision_merged = ?', [mergedRevisionId]);
-  return rows[0] ? presentChangeRequest(request.em, publicUrl, rows[0]) : undefined;
+/**
+ * The answer of a content batch with `compat=false`: the change request, what each operation
+ * did, and the files it added.
+ */
+export function presentContentUpdate(
+  changeRequest: ReturnType<typeof presentChangeRequest>,
+  changes: ChangeOutcome[],
+  insertedFiles: FileRow[],
+  publicUrl: string,
+) {
+  const base = `/v1/spaces/${changeRequest.space}/change-requests/${changeRequest.id}`;
+  return {
+    changeRequest,
+    changes: presentContentChanges(changes, `${publicUrl}${base}`),
+    insertedFiles: insertedFiles.map((f) => presentFile(f, { publicUrl, spaceId: changeRequest.space, metadata: true, base })),
+  };
 }

@@ -1,16 +1,153 @@
 import { imageSize } from 'image-size';
 import type { Static } from 'typebox';
+import {
+  changeRequestMergedAs, findChangeRequest, insertChangeRequest, lockChangeRequest, selectChangeRequests, setChangeRequestRevision,
+  spaceRevisions, updateChangeRequest, type ChangeRequestRow,
+} from '../../db/change-requests.ts';
+import { countOpenComments } from '../../db/comments.ts';
+import { loadPageMap, revisionSpace, writeRevision, type FileRow } from '../../db/content.ts';
+import { User } from '../../db/entities.ts';
 import type { Em } from '../../db/orm.ts';
-import { sql } from '../../db/sql.ts';
-import { loadPageMap, writeRevision, type FileRow } from '../../db/content.ts';
+import { decodeCursor, encodeCursor } from '../../domain/cursor.ts';
 import { newId } from '../../domain/ids.ts';
 import { applyOperations, OperationError, type ChangeOutcome, type ContentOperation } from '../../domain/content/operations.ts';
 import type { PageMap } from '../../domain/content/tree.ts';
 import { FetchError, fetchPolicyFromEnv, guardedFetch } from '../../lib/guarded-fetch.ts';
-import type { BlobStore } from '../../lib/blob-store.ts';
-import { badRequest, conflict, forbidden } from '../errors.ts';
-import type { ChangeRequestRow } from '../content/target.ts';
-import type { ContentChangesBody } from './schemas.ts';
+import { LocalBlobStore, type BlobStore } from '../../lib/blob-store.ts';
+import { runChangeRequestJob } from '../../temporal/jobs.ts';
+import { loadSpace, requireRole } from '../access.ts';
+import type { Ctx } from '../context.ts';
+import { badRequest, conflict, forbidden, notFound, unavailable } from '../errors.ts';
+import { DEFAULT_LIMIT } from '../pagination.ts';
+import { presentChangeRequest, presentContentUpdate, type ChangeRequestFacts } from './present.ts';
+import type { ContentChangesBody, CreateChangeRequestBody, ListChangeRequestsQuery, UpdateChangeRequestBody } from './schemas.ts';
+
+/** The rules of change requests: who may create, update, edit, merge and update them from the space. */
+
+const JOB_WAIT_MS = 60_000;
+
+/** A change request of the space by id or by its number; 404 otherwise. */
+export async function requireChangeRequest(em: Em, spaceId: string, idOrNumber: string): Promise<ChangeRequestRow> {
+  const row = await findChangeRequest(em, spaceId, idOrNumber);
+  if (!row) throw notFound('Change request');
+  return row;
+}
+
+/** What is shown with these change requests, in three queries whatever their number. */
+async function changeRequestFacts(em: Em, rows: ChangeRequestRow[]): Promise<ChangeRequestFacts> {
+  const userIds = [...new Set(rows.flatMap((r) => [r.created_by, r.merged_by]).filter((u): u is string => !!u))];
+  const [users, heads, comments] = await Promise.all([
+    userIds.length ? em.find(User, { id: { $in: userIds } }) : Promise.resolve([]),
+    spaceRevisions(em, [...new Set(rows.map((r) => r.space_id))]),
+    countOpenComments(em, 'change_request_id', rows.map((r) => r.id)),
+  ]);
+  return { users: new Map(users.map((u) => [u.id, u])), heads, comments };
+}
+
+/** Change requests as the API shows them. */
+export async function presentChangeRequests(ctx: Ctx, rows: ChangeRequestRow[]) {
+  if (rows.length === 0) return [];
+  const facts = await changeRequestFacts(ctx.em, rows);
+  return rows.map((r) => presentChangeRequest(r, facts, ctx.deps.config.publicUrl));
+}
+
+const present = async (ctx: Ctx, row: ChangeRequestRow) => (await presentChangeRequests(ctx, [row]))[0];
+
+/** The change request a merge revision came from, as the API shows it (undefined when none). */
+export async function presentMergedFrom(ctx: Ctx, mergedRevisionId: string) {
+  const row = await changeRequestMergedAs(ctx.em, mergedRevisionId);
+  return row ? present(ctx, row) : undefined;
+}
+
+/** A space's change requests with a status (default open), newest first. */
+export async function listChangeRequests(ctx: Ctx, spaceId: string, query: Static<typeof ListChangeRequestsQuery>) {
+  const { space } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  const limit = query.limit ?? DEFAULT_LIMIT;
+  let after: [string, string] | null = null;
+  if (query.page !== undefined) {
+    const values = decodeCursor(query.page, ['date', 'string']);
+    if (!values) throw badRequest('page is not a valid page cursor: pass `next.page` of the previous answer');
+    after = values as [string, string];
+  }
+  const { rows, count } = await selectChangeRequests(ctx.em, { spaceId: space.id, status: query.status ?? 'open', contributor: query.contributor ?? null }, after, limit);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: await presentChangeRequests(ctx, page),
+    count,
+    ...(rows.length > limit ? { next: { page: encodeCursor([new Date(last.created_at).toISOString(), last.id]) } } : {}),
+  };
+}
+
+/** A new open change request on the current content; needs `edit` and a live space. */
+export async function createChangeRequest(ctx: Ctx, spaceId: string, body: Static<typeof CreateChangeRequestBody>) {
+  const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  requireRole(role, 'edit', 'create change requests in this space');
+  if (space.editMode === 'locked') throw forbidden('The space is locked: unlock it (editMode "live") to create change requests');
+  const row = await ctx.em.transactional((tx) => insertChangeRequest(tx, space.id, body.subject ?? '', ctx.caller.user.id));
+  return present(ctx, row);
+}
+
+export async function getChangeRequest(ctx: Ctx, spaceId: string, changeRequestId: string) {
+  const { space } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  return present(ctx, await requireChangeRequest(ctx.em, space.id, changeRequestId));
+}
+
+/** Subject and status: the author with at least `edit`, or `review`; a merged change request no longer changes. */
+export async function updateChangeRequestFields(ctx: Ctx, spaceId: string, changeRequestId: string, body: Static<typeof UpdateChangeRequestBody>) {
+  const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  const cr = await requireChangeRequest(ctx.em, space.id, changeRequestId);
+  if (!(cr.created_by === ctx.caller.user.id && role !== null && role !== 'read' && role !== 'comment')) requireRole(role, 'review', 'update this change request');
+  if (cr.status === 'merged') throw conflict(`Change request #${cr.number} is merged and cannot change`);
+  return present(ctx, await updateChangeRequest(ctx.em, cr.id, body.subject ?? null, body.status ?? null));
+}
+
+/**
+ * Applies a batch of content operations (see applyContentChanges). Answers the change request, or
+ * with `compat` false also what each operation did and the files added.
+ */
+export async function editChangeRequestContent(ctx: Ctx, spaceId: string, changeRequestId: string, body: Static<typeof ContentChangesBody>, compat: boolean) {
+  const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  requireRole(role, 'edit', 'edit this change request');
+  const cr = await requireChangeRequest(ctx.em, space.id, changeRequestId);
+  assertEditable(cr, space.editMode, 'edit its content');
+  const blobs = new LocalBlobStore(ctx.deps.config.blobDir);
+  const result = await applyContentChanges(ctx.em, blobs, space.id, cr.id, body);
+  const changeRequest = await present(ctx, result.changeRequest);
+  if (compat) return changeRequest;
+  return presentContentUpdate(changeRequest, result.changes, result.insertedFiles, ctx.deps.config.publicUrl);
+}
+
+/**
+ * Merges a change request into the space (`review`), or pulls the space's content into it
+ * (`edit`), through the change-request workflow; waits up to a minute for the outcome.
+ */
+export async function runChangeRequestMerge(ctx: Ctx, kind: 'merge' | 'update', spaceId: string, changeRequestId: string) {
+  const { deps, caller } = ctx;
+  const { space, role } = await loadSpace(ctx.em, caller, spaceId);
+  requireRole(role, kind === 'merge' ? 'review' : 'edit', kind === 'merge' ? 'merge change requests' : 'update this change request');
+  const cr = await requireChangeRequest(ctx.em, space.id, changeRequestId);
+  if (!(kind === 'merge' && cr.status === 'merged')) assertEditable(cr, space.editMode, kind === 'merge' ? 'merge it' : 'update it');
+  const job = runChangeRequestJob(deps.temporal, deps.config.temporalTaskQueue, kind, {
+    spaceId: space.id,
+    changeRequestId: cr.id,
+    userId: caller.user.id,
+    organizationId: space.organizationId,
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    job,
+    new Promise<never>((_, fail) => {
+      timer = setTimeout(() => fail(unavailable(`The ${kind} is queued but did not finish within ${JOB_WAIT_MS / 1000} s; ask again for its result`)), JOB_WAIT_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  if (outcome.result === 'refused') {
+    if (outcome.reason === 'not-found') throw notFound('Change request');
+    if (outcome.reason === 'locked') throw forbidden('The space is locked: unlock it (editMode "live") first');
+    throw conflict(`Change request #${cr.number} is ${outcome.reason}`);
+  }
+  return { revision: outcome.revision, result: outcome.result };
+}
 
 const MAX_INLINE_FILE = 1024 * 1024;
 
@@ -76,21 +213,14 @@ export async function applyContentChanges(
     for (const [i, file] of change.files.entries()) insertedFiles.push(await storeFile(blobs, file, `changes[${index}].files[${i}]`));
   }
   return em.transactional(async (tx) => {
-    const rows = await sql<ChangeRequestRow & { edit_mode: string }>(
-      tx,
-      `select cr.*, s.edit_mode from change_request cr join space s on s.id = cr.space_id
-        where cr.id = ? and cr.space_id = ? for update of cr`,
-      [changeRequestId, spaceId],
-    );
-    const changeRequest = rows[0];
+    const changeRequest = (await lockChangeRequest(tx, spaceId, changeRequestId))!;
     assertEditable(changeRequest, changeRequest.edit_mode, 'edit its content');
     const head = await loadPageMap(tx, changeRequest.revision_id, false);
     const base = await loadPageMap(tx, changeRequest.revision_merged_ancestor ?? changeRequest.revision_initial, false);
     const byRevision: Record<string, PageMap> = {};
     for (const change of body.changes) {
       if (change.operation === 'revert_page' && change.revision && !byRevision[change.revision]) {
-        const owner = await sql<{ space_id: string }>(tx, 'select space_id from revision where id = ?', [change.revision]);
-        if (owner[0]?.space_id === spaceId) byRevision[change.revision] = await loadPageMap(tx, change.revision, false);
+        if ((await revisionSpace(tx, change.revision)) === spaceId) byRevision[change.revision] = await loadPageMap(tx, change.revision, false);
       }
     }
     let applied;
@@ -109,11 +239,7 @@ export async function applyContentChanges(
       pages: applied.pages,
       addedFiles: insertedFiles,
     });
-    const updated = await sql<ChangeRequestRow>(
-      tx,
-      'update change_request set revision_id = ?, updated_at = ?, conflicts = null where id = ? returning *',
-      [revisionId, new Date(), changeRequestId],
-    );
-    return { changeRequest: updated[0], changes: applied.changes, insertedFiles };
+    const updated = await setChangeRequestRevision(tx, changeRequestId, revisionId);
+    return { changeRequest: updated, changes: applied.changes, insertedFiles };
   });
 }

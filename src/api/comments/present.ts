@@ -1,12 +1,36 @@
 import type { Comment, CommentReply } from '../../db/comment-entities.ts';
+import type { TargetPageRow } from '../../db/comments.ts';
 import type { User } from '../../db/entities.ts';
-import { commentPermissions } from '../../domain/comments.ts';
+import { commentPermissions, type ReactionGroup } from '../../domain/comments.ts';
 import { markdownToDocument } from '../../domain/content/document.ts';
 import type { Role } from '../../domain/roles.ts';
 import type { Caller } from '../context.ts';
 import { presentUser } from '../users/present.ts';
 import type { Urls } from '../urls.ts';
-import type { CommentFacts } from './service.ts';
+
+export interface TargetPageInfo {
+  id: string;
+  title?: string;
+  emoji?: string;
+  icon?: string;
+  createdAt?: string;
+  updatedAt?: string;
+  path?: string;
+  outdated: boolean;
+}
+
+export interface ReplySummary {
+  count: number;
+  repliers: { userId: string; count: number; updatedAt: Date }[];
+}
+
+/** Facts loaded by the service in a few queries for a page of comments or replies, then used to present each. */
+export interface CommentFacts {
+  users: Map<string, User>;
+  reactions: Map<string, ReactionGroup[]>;
+  replies: Map<string, ReplySummary>;
+  pages: Map<string, TargetPageInfo>;
+}
 
 export type BodyFormat = 'markdown' | 'document';
 
@@ -82,4 +106,19 @@ export function presentReply(reply: CommentReply, comment: Comment, facts: Comme
     urls: urls.commentReply(comment.spaceId, comment.id, reply.id, comment.changeRequestId),
     permissions: commentPermissions(view.role, reply.postedBy === view.caller.user.id),
   };
+}
+
+/** A comment's target page from its row (see db/comments.ts `targetPagesOf`): metadata fields only when they hold something. */
+export function targetPageInfo(row: TargetPageRow): TargetPageInfo {
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const date = (value: unknown) => (typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : undefined);
+  const meta = row.meta ?? {};
+  const info: TargetPageInfo = { id: row.page_id, outdated: row.changed };
+  const title = typeof meta.title === 'string' ? meta.title : undefined;
+  if (title !== undefined) info.title = title;
+  for (const [key, value] of [['emoji', text(meta.emoji)], ['icon', text(meta.icon)], ['createdAt', date(meta.createdAt)], ['updatedAt', date(meta.updatedAt)]] as const) {
+    if (value !== undefined) info[key] = value;
+  }
+  if (row.meta && row.path !== null) info.path = row.path;
+  return info;
 }

@@ -82,15 +82,13 @@ export const CommentReplySchema = Type.Object({
 });
 export const CommentReplyList = ListOf(CommentReplySchema);
 
-/** Path parameters of the space routes, and of the change-request routes (with `changeRequestId`). */
-export function paramsFor(inChangeRequest: boolean) {
-  const scope: Record<string, typeof Id> = inChangeRequest ? { spaceId: Id, changeRequestId: Id } : { spaceId: Id };
-  return {
-    scope: Type.Object(scope),
-    comment: Type.Object({ ...scope, commentId: Id }),
-    reply: Type.Object({ ...scope, commentId: Id, commentReplyId: Id }),
-  };
-}
+/** Path parameters of a comment and of a reply, on the space routes or (with `changeRequestId`) on the change-request routes. */
+export const CommentParams = (inChangeRequest: boolean) =>
+  inChangeRequest ? Type.Object({ spaceId: Id, changeRequestId: Id, commentId: Id }) : Type.Object({ spaceId: Id, commentId: Id });
+export const ReplyParams = (inChangeRequest: boolean) =>
+  inChangeRequest
+    ? Type.Object({ spaceId: Id, changeRequestId: Id, commentId: Id, commentReplyId: Id })
+    : Type.Object({ spaceId: Id, commentId: Id, commentReplyId: Id });
 export type CommentRef = { spaceId: string; changeRequestId?: string; commentId: string };
 export type ReplyRef = CommentRef & { commentReplyId: string };
 

@@ -1,25 +1,33 @@
+import type { FilterQuery } from '@mikro-orm/core';
+import type { Static } from 'typebox';
 import { Comment, CommentReaction, CommentReply } from '../../db/comment-entities.ts';
+import { changeReactions, countOpenComments as countOpen, repliersOf, targetPagesOf, type ReactionTarget } from '../../db/comments.ts';
+import { pageInRevision } from '../../db/content.ts';
 import { Space, User } from '../../db/entities.ts';
 import type { Em } from '../../db/orm.ts';
-import { aggregateReactions, type ReactionGroup } from '../../domain/comments.ts';
+import { aggregateReactions, canResolve, parseAuthors, type ReactionGroup } from '../../domain/comments.ts';
 import { documentToMarkdown } from '../../domain/content/document.ts';
 import { newId } from '../../domain/ids.ts';
-import type { Role } from '../../domain/roles.ts';
-import type { FastifyRequest } from 'fastify';
-import { textArray } from '../../db/sql.ts';
-import { resolveTarget } from '../content/target.ts';
-import { badRequest, notFound } from '../errors.ts';
+import { atLeast, type Role } from '../../domain/roles.ts';
+import { requireRole } from '../access.ts';
+import { resolveTarget } from '../content/service.ts';
+import type { ScopeRef } from '../content/schemas.ts';
+import type { Ctx } from '../context.ts';
+import { badRequest, forbidden, notFound } from '../errors.ts';
+import { paginate, type SortKey } from '../pagination.ts';
+import { urlsFor } from '../urls.ts';
+import {
+  presentComment, presentReply, targetPageInfo, type BodyFormat, type CommentFacts, type ReplySummary, type TargetPageInfo, type Viewpoint,
+} from './present.ts';
+import type { CommentRef, ListCommentsQuery, ListRepliesQuery, PostCommentBody, PostReplyBody, ReplyRef, UpdateCommentBody, UpdateReplyBody } from './schemas.ts';
 
 /**
- * Loading and changing comments: where a comment lives (a space's content or a change request),
- * the facts shown with it (replies, reactions, users, target page), and the counters other
- * resources show.
+ * The rules of comments and replies, on a space's content or inside a change request (each scope
+ * sees only its own comments): who may post, edit, resolve, react and delete; the facts shown
+ * with them (replies, reactions, users, target page); and the counters other resources show.
  */
 
-/** Raw SQL on the entity manager's connection, inside its transaction when it has one. */
-function exec<T>(em: Em, query: string, params: unknown[]): Promise<T[]> {
-  return em.getConnection().execute<T[]>(query, params, 'all', em.getTransactionContext());
-}
+const BY_POSTING: SortKey[] = [{ field: 'postedAt', kind: 'date' }, { field: 'id', kind: 'string' }];
 
 export interface ChangeRequestRef {
   id: string;
@@ -37,8 +45,8 @@ export interface CommentScope {
  * The space (404 when the caller cannot see it) and, on change-request routes, the change request
  * (by id or number; 404 when the space has no such change request).
  */
-export async function loadScope(request: FastifyRequest): Promise<CommentScope> {
-  const { space, role, changeRequest } = await resolveTarget(request);
+export async function loadScope(ctx: Ctx, params: ScopeRef): Promise<CommentScope> {
+  const { space, role, changeRequest } = await resolveTarget(ctx, params);
   return { space, role, changeRequest: changeRequest ? { id: changeRequest.id, revisionId: changeRequest.revision_id } : null };
 }
 
@@ -61,12 +69,6 @@ export async function requireReply(em: Em, comment: Comment, replyId: string): P
   return reply;
 }
 
-/** Whether a page exists in a revision. */
-export async function pageExists(em: Em, revisionId: string, pageId: string): Promise<boolean> {
-  const rows = await exec<unknown>(em, 'select 1 from revision_page where revision_id = ? and page_id = ?', [revisionId, pageId]);
-  return rows.length > 0;
-}
-
 /** The markdown of a body as sent (`{markdown}` or a GitBook `{document}`); 400 naming `field` when it is empty. */
 export function bodyMarkdown(body: { markdown?: string; document?: unknown }, field: string): string {
   const markdown = body.markdown ?? (body.document !== undefined ? documentToMarkdown(body.document) : '');
@@ -78,47 +80,185 @@ export function bodyMarkdown(body: { markdown?: string; document?: unknown }, fi
  * Applies a caller's reaction changes to a comment or a reply. Adding a reaction the caller already
  * made keeps the first one (and its date); removing one they never made does nothing.
  */
-export async function applyReactions(
-  em: Em,
-  target: { commentId: string } | { replyId: string },
-  userId: string,
-  added: string[] = [],
-  removed: string[] = [],
-): Promise<void> {
+export async function applyReactions(em: Em, target: ReactionTarget, userId: string, added: string[] = [], removed: string[] = []): Promise<void> {
   const both = added.filter((e) => removed.includes(e));
   if (both.length > 0) throw badRequest(`addedReactions and removedReactions both name ${both.join(', ')}`);
-  const column = 'commentId' in target ? 'comment_id' : 'reply_id';
-  const id = 'commentId' in target ? target.commentId : target.replyId;
+  await changeReactions(em, target, userId, added, removed);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations
+
+const viewpoint = (ctx: Ctx, scope: CommentScope, format: BodyFormat | undefined): Viewpoint => ({
+  caller: ctx.caller,
+  role: scope.role,
+  format: format ?? 'markdown',
+  urls: urlsFor(ctx.deps.config.publicUrl),
+});
+
+/** A comment as the caller sees it, read again (after a write) in a unit of work of its own. */
+async function showComment(ctx: Ctx, scope: CommentScope, id: string, format?: BodyFormat) {
+  const comment = await requireComment(ctx.em.fork(), scope, id);
+  const facts = await commentFacts(ctx.em, [comment]);
+  return presentComment(comment, facts, viewpoint(ctx, scope, format));
+}
+
+async function showReply(ctx: Ctx, scope: CommentScope, comment: Comment, id: string, format?: BodyFormat) {
+  const reply = await requireReply(ctx.em.fork(), comment, id);
+  const facts = await replyFacts(ctx.em, [reply]);
+  return presentReply(reply, comment, facts, viewpoint(ctx, scope, format));
+}
+
+/** The comments of the scope, newest first unless told otherwise, filtered by status, page and authors. */
+export async function listComments(ctx: Ctx, params: ScopeRef, query: Static<typeof ListCommentsQuery>) {
+  const scope = await loadScope(ctx, params);
+  const filter: FilterQuery<Comment> = { spaceId: scope.space.id, changeRequestId: scope.changeRequest?.id ?? null };
+  if (query.status === 'open') filter.resolvedAt = null;
+  if (query.status === 'resolved') filter.resolvedAt = { $ne: null };
+  if (query.targetPage !== undefined) filter.pageId = query.targetPage;
+  const authors = parseAuthors(query.authors);
+  if (authors.length > 0) filter.postedBy = { $in: authors };
+  const page = await paginate(ctx.em, Comment, filter, BY_POSTING, query, (c) => c, { order: query.order ?? 'desc' });
+  const facts = await commentFacts(ctx.em, page.items);
+  const view = viewpoint(ctx, scope, query.format);
+  return { ...page, items: page.items.map((c) => presentComment(c, facts, view)) };
+}
+
+/** A new comment on the scope's current revision (optionally on one of its pages); needs `comment`. */
+export async function postComment(ctx: Ctx, params: ScopeRef, body: Static<typeof PostCommentBody>) {
+  const { em, caller } = ctx;
+  const scope = await loadScope(ctx, params);
+  requireRole(scope.role, 'comment', 'comment here');
+  const markdown = bodyMarkdown(body.body, 'body.body');
+  const revisionId = currentRevision(scope);
+  if (body.page !== undefined && !(await pageInRevision(em, revisionId, body.page))) {
+    throw badRequest(`page: there is no page ${body.page} in the ${scope.changeRequest ? 'change request' : "space's current revision"}`);
+  }
+  const id = newId();
+  await em.transactional(async (tx) => {
+    tx.create(Comment, {
+      id,
+      spaceId: scope.space.id,
+      changeRequestId: scope.changeRequest?.id ?? null,
+      revisionId,
+      pageId: body.page ?? null,
+      nodeId: body.node ?? null,
+      markdown,
+      postedBy: caller.user.id,
+      postedAt: new Date(),
+      editedAt: null,
+      resolvedAt: null,
+      resolvedBy: null,
+    });
+  });
+  return showComment(ctx, scope, id);
+}
+
+export async function getComment(ctx: Ctx, params: CommentRef, format: BodyFormat | undefined) {
+  const scope = await loadScope(ctx, params);
+  return showComment(ctx, scope, params.commentId, format);
+}
+
+/** Body (its author), resolution (its author or `review`) and the caller's reactions (`comment`). */
+export async function updateComment(ctx: Ctx, params: CommentRef, body: Static<typeof UpdateCommentBody>) {
+  const { em, caller } = ctx;
+  const scope = await loadScope(ctx, params);
+  const comment = await requireComment(em, scope, params.commentId);
+  const isAuthor = comment.postedBy === caller.user.id;
+  if (body.body !== undefined && !(isAuthor && atLeast(scope.role, 'comment'))) throw forbidden('Only the author of a comment can edit its body');
+  if (body.resolved !== undefined && !canResolve(scope.role, isAuthor)) {
+    throw forbidden('Only the author of a comment or someone with the review role can resolve or reopen it');
+  }
+  if (body.addedReactions?.length || body.removedReactions?.length) requireRole(scope.role, 'comment', 'react to comments');
+  const markdown = body.body === undefined ? undefined : bodyMarkdown(body.body, 'body.body');
   const now = new Date();
-  for (const emoji of new Set(added)) {
-    await exec(
-      em,
-      `insert into comment_reaction (id, ${column}, user_id, emoji, reacted_at) values (?, ?, ?, ?, ?)
-       on conflict (${column}, user_id, emoji) where ${column} is not null do nothing`,
-      [newId(), id, userId, emoji, now],
-    );
+  const changes: Partial<Comment> = {};
+  if (markdown !== undefined && markdown !== comment.markdown) Object.assign(changes, { markdown, editedAt: now });
+  if (body.resolved === true && !comment.resolvedAt) Object.assign(changes, { resolvedAt: now, resolvedBy: caller.user.id });
+  if (body.resolved === false && comment.resolvedAt) Object.assign(changes, { resolvedAt: null, resolvedBy: null });
+  await em.transactional(async (tx) => {
+    if (Object.keys(changes).length > 0) await tx.nativeUpdate(Comment, { id: comment.id }, changes);
+    await applyReactions(tx, { commentId: comment.id }, caller.user.id, body.addedReactions, body.removedReactions);
+  });
+  return showComment(ctx, scope, comment.id);
+}
+
+/** Deletes a comment and its replies (its author, or an admin of the space); false when there was no such comment. */
+export async function deleteComment(ctx: Ctx, params: CommentRef): Promise<boolean> {
+  const { em, caller } = ctx;
+  const scope = await loadScope(ctx, params);
+  const comment = await loadComment(em, scope, params.commentId);
+  if (!comment) return false;
+  const isAuthor = comment.postedBy === caller.user.id;
+  if (!((isAuthor && atLeast(scope.role, 'comment')) || atLeast(scope.role, 'admin'))) {
+    throw forbidden('Only the author of a comment or an admin of the space can delete it');
   }
-  if (removed.length > 0) {
-    await exec(em, `delete from comment_reaction where ${column} = ? and user_id = ? and emoji = any(?::text[])`, [id, userId, textArray(removed)]);
+  await em.nativeDelete(Comment, { id: comment.id });
+  return true;
+}
+
+export async function listReplies(ctx: Ctx, params: CommentRef, query: Static<typeof ListRepliesQuery>) {
+  const scope = await loadScope(ctx, params);
+  const comment = await requireComment(ctx.em, scope, params.commentId);
+  const page = await paginate(ctx.em, CommentReply, { commentId: comment.id }, BY_POSTING, query, (r) => r);
+  const facts = await replyFacts(ctx.em, page.items);
+  const view = viewpoint(ctx, scope, query.format);
+  return { ...page, items: page.items.map((r) => presentReply(r, comment, facts, view)) };
+}
+
+export async function postReply(ctx: Ctx, params: CommentRef, body: Static<typeof PostReplyBody>, format: BodyFormat | undefined) {
+  const { em, caller } = ctx;
+  const scope = await loadScope(ctx, params);
+  const comment = await requireComment(em, scope, params.commentId);
+  requireRole(scope.role, 'comment', 'reply to comments here');
+  const markdown = bodyMarkdown(body.body, 'body.body');
+  const id = newId();
+  await em.transactional(async (tx) => {
+    tx.create(CommentReply, { id, commentId: comment.id, markdown, postedBy: caller.user.id, postedAt: new Date(), editedAt: null });
+  });
+  return showReply(ctx, scope, comment, id, format);
+}
+
+export async function getReply(ctx: Ctx, params: ReplyRef, format: BodyFormat | undefined) {
+  const scope = await loadScope(ctx, params);
+  const comment = await requireComment(ctx.em, scope, params.commentId);
+  return showReply(ctx, scope, comment, params.commentReplyId, format);
+}
+
+/** Body (its author) and the caller's reactions (`comment`). */
+export async function updateReply(ctx: Ctx, params: ReplyRef, body: Static<typeof UpdateReplyBody>) {
+  const { em, caller } = ctx;
+  const scope = await loadScope(ctx, params);
+  const comment = await requireComment(em, scope, params.commentId);
+  const found = await requireReply(em, comment, params.commentReplyId);
+  const isAuthor = found.postedBy === caller.user.id;
+  if (body.body !== undefined && !(isAuthor && atLeast(scope.role, 'comment'))) throw forbidden('Only the author of a reply can edit its body');
+  if (body.addedReactions?.length || body.removedReactions?.length) requireRole(scope.role, 'comment', 'react to replies');
+  const markdown = body.body === undefined ? undefined : bodyMarkdown(body.body, 'body.body');
+  await em.transactional(async (tx) => {
+    if (markdown !== undefined && markdown !== found.markdown) await tx.nativeUpdate(CommentReply, { id: found.id }, { markdown, editedAt: new Date() });
+    await applyReactions(tx, { replyId: found.id }, caller.user.id, body.addedReactions, body.removedReactions);
+  });
+  return showReply(ctx, scope, comment, found.id);
+}
+
+/** Deletes a reply (its author, or an admin of the space); false when there was no such reply. */
+export async function deleteReply(ctx: Ctx, params: ReplyRef): Promise<boolean> {
+  const { em, caller } = ctx;
+  const scope = await loadScope(ctx, params);
+  const comment = await requireComment(em, scope, params.commentId);
+  const found = await em.findOne(CommentReply, { id: params.commentReplyId, commentId: comment.id });
+  if (!found) return false;
+  const isAuthor = found.postedBy === caller.user.id;
+  if (!((isAuthor && atLeast(scope.role, 'comment')) || atLeast(scope.role, 'admin'))) {
+    throw forbidden('Only the author of a reply or an admin of the space can delete it');
   }
+  await em.nativeDelete(CommentReply, { id: found.id });
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Counters
-
-async function countOpen(em: Em, column: 'space_id' | 'change_request_id', ids: string[]): Promise<Map<string, number>> {
-  const counts = new Map<string, number>(ids.map((id) => [id, 0]));
-  if (ids.length === 0) return counts;
-  const rows = await exec<{ id: string; n: number }>(
-    em,
-    `select ${column} as id, count(*)::int as n from comment
-      where ${column} = any(?::text[]) and resolved_at is null${column === 'space_id' ? ' and change_request_id is null' : ''}
-      group by ${column}`,
-    [textArray(ids)],
-  );
-  for (const row of rows) counts.set(row.id, Number(row.n));
-  return counts;
-}
 
 /**
  * Open (unresolved) comments on the content of each space, for the Space `comments` field: one
@@ -137,92 +277,15 @@ export function countOpenCommentsOnChangeRequests(em: Em, changeRequestIds: stri
 // ---------------------------------------------------------------------------------------------
 // What is shown with comments and replies
 
-export interface TargetPageInfo {
-  id: string;
-  title?: string;
-  emoji?: string;
-  icon?: string;
-  createdAt?: string;
-  updatedAt?: string;
-  path?: string;
-  outdated: boolean;
-}
-
-export interface ReplySummary {
-  count: number;
-  repliers: { userId: string; count: number; updatedAt: Date }[];
-}
-
-/** Facts loaded in a few queries for a page of comments or replies, then used to present each. */
-export interface CommentFacts {
-  users: Map<string, User>;
-  reactions: Map<string, ReactionGroup[]>;
-  replies: Map<string, ReplySummary>;
-  pages: Map<string, TargetPageInfo>;
-}
-
-interface PageRow {
-  comment_id: string;
-  page_id: string;
-  meta: Record<string, unknown> | null;
-  in_current: boolean;
-  changed: boolean;
-  path: string | null;
-}
-
 /**
- * The target page of each comment, as it is in the current revision of the comment's scope (or,
- * when it is gone from there, as it was when the comment was posted), with its path. `outdated`
- * is true once the page was removed or its content changed since the comment was posted.
+ * The target page of each comment (see db/comments.ts `targetPagesOf`); a page found nowhere is
+ * shown by its id, outdated.
  */
 async function targetPages(em: Em, comments: Comment[]): Promise<Map<string, TargetPageInfo>> {
   const withPage = comments.filter((c) => c.pageId);
   const out = new Map<string, TargetPageInfo>();
   if (withPage.length === 0) return out;
-  const rows = await exec<PageRow>(
-    em,
-    `with recursive c as (
-       select c.id as comment_id, c.page_id, c.revision_id as posted_revision,
-              coalesce(cr.revision_id, s.revision_id) as current_revision
-         from comment c
-         join space s on s.id = c.space_id
-         left join change_request cr on cr.id = c.change_request_id
-        where c.id = any(?::text[]) and c.page_id is not null
-     ), pick as (
-       select c.comment_id, c.page_id,
-              case when cur.page_id is not null then c.current_revision else c.posted_revision end as revision_id,
-              coalesce(cur.meta, old.meta) as meta,
-              cur.page_id is not null as in_current,
-              (cur.page_id is null or (old.page_id is not null and old.document_hash <> cur.document_hash)) as changed
-         from c
-         left join revision_page cur on cur.revision_id = c.current_revision and cur.page_id = c.page_id
-         left join revision_page old on old.revision_id = c.posted_revision and old.page_id = c.page_id
-     ), up as (
-       select pick.comment_id, rp.revision_id, rp.parent_id, rp.meta->>'slug' as slug, 0 as depth
-         from pick join revision_page rp on rp.revision_id = pick.revision_id and rp.page_id = pick.page_id
-       union all
-       select up.comment_id, rp.revision_id, rp.parent_id, rp.meta->>'slug', up.depth + 1
-         from up join revision_page rp on rp.revision_id = up.revision_id and rp.page_id = up.parent_id
-        where up.depth < 100
-     )
-     select pick.comment_id, pick.page_id, pick.meta, pick.in_current, pick.changed,
-            (select string_agg(coalesce(up.slug, ''), '/' order by up.depth desc) from up where up.comment_id = pick.comment_id) as path
-       from pick`,
-    [textArray(withPage.map((c) => c.id))],
-  );
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
-  const date = (value: unknown) => (typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : undefined);
-  for (const row of rows) {
-    const meta = row.meta ?? {};
-    const info: TargetPageInfo = { id: row.page_id, outdated: row.changed };
-    const title = typeof meta.title === 'string' ? meta.title : undefined;
-    if (title !== undefined) info.title = title;
-    for (const [key, value] of [['emoji', text(meta.emoji)], ['icon', text(meta.icon)], ['createdAt', date(meta.createdAt)], ['updatedAt', date(meta.updatedAt)]] as const) {
-      if (value !== undefined) info[key] = value;
-    }
-    if (row.meta && row.path !== null) info.path = row.path;
-    out.set(row.comment_id, info);
-  }
+  for (const row of await targetPagesOf(em, withPage.map((c) => c.id))) out.set(row.comment_id, targetPageInfo(row));
   for (const c of withPage) if (!out.has(c.id)) out.set(c.id, { id: c.pageId!, outdated: true });
   return out;
 }
@@ -242,16 +305,7 @@ async function reactionsOf(em: Em, column: 'commentId' | 'replyId', ids: string[
 
 async function replySummaries(em: Em, commentIds: string[]): Promise<Map<string, ReplySummary>> {
   const out = new Map<string, ReplySummary>(commentIds.map((id) => [id, { count: 0, repliers: [] }]));
-  if (commentIds.length === 0) return out;
-  const rows = await exec<{ comment_id: string; posted_by: string | null; n: number; updated_at: Date | string }>(
-    em,
-    `select comment_id, posted_by, count(*)::int as n, max(coalesce(edited_at, posted_at)) as updated_at
-       from comment_reply where comment_id = any(?::text[])
-      group by comment_id, posted_by
-      order by comment_id, updated_at desc`,
-    [textArray(commentIds)],
-  );
-  for (const row of rows) {
+  for (const row of await repliersOf(em, commentIds)) {
     const summary = out.get(row.comment_id)!;
     summary.count += Number(row.n);
     if (row.posted_by) summary.repliers.push({ userId: row.posted_by, count: Number(row.n), updatedAt: new Date(row.updated_at) });

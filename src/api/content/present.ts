@@ -99,3 +99,8 @@ export function presentRevision(revision: RevisionRow, pages: PageMap, files: Fi
     urls: { app: `${options.publicUrl}/app/spaces/${options.spaceId}/revisions/${revision.id}` },
   };
 }
+
+/** `content-disposition` of a downloaded file: shown inline, under its name with quotes, backslashes and line breaks replaced. */
+export function fileContentDisposition(name: string): string {
+  return `inline; filename="${name.replace(/["\\\r\n]/g, '_')}"`;
+}

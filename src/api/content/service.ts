@@ -1,0 +1,114 @@
+import type { Space } from '../../db/entities.ts';
+import type { ChangeRequestRow } from '../../db/change-requests.ts';
+import { loadFile, loadFiles, loadPage, loadPagePath, loadPageMap, loadRevision, selectFilesPage, type FileRow } from '../../db/content.ts';
+import { decodeCursor, encodeCursor } from '../../domain/cursor.ts';
+import type { Role } from '../../domain/roles.ts';
+import { LocalBlobStore } from '../../lib/blob-store.ts';
+import { loadSpace, requireRole } from '../access.ts';
+import { presentMergedFrom, requireChangeRequest } from '../change-requests/service.ts';
+import type { Ctx } from '../context.ts';
+import { badRequest, notFound } from '../errors.ts';
+import { DEFAULT_LIMIT } from '../pagination.ts';
+import { presentFile, presentPage, presentRevision, presentTree, type PresentOptions } from './present.ts';
+import type { ScopeRef } from './schemas.ts';
+
+/**
+ * The content a request reads: a space's current revision (`/v1/spaces/{spaceId}/...`) or a change
+ * request's (`/v1/spaces/{spaceId}/change-requests/{changeRequestId}/...`). One resolver for both,
+ * used by every content-scoped group (content, links, comments, search, pdf).
+ */
+export interface ContentTarget {
+  space: Space;
+  role: Role | null;
+  revisionId: string;
+  changeRequest: ChangeRequestRow | null;
+}
+
+/** The space (404 unless the caller sees it, 403 below `min`) and, on change-request routes, the change request (by id or number). */
+export async function resolveTarget(ctx: Ctx, params: ScopeRef, min: Role = 'read'): Promise<ContentTarget> {
+  const { space, role } = await loadSpace(ctx.em, ctx.caller, params.spaceId);
+  requireRole(role, min, 'read this content');
+  if (params.changeRequestId === undefined) return { space, role, revisionId: space.revisionId, changeRequest: null };
+  const changeRequest = await requireChangeRequest(ctx.em, space.id, params.changeRequestId);
+  return { space, role, revisionId: changeRequest.revision_id, changeRequest };
+}
+
+/** `metadata=false` leaves out mutable git metadata. */
+type MetadataQuery = { metadata?: boolean };
+
+function presentOptions(ctx: Ctx, target: ContentTarget, query: MetadataQuery): PresentOptions {
+  const spaceId = target.space.id;
+  return {
+    publicUrl: ctx.deps.config.publicUrl,
+    spaceId,
+    metadata: query.metadata !== false,
+    base: target.changeRequest ? `/v1/spaces/${spaceId}/change-requests/${target.changeRequest.id}` : `/v1/spaces/${spaceId}`,
+  };
+}
+
+/** The revision with its page tree and files; a merge revision names the change request it came from. */
+export async function getRevision(ctx: Ctx, params: ScopeRef, query: MetadataQuery) {
+  const target = await resolveTarget(ctx, params);
+  const [revision, pages, files] = await Promise.all([
+    loadRevision(ctx.em, target.revisionId),
+    loadPageMap(ctx.em, target.revisionId, true),
+    loadFiles(ctx.em, target.revisionId),
+  ]);
+  if (!revision) throw notFound('Revision');
+  const mergedFrom = revision.type === 'merge' ? await presentMergedFrom(ctx, revision.id) : undefined;
+  return presentRevision(revision, pages, files, presentOptions(ctx, target, query), mergedFrom);
+}
+
+export async function listPages(ctx: Ctx, params: ScopeRef, query: MetadataQuery) {
+  const target = await resolveTarget(ctx, params);
+  const pages = await loadPageMap(ctx.em, target.revisionId, true);
+  return { pages: presentTree(pages, presentOptions(ctx, target, query)) };
+}
+
+export async function getPage(ctx: Ctx, params: ScopeRef & { pageId: string }, query: MetadataQuery) {
+  const target = await resolveTarget(ctx, params);
+  const page = await loadPage(ctx.em, target.revisionId, params.pageId);
+  if (!page) throw notFound('Page');
+  const path = await loadPagePath(ctx.em, target.revisionId, params.pageId);
+  return presentPage(page, path, [], presentOptions(ctx, target, query));
+}
+
+/** The files of the revision by id, a page at a time. */
+export async function listFiles(ctx: Ctx, params: ScopeRef, query: MetadataQuery & { page?: string; limit?: number }) {
+  const target = await resolveTarget(ctx, params);
+  const limit = query.limit ?? DEFAULT_LIMIT;
+  let after: string | null = null;
+  if (query.page !== undefined) {
+    const values = decodeCursor(query.page, ['string']);
+    if (!values) throw badRequest('page is not a valid page cursor: pass `next.page` of the previous answer');
+    after = values[0] as string;
+  }
+  const { rows, count } = await selectFilesPage(ctx.em, target.revisionId, after, limit);
+  const page = rows.slice(0, limit);
+  const options = presentOptions(ctx, target, query);
+  return {
+    items: page.map((f) => presentFile(f, options)),
+    count,
+    ...(rows.length > limit ? { next: { page: encodeCursor([page[page.length - 1].id]) } } : {}),
+  };
+}
+
+async function requireFile(ctx: Ctx, revisionId: string, fileId: string): Promise<FileRow> {
+  const file = await loadFile(ctx.em, revisionId, fileId);
+  if (!file) throw notFound('File');
+  return file;
+}
+
+export async function getFile(ctx: Ctx, params: ScopeRef & { fileId: string }, query: MetadataQuery) {
+  const target = await resolveTarget(ctx, params);
+  return presentFile(await requireFile(ctx, target.revisionId, params.fileId), presentOptions(ctx, target, query));
+}
+
+/** The bytes of a file, with its name and type. */
+export async function downloadFile(ctx: Ctx, params: ScopeRef & { fileId: string }): Promise<{ file: FileRow; bytes: Buffer }> {
+  const target = await resolveTarget(ctx, params);
+  const file = await requireFile(ctx, target.revisionId, params.fileId);
+  const bytes = await new LocalBlobStore(ctx.deps.config.blobDir).get(file.sha256);
+  if (!bytes) throw notFound('File content');
+  return { file, bytes };
+}

@@ -1,0 +1,84 @@
+import type { Static } from 'typebox';
+import type { PdfExportInput, PdfExportOutcome } from '../../activities/pdf.ts';
+import type { Config } from '../../config.ts';
+import { loadPage } from '../../db/content.ts';
+import { pdfSource, recordedPdf } from '../../db/pdf.ts';
+import { LocalBlobStore } from '../../lib/blob-store.ts';
+import { lazySigningKey, signedUrl, verifySignedPath } from '../../lib/signed-urls.ts';
+import { runPdfExport } from '../../temporal/pdf-jobs.ts';
+import { resolveTarget } from '../content/service.ts';
+import type { Ctx } from '../context.ts';
+import { badRequest, HttpError, notFound, unavailable } from '../errors.ts';
+import { pdfContentDisposition } from './present.ts';
+import type { ChangeRequestPdfQuery } from './schemas.ts';
+
+/**
+ * PDF export of a change request's content: the export prints it (through the `pdf-export`
+ * workflow, or reuses the PDF recorded for that revision) and answers a signed link; the download
+ * serves the PDF to whoever holds a valid, unexpired link, with no token.
+ */
+
+/** How long a PDF link works. */
+export const PDF_LINK_TTL_SECONDS = 3600;
+const JOB_WAIT_MS = 60_000;
+
+export const pdfPath = (sha256: string) => `/pdf/${sha256}`;
+
+/** The key signing PDF links, derived once per configuration. */
+const signingKeys = new WeakMap<Config, () => Promise<Buffer>>();
+function signingKey(config: Config): Promise<Buffer> {
+  let key = signingKeys.get(config);
+  if (!key) signingKeys.set(config, (key = lazySigningKey(config, 'pdf')));
+  return key();
+}
+
+/** A signed link (one hour) to the PDF of a change request's content, or of one page (with the pages under it unless `only`). */
+export async function exportChangeRequestPdf(ctx: Ctx, spaceId: string, changeRequestId: string, query: Static<typeof ChangeRequestPdfQuery>) {
+  const { em, caller, deps } = ctx;
+  const { config } = deps;
+  const target = await resolveTarget(ctx, { spaceId, changeRequestId }, 'read');
+  const changeRequest = target.changeRequest!;
+  if (query.only === true && query.page === undefined) throw badRequest('querystring.page is required when only is true');
+  if (query.page !== undefined && !(await loadPage(em, target.revisionId, query.page))) throw notFound('Page');
+
+  const input: PdfExportInput = {
+    spaceId: target.space.id,
+    changeRequestId: changeRequest.id,
+    revisionId: target.revisionId,
+    pageId: query.page ?? null,
+    only: query.page !== undefined && query.only === true,
+  };
+  const blobs = new LocalBlobStore(config.blobDir);
+  // A PDF already printed for this revision and these options is answered without a job.
+  const recorded = await recordedPdf(em, input.changeRequestId, input.revisionId, input.only, input.pageId);
+  let sha256 = recorded && (await blobs.has(recorded)) ? recorded : undefined;
+  if (sha256 === undefined) {
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      runPdfExport(deps.temporal, config.temporalTaskQueue, input, { organizationId: target.space.organizationId, requestedBy: caller.user.id }),
+      new Promise<PdfExportOutcome>((_, fail) => {
+        timer = setTimeout(() => fail(unavailable(`The PDF is being printed but was not ready within ${JOB_WAIT_MS / 1000} s; ask again shortly`)), JOB_WAIT_MS);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    if (outcome.status === 'not-found') throw notFound(outcome.what === 'page' ? 'Page' : 'Change request');
+    sha256 = outcome.sha256;
+  }
+  const expires = Math.floor(Date.now() / 1000) + PDF_LINK_TTL_SECONDS;
+  return { url: signedUrl(await signingKey(config), config.publicUrl, pdfPath(sha256), expires) };
+}
+
+/**
+ * The PDF behind a signed link: 403 for a bad signature, 410 once expired, 404 when the PDF or
+ * its change request's space is gone. `maxAge`: seconds the link still works. There is no
+ * caller here (the route takes no token: the signature is the credential).
+ */
+export async function openSignedPdf(ctx: Ctx, sha256: string, expires: number, signature: string) {
+  const now = Math.floor(Date.now() / 1000);
+  const verdict = verifySignedPath(await signingKey(ctx.deps.config), pdfPath(sha256), expires, signature, now);
+  if (verdict === 'bad-signature') throw new HttpError(403, 'The link is not valid: its signature does not match');
+  if (verdict === 'expired') throw new HttpError(410, 'The link has expired: ask for the PDF again to get a new one');
+  const source = await pdfSource(ctx.em, sha256);
+  const bytes = source ? await new LocalBlobStore(ctx.deps.config.blobDir).get(sha256) : null;
+  if (!source || !bytes) throw notFound('PDF');
+  return { bytes, disposition: pdfContentDisposition(source.subject, source.number), maxAge: Math.max(0, expires - now) };
+}
