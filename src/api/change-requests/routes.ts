@@ -3,7 +3,7 @@ import type { Static } from 'typebox';
 import { sql } from '../../db/sql.ts';
 import { newId } from '../../domain/ids.ts';
 import { LocalBlobStore } from '../../lib/blob-store.ts';
-import { runChangeRequestJob } from '../../temporal/jobs.ts';
+import { runChangeRequestJob } from '../../temporal/change-request-merge.ts';
 import { loadSpace, requireRole } from '../access.ts';
 import { findChangeRequest, type ChangeRequestRow } from '../content/target.ts';
 import { presentFile } from '../content/present.ts';
@@ -124,7 +124,7 @@ export async function changeRequestRoutes(app: FastifyInstance) {
     requireRole(role, 'edit', 'edit this change request');
     const cr = await findChangeRequest(request, space.id, changeRequestId);
     assertEditable(cr, space.editMode, 'edit its content');
-    const result = await applyContentChanges(em, blobs, space.id, cr.id, request.body as Static<typeof ContentChangesBody>);
+    const result = await applyContentChanges(em, blobs, space.id, cr.id, request.body as Static<typeof ContentChangesBody>, deps.config.fetch);
     const changeRequest = await presentChangeRequest(em, publicUrl, result.changeRequest);
     if ((request.query as { compat?: boolean }).compat !== false) return changeRequest;
     const base = `/v1/spaces/${space.id}/change-requests/${cr.id}`;

@@ -6,7 +6,7 @@ import { loadPageMap, writeRevision, type FileRow } from '../../db/content.ts';
 import { newId } from '../../domain/ids.ts';
 import { applyOperations, OperationError, type ChangeOutcome, type ContentOperation } from '../../domain/content/operations.ts';
 import type { PageMap } from '../../domain/content/tree.ts';
-import { FetchError, fetchPolicyFromEnv, guardedFetch } from '../../lib/guarded-fetch.ts';
+import { FetchError, guardedFetch, type FetchPolicy } from '../../lib/guarded-fetch.ts';
 import type { BlobStore } from '../../lib/blob-store.ts';
 import { badRequest, conflict, forbidden } from '../errors.ts';
 import type { ChangeRequestRow } from '../content/target.ts';
@@ -23,7 +23,7 @@ export function assertEditable(changeRequest: ChangeRequestRow, editMode: string
 
 type FileInput = Extract<Static<typeof ContentChangesBody>['changes'][number], { operation: 'insert_files' }>['files'][number];
 
-async function storeFile(blobs: BlobStore, file: FileInput, where: string): Promise<FileRow> {
+async function storeFile(blobs: BlobStore, file: FileInput, where: string, fetchPolicy: FetchPolicy): Promise<FileRow> {
   let bytes: Buffer;
   let contentType = file.contentType;
   if ((file.url === undefined) === (file.base64 === undefined)) throw badRequest(`${where}: set exactly one of url or base64`);
@@ -34,7 +34,7 @@ async function storeFile(blobs: BlobStore, file: FileInput, where: string): Prom
     if (bytes.length > MAX_INLINE_FILE) throw badRequest(`${where}.base64 is larger than 1 MB; send a url instead`);
   } else {
     try {
-      const fetched = await guardedFetch(file.url!, fetchPolicyFromEnv());
+      const fetched = await guardedFetch(file.url!, fetchPolicy);
       bytes = fetched.body;
       contentType ??= fetched.contentType?.split(';')[0].trim() || 'application/octet-stream';
     } catch (error) {
@@ -67,13 +67,14 @@ export async function applyContentChanges(
   spaceId: string,
   changeRequestId: string,
   body: Static<typeof ContentChangesBody>,
+  fetchPolicy: FetchPolicy,
 ): Promise<{ changeRequest: ChangeRequestRow; changes: ChangeOutcome[]; insertedFiles: FileRow[] }> {
   // Files are fetched and stored before the transaction: bytes are content-addressed, so an
   // aborted batch leaves at most unreferenced blobs behind, never a half-applied revision.
   const insertedFiles: FileRow[] = [];
   for (const [index, change] of body.changes.entries()) {
     if (change.operation !== 'insert_files') continue;
-    for (const [i, file] of change.files.entries()) insertedFiles.push(await storeFile(blobs, file, `changes[${index}].files[${i}]`));
+    for (const [i, file] of change.files.entries()) insertedFiles.push(await storeFile(blobs, file, `changes[${index}].files[${i}]`, fetchPolicy));
   }
   return em.transactional(async (tx) => {
     const rows = await sql<ChangeRequestRow & { edit_mode: string }>(

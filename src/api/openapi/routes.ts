@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { OpenApiSpec, OpenApiSpecVersion } from '../../db/openapi-entities.ts';
 import type { Em } from '../../db/orm.ts';
 import type { Role } from '../../domain/roles.ts';
-import { fetchPolicyFromEnv } from '../../lib/guarded-fetch.ts';
 import { loadOrganization, requireRole } from '../access.ts';
 import type { Caller } from '../context.ts';
 import { notFound } from '../errors.ts';
@@ -45,7 +44,7 @@ async function loadVersion(em: Em, spec: OpenApiSpec, versionId: string | 'lates
 export async function openapiRoutes(app: FastifyInstance) {
   const { deps } = app;
   const urls = urlsFor(deps.config.publicUrl);
-  const maxTextBytes = fetchPolicyFromEnv().maxBytes;
+  const maxTextBytes = deps.config.fetch.maxBytes;
   const tags = ['openapi'];
   const base = '/v1/orgs/:organizationId/openapi';
 

@@ -3,7 +3,8 @@ import { OpenApiSpec, OpenApiSpecText } from '../../db/openapi-entities.ts';
 import type { Em } from '../../db/orm.ts';
 import { newId } from '../../domain/ids.ts';
 import { redactUrl } from '../../lib/guarded-fetch.ts';
-import { deleteRefreshSchedule, startOpenApiProcessing, upsertRefreshSchedule } from '../../temporal/openapi-jobs.ts';
+import { startOpenApiProcessing } from '../../temporal/openapi-processing.ts';
+import { deleteRefreshSchedule, upsertRefreshSchedule } from '../../temporal/openapi-refresh-schedule.ts';
 import type { AppDeps, Caller } from '../context.ts';
 import { badRequest, conflict, unavailable } from '../errors.ts';
 
