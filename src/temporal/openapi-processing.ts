@@ -9,8 +9,6 @@ import { OPENAPI_PROCESSING_KIND, openapiSearchAttributes, type ScheduledProcess
  * (it may hold credentials) nor the spec text.
  */
 
-export { OPENAPI_PROCESSING_KIND };
-
 /** Compile-time check: what the refresh schedule passes is an input of the workflow. */
 const scheduledInputFits: ScheduledProcessingInput extends OpenApiProcessingInput ? true : never = true;
 void scheduledInputFits;

@@ -14,7 +14,7 @@ import { JOB_KIND, ORGANIZATION_ID } from '../workflows/search-attributes.ts';
 export const OPENAPI_PROCESSING_KIND = 'openapi-processing';
 export const OPENAPI_REFRESH_KIND = 'openapi-refresh';
 /** The workflow type the schedule starts (the name of the function in workflows/openapi-processing.ts). */
-const OPENAPI_PROCESSING_WORKFLOW = 'openapiProcessing';
+export const OPENAPI_PROCESSING_WORKFLOW = 'openapiProcessing';
 
 /** The input of a scheduled `openapiProcessing` run (an `OpenApiProcessingInput` without a generation). */
 export interface ScheduledProcessingInput {

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ApplicationFailure } from '@temporalio/common';
-import type { BeginResult, FailureInput, FetchInput, FetchResult, OpenApiActivities } from '../../src/activities/openapi-processing.ts';
+import type { BeginInput, BeginResult, FailureInput, FetchInput, FetchResult, OpenApiActivities } from '../../src/activities/openapi-processing.ts';
 import { openapiProcessing, type OpenApiProcessingInput } from '../../src/workflows/openapi-processing.ts';
+import {
+  OPENAPI_PROCESSING_WORKFLOW, deleteRefreshSchedule, openapiRefreshScheduleId, upsertRefreshSchedule,
+} from '../../src/temporal/openapi-refresh-schedule.ts';
+import { eventually } from '../support/harness.ts';
 import { startWorkflowWorker, type WorkflowWorker } from '../support/workflow-worker.ts';
 
 /**
@@ -16,10 +20,11 @@ interface Script {
   fetch: ((input: FetchInput) => FetchResult)[];
 }
 const scripts = new Map<string, Script>();
-const calls = { fetch: [] as FetchInput[], failure: [] as FailureInput[], removed: [] as string[] };
+const calls = { begin: [] as BeginInput[], fetch: [] as FetchInput[], failure: [] as FailureInput[], removed: [] as string[] };
 
 const activities: OpenApiActivities = {
   async beginOpenApiProcessing(input) {
+    calls.begin.push(input);
     return scripts.get(input.specId)!.begin;
   },
   async fetchOpenApiSpec(input) {
@@ -130,5 +135,27 @@ describe('openapi-processing workflow', () => {
     expect(await run(specId, 'schedule')).toEqual({ outcome: 'not-refreshable' });
     expect(calls.removed).toContain(specId);
     expect(of(calls.fetch, specId)).toEqual([]);
+  });
+
+  it('is what the refresh schedule starts, as a scheduled run of that spec', async () => {
+    expect(OPENAPI_PROCESSING_WORKFLOW).toBe(openapiProcessing.name);
+    const specId = spec({ begin: { status: 'gone' }, fetch: [] });
+    await upsertRefreshSchedule(w.client, {
+      specId,
+      organizationId: 'org-1',
+      slug: 'petstore',
+      shownUrl: 'https://api.example/openapi.json',
+      intervalMs: 24 * 3_600_000,
+      taskQueue: w.taskQueue,
+    });
+    try {
+      await w.client.schedule.getHandle(openapiRefreshScheduleId(specId)).trigger();
+      // The run found the spec gone and asked for the schedule to be removed.
+      await eventually(async () => calls.removed.includes(specId));
+      // A scheduled run processes whatever the source is when it runs: no generation.
+      expect(of(calls.begin, specId)).toEqual([{ specId }]);
+    } finally {
+      await deleteRefreshSchedule(w.client, specId);
+    }
   });
 });
