@@ -46,7 +46,7 @@ async function database(): Promise<string> {
 
 async function temporal(): Promise<string> {
   if (process.env.TEMPORAL_ADDRESS) return process.env.TEMPORAL_ADDRESS;
-  const server = await startTemporalDevServer({ cliPath: process.env.TEMPORAL_CLI_PATH, namespace: 'default' });
+  const server = await startTemporalDevServer({ cliPath: process.env.TEMPORAL_CLI_PATH, goPath: process.env.GOPATH, namespace: 'default' });
   cleanups.push(() => server.stop());
   return server.address;
 }

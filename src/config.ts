@@ -1,4 +1,6 @@
+import { isAbsolute } from 'node:path';
 import { parseDuration } from './domain/duration.ts';
+import { parseFetchPolicy, type FetchPolicy } from './lib/guarded-fetch.ts';
 
 export interface Config {
   host: string;
@@ -11,6 +13,8 @@ export interface Config {
   temporalNamespace: string;
   temporalTaskQueue: string;
   temporalCliPath: string | undefined;
+  /** Go's workspace (GOPATH), where `go install` puts the `temporal` CLI; unset: `~/go`. */
+  goPath: string | undefined;
   temporalUiPort: number;
   /** Port of the Temporal dev server `npm start` runs when TEMPORAL_ADDRESS is unset. */
   temporalDevPort: number;
@@ -27,8 +31,10 @@ export interface Config {
   secretsKey: string | undefined;
   /** How often URL-sourced OpenAPI specs are fetched again. */
   openapiRefreshIntervalMs: number;
-  /** The Chromium binary the worker prints PDFs with. */
+  /** The Chromium binary the worker prints PDFs with (an absolute path). */
   chromiumPath: string;
+  /** What the guarded fetcher may reach and how much it reads (FETCH_*). */
+  fetch: FetchPolicy;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +109,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const logLevel = str('LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL="${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
+  const chromiumPath = str('CHROMIUM_PATH', '/usr/bin/chromium');
+  if (!isAbsolute(chromiumPath)) problems.push(`CHROMIUM_PATH="${chromiumPath}" must be an absolute path, for example /usr/bin/chromium`);
+  const fetch = parseFetchPolicy(env);
+  problems.push(...fetch.problems);
 
   const config: Config = {
     host: str('HOST', '0.0.0.0'),
@@ -113,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalNamespace: str('TEMPORAL_NAMESPACE', 'default'),
     temporalTaskQueue: str('TEMPORAL_TASK_QUEUE', 'docs-service'),
     temporalCliPath: optional('TEMPORAL_CLI_PATH'),
+    goPath: optional('GOPATH'),
     temporalUiPort: port('TEMPORAL_UI_PORT', 8233),
     temporalDevPort: port('TEMPORAL_DEV_PORT', 7233),
     embeddedPostgresPort: port('EMBEDDED_POSTGRES_PORT', 54329),
@@ -123,7 +134,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authCacheTtlMs,
     secretsKey,
     openapiRefreshIntervalMs,
-    chromiumPath: str('CHROMIUM_PATH', '/usr/bin/chromium'),
+    chromiumPath,
+    fetch: fetch.policy,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

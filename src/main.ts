@@ -40,6 +40,7 @@ try {
   if (!config.temporalAddress) {
     const temporal = await startTemporalDevServer({
       cliPath: config.temporalCliPath,
+      goPath: config.goPath,
       dataDir: resolve(config.dataDir),
       port: config.temporalDevPort,
       uiPort: config.temporalUiPort,

@@ -46,6 +46,7 @@ export async function startWorker(config: Config, log: Logger, orm: Orm): Promis
     namespace: config.temporalNamespace,
     taskQueue: config.temporalTaskQueue,
     orm,
+    config,
     logLevel: config.logLevel,
   });
   // The PDF printer's browser (if one was launched) goes with the worker, so the process can exit.

@@ -1,15 +1,21 @@
+import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
-import { spaceActivities } from './spaces.ts';
-import { changeRequestActivities } from './change-requests.ts';
-import { openapiActivities } from './openapi.ts';
-import { pdfActivities } from './pdf.ts';
+import { LocalBlobStore } from '../lib/blob-store.ts';
+import { spaceDeletionActivities } from './space-deletion.ts';
+import { changeRequestMergeActivities } from './change-request-merge.ts';
+import { openapiActivities } from './openapi-processing.ts';
+import { pdfActivities } from './pdf-export.ts';
 
-/** Every activity the worker registers; each receives its dependencies here, once. */
-export function createActivities(deps: { orm: Orm }) {
+/**
+ * Every activity the worker registers, one module per job (named like its workflow). Each
+ * receives its configuration and clients here, once: no activity reads the environment.
+ */
+export function createActivities(deps: { orm: Orm; config: Config }) {
+  const { orm, config } = deps;
   return {
-    ...spaceActivities(deps.orm),
-    ...changeRequestActivities(deps.orm),
-    ...openapiActivities(deps.orm),
-    ...pdfActivities(deps.orm),
+    ...spaceDeletionActivities(orm),
+    ...changeRequestMergeActivities(orm),
+    ...openapiActivities(orm, config.fetch),
+    ...pdfActivities(orm, { blobs: new LocalBlobStore(config.blobDir), chromiumPath: config.chromiumPath, publicUrl: config.publicUrl }),
   };
 }

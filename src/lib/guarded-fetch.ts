@@ -363,13 +363,14 @@ const HOST_ENTRY = /^(\*\.)?([a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)(\.[a-z0-9_]([a-z0
 const IPV6_ENTRY = /^\[[0-9a-f:.]+\](:\d{1,5})?$/i;
 
 /**
- * Reads the fetch policy from the environment:
+ * Reads the fetch policy from environment variables:
  * FETCH_ALLOW_PRIVATE (true/false, default false), FETCH_ALLOW_HOSTS (comma-separated),
  * FETCH_TIMEOUT (milliseconds, or a duration such as 10s; default 10s),
  * FETCH_MAX_BYTES (bytes, or with KiB/MiB/GiB; default 10 MiB), FETCH_MAX_REDIRECTS (default 5).
- * Every bad value is reported in one Error, each with its variable.
+ * Returns the policy (defaults in place of bad values) and one problem per bad value, each naming
+ * its variable; `loadConfig` reports them with the rest of the configuration.
  */
-export function fetchPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): FetchPolicy {
+export function parseFetchPolicy(env: Record<string, string | undefined>): { policy: FetchPolicy; problems: string[] } {
   const problems: string[] = [];
   const value = (name: string) => {
     const v = env[name]?.trim();
@@ -423,6 +424,15 @@ export function fetchPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): FetchP
     else problems.push(`FETCH_MAX_REDIRECTS="${rawRedirects}" must be a whole number, 0 or more`);
   }
 
+  return { policy: { allowPrivate, allowHosts, timeoutMs, maxBytes, maxRedirects }, problems };
+}
+
+/**
+ * The fetch policy of the given variables (see `parseFetchPolicy`); every bad value is reported
+ * in one Error. The service itself reads the policy from its configuration (`Config.fetch`).
+ */
+export function fetchPolicyFromEnv(env: Record<string, string | undefined>): FetchPolicy {
+  const { policy, problems } = parseFetchPolicy(env);
   if (problems.length > 0) throw new Error(`Invalid fetch configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  return { allowPrivate, allowHosts, timeoutMs, maxBytes, maxRedirects };
+  return policy;
 }

@@ -61,9 +61,9 @@ export async function startEmbeddedPostgres(dataDir: string, port: number): Prom
   return { url: embeddedDatabaseUrl(port), stop: () => pg.stop() };
 }
 
-/** Finds a `temporal` CLI: TEMPORAL_CLI_PATH, then PATH, then Go's install directory. */
-export function findTemporalCli(explicit?: string): string | undefined {
-  const candidates = [explicit, 'temporal', join(process.env.GOPATH ?? join(homedir(), 'go'), 'bin', 'temporal')];
+/** Finds a `temporal` CLI: TEMPORAL_CLI_PATH, then PATH, then Go's install directory (GOPATH, else ~/go). */
+export function findTemporalCli(explicit?: string, goPath?: string): string | undefined {
+  const candidates = [explicit, 'temporal', join(goPath ?? join(homedir(), 'go'), 'bin', 'temporal')];
   for (const candidate of candidates) {
     if (!candidate) continue;
     try {
@@ -87,6 +87,8 @@ export interface TemporalDev extends Running {
  */
 export async function startTemporalDevServer(options: {
   cliPath?: string;
+  /** GOPATH, where `go install` put the CLI (default ~/go). */
+  goPath?: string;
   dataDir?: string;
   port?: number;
   uiPort?: number;
@@ -94,7 +96,7 @@ export async function startTemporalDevServer(options: {
   log?: (line: string) => void;
 }): Promise<TemporalDev> {
   const port = options.port ?? (await freePort());
-  const cli = findTemporalCli(options.cliPath);
+  const cli = findTemporalCli(options.cliPath, options.goPath);
   if (cli) {
     const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', options.namespace, '--log-level', 'error'];
     if (options.uiPort) args.push('--ui-port', String(options.uiPort));

@@ -1,5 +1,6 @@
 import { NativeConnection, Worker, Runtime, makeTelemetryFilterString, DefaultLogger } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
+import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import { createActivities } from '../activities/index.ts';
 
@@ -8,6 +9,8 @@ export interface WorkerOptions {
   namespace: string;
   taskQueue: string;
   orm: Orm;
+  /** Configuration the activities need (fetch policy, blob store, Chromium, public URL). */
+  config: Config;
   logLevel?: string;
 }
 
@@ -30,7 +33,7 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)),
-    activities: createActivities({ orm: options.orm }),
+    activities: createActivities({ orm: options.orm, config: options.config }),
   });
   return { worker, connection };
 }

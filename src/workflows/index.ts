@@ -1,5 +1,5 @@
 /** Every workflow the worker runs. Workflow code is deterministic: all I/O lives in activities. */
 export { spaceDeletion } from './space-deletion.ts';
 export { openapiProcessing } from './openapi-processing.ts';
-export { changeRequestMerge, changeRequestUpdate } from './change-requests.ts';
+export { changeRequestMerge, changeRequestUpdate } from './change-request-merge.ts';
 export { pdfExport } from './pdf-export.ts';

@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, log, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
-import type { OpenApiActivities } from '../activities/openapi.ts';
+import type { OpenApiActivities } from '../activities/openapi-processing.ts';
 
 export interface OpenApiProcessingInput {
   specId: string;

@@ -1,5 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { PdfActivities, PdfExportInput, PdfExportOutcome } from '../activities/pdf.ts';
+import type { PdfActivities, PdfExportInput, PdfExportOutcome } from '../activities/pdf-export.ts';
 
 const { exportChangeRequestPdf } = proxyActivities<PdfActivities>({
   startToCloseTimeout: '2 minutes',

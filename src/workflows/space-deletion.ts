@@ -1,5 +1,5 @@
 import { condition, defineQuery, defineSignal, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { SpaceActivities } from '../activities/spaces.ts';
+import type { SpaceDeletionActivities } from '../activities/space-deletion.ts';
 
 export interface SpaceDeletionInput {
   spaceId: string;
@@ -20,7 +20,7 @@ export const restoreSignal = defineSignal('restore');
 export const purgeNowSignal = defineSignal('purge-now');
 export const statusQuery = defineQuery<SpaceDeletionStatus>('status');
 
-const { purgeDeletedSpace, restoreDeletedSpace } = proxyActivities<SpaceActivities>({
+const { purgeDeletedSpace, restoreDeletedSpace } = proxyActivities<SpaceDeletionActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '10m' },
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ApplicationFailure } from '@temporalio/common';
-import { openapiActivities } from '../../src/activities/openapi.ts';
+import { openapiActivities } from '../../src/activities/openapi-processing.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { fetchPolicyFromEnv } from '../../src/lib/guarded-fetch.ts';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';

@@ -9,7 +9,7 @@ import { loadSecretsKey } from '../../src/lib/secrets.ts';
 import { deriveSigningKey, signedUrl } from '../../src/lib/signed-urls.ts';
 import { sql } from '../../src/db/sql.ts';
 import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from '../../src/workflows/search-attributes.ts';
-import { pdfActivities } from '../../src/activities/pdf.ts';
+import { pdfActivities } from '../../src/activities/pdf-export.ts';
 import { LocalBlobStore } from '../../src/lib/blob-store.ts';
 import { closePdfPrinter } from '../../src/lib/pdf-printer.ts';
 

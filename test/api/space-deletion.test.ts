@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
-import { spaceDeletionWorkflowId } from '../../src/temporal/jobs.ts';
+import { spaceDeletionWorkflowId } from '../../src/temporal/space-deletion.ts';
 import { newId } from '../../src/domain/ids.ts';
 
 let t: TestApp;

@@ -31,6 +31,58 @@ describe('configuration', () => {
     expect(config.spaceRetentionMs).toBe(3000);
   });
 
+  it('reads the fetch policy (FETCH_*), the Chromium path and GOPATH', () => {
+    const defaults = loadConfig({});
+    expect(defaults.fetch).toEqual({ allowPrivate: false, allowHosts: [], timeoutMs: 10_000, maxBytes: 10 * 1024 * 1024, maxRedirects: 5 });
+    expect(defaults.chromiumPath).toBe('/usr/bin/chromium');
+    expect(defaults.goPath).toBeUndefined();
+    const config = loadConfig({
+      FETCH_ALLOW_PRIVATE: 'true',
+      FETCH_ALLOW_HOSTS: '127.0.0.1, *.corp.example:8443',
+      FETCH_TIMEOUT: '2s',
+      FETCH_MAX_BYTES: '2MiB',
+      FETCH_MAX_REDIRECTS: '0',
+      CHROMIUM_PATH: '/opt/chromium/chrome',
+      GOPATH: '/home/me/go',
+    });
+    expect(config.fetch).toEqual({ allowPrivate: true, allowHosts: ['127.0.0.1', '*.corp.example:8443'], timeoutMs: 2000, maxBytes: 2 * 1024 * 1024, maxRedirects: 0 });
+    expect(config.chromiumPath).toBe('/opt/chromium/chrome');
+    expect(config.goPath).toBe('/home/me/go');
+  });
+
+  it('reports bad FETCH_* values and a relative CHROMIUM_PATH with the rest, each naming its variable and value', () => {
+    let error: ConfigError | undefined;
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        FETCH_ALLOW_PRIVATE: 'yes please',
+        FETCH_ALLOW_HOSTS: 'https://me:pw@host',
+        FETCH_TIMEOUT: 'soon',
+        FETCH_MAX_BYTES: '5MB',
+        FETCH_MAX_REDIRECTS: 'many',
+        CHROMIUM_PATH: 'chromium',
+      });
+    } catch (e) {
+      error = e as ConfigError;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = error!.problems;
+    expect(problems).toHaveLength(7);
+    for (const [name, value] of [
+      ['PORT', 'eighty'],
+      ['FETCH_ALLOW_PRIVATE', 'yes please'],
+      ['FETCH_TIMEOUT', 'soon'],
+      ['FETCH_MAX_BYTES', '5MB'],
+      ['FETCH_MAX_REDIRECTS', 'many'],
+      ['CHROMIUM_PATH', 'chromium'],
+    ]) {
+      expect(problems).toContainEqual(expect.stringMatching(new RegExp(`^${name}="${value}" must `)));
+    }
+    expect(problems).toContainEqual(expect.stringMatching(/^FETCH_ALLOW_HOSTS entry ".*" must /));
+    expect(error!.message).toMatch(/^Invalid configuration:\n {2}- /);
+    expect(error!.message).not.toContain('pw');
+  });
+
   it('redacts passwords in URLs', () => {
     expect(redact('postgres://u:pw@h:5432/db')).toBe('postgres://u:***@h:5432/db');
   });

@@ -12,9 +12,9 @@ import { decodeCursor, encodeCursor } from '../../domain/cursor.ts';
 import { newId } from '../../domain/ids.ts';
 import { applyOperations, OperationError, type ChangeOutcome, type ContentOperation } from '../../domain/content/operations.ts';
 import type { PageMap } from '../../domain/content/tree.ts';
-import { FetchError, fetchPolicyFromEnv, guardedFetch } from '../../lib/guarded-fetch.ts';
+import { FetchError, guardedFetch, type FetchPolicy } from '../../lib/guarded-fetch.ts';
 import { LocalBlobStore, type BlobStore } from '../../lib/blob-store.ts';
-import { runChangeRequestJob } from '../../temporal/jobs.ts';
+import { runChangeRequestJob } from '../../temporal/change-request-merge.ts';
 import { loadSpace, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, forbidden, notFound, unavailable } from '../errors.ts';
@@ -23,8 +23,6 @@ import { presentChangeRequest, presentContentUpdate, type ChangeRequestFacts } f
 import type { ContentChangesBody, CreateChangeRequestBody, ListChangeRequestsQuery, UpdateChangeRequestBody } from './schemas.ts';
 
 /** The rules of change requests: who may create, update, edit, merge and update them from the space. */
-
-const JOB_WAIT_MS = 60_000;
 
 /** A change request of the space by id or by its number; 404 otherwise. */
 export async function requireChangeRequest(em: Em, spaceId: string, idOrNumber: string): Promise<ChangeRequestRow> {
@@ -112,7 +110,7 @@ export async function editChangeRequestContent(ctx: Ctx, spaceId: string, change
   const cr = await requireChangeRequest(ctx.em, space.id, changeRequestId);
   assertEditable(cr, space.editMode, 'edit its content');
   const blobs = new LocalBlobStore(ctx.deps.config.blobDir);
-  const result = await applyContentChanges(ctx.em, blobs, space.id, cr.id, body);
+  const result = await applyContentChanges(ctx.em, blobs, space.id, cr.id, body, ctx.deps.config.fetch);
   const changeRequest = await present(ctx, result.changeRequest);
   if (compat) return changeRequest;
   return presentContentUpdate(changeRequest, result.changes, result.insertedFiles, ctx.deps.config.publicUrl);
@@ -128,19 +126,12 @@ export async function runChangeRequestMerge(ctx: Ctx, kind: 'merge' | 'update', 
   requireRole(role, kind === 'merge' ? 'review' : 'edit', kind === 'merge' ? 'merge change requests' : 'update this change request');
   const cr = await requireChangeRequest(ctx.em, space.id, changeRequestId);
   if (!(kind === 'merge' && cr.status === 'merged')) assertEditable(cr, space.editMode, kind === 'merge' ? 'merge it' : 'update it');
-  const job = runChangeRequestJob(deps.temporal, deps.config.temporalTaskQueue, kind, {
+  const outcome = await runChangeRequestJob(deps.temporal, deps.config.temporalTaskQueue, kind, {
     spaceId: space.id,
     changeRequestId: cr.id,
     userId: caller.user.id,
     organizationId: space.organizationId,
   });
-  let timer: NodeJS.Timeout | undefined;
-  const outcome = await Promise.race([
-    job,
-    new Promise<never>((_, fail) => {
-      timer = setTimeout(() => fail(unavailable(`The ${kind} is queued but did not finish within ${JOB_WAIT_MS / 1000} s; ask again for its result`)), JOB_WAIT_MS);
-    }),
-  ]).finally(() => clearTimeout(timer));
   if (outcome.result === 'refused') {
     if (outcome.reason === 'not-found') throw notFound('Change request');
     if (outcome.reason === 'locked') throw forbidden('The space is locked: unlock it (editMode "live") first');
@@ -160,7 +151,7 @@ export function assertEditable(changeRequest: ChangeRequestRow, editMode: string
 
 type FileInput = Extract<Static<typeof ContentChangesBody>['changes'][number], { operation: 'insert_files' }>['files'][number];
 
-async function storeFile(blobs: BlobStore, file: FileInput, where: string): Promise<FileRow> {
+async function storeFile(blobs: BlobStore, file: FileInput, where: string, fetchPolicy: FetchPolicy): Promise<FileRow> {
   let bytes: Buffer;
   let contentType = file.contentType;
   if ((file.url === undefined) === (file.base64 === undefined)) throw badRequest(`${where}: set exactly one of url or base64`);
@@ -171,7 +162,7 @@ async function storeFile(blobs: BlobStore, file: FileInput, where: string): Prom
     if (bytes.length > MAX_INLINE_FILE) throw badRequest(`${where}.base64 is larger than 1 MB; send a url instead`);
   } else {
     try {
-      const fetched = await guardedFetch(file.url!, fetchPolicyFromEnv());
+      const fetched = await guardedFetch(file.url!, fetchPolicy);
       bytes = fetched.body;
       contentType ??= fetched.contentType?.split(';')[0].trim() || 'application/octet-stream';
     } catch (error) {
@@ -204,13 +195,14 @@ export async function applyContentChanges(
   spaceId: string,
   changeRequestId: string,
   body: Static<typeof ContentChangesBody>,
+  fetchPolicy: FetchPolicy,
 ): Promise<{ changeRequest: ChangeRequestRow; changes: ChangeOutcome[]; insertedFiles: FileRow[] }> {
   // Files are fetched and stored before the transaction: bytes are content-addressed, so an
   // aborted batch leaves at most unreferenced blobs behind, never a half-applied revision.
   const insertedFiles: FileRow[] = [];
   for (const [index, change] of body.changes.entries()) {
     if (change.operation !== 'insert_files') continue;
-    for (const [i, file] of change.files.entries()) insertedFiles.push(await storeFile(blobs, file, `changes[${index}].files[${i}]`));
+    for (const [i, file] of change.files.entries()) insertedFiles.push(await storeFile(blobs, file, `changes[${index}].files[${i}]`, fetchPolicy));
   }
   return em.transactional(async (tx) => {
     const changeRequest = (await lockChangeRequest(tx, spaceId, changeRequestId))!;

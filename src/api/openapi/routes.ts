@@ -1,4 +1,3 @@
-import { fetchPolicyFromEnv } from '../../lib/guarded-fetch.ts';
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors, ListQuery, NoContent } from '../schemas.ts';
 import {
@@ -10,7 +9,7 @@ import { createSpec, deleteSpec, getSpec, getVersion, getVersionContent, listSpe
 /** OpenAPI specs of an organization: HTTP only. The rules are in ./service.ts. */
 export const openapiRoutes: RoutePlugin = async (app) => {
   // Read once at start: the largest text source accepted is the largest document the fetcher takes.
-  const maxTextBytes = fetchPolicyFromEnv().maxBytes;
+  const maxTextBytes = app.deps.config.fetch.maxBytes;
   const tags = ['openapi'];
 
   app.get('/v1/orgs/:organizationId/openapi', {

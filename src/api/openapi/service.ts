@@ -6,7 +6,8 @@ import {
 import { newId } from '../../domain/ids.ts';
 import type { Role } from '../../domain/roles.ts';
 import { redactUrl } from '../../lib/guarded-fetch.ts';
-import { deleteRefreshSchedule, startOpenApiProcessing, upsertRefreshSchedule } from '../../temporal/openapi-jobs.ts';
+import { startOpenApiProcessing } from '../../temporal/openapi-processing.ts';
+import { deleteRefreshSchedule, upsertRefreshSchedule } from '../../temporal/openapi-refresh-schedule.ts';
 import { requireOrganization } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, notFound, unavailable } from '../errors.ts';

@@ -1,11 +1,11 @@
 import type { Static } from 'typebox';
-import type { PdfExportInput, PdfExportOutcome } from '../../activities/pdf.ts';
+import type { PdfExportInput, PdfExportOutcome } from '../../activities/pdf-export.ts';
 import type { Config } from '../../config.ts';
 import { loadPage } from '../../db/content.ts';
 import { pdfSource, recordedPdf } from '../../db/pdf.ts';
 import { LocalBlobStore } from '../../lib/blob-store.ts';
 import { lazySigningKey, signedUrl, verifySignedPath } from '../../lib/signed-urls.ts';
-import { runPdfExport } from '../../temporal/pdf-jobs.ts';
+import { runPdfExport } from '../../temporal/pdf-export.ts';
 import { resolveTarget } from '../content/service.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, HttpError, notFound, unavailable } from '../errors.ts';
@@ -20,7 +20,6 @@ import type { ChangeRequestPdfQuery } from './schemas.ts';
 
 /** How long a PDF link works. */
 export const PDF_LINK_TTL_SECONDS = 3600;
-const JOB_WAIT_MS = 60_000;
 
 export const pdfPath = (sha256: string) => `/pdf/${sha256}`;
 
@@ -53,13 +52,10 @@ export async function exportChangeRequestPdf(ctx: Ctx, spaceId: string, changeRe
   const recorded = await recordedPdf(em, input.changeRequestId, input.revisionId, input.only, input.pageId);
   let sha256 = recorded && (await blobs.has(recorded)) ? recorded : undefined;
   if (sha256 === undefined) {
-    let timer: NodeJS.Timeout | undefined;
-    const outcome = await Promise.race([
-      runPdfExport(deps.temporal, config.temporalTaskQueue, input, { organizationId: target.space.organizationId, requestedBy: caller.user.id }),
-      new Promise<PdfExportOutcome>((_, fail) => {
-        timer = setTimeout(() => fail(unavailable(`The PDF is being printed but was not ready within ${JOB_WAIT_MS / 1000} s; ask again shortly`)), JOB_WAIT_MS);
-      }),
-    ]).finally(() => clearTimeout(timer));
+    const outcome = await runPdfExport(deps.temporal, config.temporalTaskQueue, input, {
+      organizationId: target.space.organizationId,
+      requestedBy: caller.user.id,
+    });
     if (outcome.status === 'not-found') throw notFound(outcome.what === 'page' ? 'Page' : 'Change request');
     sha256 = outcome.sha256;
   }

@@ -7,7 +7,7 @@ import { positionBetween } from '../../domain/positions.ts';
 import type { PageMap } from '../../domain/content/tree.ts';
 import type { Em } from '../../db/orm.ts';
 import { newId } from '../../domain/ids.ts';
-import { signalSpaceRestored, startSpaceDeletion } from '../../temporal/jobs.ts';
+import { signalSpaceRestored, startSpaceDeletion } from '../../temporal/space-deletion.ts';
 import { atLeast } from '../../domain/roles.ts';
 import { contentRoles, grantedContent, loadOrganization, loadSpace, orgRole, requireOrganization, requireRole } from '../access.ts';
 import type { AppDeps, Caller, Ctx } from '../context.ts';

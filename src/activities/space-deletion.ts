@@ -1,12 +1,13 @@
-import { sql } from '../db/sql.ts';
 import type { Orm } from '../db/orm.ts';
+import { purgeDeletedSpace, restoreDeletedSpace } from '../db/space-deletion.ts';
 
 export interface PurgeInput {
   spaceId: string;
   deletedAt: string;
 }
 
-export function spaceActivities(orm: Orm) {
+/** Activities of the `space-deletion` workflow. */
+export function spaceDeletionActivities(orm: Orm) {
   return {
     /**
      * Removes a deleted space and everything hanging off it (foreign keys cascade) in one
@@ -15,24 +16,14 @@ export function spaceActivities(orm: Orm) {
      * Returns whether a row was removed.
      */
     async purgeDeletedSpace(input: PurgeInput): Promise<boolean> {
-      const em = orm.em.fork();
-      const removed = await sql(em,
-        'delete from space where id = ? and deleted_at is not null and deleted_at = ?::timestamptz returning id',
-        [input.spaceId, input.deletedAt],
-      );
-      return removed.length > 0;
+      return purgeDeletedSpace(orm.em.fork(), input.spaceId, input.deletedAt);
     },
 
     /** Clears this deletion of the space, if it is still in place. Idempotent. */
     async restoreDeletedSpace(input: PurgeInput): Promise<boolean> {
-      const em = orm.em.fork();
-      const restored = await sql(em,
-        'update space set deleted_at = null, updated_at = now() where id = ? and deleted_at = ?::timestamptz returning id',
-        [input.spaceId, input.deletedAt],
-      );
-      return restored.length > 0;
+      return restoreDeletedSpace(orm.em.fork(), input.spaceId, input.deletedAt);
     },
   };
 }
 
-export type SpaceActivities = ReturnType<typeof spaceActivities>;
+export type SpaceDeletionActivities = ReturnType<typeof spaceDeletionActivities>;

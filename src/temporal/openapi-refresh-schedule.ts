@@ -1,55 +1,34 @@
 import {
-  ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, type Client,
-  type ScheduleOptionsStartWorkflowAction,
+  ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptionsStartWorkflowAction,
 } from '@temporalio/client';
-import { openapiProcessing, type OpenApiProcessingInput } from '../workflows/openapi-processing.ts';
 import { JOB_KIND, ORGANIZATION_ID } from '../workflows/search-attributes.ts';
 
 /**
- * OpenAPI processing runs and refresh schedules. Ids say what and which: a processing run is
- * `openapi-processing/<specId>/<timestamp>` (scheduled runs: `openapi-processing/<specId>/scheduled-<time>`),
- * the refresh schedule of a URL-sourced spec is `openapi-refresh/<specId>`. Inputs carry ids only:
- * never the source URL (it may hold credentials) nor the spec text.
+ * The refresh schedule of a URL-sourced OpenAPI spec, `openapi-refresh/<specId>`: it starts an
+ * `openapi-processing` run every interval. Managed by the API (created, updated, deleted with the
+ * spec) and by the processing activities (removed when the spec is gone or has no URL any more).
+ * The workflow is named by its type, not imported, so activities can use this module without
+ * depending on workflow code (temporal/openapi-processing.ts checks that the input fits).
  */
 
 export const OPENAPI_PROCESSING_KIND = 'openapi-processing';
 export const OPENAPI_REFRESH_KIND = 'openapi-refresh';
+/** The workflow type the schedule starts (the name of the function in workflows/openapi-processing.ts). */
+export const OPENAPI_PROCESSING_WORKFLOW = 'openapiProcessing';
 
-export const openapiProcessingWorkflowId = (specId: string, at: Date) => `openapi-processing/${specId}/${at.toISOString()}`;
+/** The input of a scheduled `openapiProcessing` run (an `OpenApiProcessingInput` without a generation). */
+export interface ScheduledProcessingInput {
+  specId: string;
+  organizationId: string;
+  trigger: 'schedule';
+}
+
 export const openapiRefreshScheduleId = (specId: string) => `openapi-refresh/${specId}`;
 
-const searchAttributes = (organizationId: string, kind: string) => [
+export const openapiSearchAttributes = (organizationId: string, kind: string) => [
   { key: ORGANIZATION_ID, value: organizationId },
   { key: JOB_KIND, value: kind },
 ];
-
-/** Starts processing the spec's current source; returns the workflow id. */
-export async function startOpenApiProcessing(
-  client: Client,
-  taskQueue: string,
-  input: { specId: string; organizationId: string; generation: number },
-  requestedBy: string,
-): Promise<string> {
-  const args: OpenApiProcessingInput = { ...input, trigger: 'api' };
-  let at = new Date();
-  for (let attempt = 0; ; attempt++) {
-    const workflowId = openapiProcessingWorkflowId(input.specId, at);
-    try {
-      await client.workflow.start(openapiProcessing, {
-        taskQueue,
-        workflowId,
-        args: [args],
-        typedSearchAttributes: searchAttributes(input.organizationId, OPENAPI_PROCESSING_KIND),
-        memo: { requestedBy, generation: input.generation },
-      });
-      return workflowId;
-    } catch (error) {
-      // Two starts in the same millisecond: take the next one.
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError) || attempt >= 5) throw error;
-      at = new Date(at.getTime() + 1);
-    }
-  }
-}
 
 export interface RefreshScheduleInput {
   specId: string;
@@ -61,15 +40,15 @@ export interface RefreshScheduleInput {
   taskQueue: string;
 }
 
-function refreshAction(input: RefreshScheduleInput): ScheduleOptionsStartWorkflowAction<typeof openapiProcessing> {
+function refreshAction(input: RefreshScheduleInput): ScheduleOptionsStartWorkflowAction<(input: ScheduledProcessingInput) => Promise<unknown>> {
   return {
     type: 'startWorkflow',
-    workflowType: openapiProcessing,
+    workflowType: OPENAPI_PROCESSING_WORKFLOW,
     taskQueue: input.taskQueue,
     // Temporal appends the scheduled time to this id.
     workflowId: `openapi-processing/${input.specId}/scheduled`,
     args: [{ specId: input.specId, organizationId: input.organizationId, trigger: 'schedule' }],
-    typedSearchAttributes: searchAttributes(input.organizationId, OPENAPI_PROCESSING_KIND),
+    typedSearchAttributes: openapiSearchAttributes(input.organizationId, OPENAPI_PROCESSING_KIND),
     memo: { requestedBy: 'schedule' },
   };
 }
@@ -91,7 +70,7 @@ export async function upsertRefreshSchedule(client: Client, input: RefreshSchedu
       spec: refreshSpec(input.intervalMs),
       action: refreshAction(input),
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
-      typedSearchAttributes: searchAttributes(input.organizationId, OPENAPI_REFRESH_KIND),
+      typedSearchAttributes: openapiSearchAttributes(input.organizationId, OPENAPI_REFRESH_KIND),
       memo: { specId: input.specId, slug: input.slug },
       state: { note },
     });

@@ -1,11 +1,10 @@
 import { heartbeat, log } from '@temporalio/activity';
-import { loadConfig } from '../config.ts';
 import { loadFiles, loadPageMap, type FileRow } from '../db/content.ts';
 import type { Orm } from '../db/orm.ts';
-import { sql } from '../db/sql.ts';
+import { findPdfExport, loadPrintHeading, recordPdfExport, revisionExists } from '../db/pdf-export.ts';
 import { imageSources, markdownToSafeTree, printDocumentHtml, selectPrintPages } from '../domain/content/html.ts';
 import { linkIndex, resolveLink } from '../domain/content/links.ts';
-import { LocalBlobStore, type BlobStore } from '../lib/blob-store.ts';
+import type { BlobStore } from '../lib/blob-store.ts';
 import { printPdf } from '../lib/pdf-printer.ts';
 
 /** Which PDF: the content of a change request at one revision, whole or from one page. */
@@ -34,11 +33,6 @@ const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 const MAX_INLINED_BYTES = 50 * 1024 * 1024;
 
-function pdfOptionsFromEnv(): PdfActivityOptions {
-  const config = loadConfig();
-  return { blobs: new LocalBlobStore(config.blobDir), chromiumPath: config.chromiumPath, publicUrl: config.publicUrl };
-}
-
 /** Reports progress to Temporal; a no-op when called directly rather than as an activity. */
 function beat(details: unknown): void {
   try {
@@ -56,10 +50,9 @@ function logInfo(message: string, attributes: Record<string, unknown>): void {
   }
 }
 
-export function pdfActivities(orm: Orm, options: PdfActivityOptions | (() => PdfActivityOptions) = pdfOptionsFromEnv) {
-  let resolved: PdfActivityOptions | undefined;
-  const opts = () => (resolved ??= typeof options === 'function' ? options() : options);
-
+/** Activities of the `pdf-export` workflow; the blob store, Chromium and public URL come from the factory. */
+export function pdfActivities(orm: Orm, options: PdfActivityOptions) {
+  const { blobs, chromiumPath, publicUrl } = options;
   return {
     /**
      * Prints the change request's content at `revisionId` to PDF, stores it in the blob store and
@@ -68,31 +61,15 @@ export function pdfActivities(orm: Orm, options: PdfActivityOptions | (() => Pdf
      * end up returning the one recorded first.
      */
     async exportChangeRequestPdf(input: PdfExportInput): Promise<PdfExportOutcome> {
-      const { blobs, chromiumPath, publicUrl } = opts();
       const em = orm.em.fork();
-      const key = [input.changeRequestId, input.revisionId, input.only, input.pageId ?? ''];
-      const recorded = async () =>
-        (await sql<{ sha256: string; size: string; page_count: number }>(
-          em,
-          'select sha256, size, page_count from pdf_export where change_request_id = ? and revision_id = ? and only_page = ? and page_id = ? and space_id = ?',
-          [...key, input.spaceId],
-        ))[0];
-      const existing = await recorded();
+      const existing = await findPdfExport(em, input);
       if (existing && (await blobs.has(existing.sha256))) {
-        return { status: 'ready', sha256: existing.sha256, size: Number(existing.size), pages: existing.page_count, reused: true };
+        return { status: 'ready', sha256: existing.sha256, size: existing.size, pages: existing.pageCount, reused: true };
       }
 
-      const crs = await sql<{ number: number; subject: string; space_title: string }>(
-        em,
-        `select cr.number, cr.subject, s.title as space_title
-           from change_request cr join space s on s.id = cr.space_id
-          where cr.id = ? and cr.space_id = ?`,
-        [input.changeRequestId, input.spaceId],
-      );
-      const cr = crs[0];
+      const cr = await loadPrintHeading(em, input.spaceId, input.changeRequestId);
       if (!cr) return { status: 'not-found', what: 'change request' };
-      const revision = await sql(em, 'select 1 from revision where id = ? and space_id = ?', [input.revisionId, input.spaceId]);
-      if (revision.length === 0) return { status: 'not-found', what: 'revision' };
+      if (!(await revisionExists(em, input.spaceId, input.revisionId))) return { status: 'not-found', what: 'revision' };
 
       beat({ stage: 'loading' });
       const map = await loadPageMap(em, input.revisionId, true);
@@ -126,7 +103,7 @@ export function pdfActivities(orm: Orm, options: PdfActivityOptions | (() => Pdf
       const html = printDocumentHtml(
         {
           title,
-          subtitle: `${cr.space_title} · Change request #${cr.number}${cr.subject.trim() ? `: ${cr.subject.trim()}` : ''}`,
+          subtitle: `${cr.spaceTitle} · Change request #${cr.number}${cr.subject.trim() ? `: ${cr.subject.trim()}` : ''}`,
           pages: selected,
         },
         {
@@ -156,17 +133,9 @@ export function pdfActivities(orm: Orm, options: PdfActivityOptions | (() => Pdf
       });
 
       // A row whose bytes were lost is replaced; a row another run recorded meanwhile wins.
-      await sql(
-        em,
-        `insert into pdf_export (space_id, change_request_id, revision_id, only_page, page_id, sha256, size, page_count, created_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?)
-         on conflict (change_request_id, revision_id, only_page, page_id)
-         do update set sha256 = excluded.sha256, size = excluded.size, page_count = excluded.page_count, created_at = excluded.created_at
-          where pdf_export.sha256 = ?`,
-        [input.spaceId, ...key, sha256, printed.pdf.length, selected.length, new Date(), existing?.sha256 ?? null],
-      );
-      const row = (await recorded())!;
-      return { status: 'ready', sha256: row.sha256, size: Number(row.size), pages: row.page_count, reused: row.sha256 !== sha256 };
+      await recordPdfExport(em, input, { sha256, size: printed.pdf.length, pageCount: selected.length }, existing?.sha256 ?? null);
+      const row = (await findPdfExport(em, input))!;
+      return { status: 'ready', sha256: row.sha256, size: row.size, pages: row.pageCount, reused: row.sha256 !== sha256 };
     },
   };
 }

@@ -1,5 +1,7 @@
 import type { Orm, Em } from '../db/orm.ts';
-import { sql } from '../db/sql.ts';
+import {
+  lockChangeRequestForMerge, markChangeRequestMerged, markChangeRequestUpdated, recordMergeConflicts, type LockedChangeRequest,
+} from '../db/change-request-merge.ts';
 import { loadDocuments, loadFiles, loadPageMap, tokenHash, writeRevision } from '../db/content.ts';
 import { reindexSpace } from '../db/search.ts';
 import { mergePageMaps, type MergeConflict } from '../domain/content/merge.ts';
@@ -16,30 +18,6 @@ export interface MergeOutcome {
   revision: string;
   conflicts?: MergeConflict[];
   reason?: string;
-}
-
-interface Locked {
-  id: string;
-  status: string;
-  number: number;
-  revision_id: string;
-  revision_initial: string;
-  revision_merged_ancestor: string | null;
-  revision_merged: string | null;
-  space_revision: string;
-  edit_mode: string;
-}
-
-/** Locks the space row, then the change request: merges into one space run one at a time. */
-async function lock(em: Em, job: ChangeRequestJob): Promise<Locked | undefined> {
-  const space = await sql<{ revision_id: string; edit_mode: string }>(em, 'select revision_id, edit_mode from space where id = ? for update', [job.spaceId]);
-  if (!space[0]) return undefined;
-  const rows = await sql<Omit<Locked, 'space_revision' | 'edit_mode'>>(
-    em,
-    'select id, status, number, revision_id, revision_initial, revision_merged_ancestor, revision_merged from change_request where id = ? and space_id = ? for update',
-    [job.changeRequestId, job.spaceId],
-  );
-  return rows[0] ? { ...rows[0], space_revision: space[0].revision_id, edit_mode: space[0].edit_mode } : undefined;
 }
 
 /**
@@ -71,12 +49,15 @@ async function mergeRevisions(em: Em, spaceId: string, ancestor: string, ours: s
 }
 
 /** Nothing merges: the conflicts are kept on the change request for its authors to see. */
-async function recordConflicts(em: Em, cr: Locked, conflicts: MergeConflict[]): Promise<MergeOutcome> {
-  await sql(em, 'update change_request set conflicts = ?::jsonb, updated_at = ? where id = ?', [JSON.stringify(conflicts), new Date(), cr.id]);
+async function recordConflicts(em: Em, cr: LockedChangeRequest, conflicts: MergeConflict[]): Promise<MergeOutcome> {
+  await recordMergeConflicts(em, cr.id, conflicts);
   return { result: 'conflicts', revision: cr.revision_id, conflicts };
 }
 
-export function changeRequestActivities(orm: Orm) {
+const lock = (em: Em, job: ChangeRequestJob) => lockChangeRequestForMerge(em, job.spaceId, job.changeRequestId);
+
+/** Activities of the `change-request-merge` workflows (merge and update). */
+export function changeRequestMergeActivities(orm: Orm) {
   return {
     /**
      * Merges a change request into its space's primary content in one transaction. Idempotent:
@@ -102,14 +83,8 @@ export function changeRequestActivities(orm: Orm) {
           pages: merged.result,
           addedFiles: theirFiles.filter((f) => !known.has(f.id)),
         });
-        await sql(em, 'update space set revision_id = ?, updated_at = ? where id = ?', [revision, new Date(), job.spaceId]);
+        await markChangeRequestMerged(em, { spaceId: job.spaceId, changeRequestId: cr.id, revisionId: revision, userId: job.userId });
         await reindexSpace(em, job.spaceId, merged.ours, merged.result);
-        await sql(
-          em,
-          `update change_request set status = 'merged', revision_merged = ?, merged_at = ?, merged_by = ?, conflicts = null, updated_at = ?
-            where id = ?`,
-          [revision, new Date(), job.userId, new Date(), cr.id],
-        );
         return { result: 'merge', revision };
       });
     },
@@ -135,15 +110,11 @@ export function changeRequestActivities(orm: Orm) {
           pages: merged.result,
           addedFiles: theirFiles.filter((f) => !known.has(f.id)),
         });
-        await sql(
-          em,
-          'update change_request set revision_id = ?, revision_merged_ancestor = ?, conflicts = null, updated_at = ? where id = ?',
-          [revision, cr.space_revision, new Date(), cr.id],
-        );
+        await markChangeRequestUpdated(em, cr.id, revision, cr.space_revision);
         return { result: 'update', revision };
       });
     },
   };
 }
 
-export type ChangeRequestActivities = ReturnType<typeof changeRequestActivities>;
+export type ChangeRequestMergeActivities = ReturnType<typeof changeRequestMergeActivities>;

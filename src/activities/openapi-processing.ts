@@ -1,12 +1,16 @@
 import { ApplicationFailure, Context, heartbeat, log } from '@temporalio/activity';
 import { validate as validateSpec } from '@readme/openapi-parser';
-import type { Orm, Em } from '../db/orm.ts';
+import type { Orm } from '../db/orm.ts';
+import {
+  loadProcessedSpec, loadSpecText, lockSpecForRecording, markSpecProcessed, markSpecProcessing, recordSpecFailure, recordSpecVersion,
+  specExists,
+} from '../db/openapi-processing.ts';
 import {
   MAX_SPEC_FILES, SpecProcessingError, baseOf, bundleForValidation, contentHash, documentKey, isRetryableFailure, parseDocument,
   planRefFetches, processErrorCode, toJsonValue,
 } from '../domain/openapi.ts';
-import { FetchError, fetchPolicyFromEnv, guardedFetch, redactUrl, type FetchPolicy } from '../lib/guarded-fetch.ts';
-import { deleteRefreshSchedule } from '../temporal/openapi-jobs.ts';
+import { FetchError, guardedFetch, redactUrl, type FetchPolicy } from '../lib/guarded-fetch.ts';
+import { deleteRefreshSchedule } from '../temporal/openapi-refresh-schedule.ts';
 
 export interface BeginInput {
   specId: string;
@@ -38,14 +42,6 @@ export interface FailureInput {
   message: string;
 }
 
-interface SpecRow {
-  id: string;
-  source_url: string | null;
-  source_text_id: string | null;
-  source_generation: number;
-  last_version_id: string | null;
-}
-
 const ACCEPT = 'application/json, application/yaml, application/x-yaml, text/yaml, text/plain;q=0.9, */*;q=0.8';
 
 /** Reports progress to Temporal; a no-op when the function is called directly rather than as an activity. */
@@ -55,10 +51,6 @@ function beat(details: unknown): void {
   } catch {
     // not running inside an activity
   }
-}
-
-function execute<T>(em: Em, query: string, params: unknown[] = []): Promise<T[]> {
-  return em.getConnection().execute<T[]>(query, params, 'all', em.getTransactionContext());
 }
 
 /** Turns the processing failures into Temporal failures that say why and whether to try again. */
@@ -145,24 +137,18 @@ async function validateDefinition(filesystem: Record<string, unknown>, entryKey:
 }
 
 /**
- * Activities of OpenAPI processing. Each is idempotent: processing state changes are guarded by
- * the source generation, and a version is recorded under the id the workflow chose, at most once.
+ * Activities of the `openapi-processing` workflow; the fetch policy comes from the factory. Each
+ * is idempotent: processing state changes are guarded by the source generation, and a version is
+ * recorded under the id the workflow chose, at most once.
  */
-export function openapiActivities(orm: Orm, policy: FetchPolicy = fetchPolicyFromEnv()) {
+export function openapiActivities(orm: Orm, policy: FetchPolicy) {
   return {
     /** Marks the spec `progress` unless it is gone or its source changed since the run started. */
     async beginOpenApiProcessing(input: BeginInput): Promise<BeginResult> {
       const em = orm.em.fork();
-      const rows = await execute<{ source_generation: number; source_url: string | null }>(
-        em,
-        `update openapi_spec set processing_state = 'progress'
-          where id = ? and (?::integer is null or source_generation = ?::integer)
-          returning source_generation, source_url`,
-        [input.specId, input.generation ?? null, input.generation ?? null],
-      );
-      if (rows.length > 0) return { status: 'ready', generation: rows[0].source_generation, kind: rows[0].source_url === null ? 'text' : 'url' };
-      const exists = await execute(em, 'select 1 from openapi_spec where id = ?', [input.specId]);
-      return exists.length > 0 ? { status: 'stale' } : { status: 'gone' };
+      const begun = await markSpecProcessing(em, input.specId, input.generation ?? null);
+      if (begun) return { status: 'ready', ...begun };
+      return (await specExists(em, input.specId)) ? { status: 'stale' } : { status: 'gone' };
     },
 
     /**
@@ -172,7 +158,7 @@ export function openapiActivities(orm: Orm, policy: FetchPolicy = fetchPolicyFro
      */
     async fetchOpenApiSpec(input: FetchInput): Promise<FetchResult> {
       const em = orm.em.fork();
-      const [spec] = await execute<SpecRow>(em, 'select id, source_url, source_text_id, source_generation, last_version_id from openapi_spec where id = ?', [input.specId]);
+      const spec = await loadProcessedSpec(em, input.specId);
       if (!spec) return { outcome: 'gone' };
       if (spec.source_generation !== input.generation) return { outcome: 'stale' };
 
@@ -182,9 +168,9 @@ export function openapiActivities(orm: Orm, policy: FetchPolicy = fetchPolicyFro
         if (spec.source_url !== null) {
           source = { url: spec.source_url };
         } else {
-          const [row] = await execute<{ text: string }>(em, 'select text from openapi_spec_text where id = ?', [spec.source_text_id]);
-          if (!row) return { outcome: 'stale' };
-          source = { text: row.text };
+          const text = await loadSpecText(em, spec.source_text_id);
+          if (text === undefined) return { outcome: 'stale' };
+          source = { text };
         }
         fetched = await collectDocuments(source, policy);
         beat({ validating: Object.keys(fetched.filesystem).length });
@@ -196,54 +182,37 @@ export function openapiActivities(orm: Orm, policy: FetchPolicy = fetchPolicyFro
       const serialized = JSON.stringify(fetched.filesystem);
 
       return em.transactional(async (tx) => {
-        const [current] = await execute<SpecRow & { last_hash: string | null }>(
-          tx,
-          `select s.id, s.source_generation, s.last_version_id, v.content_hash as last_hash
-             from openapi_spec s left join openapi_spec_version v on v.id = s.last_version_id
-            where s.id = ? for update of s`,
-          [input.specId],
-        );
+        const current = await lockSpecForRecording(tx, input.specId);
         if (!current) return { outcome: 'gone' as const };
         if (current.source_generation !== input.generation) return { outcome: 'stale' as const };
         const now = new Date();
         if (current.last_version_id === input.versionId || current.last_hash === hash) {
-          await execute(
-            tx,
-            `update openapi_spec set processing_state = 'complete', last_processed_at = ?, last_process_error_code = null,
-                    last_process_errors = null where id = ?`,
-            [now, input.specId],
-          );
+          await markSpecProcessed(tx, input.specId, now);
           return current.last_version_id === input.versionId
             ? { outcome: 'created' as const, versionId: input.versionId }
             : { outcome: 'unchanged' as const, versionId: current.last_version_id ?? undefined };
         }
-        await execute(
-          tx,
-          `insert into openapi_spec_version (id, spec_id, content_hash, url, entry_key, filesystem, created_at)
-           values (?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`,
-          [input.versionId, input.specId, hash, fetched.url, fetched.entryKey, serialized, now],
-        );
-        await execute(
-          tx,
-          `update openapi_spec set processing_state = 'complete', last_version_id = ?, last_processed_at = ?,
-                  last_process_error_code = null, last_process_errors = null where id = ?`,
-          [input.versionId, now, input.specId],
-        );
+        await recordSpecVersion(tx, {
+          id: input.versionId,
+          specId: input.specId,
+          contentHash: hash,
+          url: fetched.url,
+          entryKey: fetched.entryKey,
+          filesystem: serialized,
+          at: now,
+        });
         return { outcome: 'created' as const, versionId: input.versionId };
       });
     },
 
     /** Marks the spec `complete` with the failure's error code; the last version stays. */
     async recordOpenApiFailure(input: FailureInput): Promise<boolean> {
-      const em = orm.em.fork();
-      const errors = JSON.stringify([{ code: input.detail, message: input.message.slice(0, 2000) }]);
-      const rows = await execute(
-        em,
-        `update openapi_spec set processing_state = 'complete', last_processed_at = ?, last_process_error_code = ?,
-                last_process_errors = ?::jsonb where id = ? and source_generation = ? returning id`,
-        [new Date(), processErrorCode(input.detail), errors, input.specId, input.generation],
-      );
-      return rows.length > 0;
+      return recordSpecFailure(orm.em.fork(), {
+        specId: input.specId,
+        generation: input.generation,
+        errorCode: processErrorCode(input.detail),
+        errors: [{ code: input.detail, message: input.message.slice(0, 2000) }],
+      });
     },
 
     /** Removes the refresh schedule of a spec that is gone or no longer has a URL source. */

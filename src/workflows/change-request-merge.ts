@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { ChangeRequestActivities, ChangeRequestJob, MergeOutcome } from '../activities/change-requests.ts';
+import type { ChangeRequestMergeActivities, ChangeRequestJob, MergeOutcome } from '../activities/change-request-merge.ts';
 
-const { mergeChangeRequest, updateChangeRequest } = proxyActivities<ChangeRequestActivities>({
+const { mergeChangeRequest, updateChangeRequest } = proxyActivities<ChangeRequestMergeActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
 });

@@ -1,7 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { pdfExport } from '../workflows/pdf-export.ts';
-import type { PdfExportInput, PdfExportOutcome } from '../activities/pdf.ts';
+import type { PdfExportInput, PdfExportOutcome } from '../activities/pdf-export.ts';
 import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from '../workflows/search-attributes.ts';
+import { JOB_WAIT_MS, startAndAwait } from './await-job.ts';
 
 /**
  * `pdf-export/<spaceId>/<changeRequestId>/<revisionId>` for the whole content,
@@ -14,21 +15,21 @@ export function pdfExportWorkflowId(input: PdfExportInput): string {
 }
 
 /**
- * Runs a PDF export and waits for its outcome. A request while the same export runs joins it;
- * a later one starts a new run, which finds the recorded PDF and returns at once.
+ * Runs a PDF export and waits up to `waitMs` for its outcome, else answers 503. A request while
+ * the same export runs joins it; a later one starts a new run, which finds the recorded PDF and
+ * returns at once (see `startAndAwait`).
  */
 export async function runPdfExport(
   client: Client,
   taskQueue: string,
   input: PdfExportInput,
   context: { organizationId: string; requestedBy: string },
+  waitMs = JOB_WAIT_MS,
 ): Promise<PdfExportOutcome> {
-  return client.workflow.execute(pdfExport, {
+  return startAndAwait(client, pdfExport, {
     taskQueue,
     workflowId: pdfExportWorkflowId(input),
     args: [input],
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    workflowIdConflictPolicy: 'USE_EXISTING',
     workflowExecutionTimeout: '10 minutes',
     typedSearchAttributes: [
       { key: ORGANIZATION_ID, value: context.organizationId },
@@ -36,5 +37,7 @@ export async function runPdfExport(
       { key: JOB_KIND, value: 'pdf-export' },
     ],
     memo: { requestedBy: context.requestedBy, changeRequestId: input.changeRequestId },
+    waitMs,
+    pendingMessage: `The PDF is being printed but was not ready within ${waitMs / 1000} s; ask again shortly`,
   });
 }

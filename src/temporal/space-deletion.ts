@@ -1,12 +1,11 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { spaceDeletion, restoreSignal, type SpaceDeletionInput } from '../workflows/space-deletion.ts';
-import { changeRequestMerge, changeRequestUpdate } from '../workflows/change-requests.ts';
-import type { ChangeRequestJob, MergeOutcome } from '../activities/change-requests.ts';
 import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from '../workflows/search-attributes.ts';
 
 /**
- * Starting and steering workflows from the API. Workflow ids say what and which, so an operator
- * finds a job by name in the Temporal UI; search attributes and memo say whose.
+ * Starting and steering space deletions from the API. The workflow id says what and which
+ * (`space-deletion/<spaceId>`), so an operator finds it by name in the Temporal UI; search
+ * attributes and memo say whose.
  */
 
 export const spaceDeletionWorkflowId = (spaceId: string) => `space-deletion/${spaceId}`;
@@ -41,31 +40,4 @@ export async function signalSpaceRestored(client: Client, spaceId: string): Prom
     if (error instanceof WorkflowNotFoundError) return;
     throw error;
   }
-}
-
-/**
- * Runs a change-request merge or update and waits for its outcome. One workflow id per change
- * request and kind: a second request while one runs joins it instead of starting another.
- */
-export async function runChangeRequestJob(
-  client: Client,
-  taskQueue: string,
-  kind: 'merge' | 'update',
-  job: ChangeRequestJob & { organizationId: string },
-): Promise<MergeOutcome> {
-  const { organizationId, ...input } = job;
-  return client.workflow.execute(kind === 'merge' ? changeRequestMerge : changeRequestUpdate, {
-    taskQueue,
-    workflowId: `change-request-${kind}/${job.spaceId}/${job.changeRequestId}`,
-    args: [input],
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowExecutionTimeout: '10 minutes',
-    typedSearchAttributes: [
-      { key: ORGANIZATION_ID, value: organizationId },
-      { key: SPACE_ID, value: job.spaceId },
-      { key: JOB_KIND, value: `change-request-${kind}` },
-    ],
-    memo: { requestedBy: job.userId, changeRequestId: job.changeRequestId },
-  });
 }

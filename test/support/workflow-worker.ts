@@ -1,0 +1,77 @@
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, makeTelemetryFilterString } from '@temporalio/worker';
+import { ensureSearchAttributes } from '../../src/temporal/client.ts';
+
+/**
+ * One workflow of src/workflows run by an in-process worker against the real Temporal server
+ * that `npm test` provides, with activities the test stubs: the workflow's logic without the
+ * HTTP stack or the database. Each test file uses a task queue of its own.
+ */
+export interface WorkflowWorker {
+  client: Client;
+  taskQueue: string;
+  /** A workflow id no other run of the suite uses. */
+  workflowId(name: string): string;
+  stop(): Promise<void>;
+}
+
+let quiet = false;
+
+/**
+ * Keeps the SDK's own logging to errors: the tests fail activities on purpose, and each failed
+ * attempt would print a warning (once per process; a second install is refused by the SDK).
+ */
+function quietRuntime(): void {
+  if (quiet) return;
+  quiet = true;
+  try {
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
+      shutdownSignals: [],
+    });
+  } catch {
+    // installed already by an earlier test file in this process
+  }
+}
+
+/**
+ * Bundles `src/workflows/<file>` and runs a worker for it with `activities` on a new task queue
+ * named after `name`. `stop()` shuts the worker down (after the activities running have ended).
+ */
+export async function startWorkflowWorker(name: string, file: string, activities: object): Promise<WorkflowWorker> {
+  const address = process.env.TEMPORAL_ADDRESS;
+  if (!address) throw new Error('Run the suite with `npm test`: it provides Temporal.');
+  quietRuntime();
+  const run = `${Date.now().toString(36)}-${process.pid}`;
+  const taskQueue = `wf-${name}-${run}`;
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: fileURLToPath(new URL(`../../src/workflows/${file}`, import.meta.url)),
+    logger: new DefaultLogger('WARN'),
+  });
+  const nativeConnection = await NativeConnection.connect({ address });
+  const worker = await Worker.create({ connection: nativeConnection, namespace: 'default', taskQueue, workflowBundle, activities });
+  const running = worker.run();
+  const connection = await Connection.connect({ address });
+  await ensureSearchAttributes(connection, 'default');
+  const client = new Client({ connection, namespace: 'default' });
+  let counter = 0;
+  return {
+    client,
+    taskQueue,
+    workflowId: (what) => `test-${name}/${what}/${run}-${++counter}`,
+    stop: async () => {
+      worker.shutdown();
+      await running;
+      await Promise.all([connection.close(), nativeConnection.close()]);
+    },
+  };
+}
+
+/** A promise the test settles by hand, to hold a stubbed activity at a chosen point. */
+export function gate<T = void>() {
+  let open!: (value: T) => void;
+  const opened = new Promise<T>((resolve) => (open = resolve));
+  return { opened, open };
+}
