@@ -18,9 +18,6 @@ export const Team = defineEntity({
 });
 export type Team = InferEntity<typeof Team>;
 
-export const TEAM_MEMBER_ROLES = ['owner', 'member'] as const;
-export type TeamMemberRole = (typeof TEAM_MEMBER_ROLES)[number];
-
 export const TeamMember = defineEntity({
   name: 'TeamMember',
   tableName: 'team_member',

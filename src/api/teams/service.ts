@@ -28,7 +28,7 @@ async function loadTeam(ctx: Ctx, organizationId: string, teamId: string) {
   const team = await em.findOne(Team, { id: teamId, organizationId });
   if (!team) throw notFound('Team');
   const own = await em.findOne(TeamMember, { teamId, userId: caller.user.id });
-  const teamRole = (own?.role as TeamRole | undefined) ?? null;
+  const teamRole: TeamRole | null = own?.role === 'owner' || own?.role === 'member' ? own.role : null;
   return { team, role, teamRole };
 }
 
