@@ -119,7 +119,8 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(integrationRoutes);
   await app.register(memberRoutes);
   await app.register(teamRoutes);
-  await app.register(permissionRoutes);
+  await app.register(permissionRoutes, { prefix: '/v1/spaces/:spaceId', kind: 'space' });
+  await app.register(permissionRoutes, { prefix: '/v1/collections/:collectionId', kind: 'collection' });
   await app.register(searchRoutes);
   await app.register(linkRoutes, { prefix: SPACE_CONTENT_PREFIX, changeRequest: false });
   await app.register(linkRoutes, { prefix: CHANGE_REQUEST_CONTENT_PREFIX, changeRequest: true });

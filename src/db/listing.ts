@@ -22,3 +22,14 @@ export async function selectListingPage(
   const counted = await sql<{ count: string | number }>(em, `select count(*) as count from (${listingSql}) q`, listingParams);
   return { raw, count: Number(counted[0]?.count ?? 0) };
 }
+
+/**
+ * A keyset listing over a raw select, as the modules of src/db build it for `paginateSql`: the
+ * select (whose output columns include every key), its parameters, and the keys to order by.
+ */
+export interface SelectListing {
+  sql: string;
+  params: unknown[];
+  keys: { field: string; kind: 'string' | 'date' }[];
+  order?: 'asc' | 'desc';
+}

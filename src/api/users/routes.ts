@@ -1,12 +1,11 @@
-import type { FastifyInstance } from 'fastify';
-import { errors, UserRef } from '../schemas.ts';
-import { urlsFor } from '../urls.ts';
-import { presentUser } from './present.ts';
+import { ctxOf, type RoutePlugin } from '../context.ts';
+import { errors } from '../schemas.ts';
+import { UserSchema } from './schemas.ts';
+import { currentUser } from './service.ts';
 
-export async function userRoutes(app: FastifyInstance) {
-  const urls = urlsFor(app.deps.config.publicUrl);
-
+/** The authenticated user: HTTP only. */
+export const userRoutes: RoutePlugin = async (app) => {
   app.get('/v1/user', {
-    schema: { tags: ['users'], summary: 'Get the authenticated user', response: { 200: UserRef, ...errors() } },
-  }, async (request) => presentUser(request.caller.user, urls));
-}
+    schema: { tags: ['users'], summary: 'Get the authenticated user', response: { 200: UserSchema, ...errors() } },
+  }, async (request) => currentUser(ctxOf(request)));
+};

@@ -1,0 +1,22 @@
+import type { TeamGrantRow, UserGrantRow } from '../../db/permissions.ts';
+import type { TeamFacts } from '../../db/teams.ts';
+import type { Role } from '../../domain/roles.ts';
+import { presentTeam } from '../teams/present.ts';
+import { presentUser } from '../users/present.ts';
+import type { Urls } from '../urls.ts';
+
+/** A grant to a user: the role granted and the user. */
+export function presentUserGrant(row: UserGrantRow, urls: Urls) {
+  return {
+    permission: row.role,
+    user: presentUser({ id: row.user_id, displayName: row.display_name, email: row.email, photoUrl: row.photo_url }, urls),
+  };
+}
+
+/** A grant to a team: the role granted and the team, as a caller with `callerOrgRole` sees it. */
+export function presentTeamGrant(row: TeamGrantRow, facts: TeamFacts | undefined, callerOrgRole: Role | null) {
+  return {
+    permission: row.role,
+    team: presentTeam({ id: row.team_id, title: row.title, createdAt: row.created }, facts, callerOrgRole),
+  };
+}
