@@ -1,7 +1,7 @@
 import type { Orm, Em } from '../db/orm.ts';
 import {
   lockChangeRequestForMerge, markChangeRequestMerged, markChangeRequestUpdated, recordMergeConflicts, type LockedChangeRequest,
-} from '../db/change-request-merge.ts';
+} from '../db/change-requests.ts';
 import { loadDocuments, loadFiles, loadPageMap, tokenHash, writeRevision } from '../db/content.ts';
 import { reindexSpace } from '../db/search.ts';
 import { mergePageMaps, type MergeConflict } from '../domain/content/merge.ts';

@@ -4,7 +4,7 @@ import type { Orm } from '../db/orm.ts';
 import {
   loadProcessedSpec, loadSpecText, lockSpecForRecording, markSpecProcessed, markSpecProcessing, recordSpecFailure, recordSpecVersion,
   specExists,
-} from '../db/openapi-processing.ts';
+} from '../db/openapi.ts';
 import {
   MAX_SPEC_FILES, SpecProcessingError, baseOf, bundleForValidation, contentHash, documentKey, isRetryableFailure, parseDocument,
   planRefFetches, processErrorCode, toJsonValue,

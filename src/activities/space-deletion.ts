@@ -1,5 +1,5 @@
 import type { Orm } from '../db/orm.ts';
-import { purgeDeletedSpace, restoreDeletedSpace } from '../db/space-deletion.ts';
+import { purgeDeletedSpace, restoreDeletedSpace } from '../db/spaces.ts';
 
 export interface PurgeInput {
   spaceId: string;

@@ -1,6 +1,8 @@
 import type { Em } from './orm.ts';
 import { sql } from './sql.ts';
 
+/** PDFs printed from change requests (table `pdf_export`): written by the pdf-export activities, read by the PDF routes. */
+
 /** One printed PDF of a change request's content: which revision, and the whole content or one page. */
 export interface PdfExportKey {
   spaceId: string;
@@ -59,8 +61,8 @@ export async function recordPdfExport(em: Em, key: PdfExportKey, pdf: PdfExportR
   );
 }
 
-/** The change request a PDF was last printed from, for its file name; none when its space is deleted. */
-export async function findPdfDownload(em: Em, sha256: string): Promise<{ number: number; subject: string } | undefined> {
+/** The change request a PDF was last printed from (number and subject name the download), unless its space is deleted. */
+export async function pdfSource(em: Em, sha256: string): Promise<{ number: number; subject: string } | undefined> {
   const rows = await sql<{ number: number; subject: string }>(
     em,
     `select cr.number, cr.subject

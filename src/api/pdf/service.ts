@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import type { PdfExportInput, PdfExportOutcome } from '../../activities/pdf-export.ts';
 import type { Config } from '../../config.ts';
 import { loadPage } from '../../db/content.ts';
-import { pdfSource, recordedPdf } from '../../db/pdf.ts';
+import { findPdfExport, pdfSource } from '../../db/pdf-export.ts';
 import { LocalBlobStore } from '../../lib/blob-store.ts';
 import { lazySigningKey, signedUrl, verifySignedPath } from '../../lib/signed-urls.ts';
 import { runPdfExport } from '../../temporal/pdf-export.ts';
@@ -49,7 +49,7 @@ export async function exportChangeRequestPdf(ctx: Ctx, spaceId: string, changeRe
   };
   const blobs = new LocalBlobStore(config.blobDir);
   // A PDF already printed for this revision and these options is answered without a job.
-  const recorded = await recordedPdf(em, input.changeRequestId, input.revisionId, input.only, input.pageId);
+  const recorded = (await findPdfExport(em, input))?.sha256;
   let sha256 = recorded && (await blobs.has(recorded)) ? recorded : undefined;
   if (sha256 === undefined) {
     const outcome = await runPdfExport(deps.temporal, config.temporalTaskQueue, input, {
