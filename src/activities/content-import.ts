@@ -1,0 +1,378 @@
+import { heartbeat } from '@temporalio/activity';
+import { unzipSync } from 'fflate';
+import { imageSize } from 'image-size';
+import mammoth from 'mammoth';
+import { mkdtemp, readdir, readFile, rm, lstat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { loadConfig, type ContentImportConfig } from '../config.ts';
+import { documentHash, documentToken, loadFiles, loadPageMap, writeRevision, type FileRow } from '../db/content.ts';
+import { lockImportTarget, moveImportTarget, revisionOf } from '../db/content-import.ts';
+import type { Orm } from '../db/orm.ts';
+import { reindexSpace } from '../db/search.ts';
+import { linkFolderPages, readFolder, type FolderFile } from '../domain/content-import/folder.ts';
+import { contentTypeOf, extensionOf } from '../domain/content-import/files.ts';
+import { htmlToMarkdown } from '../domain/content-import/html.ts';
+import { absolutizeMarkdownUrls, markdownFacts } from '../domain/content-import/markdown.ts';
+import { sealContext, wikiRepositoryUrl, type SupportedSource } from '../domain/content-import/sources.ts';
+import { countPages, placement, planPages, titleFromFileName, toPageMap, type ImportedPage } from '../domain/content-import/tree.ts';
+import { crawlTarget, linkWebsitePages, websiteTree, type CrawledPage } from '../domain/content-import/website.ts';
+import type { PageMap } from '../domain/content/tree.ts';
+import { newId } from '../domain/ids.ts';
+import { LocalBlobStore, type BlobStore } from '../lib/blob-store.ts';
+import { CloneError, guardedClone } from '../lib/guarded-clone.ts';
+import { FetchError, fetchPolicyFromEnv, guardedFetch, redactUrl, type FetchPolicy } from '../lib/guarded-fetch.ts';
+import { lazySecretBox, type SecretBox } from '../lib/secrets.ts';
+
+/** One import: what to read, where it goes, and the id of the revision it writes (chosen once, by the API). */
+export interface ContentImportInput {
+  spaceId: string;
+  /** Null: the space's primary content. */
+  changeRequestId: string | null;
+  source: SupportedSource;
+  /** The URL without credentials (shown in errors, kept in the workflow history). */
+  url: string;
+  /** The URL with its credentials, sealed with the secrets key (`sealContext`); absent without credentials. */
+  sealedUrl?: string;
+  revisionId: string;
+  userId: string;
+}
+
+export type ContentImportOutcome =
+  | { status: 'imported'; revision: string; importedResources: number; totalResources: number }
+  | { status: 'failed'; code: string; message: string }
+  | { status: 'refused'; reason: 'not-found' | 'locked' | 'merged' | 'archived' };
+
+/** What reading a source produced, stored as one JSON blob: the history carries its hash only. */
+interface ImportBundle {
+  pages: ImportedPage[];
+  linking: { kind: 'none' } | { kind: 'folder'; wiki: boolean } | { kind: 'website'; origin: string };
+  /** Stored files by the path pages reference them with. */
+  files: Record<string, Omit<FileRow, 'id' | 'name'>>;
+  totalResources: number;
+}
+
+export type ReadOutcome = { status: 'read'; bundle: string; pages: number; files: number } | Extract<ContentImportOutcome, { status: 'failed' }>;
+
+export interface ContentImportOptions {
+  blobs: BlobStore;
+  policy: FetchPolicy;
+  limits: ContentImportConfig;
+  secrets: () => Promise<SecretBox>;
+}
+
+/** A problem with what the user asked to import: reported, never retried. */
+class ImportInputError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+function optionsFromEnv(): ContentImportOptions {
+  const config = loadConfig();
+  return { blobs: new LocalBlobStore(config.blobDir), policy: fetchPolicyFromEnv(), limits: config.contentImport, secrets: lazySecretBox(config) };
+}
+
+function beat(details: unknown): void {
+  try {
+    heartbeat(details);
+  } catch {
+    // not running inside an activity
+  }
+}
+
+const decoder = new TextDecoder('utf-8');
+const asText = (bytes: Uint8Array) => decoder.decode(bytes).replace(/^\uFEFF/, '');
+const fileNameOf = (url: string) => decodeURIComponent(new URL(url).pathname.replace(/\/+$/, '').replace(/^.*\//, '')) || 'index';
+
+function measure(bytes: Buffer, contentType: string): { width: number | null; height: number | null } {
+  if (!contentType.startsWith('image/')) return { width: null, height: null };
+  try {
+    const size = imageSize(bytes);
+    return { width: size.width ?? null, height: size.height ?? null };
+  } catch {
+    return { width: null, height: null };
+  }
+}
+
+async function store(blobs: BlobStore, bytes: Buffer, contentType: string): Promise<Omit<FileRow, 'id' | 'name'>> {
+  const sha256 = await blobs.put(bytes);
+  return { sha256, size: bytes.length, contentType, ...measure(bytes, contentType) };
+}
+
+/** Files of an archive, within the limits (count and total unpacked bytes are checked before unpacking). */
+function unzip(bytes: Uint8Array, limits: ContentImportConfig): FolderFile[] {
+  let count = 0;
+  let total = 0;
+  let files: Record<string, Uint8Array>;
+  try {
+    files = unzipSync(bytes, {
+      filter: (entry) => {
+        if (entry.name.endsWith('/')) return false;
+        count += 1;
+        total += entry.originalSize;
+        if (count > limits.maxFiles) throw new ImportInputError('TOO_MANY_FILES', `The archive holds more than ${limits.maxFiles} files`);
+        if (total > limits.maxBytes) throw new ImportInputError('TOO_LARGE', `The archive unpacks to more than ${limits.maxBytes} bytes`);
+        return true;
+      },
+    });
+  } catch (error) {
+    if (error instanceof ImportInputError) throw error;
+    throw new ImportInputError('INVALID_ARCHIVE', `The file is not a readable zip archive: ${(error as Error).message}`);
+  }
+  return Object.entries(files).map(([path, data]) => ({ path, bytes: data }));
+}
+
+/** The files of a cloned repository (without .git), within the limits. */
+async function readTree(root: string, limits: ContentImportConfig): Promise<FolderFile[]> {
+  const out: FolderFile[] = [];
+  const walk = async (dir: string) => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      if (entry.name === '.git') continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.isFile() && (await lstat(path)).size <= limits.maxBytes) {
+        if (out.length >= limits.maxFiles) throw new ImportInputError('TOO_MANY_FILES', `The repository holds more than ${limits.maxFiles} files`);
+        out.push({ path: relative(root, path).split('\\').join('/'), bytes: await readFile(path) });
+      }
+    }
+  };
+  await walk(root);
+  return out;
+}
+
+export function contentImportActivities(orm: Orm, options: ContentImportOptions | (() => ContentImportOptions) = optionsFromEnv) {
+  let resolved: ContentImportOptions | undefined;
+  const deps = () => (resolved ??= typeof options === 'function' ? options() : options);
+
+  const fetchBytes = async (url: string, maxBytes: number, accept?: string) => {
+    const { policy } = deps();
+    return guardedFetch(url, { ...policy, maxBytes }, accept ? { accept } : {});
+  };
+
+  /** Stores the files pages of a folder reference; the rest of the folder is left out. */
+  async function folderBundle(files: FolderFile[], wiki: boolean): Promise<ImportBundle> {
+    const folder = readFolder(files, { wiki });
+    let n = 0;
+    const planned = planPages(folder.pages, () => `p${n++}`);
+    const linked = linkFolderPages(planned, folder, { wiki });
+    const bytesByPath = new Map(files.map((f) => [f.path, f.bytes]));
+    // readFolder drops a wrapping folder: look paths up in the same normalized form.
+    const normalized = new Map<string, Uint8Array>();
+    for (const path of folder.assets) {
+      const match = [...bytesByPath.keys()].find((p) => p === path || p.endsWith(`/${path}`));
+      if (match) normalized.set(path, bytesByPath.get(match)!);
+    }
+    const stored: ImportBundle['files'] = {};
+    let i = 0;
+    for (const path of linked.assets.keys()) {
+      const bytes = normalized.get(path);
+      if (!bytes) continue;
+      stored[path] = await store(deps().blobs, Buffer.from(bytes), contentTypeOf(path));
+      if (++i % 20 === 0) beat({ stage: 'storing files', files: i });
+    }
+    return { pages: folder.pages, linking: { kind: 'folder', wiki }, files: stored, totalResources: countPages(folder.pages) + linked.assets.size };
+  }
+
+  async function crawl(start: string): Promise<ImportBundle> {
+    const { limits, policy } = deps();
+    const first = crawlTarget(start, new URL(start).origin) ?? start;
+    const origin = new URL(first).origin;
+    const queue: string[] = [first];
+    const seen = new Set<string>([first]);
+    const pages: CrawledPage[] = [];
+    const started = Date.now();
+    while (queue.length > 0 && pages.length < limits.maxPages && Date.now() - started < limits.timeoutMs) {
+      const url = queue.shift()!;
+      let fetched;
+      try {
+        fetched = await guardedFetch(url, policy, { accept: 'text/html,application/xhtml+xml' });
+      } catch (error) {
+        // The start page must load; a broken link further in is skipped.
+        if (pages.length === 0) throw error;
+        continue;
+      }
+      if (!/html/i.test(fetched.contentType ?? 'text/html')) {
+        if (pages.length === 0) throw new ImportInputError('NOT_HTML', `${redactUrl(url)} is not an HTML page (${fetched.contentType})`);
+        continue;
+      }
+      // A redirect to another origin is not followed into the crawl.
+      if (new URL(fetched.url).origin !== origin && pages.length > 0) continue;
+      const converted = htmlToMarkdown(asText(fetched.body), { baseUrl: fetched.url, mainContent: true });
+      pages.push({ url, title: converted.title, markdown: converted.markdown });
+      for (const link of converted.links) {
+        const target = crawlTarget(link, origin);
+        if (target !== null && !seen.has(target)) {
+          seen.add(target);
+          queue.push(target);
+        }
+      }
+      beat({ stage: 'crawling', pages: pages.length, queued: queue.length });
+    }
+    const tree = websiteTree(pages);
+    // Pages found but not fetched (beyond the page limit or the deadline) count in the total.
+    return { pages: tree, linking: { kind: 'website', origin }, files: {}, totalResources: pages.length + queue.length };
+  }
+
+  async function docx(url: string): Promise<ImportBundle> {
+    const { limits, blobs } = deps();
+    const fetched = await fetchBytes(url, limits.maxBytes);
+    const images = new Map<string, Buffer>();
+    let html: string;
+    try {
+      const result = await mammoth.convertToHtml(
+        { buffer: fetched.body },
+        {
+          convertImage: mammoth.images.imgElement(async (image) => {
+            const bytes = await image.readAsBuffer();
+            const path = `images/image-${images.size + 1}.${extensionOf(image.contentType)}`;
+            images.set(path, bytes);
+            return { src: path };
+          }),
+        },
+      );
+      html = result.value;
+    } catch (error) {
+      throw new ImportInputError('INVALID_DOCX', `The file is not a readable .docx document: ${(error as Error).message}`);
+    }
+    const converted = htmlToMarkdown(html);
+    const page: ImportedPage = {
+      title: converted.title ?? titleFromFileName(fileNameOf(fetched.url)),
+      markdown: converted.markdown,
+      source: 'document.html',
+      children: [],
+    };
+    const files: ImportBundle['files'] = {};
+    for (const [path, bytes] of images) files[path] = await store(blobs, bytes, contentTypeOf(path));
+    return { pages: [page], linking: { kind: 'folder', wiki: false }, files, totalResources: 1 + images.size };
+  }
+
+  async function readSource(input: ContentImportInput): Promise<ImportBundle> {
+    const { limits, policy } = deps();
+    const url = input.sealedUrl ? (await deps().secrets()).open(input.sealedUrl, sealContext(input.spaceId)) : input.url;
+    switch (input.source) {
+      case 'markdown': {
+        const fetched = await fetchBytes(url, policy.maxBytes, 'text/markdown,text/plain,*/*');
+        const markdown = absolutizeMarkdownUrls(asText(fetched.body), fetched.url);
+        const facts = markdownFacts(markdown);
+        const page = { title: facts.title ?? titleFromFileName(fileNameOf(fetched.url)), description: facts.description, markdown, children: [] };
+        return { pages: [page], linking: { kind: 'none' }, files: {}, totalResources: 1 };
+      }
+      case 'html': {
+        const fetched = await fetchBytes(url, policy.maxBytes, 'text/html,application/xhtml+xml');
+        const converted = htmlToMarkdown(asText(fetched.body), { baseUrl: fetched.url, mainContent: true });
+        const page = { title: converted.title ?? titleFromFileName(fileNameOf(fetched.url)), markdown: converted.markdown, children: [] };
+        return { pages: [page], linking: { kind: 'none' }, files: {}, totalResources: 1 };
+      }
+      case 'zip': {
+        const fetched = await fetchBytes(url, limits.maxBytes);
+        beat({ stage: 'unpacking', bytes: fetched.body.length });
+        return folderBundle(unzip(fetched.body, limits), false);
+      }
+      case 'docx':
+        return docx(url);
+      case 'website':
+        return crawl(url);
+      case 'github-wiki': {
+        const repository = wikiRepositoryUrl(url);
+        if (repository === null) throw new ImportInputError('INVALID_URL', `${input.url} is not a wiki: give the wiki's URL (…/wiki) or its git URL (….wiki.git)`);
+        const dir = await mkdtemp(join(tmpdir(), 'content-import-'));
+        try {
+          await guardedClone(repository, join(dir, 'wiki'), policy, {
+            timeoutMs: limits.timeoutMs,
+            maxBytes: limits.maxBytes,
+            onProgress: (bytes) => beat({ stage: 'cloning', bytes }),
+          });
+          return folderBundle(await readTree(join(dir, 'wiki'), limits), true);
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
+      }
+    }
+  }
+
+  return {
+    /**
+     * Reads the source: fetches, unpacks or crawls it, converts documents to markdown and stores
+     * the files pages use. Returns the hash of the stored bundle, or why the source cannot be read
+     * (not retried: the source is the caller's to fix). Safe to retry: blobs are content-addressed.
+     */
+    async readContentImport(input: ContentImportInput): Promise<ReadOutcome> {
+      let bundle: ImportBundle;
+      try {
+        bundle = await readSource(input);
+      } catch (error) {
+        if (error instanceof FetchError) return { status: 'failed', code: error.code, message: error.message };
+        if (error instanceof CloneError) return { status: 'failed', code: error.code, message: error.message };
+        if (error instanceof ImportInputError) return { status: 'failed', code: error.code, message: error.message };
+        throw error;
+      }
+      const pages = countPages(bundle.pages);
+      if (pages === 0) return { status: 'failed', code: 'NO_CONTENT', message: `Nothing to import was found at ${input.url}` };
+      const sha = await deps().blobs.put(Buffer.from(JSON.stringify(bundle), 'utf8'));
+      beat({ stage: 'read', pages, files: Object.keys(bundle.files).length });
+      return { status: 'read', bundle: sha, pages, files: Object.keys(bundle.files).length };
+    },
+
+    /**
+     * Writes the read content as one new revision (id chosen by the API) on the space or change
+     * request, in one transaction. Idempotent: a retry after the write returns that revision.
+     */
+    async applyContentImport(input: ContentImportInput & { bundle: string }): Promise<ContentImportOutcome> {
+      const raw = await deps().blobs.get(input.bundle);
+      if (!raw) throw new Error(`The import bundle ${input.bundle} is missing from the blob store`);
+      const bundle = JSON.parse(raw.toString('utf8')) as ImportBundle;
+      const imported = countPages(bundle.pages) + Object.keys(bundle.files).length;
+      const done = { status: 'imported' as const, revision: input.revisionId, importedResources: imported, totalResources: Math.max(imported, bundle.totalResources) };
+      return orm.em.fork().transactional(async (em) => {
+        const target = await lockImportTarget(em, input.spaceId, input.changeRequestId);
+        if (!target) return { status: 'refused', reason: 'not-found' };
+        if ((await revisionOf(em, input.revisionId)) !== undefined) return done;
+        if (target.edit_mode === 'locked') return { status: 'refused', reason: 'locked' };
+        if (target.change_request_status === 'merged' || target.change_request_status === 'archived') {
+          return { status: 'refused', reason: target.change_request_status };
+        }
+        const existing = await loadPageMap(em, target.revision_id, false);
+        const ids = Object.keys(existing);
+        if (ids.length === 1 && existing[ids[0]].markdown === documentToken(documentHash(''))) existing[ids[0]] = { ...existing[ids[0]], markdown: '' };
+        const place = placement(existing);
+        const existingFiles = await loadFiles(em, target.revision_id);
+        const planned = planPages(bundle.pages, () => newId(), place);
+
+        let markdown: Map<string, string> = new Map(planned.map((p) => [p.id, p.page.markdown]));
+        const added: FileRow[] = [];
+        if (bundle.linking.kind === 'folder') {
+          const linked = linkFolderPages(planned, { assets: new Set(Object.keys(bundle.files)) }, { wiki: bundle.linking.wiki }, existingFiles.map((f) => f.name));
+          markdown = linked.markdown;
+          for (const [path, name] of linked.assets) {
+            const file = bundle.files[path];
+            if (file) added.push({ id: newId(), name, ...file });
+          }
+        } else if (bundle.linking.kind === 'website') {
+          markdown = linkWebsitePages(planned, bundle.linking.origin);
+        }
+        const pages: PageMap = { ...existing };
+        for (const id of place.replace) delete pages[id];
+        Object.assign(pages, toPageMap(planned, (p) => markdown.get(p.id) ?? p.page.markdown));
+
+        await writeRevision(em, {
+          id: input.revisionId,
+          spaceId: input.spaceId,
+          parents: [target.revision_id],
+          type: 'edits',
+          changeRequestId: target.change_request_id,
+          base: { revisionId: target.revision_id, pages: existing },
+          pages,
+          addedFiles: added,
+        });
+        await moveImportTarget(em, target, input.revisionId);
+        if (target.change_request_id === null) await reindexSpace(em, input.spaceId, existing, pages);
+        return { ...done, importedResources: planned.length + added.length, totalResources: Math.max(planned.length + added.length, bundle.totalResources) };
+      });
+    },
+  };
+}
+
+export type ContentImportActivities = ReturnType<typeof contentImportActivities>;

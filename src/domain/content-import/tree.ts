@@ -1,0 +1,118 @@
+/**
+ * The page tree an import produces: nested pages with titles and markdown become a flat PageMap
+ * (the content model of a revision) with ids, sibling positions and slugs unique among siblings.
+ * Pure: ids come from the caller.
+ */
+import { generateKeyBetween } from 'fractional-indexing';
+import { slugify, type PageMap } from '../content/tree.ts';
+
+export interface ImportedPage {
+  title: string;
+  markdown: string;
+  description?: string | null;
+  /** `group`: a heading of SUMMARY.md grouping the pages under it; `link`: an entry pointing elsewhere. */
+  type?: 'document' | 'group' | 'link';
+  href?: string;
+  /** Where the page came from (a file path in an archive, a URL), for link rewriting. */
+  source?: string;
+  children: ImportedPage[];
+}
+
+export interface PlannedPage {
+  page: ImportedPage;
+  id: string;
+  parentId: string | null;
+  position: string;
+  slug: string;
+  /** Slugs from the top, joined with `/`: the page's path in the space. */
+  path: string;
+}
+
+/** Where imported top-level pages go among the pages already there. */
+export interface Placement {
+  /** Position of the last existing top-level page (imported pages go after it). */
+  after: string | null;
+  /** Slugs of existing top-level pages. */
+  taken: string[];
+  /** Pages the import replaces: the empty page a new space starts with. */
+  replace: string[];
+}
+
+/**
+ * Imported pages are added after the existing top-level pages; nothing existing is lost. The one
+ * exception is the single empty page a new space starts with, which the import replaces.
+ */
+export function placement(existing: PageMap): Placement {
+  const ids = Object.keys(existing);
+  if (ids.length === 1) {
+    const only = existing[ids[0]];
+    if (only.parentId === null && only.type === 'document' && only.markdown === '' && /^untitled$/i.test(only.title)) {
+      return { after: null, taken: [], replace: [only.id] };
+    }
+  }
+  let after: string | null = null;
+  const taken: string[] = [];
+  for (const id of ids) {
+    const page = existing[id];
+    if (page.parentId !== null) continue;
+    taken.push(page.slug);
+    if (after === null || page.position > after) after = page.position;
+  }
+  return { after, taken, replace: [] };
+}
+
+/** Ids, positions, slugs and paths for every page, depth first in order. */
+export function planPages(pages: ImportedPage[], newId: () => string, place: Pick<Placement, 'after' | 'taken'> = { after: null, taken: [] }): PlannedPage[] {
+  const out: PlannedPage[] = [];
+  const walk = (siblings: ImportedPage[], parentId: string | null, parentPath: string) => {
+    const used = new Set<string>(parentId === null ? place.taken : []);
+    let previous: string | null = parentId === null ? place.after : null;
+    for (const page of siblings) {
+      const base = slugify(page.title);
+      let slug = base;
+      for (let n = 2; used.has(slug); n++) slug = `${base}-${n}`;
+      used.add(slug);
+      const position = generateKeyBetween(previous, null);
+      previous = position;
+      const planned: PlannedPage = { page, id: newId(), parentId, position, slug, path: parentPath === '' ? slug : `${parentPath}/${slug}` };
+      out.push(planned);
+      walk(page.children, planned.id, planned.path);
+    }
+  };
+  walk(pages, null, '');
+  return out;
+}
+
+/** The PageMap of planned pages; `markdownOf` may rewrite each page's markdown (links to other pages). */
+export function toPageMap(planned: PlannedPage[], markdownOf: (p: PlannedPage) => string = (p) => p.page.markdown): PageMap {
+  const map: PageMap = {};
+  for (const p of planned) {
+    map[p.id] = {
+      id: p.id,
+      parentId: p.parentId,
+      position: p.position,
+      type: p.page.type ?? 'document',
+      ...(p.page.type === 'link' && p.page.href ? { href: p.page.href } : {}),
+      title: p.page.title.slice(0, 200) || 'Untitled',
+      slug: p.slug,
+      ...(p.page.description ? { description: p.page.description.slice(0, 500) } : {}),
+      markdown: markdownOf(p),
+    };
+  }
+  return map;
+}
+
+/** How many pages a tree holds. */
+export function countPages(pages: ImportedPage[]): number {
+  let n = 0;
+  for (const page of pages) n += 1 + countPages(page.children);
+  return n;
+}
+
+/** A page title from a file name: `getting-started.md` → `Getting started`. */
+export function titleFromFileName(name: string): string {
+  const base = name.replace(/^.*\//, '').replace(/\.[^.]+$/, '');
+  const words = base.replace(/[-_]+/g, ' ').replace(/\s+/g, ' ').trim();
+  if (words === '') return 'Untitled';
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
