@@ -6,16 +6,19 @@ import { mkdtemp, readdir, readFile, rm, lstat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { loadConfig, type ContentImportConfig } from '../config.ts';
-import { documentHash, documentToken, loadFiles, loadPageMap, writeRevision, type FileRow } from '../db/content.ts';
+import { documentHash, documentToken, loadPageMap, writeRevision, type FileRow } from '../db/content.ts';
 import { lockImportTarget, moveImportTarget, revisionOf } from '../db/content-import.ts';
 import type { Orm } from '../db/orm.ts';
 import { reindexSpace } from '../db/search.ts';
-import { linkFolderPages, readFolder, type FolderFile } from '../domain/content-import/folder.ts';
+import { readFolder, type FolderFile } from '../domain/content-import/folder.ts';
 import { contentTypeOf, extensionOf } from '../domain/content-import/files.ts';
 import { htmlToMarkdown } from '../domain/content-import/html.ts';
-import { absolutizeMarkdownUrls, markdownFacts } from '../domain/content-import/markdown.ts';
+import { absolutizeMarkdownUrls } from '../domain/content-import/markdown.ts';
 import { sealContext, wikiRepositoryUrl, type SupportedSource } from '../domain/content-import/sources.ts';
-import { countPages, placement, planPages, titleFromFileName, toPageMap, type ImportedPage } from '../domain/content-import/tree.ts';
+import { mergeImported, planPages, titleFromFileName, toPageMap, type ImportedPage } from '../domain/content-import/tree.ts';
+import { readPageFile } from '../domain/git/layout.ts';
+import { rewriteLinks } from '../domain/git/links.ts';
+import { LayoutError } from '../domain/git/summary.ts';
 import { crawlTarget, linkWebsitePages, websiteTree, type CrawledPage } from '../domain/content-import/website.ts';
 import type { PageMap } from '../domain/content/tree.ts';
 import { newId } from '../domain/ids.ts';
@@ -45,10 +48,11 @@ export type ContentImportOutcome =
 
 /** What reading a source produced, stored as one JSON blob: the history carries its hash only. */
 interface ImportBundle {
-  pages: ImportedPage[];
-  linking: { kind: 'none' } | { kind: 'folder'; wiki: boolean } | { kind: 'website'; origin: string };
-  /** Stored files by the path pages reference them with. */
-  files: Record<string, Omit<FileRow, 'id' | 'name'>>;
+  /** The imported pages, with their ids; links between them are content references (`gitbook://page/<id>`). */
+  pages: PageMap;
+  /** Stored files the pages reference (`gitbook://file/<id>`). */
+  files: FileRow[];
+  /** Resources found in the source, imported or not (pages beyond the crawl limit, say). */
   totalResources: number;
 }
 
@@ -152,28 +156,28 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions 
     return guardedFetch(url, { ...policy, maxBytes }, accept ? { accept } : {});
   };
 
-  /** Stores the files pages of a folder reference; the rest of the folder is left out. */
+  /** Pages and files of a folder (zip, wiki) through the git layout reader; stores the files pages use. */
   async function folderBundle(files: FolderFile[], wiki: boolean): Promise<ImportBundle> {
-    const folder = readFolder(files, { wiki });
-    let n = 0;
-    const planned = planPages(folder.pages, () => `p${n++}`);
-    const linked = linkFolderPages(planned, folder, { wiki });
-    const bytesByPath = new Map(files.map((f) => [f.path, f.bytes]));
-    // readFolder drops a wrapping folder: look paths up in the same normalized form.
-    const normalized = new Map<string, Uint8Array>();
-    for (const path of folder.assets) {
-      const match = [...bytesByPath.keys()].find((p) => p === path || p.endsWith(`/${path}`));
-      if (match) normalized.set(path, bytesByPath.get(match)!);
+    let folder;
+    try {
+      folder = readFolder(files, { wiki });
+    } catch (error) {
+      if (error instanceof LayoutError) throw new ImportInputError(error.code, error.message);
+      throw error;
     }
-    const stored: ImportBundle['files'] = {};
-    let i = 0;
-    for (const path of linked.assets.keys()) {
-      const bytes = normalized.get(path);
+    const stored: FileRow[] = [];
+    for (const file of folder.layout.files) {
+      const bytes = folder.bytes.get(file.path);
       if (!bytes) continue;
-      stored[path] = await store(deps().blobs, Buffer.from(bytes), contentTypeOf(path));
-      if (++i % 20 === 0) beat({ stage: 'storing files', files: i });
+      stored.push({ id: file.id, name: file.name, ...(await store(deps().blobs, Buffer.from(bytes), contentTypeOf(file.path))) });
+      if (stored.length % 20 === 0) beat({ stage: 'storing files', files: stored.length });
     }
-    return { pages: folder.pages, linking: { kind: 'folder', wiki }, files: stored, totalResources: countPages(folder.pages) + linked.assets.size };
+    return { pages: folder.layout.pages, files: stored, totalResources: Object.keys(folder.layout.pages).length + folder.layout.files.length };
+  }
+
+  /** One page (markdown, html, docx) as a bundle. */
+  function singlePage(page: ImportedPage, files: FileRow[] = []): ImportBundle {
+    return { pages: toPageMap(planPages([page], () => newId())), files, totalResources: 1 + files.length };
   }
 
   async function crawl(start: string): Promise<ImportBundle> {
@@ -201,7 +205,7 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions 
       // A redirect to another origin is not followed into the crawl.
       if (new URL(fetched.url).origin !== origin && pages.length > 0) continue;
       const converted = htmlToMarkdown(asText(fetched.body), { baseUrl: fetched.url, mainContent: true });
-      pages.push({ url, title: converted.title, markdown: converted.markdown });
+      pages.push({ url, title: converted.title, markdown: converted.body });
       for (const link of converted.links) {
         const target = crawlTarget(link, origin);
         if (target !== null && !seen.has(target)) {
@@ -211,9 +215,10 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions 
       }
       beat({ stage: 'crawling', pages: pages.length, queued: queue.length });
     }
-    const tree = websiteTree(pages);
+    const planned = planPages(websiteTree(pages), () => newId());
+    const linked = linkWebsitePages(planned, origin);
     // Pages found but not fetched (beyond the page limit or the deadline) count in the total.
-    return { pages: tree, linking: { kind: 'website', origin }, files: {}, totalResources: pages.length + queue.length };
+    return { pages: toPageMap(planned, (p) => linked.get(p.id) ?? p.page.markdown), files: [], totalResources: pages.length + queue.length };
   }
 
   async function docx(url: string): Promise<ImportBundle> {
@@ -238,15 +243,15 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions 
       throw new ImportInputError('INVALID_DOCX', `The file is not a readable .docx document: ${(error as Error).message}`);
     }
     const converted = htmlToMarkdown(html);
-    const page: ImportedPage = {
-      title: converted.title ?? titleFromFileName(fileNameOf(fetched.url)),
-      markdown: converted.markdown,
-      source: 'document.html',
-      children: [],
-    };
-    const files: ImportBundle['files'] = {};
-    for (const [path, bytes] of images) files[path] = await store(blobs, bytes, contentTypeOf(path));
-    return { pages: [page], linking: { kind: 'folder', wiki: false }, files, totalResources: 1 + images.size };
+    const files: FileRow[] = [];
+    const ids = new Map<string, string>();
+    for (const [path, bytes] of images) {
+      const file = { id: newId(), name: path.replace(/^.*\//, ''), ...(await store(blobs, bytes, contentTypeOf(path))) };
+      files.push(file);
+      ids.set(path, file.id);
+    }
+    const body = rewriteLinks(converted.body, (target) => (ids.has(target) ? `gitbook://file/${ids.get(target)}` : null));
+    return singlePage({ title: converted.title ?? titleFromFileName(fileNameOf(fetched.url)), markdown: body, children: [] }, files);
   }
 
   async function readSource(input: ContentImportInput): Promise<ImportBundle> {
@@ -255,16 +260,14 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions 
     switch (input.source) {
       case 'markdown': {
         const fetched = await fetchBytes(url, policy.maxBytes, 'text/markdown,text/plain,*/*');
-        const markdown = absolutizeMarkdownUrls(asText(fetched.body), fetched.url);
-        const facts = markdownFacts(markdown);
-        const page = { title: facts.title ?? titleFromFileName(fileNameOf(fetched.url)), description: facts.description, markdown, children: [] };
-        return { pages: [page], linking: { kind: 'none' }, files: {}, totalResources: 1 };
+        const file = readPageFile(asText(fetched.body));
+        const markdown = absolutizeMarkdownUrls(file.body, fetched.url);
+        return singlePage({ title: file.title ?? titleFromFileName(fileNameOf(fetched.url)), description: file.fields.description ?? null, markdown, children: [] });
       }
       case 'html': {
         const fetched = await fetchBytes(url, policy.maxBytes, 'text/html,application/xhtml+xml');
         const converted = htmlToMarkdown(asText(fetched.body), { baseUrl: fetched.url, mainContent: true });
-        const page = { title: converted.title ?? titleFromFileName(fileNameOf(fetched.url)), markdown: converted.markdown, children: [] };
-        return { pages: [page], linking: { kind: 'none' }, files: {}, totalResources: 1 };
+        return singlePage({ title: converted.title ?? titleFromFileName(fileNameOf(fetched.url)), markdown: converted.body, children: [] });
       }
       case 'zip': {
         const fetched = await fetchBytes(url, limits.maxBytes);
@@ -309,11 +312,11 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions 
         if (error instanceof ImportInputError) return { status: 'failed', code: error.code, message: error.message };
         throw error;
       }
-      const pages = countPages(bundle.pages);
+      const pages = Object.keys(bundle.pages).length;
       if (pages === 0) return { status: 'failed', code: 'NO_CONTENT', message: `Nothing to import was found at ${input.url}` };
       const sha = await deps().blobs.put(Buffer.from(JSON.stringify(bundle), 'utf8'));
-      beat({ stage: 'read', pages, files: Object.keys(bundle.files).length });
-      return { status: 'read', bundle: sha, pages, files: Object.keys(bundle.files).length };
+      beat({ stage: 'read', pages, files: bundle.files.length });
+      return { status: 'read', bundle: sha, pages, files: bundle.files.length };
     },
 
     /**
@@ -324,9 +327,9 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions 
       const raw = await deps().blobs.get(input.bundle);
       if (!raw) throw new Error(`The import bundle ${input.bundle} is missing from the blob store`);
       const bundle = JSON.parse(raw.toString('utf8')) as ImportBundle;
-      const imported = countPages(bundle.pages) + Object.keys(bundle.files).length;
+      const imported = Object.keys(bundle.pages).length + bundle.files.length;
       const done = { status: 'imported' as const, revision: input.revisionId, importedResources: imported, totalResources: Math.max(imported, bundle.totalResources) };
-      return orm.em.fork().transactional(async (em) => {
+      return orm.em.fork().transactional(async (em): Promise<ContentImportOutcome> => {
         const target = await lockImportTarget(em, input.spaceId, input.changeRequestId);
         if (!target) return { status: 'refused', reason: 'not-found' };
         if ((await revisionOf(em, input.revisionId)) !== undefined) return done;
@@ -336,26 +339,9 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions 
         }
         const existing = await loadPageMap(em, target.revision_id, false);
         const ids = Object.keys(existing);
+        // Whether the one page of a new space is still empty needs its text: an empty document's token.
         if (ids.length === 1 && existing[ids[0]].markdown === documentToken(documentHash(''))) existing[ids[0]] = { ...existing[ids[0]], markdown: '' };
-        const place = placement(existing);
-        const existingFiles = await loadFiles(em, target.revision_id);
-        const planned = planPages(bundle.pages, () => newId(), place);
-
-        let markdown: Map<string, string> = new Map(planned.map((p) => [p.id, p.page.markdown]));
-        const added: FileRow[] = [];
-        if (bundle.linking.kind === 'folder') {
-          const linked = linkFolderPages(planned, { assets: new Set(Object.keys(bundle.files)) }, { wiki: bundle.linking.wiki }, existingFiles.map((f) => f.name));
-          markdown = linked.markdown;
-          for (const [path, name] of linked.assets) {
-            const file = bundle.files[path];
-            if (file) added.push({ id: newId(), name, ...file });
-          }
-        } else if (bundle.linking.kind === 'website') {
-          markdown = linkWebsitePages(planned, bundle.linking.origin);
-        }
-        const pages: PageMap = { ...existing };
-        for (const id of place.replace) delete pages[id];
-        Object.assign(pages, toPageMap(planned, (p) => markdown.get(p.id) ?? p.page.markdown));
+        const { pages } = mergeImported(existing, bundle.pages);
 
         await writeRevision(em, {
           id: input.revisionId,
@@ -365,11 +351,11 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions 
           changeRequestId: target.change_request_id,
           base: { revisionId: target.revision_id, pages: existing },
           pages,
-          addedFiles: added,
+          addedFiles: bundle.files,
         });
         await moveImportTarget(em, target, input.revisionId);
         if (target.change_request_id === null) await reindexSpace(em, input.spaceId, existing, pages);
-        return { ...done, importedResources: planned.length + added.length, totalResources: Math.max(planned.length + added.length, bundle.totalResources) };
+        return done;
       });
     },
   };

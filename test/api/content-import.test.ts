@@ -126,28 +126,32 @@ describe('content import into a space', () => {
     const res = await importInto(space.id, { source: 'zip', url: `${fx.base}/files/bundle.zip` });
     expect(res.status).toBe(201);
     console.log(`zip import: ${Date.now() - started} ms`);
-    // 6 pages (with the group and the unlinked entry) and the 2 images pages use; the unused one is left out.
-    expect(res.body).toMatchObject({ importedResources: 8, totalResources: 8 });
+    // 6 pages (with the group and the unlinked entry), the image a page links to and the 2 files under .gitbook/assets.
+    expect(res.body).toMatchObject({ importedResources: 9, totalResources: 9 });
     const tree = await pages(space.id);
     expect(titles(tree)).toEqual(['Welcome', ['Setup', ['Install']], ['Reference', ['API', 'Unlinked entry']]]);
     expect(tree[2].type).toBe('group');
+    expect(tree[2].pages[0].slug).toBe('api');
     expect(tree[1].description).toBe('Getting ready');
-    expect(tree[0].markdown).toContain('[installing](/setup/install#steps)');
     const install = tree[1].pages[0];
-    expect(install.markdown).toContain('![shot](/.gitbook/assets/shot.png)');
-    expect(install.markdown).toContain('[welcome](/welcome)');
-    expect(tree[2].pages[0].markdown).toContain('[install](/setup/install)');
-    expect((await files(space.id)).map((f) => f.name).sort()).toEqual(['diagram one.png', 'shot.png']);
-    const links = await admin().get(`/v1/spaces/${space.id}/content/page/${install.id}/links`);
-    expect(links.status).toBe(200);
-    expect(links.body.items.every((l: any) => l.status !== 'broken')).toBe(true);
+    expect(tree[0].markdown).toContain(`[installing](gitbook://page/${install.id}#steps)`);
+    expect(install.markdown).toMatch(/!\[shot\]\(gitbook:\/\/file\/\w+\)/);
+    expect(install.markdown).toContain(`[welcome](gitbook://page/${tree[0].id})`);
+    expect(tree[2].pages[0].markdown).toContain(`[install](gitbook://page/${install.id})`);
+    expect((await files(space.id)).map((f) => f.name).sort()).toEqual(['diagram one.png', 'shot.png', 'unused.png']);
+    for (const page of [tree[0], tree[1], install]) {
+      const links = await admin().get(`/v1/spaces/${space.id}/content/page/${page.id}/links`);
+      expect(links.status).toBe(200);
+      expect(links.body.items.length).toBeGreaterThan(0);
+      expect(links.body.items.filter((l: any) => l.status === 'broken')).toEqual([]);
+    }
   });
 
   it('imports a zip without SUMMARY.md by its folders, README first', async () => {
     const space = await newSpace();
     const res = await importInto(space.id, { source: 'zip', url: `${fx.base}/files/folders.zip` });
     expect(res.status).toBe(201);
-    expect(titles(await pages(space.id))).toEqual(['Home', 'Topic A', 'Topic B', ['Guides', ['First guide']]]);
+    expect(titles(await pages(space.id))).toEqual(['Home', 'Topic A', 'Topic B', ['guides', ['First guide']]]);
   });
 
   it('imports a docx with its images stored as files', async () => {
@@ -158,8 +162,8 @@ describe('content import into a space', () => {
     const [page] = await pages(space.id);
     expect(page.title).toBe('Quarterly report');
     expect(page.markdown).toContain('**Bold opening**');
-    expect(page.markdown).toContain('![A dot](/.gitbook/assets/image-1.png)');
     const [file] = await files(space.id);
+    expect(page.markdown).toContain(`![A dot](gitbook://file/${file.id})`);
     expect(file).toMatchObject({ name: 'image-1.png', contentType: 'image/png', size: PNG.length });
     const download = await t.app.inject({ method: 'GET', url: new URL(file.downloadURL).pathname, headers: { authorization: `Bearer ${org.members.admin.token}` } });
     expect(download.statusCode).toBe(200);
@@ -176,8 +180,9 @@ describe('content import into a space', () => {
     expect(res.body).toMatchObject({ importedResources: 3, totalResources: 3 });
     const tree = await pages(space.id);
     expect(titles(tree)).toEqual(['Site home', ['Guide', ['Advanced']]]);
-    expect(tree[0].markdown).toContain('[guide](/guide)');
-    expect(tree[0].markdown).toContain('[advanced part](/guide/advanced#top)');
+    expect(tree[0].markdown).toContain(`[guide](gitbook://page/${tree[1].id})`);
+    expect(tree[0].markdown).toContain(`[advanced part](gitbook://page/${tree[1].pages[0].id}#top)`);
+    expect(tree[1].pages[0].markdown).toContain(`[missing](${fx.base}/site/missing.html)`);
     expect(tree[0].markdown).toContain('[elsewhere](https://elsewhere.example/x)');
     expect(tree[0].markdown).not.toContain('© Site');
     expect(fx.hits).not.toContain('/site/logo.png');
@@ -193,9 +198,10 @@ describe('content import into a space', () => {
     expect(res.body).toMatchObject({ importedResources: 4, totalResources: 4 });
     const tree = await pages(space.id);
     expect(titles(tree)).toEqual(['Welcome to the wiki', 'FAQ', 'Install Guide']);
-    expect(tree[0].markdown).toContain('[Install Guide](/install-guide)');
-    expect(tree[0].markdown).toContain('[the FAQ](/faq)');
-    expect(tree[0].markdown).toContain('![logo](/.gitbook/assets/logo.png)');
+    expect(tree[0].markdown).toContain(`[Install Guide](gitbook://page/${tree[2].id})`);
+    expect(tree[0].markdown).toContain(`[the FAQ](gitbook://page/${tree[1].id})`);
+    expect(tree[0].markdown).toMatch(/!\[logo\]\(gitbook:\/\/file\/\w+\)/);
+    expect(tree[2].markdown).toContain(`[Home](gitbook://page/${tree[0].id})`);
     // The password never reaches the workflow history.
     const workflowId = contentImportWorkflowId({ spaceId: space.id, changeRequestId: null, source: 'github-wiki', url: redactUrl(url) });
     const history = JSON.stringify(await t.temporal.workflow.getHandle(workflowId).fetchHistory());
@@ -223,7 +229,7 @@ describe('content import into a change request', () => {
     expect(res.status).toBe(201);
     const after = await admin().get(`/v1/spaces/${space.id}/change-requests/${cr.body.id}`);
     expect(after.body.revision).toBe(res.body.revision);
-    expect(titles(await pages(space.id, cr.body.id))).toEqual(['Home', 'Topic A', 'Topic B', ['Guides', ['First guide']]]);
+    expect(titles(await pages(space.id, cr.body.id))).toEqual(['Home', 'Topic A', 'Topic B', ['guides', ['First guide']]]);
     expect(titles(await pages(space.id))).toEqual(['Untitled']);
     // By number too.
     const byNumber = await importInto(space.id, { source: 'docx', url: `${fx.base}/files/report.docx` }, String(cr.body.number));

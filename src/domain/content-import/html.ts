@@ -30,8 +30,10 @@ export interface HtmlToMarkdownOptions {
 export interface ConvertedHtml {
   /** The first `<h1>`, else `<title>`; null when neither has text. */
   title: string | null;
-  /** Markdown, starting with `# title` when there is a title. */
+  /** Markdown, starting with `# title` when there is a title (as a page file of the git layout). */
   markdown: string;
+  /** The markdown without the title heading (a page's body). */
+  body: string;
   /** Resolved link targets, in document order, without duplicates (before `rewrite`). */
   links: string[];
   /** Resolved image sources, in document order, without duplicates (before `rewrite`). */
@@ -134,9 +136,10 @@ export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions = {}
 
   const root: HastRoot = content.type === 'root' ? content : { type: 'root', children: content.children as RootContent[] };
   const mdast = toMarkdown.runSync(root as HastRoot) as unknown as MdastRoot;
-  let body = toMarkdown.stringify(mdast).trim();
-  if (title !== null) body = body === '' ? `# ${escapeHeading(title)}` : `# ${escapeHeading(title)}\n\n${body}`;
-  return { title, markdown: body === '' ? '' : `${body}\n`, links: [...new Set(links)], images: [...new Set(images)] };
+  const text = toMarkdown.stringify(mdast).trim();
+  const body = text === '' ? '' : `${text}\n`;
+  const markdown = title === null ? body : `# ${escapeHeading(title)}\n${body === '' ? '' : `\n${body}`}`;
+  return { title, markdown, body, links: [...new Set(links)], images: [...new Set(images)] };
 }
 
 function escapeHeading(title: string): string {

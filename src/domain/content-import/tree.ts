@@ -10,10 +10,7 @@ export interface ImportedPage {
   title: string;
   markdown: string;
   description?: string | null;
-  /** `group`: a heading of SUMMARY.md grouping the pages under it; `link`: an entry pointing elsewhere. */
-  type?: 'document' | 'group' | 'link';
-  href?: string;
-  /** Where the page came from (a file path in an archive, a URL), for link rewriting. */
+  /** Where the page came from (a URL), for link rewriting. */
   source?: string;
   children: ImportedPage[];
 }
@@ -61,12 +58,37 @@ export function placement(existing: PageMap): Placement {
   return { after, taken, replace: [] };
 }
 
+/**
+ * The content after an import: the existing pages (but a replaced placeholder) and the imported
+ * ones, whose top-level pages go after the existing top-level pages with slugs unique among them.
+ * Links between imported pages name ids, so new slugs break none.
+ */
+export function mergeImported(existing: PageMap, imported: PageMap): { pages: PageMap; replaced: string[] } {
+  const place = placement(existing);
+  const pages: PageMap = { ...existing };
+  for (const id of place.replace) delete pages[id];
+  const used = new Set(place.taken);
+  let previous = place.after;
+  const top = Object.values(imported)
+    .filter((p) => p.parentId === null)
+    .sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : a.id < b.id ? -1 : 1));
+  for (const page of Object.values(imported)) pages[page.id] = page;
+  for (const page of top) {
+    let slug = page.slug;
+    for (let n = 2; used.has(slug); n++) slug = `${page.slug}-${n}`;
+    used.add(slug);
+    previous = generateKeyBetween(previous, null);
+    pages[page.id] = { ...page, slug, position: previous };
+  }
+  return { pages, replaced: place.replace };
+}
+
 /** Ids, positions, slugs and paths for every page, depth first in order. */
-export function planPages(pages: ImportedPage[], newId: () => string, place: Pick<Placement, 'after' | 'taken'> = { after: null, taken: [] }): PlannedPage[] {
+export function planPages(pages: ImportedPage[], newId: () => string): PlannedPage[] {
   const out: PlannedPage[] = [];
   const walk = (siblings: ImportedPage[], parentId: string | null, parentPath: string) => {
-    const used = new Set<string>(parentId === null ? place.taken : []);
-    let previous: string | null = parentId === null ? place.after : null;
+    const used = new Set<string>();
+    let previous: string | null = null;
     for (const page of siblings) {
       const base = slugify(page.title);
       let slug = base;
@@ -91,8 +113,7 @@ export function toPageMap(planned: PlannedPage[], markdownOf: (p: PlannedPage) =
       id: p.id,
       parentId: p.parentId,
       position: p.position,
-      type: p.page.type ?? 'document',
-      ...(p.page.type === 'link' && p.page.href ? { href: p.page.href } : {}),
+      type: 'document',
       title: p.page.title.slice(0, 200) || 'Untitled',
       slug: p.slug,
       ...(p.page.description ? { description: p.page.description.slice(0, 500) } : {}),

@@ -3,7 +3,7 @@
  * the pages it found (by URL path) and their links to each other rewritten as links between
  * pages. Pure: the fetching is the activity's.
  */
-import { rewriteMarkdownUrls } from './markdown.ts';
+import { rewriteLinks } from '../git/links.ts';
 import type { ImportedPage, PlannedPage } from './tree.ts';
 
 const NOT_PAGES = /\.(png|jpe?g|gif|svg|webp|avif|ico|bmp|tiff?|pdf|zip|gz|tgz|tar|rar|7z|dmg|exe|msi|deb|rpm|apk|mp[34]|m4a|mov|avi|webm|ogg|wav|woff2?|ttf|otf|eot|css|js|mjs|json|xml|rss|atom|txt|csv|docx?|xlsx?|pptx?)$/i;
@@ -71,16 +71,16 @@ export function websiteTree(pages: CrawledPage[]): ImportedPage[] {
   return top;
 }
 
-/** Page id → markdown whose links to crawled pages became links to their pages. */
+/** Page id → markdown whose links to crawled pages became content references (`gitbook://page/<id>`). */
 export function linkWebsitePages(planned: PlannedPage[], origin: string): Map<string, string> {
   const pathOf = new Map<string, string>();
-  for (const p of planned) if (p.page.source !== undefined && !pathOf.has(pagePath(p.page.source))) pathOf.set(pagePath(p.page.source), `/${p.path}`);
+  for (const p of planned) if (p.page.source !== undefined && !pathOf.has(pagePath(p.page.source))) pathOf.set(pagePath(p.page.source), `gitbook://page/${p.id}`);
   const out = new Map<string, string>();
   for (const p of planned) {
     out.set(
       p.id,
-      rewriteMarkdownUrls(p.page.markdown, (url, kind) => {
-        if (kind !== 'link') return null;
+      rewriteLinks(p.page.markdown, (url, kind) => {
+        if (kind === 'image') return null;
         const target = crawlTarget(url, origin);
         if (target === null) return null;
         const page = pathOf.get(pagePath(target));
