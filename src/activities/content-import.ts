@@ -151,9 +151,19 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions 
   let resolved: ContentImportOptions | undefined;
   const deps = () => (resolved ??= typeof options === 'function' ? options() : options);
 
-  const fetchBytes = async (url: string, maxBytes: number, accept?: string) => {
-    const { policy } = deps();
-    return guardedFetch(url, { ...policy, maxBytes }, accept ? { accept } : {});
+  /**
+   * A download: documents within FETCH_MAX_BYTES and FETCH_TIMEOUT, archives within the import's
+   * own limits (CONTENT_IMPORT_MAX_BYTES, CONTENT_IMPORT_TIMEOUT), heartbeating while it runs.
+   */
+  const download = async (url: string, kind: 'document' | 'archive', accept?: string) => {
+    const { policy, limits } = deps();
+    const bounded = kind === 'archive' ? { ...policy, maxBytes: limits.maxBytes, timeoutMs: Math.max(policy.timeoutMs, limits.timeoutMs) } : policy;
+    const beating = setInterval(() => beat({ stage: 'downloading' }), 5000);
+    try {
+      return await guardedFetch(url, bounded, accept ? { accept } : {});
+    } finally {
+      clearInterval(beating);
+    }
   };
 
   /** Pages and files of a folder (zip, wiki) through the git layout reader; stores the files pages use. */
@@ -178,6 +188,47 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions 
   /** One page (markdown, html, docx) as a bundle. */
   function singlePage(page: ImportedPage, files: FileRow[] = []): ImportBundle {
     return { pages: toPageMap(planPages([page], () => newId())), files, totalResources: 1 + files.length };
+  }
+
+  /**
+   * The images pages of a web source show, from the source's own origin: downloaded (as
+   * documents are, through the guarded fetcher), stored, and referenced as files. An image that
+   * cannot be fetched keeps its URL. Returns the files and a rewrite of page markdown.
+   */
+  async function webImages(markdowns: string[], origin: string): Promise<{ files: FileRow[]; found: number; rewrite: (markdown: string) => string }> {
+    const { limits } = deps();
+    const wanted = new Set<string>();
+    for (const markdown of markdowns) {
+      rewriteLinks(markdown, (url, kind) => {
+        if (kind === 'link') return null;
+        try {
+          const target = new URL(url);
+          if (target.origin === origin && (target.protocol === 'http:' || target.protocol === 'https:')) wanted.add(target.href);
+        } catch {
+          // not an absolute URL
+        }
+        return null;
+      });
+    }
+    const files: FileRow[] = [];
+    const byUrl = new Map<string, string>();
+    for (const url of [...wanted].slice(0, limits.maxFiles)) {
+      try {
+        const fetched = await download(url, 'document', 'image/*');
+        const type = (fetched.contentType ?? '').split(';')[0].trim().toLowerCase();
+        if (!type.startsWith('image/')) continue;
+        const name = decodeURIComponent(new URL(fetched.url).pathname.replace(/^.*\//, '')) || `image.${extensionOf(type)}`;
+        const file = { id: newId(), name, ...(await store(deps().blobs, fetched.body, type)) };
+        files.push(file);
+        byUrl.set(url, file.id);
+      } catch (error) {
+        if (!(error instanceof FetchError)) throw error;
+      }
+      beat({ stage: 'images', files: files.length });
+    }
+    const rewrite = (markdown: string) =>
+      byUrl.size === 0 ? markdown : rewriteLinks(markdown, (url, kind) => (kind !== 'link' && byUrl.has(url) ? `gitbook://file/${byUrl.get(url)}` : null));
+    return { files, found: wanted.size, rewrite };
   }
 
   async function crawl(start: string): Promise<ImportBundle> {
@@ -215,15 +266,20 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions 
       }
       beat({ stage: 'crawling', pages: pages.length, queued: queue.length });
     }
-    const planned = planPages(websiteTree(pages), () => newId());
+    const images = await webImages(pages.map((p) => p.markdown), origin);
+    const planned = planPages(websiteTree(pages.map((p) => ({ ...p, markdown: images.rewrite(p.markdown) }))), () => newId());
     const linked = linkWebsitePages(planned, origin);
     // Pages found but not fetched (beyond the page limit or the deadline) count in the total.
-    return { pages: toPageMap(planned, (p) => linked.get(p.id) ?? p.page.markdown), files: [], totalResources: pages.length + queue.length };
+    return {
+      pages: toPageMap(planned, (p) => linked.get(p.id) ?? p.page.markdown),
+      files: images.files,
+      totalResources: pages.length + queue.length + images.found,
+    };
   }
 
   async function docx(url: string): Promise<ImportBundle> {
-    const { limits, blobs } = deps();
-    const fetched = await fetchBytes(url, limits.maxBytes);
+    const { blobs } = deps();
+    const fetched = await download(url, 'archive');
     const images = new Map<string, Buffer>();
     let html: string;
     try {
@@ -259,18 +315,22 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions 
     const url = input.sealedUrl ? (await deps().secrets()).open(input.sealedUrl, sealContext(input.spaceId)) : input.url;
     switch (input.source) {
       case 'markdown': {
-        const fetched = await fetchBytes(url, policy.maxBytes, 'text/markdown,text/plain,*/*');
+        const fetched = await download(url, 'document', 'text/markdown,text/plain,*/*');
         const file = readPageFile(asText(fetched.body));
         const markdown = absolutizeMarkdownUrls(file.body, fetched.url);
-        return singlePage({ title: file.title ?? titleFromFileName(fileNameOf(fetched.url)), description: file.fields.description ?? null, markdown, children: [] });
+        const images = await webImages([markdown], new URL(fetched.url).origin);
+        const page = { title: file.title ?? titleFromFileName(fileNameOf(fetched.url)), description: file.fields.description ?? null, markdown: images.rewrite(markdown), children: [] };
+        return { ...singlePage(page, images.files), totalResources: 1 + images.found };
       }
       case 'html': {
-        const fetched = await fetchBytes(url, policy.maxBytes, 'text/html,application/xhtml+xml');
+        const fetched = await download(url, 'document', 'text/html,application/xhtml+xml');
         const converted = htmlToMarkdown(asText(fetched.body), { baseUrl: fetched.url, mainContent: true });
-        return singlePage({ title: converted.title ?? titleFromFileName(fileNameOf(fetched.url)), markdown: converted.body, children: [] });
+        const images = await webImages([converted.body], new URL(fetched.url).origin);
+        const page = { title: converted.title ?? titleFromFileName(fileNameOf(fetched.url)), markdown: images.rewrite(converted.body), children: [] };
+        return { ...singlePage(page, images.files), totalResources: 1 + images.found };
       }
       case 'zip': {
-        const fetched = await fetchBytes(url, limits.maxBytes);
+        const fetched = await download(url, 'archive');
         beat({ stage: 'unpacking', bytes: fetched.body.length });
         return folderBundle(unzip(fetched.body, limits), false);
       }

@@ -42,6 +42,10 @@ beforeAll(async () => {
   });
   r.set('/files/not-a.zip', { type: 'application/zip', body: 'this is not a zip archive' });
   r.set('/site/', html('Home', '<h1>Site home</h1><p>Go to the <a href="guide/">guide</a>, the <a href="guide/advanced.html#top">advanced part</a> or <a href="https://elsewhere.example/x">elsewhere</a>.</p><img src="/site/logo.png" alt="Logo">'));
+  r.set('/site/logo.png', { type: 'image/png', body: PNG });
+  r.set('/many/', html('Many', `<h1>Many pages</h1>${Array.from({ length: 120 }, (_, i) => `<a href="p${i + 1}.html">p${i + 1}</a>`).join(' ')}`));
+  for (let i = 1; i <= 120; i++) r.set(`/many/p${i}.html`, html(`p${i}`, `<h1>Page ${i}</h1><p>Text ${i}.</p>`));
+  r.set('/moved/project.wiki.git/info/refs', { type: 'text/plain', body: '', status: 302, headers: { location: '/git/project.wiki.git/info/refs?service=git-upload-pack' } });
   r.set('/site/guide/', html('Guide', '<h1>Guide</h1><p>Back <a href="../">home</a>. Next: <a href="advanced.html">advanced</a>.</p>'));
   r.set('/site/guide/advanced.html', html('Advanced', '<h1>Advanced</h1><p>Deep content.</p><a href="/site/missing.html">missing</a>'));
   r.set('/slow/', { ...html('Slow', '<h1>Slow home</h1><a href="/slow/a.html">a</a> <a href="/slow/b.html">b</a> <a href="/slow/c.html">c</a>'), delayMs: 300 });
@@ -92,7 +96,8 @@ describe('content import into a space', () => {
     const started = Date.now();
     const res = await importInto(space.id, { source: 'markdown', url: `${fx.base}/docs/intro.md` });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ revision: expect.any(String), importedResources: 1, totalResources: 1 });
+    // The page; its image (same origin, missing on the server) was found but not imported.
+    expect(res.body).toEqual({ revision: expect.any(String), importedResources: 1, totalResources: 2 });
     console.log(`markdown import: ${Date.now() - started} ms`);
     const current = await admin().get(`/v1/spaces/${space.id}`);
     expect(current.body.revision).toBe(res.body.revision);
@@ -176,8 +181,8 @@ describe('content import into a space', () => {
     const res = await importInto(space.id, { source: 'website', url: `${fx.base}/site/` });
     expect(res.status).toBe(201);
     console.log(`website import (3 pages): ${Date.now() - started} ms`);
-    // Home, guide, advanced; the missing page counts as found but not imported.
-    expect(res.body).toMatchObject({ importedResources: 3, totalResources: 3 });
+    // Home, guide, advanced and the logo; the missing page fails and is left out.
+    expect(res.body).toMatchObject({ importedResources: 4, totalResources: 4 });
     const tree = await pages(space.id);
     expect(titles(tree)).toEqual(['Site home', ['Guide', ['Advanced']]]);
     expect(tree[0].markdown).toContain(`[guide](gitbook://page/${tree[1].id})`);
@@ -185,7 +190,19 @@ describe('content import into a space', () => {
     expect(tree[1].pages[0].markdown).toContain(`[missing](${fx.base}/site/missing.html)`);
     expect(tree[0].markdown).toContain('[elsewhere](https://elsewhere.example/x)');
     expect(tree[0].markdown).not.toContain('© Site');
-    expect(fx.hits).not.toContain('/site/logo.png');
+    const [logo] = await files(space.id);
+    expect(logo).toMatchObject({ name: 'logo.png', contentType: 'image/png', size: PNG.length });
+    expect(tree[0].markdown).toContain(`![Logo](gitbook://file/${logo.id})`);
+  });
+
+  it('stops a crawl at CONTENT_IMPORT_MAX_PAGES (100 by default), counting what it left', async () => {
+    const space = await newSpace();
+    const started = Date.now();
+    const res = await importInto(space.id, { source: 'website', url: `${fx.base}/many/` });
+    expect(res.status).toBe(201);
+    console.log(`website import (100 pages): ${Date.now() - started} ms`);
+    expect(res.body).toMatchObject({ importedResources: 100, totalResources: 121 });
+    expect(await pages(space.id)).toHaveLength(100);
   });
 
   it('clones a GitHub-style wiki over smart HTTP with basic auth, without keeping the password', async () => {
@@ -303,6 +320,13 @@ describe('refusals', () => {
     const denied = await importInto(space.id, { source: 'github-wiki', url: `${fx.base}/git/project/wiki` });
     expect(denied.status).toBe(400);
     expect(denied.body.error.message).toMatch(/CLONE_FAILED/);
+    // git follows no redirect, even to an allowed host.
+    const served = fx.hits.filter((h) => h.startsWith('/git/')).length;
+    const moved = await importInto(space.id, { source: 'github-wiki', url: `http://${GIT_USER}:${encodeURIComponent(GIT_PASSWORD)}@127.0.0.1:${fx.port}/moved/project/wiki` });
+    expect(moved.status).toBe(400);
+    expect(moved.body.error.message).toMatch(/CLONE_FAILED/);
+    expect(moved.body.error.message).not.toContain(GIT_PASSWORD);
+    expect(fx.hits.filter((h) => h.startsWith('/git/')).length).toBe(served);
   });
 });
 
