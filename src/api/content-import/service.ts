@@ -1,3 +1,4 @@
+import { WorkflowFailedError } from '@temporalio/client';
 import type { Static } from 'typebox';
 import type { ContentImportOutcome } from '../../activities/content-import.ts';
 import type { Config } from '../../config.ts';
@@ -85,6 +86,10 @@ export async function importContent(ctx: Ctx, target: ImportTarget, body: Static
     );
   } catch (error) {
     if (error instanceof HttpError) throw error;
+    if (error instanceof WorkflowFailedError) {
+      // Retries ran out on the worker (database or blob store trouble): nothing was imported.
+      throw Object.assign(unavailable('The import failed on the worker and nothing was imported; try again shortly'), { cause: error });
+    }
     throw Object.assign(unavailable('The job service is unavailable; nothing was imported. Try again shortly.'), { cause: error });
   }
   if (outcome === null) {
