@@ -89,7 +89,14 @@ function beat(details: unknown): void {
 
 const decoder = new TextDecoder('utf-8');
 const asText = (bytes: Uint8Array) => decoder.decode(bytes).replace(/^\uFEFF/, '');
-const fileNameOf = (url: string) => decodeURIComponent(new URL(url).pathname.replace(/\/+$/, '').replace(/^.*\//, '')) || 'index';
+function fileNameOf(url: string): string {
+  const last = new URL(url).pathname.replace(/\/+$/, '').replace(/^.*\//, '');
+  try {
+    return decodeURIComponent(last) || 'index';
+  } catch {
+    return last || 'index';
+  }
+}
 
 function measure(bytes: Buffer, contentType: string): { width: number | null; height: number | null } {
   if (!contentType.startsWith('image/')) return { width: null, height: null };
@@ -217,7 +224,7 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions 
         const fetched = await download(url, 'document', 'image/*');
         const type = (fetched.contentType ?? '').split(';')[0].trim().toLowerCase();
         if (!type.startsWith('image/')) continue;
-        const name = decodeURIComponent(new URL(fetched.url).pathname.replace(/^.*\//, '')) || `image.${extensionOf(type)}`;
+        const name = new URL(fetched.url).pathname.endsWith('/') ? `image.${extensionOf(type)}` : fileNameOf(fetched.url);
         const file = { id: newId(), name, ...(await store(deps().blobs, fetched.body, type)) };
         files.push(file);
         byUrl.set(url, file.id);

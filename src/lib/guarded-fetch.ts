@@ -223,7 +223,7 @@ export async function checkUrl(url: string, policy: FetchPolicy): Promise<{ url:
   try {
     await checkHop(parsed, policy, pins, clock.signal, shown);
   } catch (error) {
-    if (error instanceof FetchError) throw error;
+    if (error instanceof FetchError || !clock.signal.aborted) throw error;
     throw new FetchError('FETCH_TIMEOUT', `Resolving ${bareHostname(parsed)} took longer than ${policy.timeoutMs} ms`, shown);
   } finally {
     clearTimeout(timer);
