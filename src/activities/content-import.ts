@@ -154,9 +154,9 @@ async function readTree(root: string, limits: ContentImportConfig): Promise<Fold
   return out;
 }
 
-export function contentImportActivities(orm: Orm, options: ContentImportOptions | (() => ContentImportOptions) = optionsFromEnv) {
-  let resolved: ContentImportOptions | undefined;
-  const deps = () => (resolved ??= typeof options === 'function' ? options() : options);
+/** The import activities; their settings are read once, here (the worker's start), never during an activity. */
+export function contentImportActivities(orm: Orm, options: ContentImportOptions = optionsFromEnv()) {
+  const deps = () => options;
 
   /**
    * A download: documents within FETCH_MAX_BYTES and FETCH_TIMEOUT, archives within the import's

@@ -261,6 +261,15 @@ describe('content import into a change request', () => {
   });
 });
 
+describe('the API document', () => {
+  it('lists both import operations', async () => {
+    const doc = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    const paths = JSON.parse(doc.body).paths;
+    expect(paths['/v1/spaces/{spaceId}/content/import'].post.responses['201']).toBeDefined();
+    expect(paths['/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/import'].post.parameters.map((p: any) => p.name).sort()).toEqual(['changeRequestId', 'spaceId']);
+  });
+});
+
 describe('refusals', () => {
   it('validates the body (400 with the error shape)', async () => {
     const space = await newSpace();
