@@ -5,7 +5,7 @@ import type { ContentImportActivities, ContentImportInput, ContentImportOutcome 
 // lost mid-read; what the source itself refuses comes back as a `failed` outcome, not retried.
 const { readContentImport } = proxyActivities<ContentImportActivities>({
   startToCloseTimeout: '15 minutes',
-  heartbeatTimeout: '1 minute',
+  heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3 },
 });
 
