@@ -1,7 +1,7 @@
 /**
  * The page tree an import produces: nested pages with titles and markdown become a flat PageMap
- * (the content model of a revision) with ids, sibling positions and slugs unique among siblings.
- * Pure: ids come from the caller.
+ * (the content model of a revision) with ids, sibling positions and slugs unique among siblings,
+ * and how imported pages join the pages already there. Pure: ids come from the caller.
  */
 import { generateKeyBetween } from 'fractional-indexing';
 import { slugify, type PageMap } from '../content/tree.ts';
@@ -121,13 +121,6 @@ export function toPageMap(planned: PlannedPage[], markdownOf: (p: PlannedPage) =
     };
   }
   return map;
-}
-
-/** How many pages a tree holds. */
-export function countPages(pages: ImportedPage[]): number {
-  let n = 0;
-  for (const page of pages) n += 1 + countPages(page.children);
-  return n;
 }
 
 /** A page title from a file name: `getting-started.md` → `Getting started`. */
