@@ -301,6 +301,10 @@ describe('refusals', () => {
     expect((await importInto(space.id, body, undefined, other.members.admin.api)).status).toBe(404);
     expect((await importInto(space.id, body, 'nope')).status).toBe(404);
     expect((await importInto(space.id, body, undefined, org.members.edit.api)).status).toBe(201);
+    const locked = await admin().post(`/v1/orgs/${org.id}/spaces`, { title: 'Locked', editMode: 'locked' });
+    const refused = await importInto(locked.body.id, body);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toMatch(/locked/);
   });
 
   it('refuses private addresses off the allow list with a clear 400, never a 5xx', async () => {
