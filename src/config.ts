@@ -35,6 +35,21 @@ export interface Config {
   chromiumPath: string;
   /** What the guarded fetcher may reach and how much it reads (FETCH_*). */
   fetch: FetchPolicy;
+  /** Content import (`POST …/content/import`): limits of what one import reads, and how long the API waits for it. */
+  contentImport: ContentImportConfig;
+}
+
+export interface ContentImportConfig {
+  /** Pages a website import fetches at most (CONTENT_IMPORT_MAX_PAGES, default 100). */
+  maxPages: number;
+  /** Largest download (zip, docx, wiki repository) in bytes (CONTENT_IMPORT_MAX_BYTES, default 50 MiB). */
+  maxBytes: number;
+  /** Files an archive or repository may hold (CONTENT_IMPORT_MAX_FILES, default 5000). */
+  maxFiles: number;
+  /** Deadline of one import's reading (CONTENT_IMPORT_TIMEOUT, default 5m). */
+  timeoutMs: number;
+  /** How long the API waits for an import before answering 503 (CONTENT_IMPORT_WAIT, default 60s). */
+  waitMs: number;
 }
 
 export class ConfigError extends Error {
@@ -107,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch (e) {
     problems.push(`OPENAPI_REFRESH_INTERVAL: ${(e as Error).message}`);
   }
+  const contentImport = contentImportConfig(env, problems);
   const logLevel = str('LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL="${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
   const chromiumPath = str('CHROMIUM_PATH', '/usr/bin/chromium');
@@ -136,9 +152,53 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     openapiRefreshIntervalMs,
     chromiumPath,
     fetch: fetch.policy,
+    contentImport,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** CONTENT_IMPORT_* settings; problems are added to `problems`. */
+function contentImportConfig(env: NodeJS.ProcessEnv, problems: string[]): ContentImportConfig {
+  const read = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]!.trim());
+  const count = (name: string, fallback: number, max: number) => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+      problems.push(`${name}="${raw}" must be a whole number from 1 to ${max}`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const duration = (name: string, fallback: string, min: number) => {
+    const raw = read(name) ?? fallback;
+    try {
+      const ms = parseDuration(raw);
+      if (ms < min) problems.push(`${name}="${raw}" must be at least ${min / 1000}s`);
+      return ms;
+    } catch (e) {
+      problems.push(`${name}: ${(e as Error).message}`);
+      return parseDuration(fallback);
+    }
+  };
+  let maxBytes = 50 * 1024 * 1024;
+  const rawBytes = read('CONTENT_IMPORT_MAX_BYTES');
+  if (rawBytes !== undefined) {
+    const match = /^(\d+)\s*(|b|kib|mib|gib)$/i.exec(rawBytes);
+    const unit = match ? { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 }[match[2].toLowerCase()]! : 0;
+    if (!match || Number(match[1]) * unit < 1024 || Number(match[1]) * unit > 4 * 1024 ** 3) {
+      problems.push(`CONTENT_IMPORT_MAX_BYTES="${rawBytes}" must be between 1 KiB and 4 GiB: bytes, or a number with KiB, MiB or GiB`);
+    } else {
+      maxBytes = Number(match[1]) * unit;
+    }
+  }
+  return {
+    maxPages: count('CONTENT_IMPORT_MAX_PAGES', 100, 10_000),
+    maxBytes,
+    maxFiles: count('CONTENT_IMPORT_MAX_FILES', 5000, 100_000),
+    timeoutMs: duration('CONTENT_IMPORT_TIMEOUT', '5m', 1000),
+    waitMs: duration('CONTENT_IMPORT_WAIT', '60s', 100),
+  };
 }
 
 /** Hides the password of a URL so configuration errors never print a secret. */

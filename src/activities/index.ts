@@ -1,10 +1,12 @@
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import { LocalBlobStore } from '../lib/blob-store.ts';
+import { lazySecretBox } from '../lib/secrets.ts';
 import { spaceDeletionActivities } from './space-deletion.ts';
 import { changeRequestMergeActivities } from './change-request-merge.ts';
 import { openapiActivities } from './openapi-processing.ts';
 import { pdfActivities } from './pdf-export.ts';
+import { contentImportActivities } from './content-import.ts';
 
 /**
  * Every activity the worker registers, one module per job (named like its workflow). Each
@@ -12,10 +14,12 @@ import { pdfActivities } from './pdf-export.ts';
  */
 export function createActivities(deps: { orm: Orm; config: Config }) {
   const { orm, config } = deps;
+  const blobs = new LocalBlobStore(config.blobDir);
   return {
     ...spaceDeletionActivities(orm),
     ...changeRequestMergeActivities(orm),
     ...openapiActivities(orm, config.fetch),
-    ...pdfActivities(orm, { blobs: new LocalBlobStore(config.blobDir), chromiumPath: config.chromiumPath, publicUrl: config.publicUrl }),
+    ...pdfActivities(orm, { blobs, chromiumPath: config.chromiumPath, publicUrl: config.publicUrl }),
+    ...contentImportActivities(orm, { blobs, policy: config.fetch, limits: config.contentImport, secrets: lazySecretBox(config) }),
   };
 }

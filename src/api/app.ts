@@ -28,6 +28,7 @@ import { searchRoutes } from './search/routes.ts';
 import { linkRoutes } from './links/routes.ts';
 import { CHANGE_REQUEST_CONTENT_PREFIX, SPACE_CONTENT_PREFIX } from './content/schemas.ts';
 import { pdfRoutes } from './pdf/routes.ts';
+import { contentImportRoutes } from './content-import/routes.ts';
 
 export interface AppOptions {
   logger?: Logger | false;
@@ -125,5 +126,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(linkRoutes, { prefix: SPACE_CONTENT_PREFIX, changeRequest: false });
   await app.register(linkRoutes, { prefix: CHANGE_REQUEST_CONTENT_PREFIX, changeRequest: true });
   await app.register(pdfRoutes);
+  await app.register(contentImportRoutes, { prefix: '/v1/spaces/:spaceId', target: 'space' });
+  await app.register(contentImportRoutes, { prefix: '/v1/spaces/:spaceId/change-requests/:changeRequestId', target: 'change-request' });
   return app;
 }

@@ -204,6 +204,36 @@ async function checkHop(url: URL, policy: FetchPolicy, pins: Pins, signal: Abort
 }
 
 /**
+ * Checks a URL against `policy` the way `guardedFetch` checks each hop, without fetching it, for
+ * clients other than HTTP fetches (the `git` CLI): resolves when it may be reached, with the
+ * addresses it may connect to (pin them); rejects with a FetchError saying why not.
+ */
+export async function checkUrl(url: string, policy: FetchPolicy): Promise<{ url: URL; addresses: LookupAddress[] }> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    const shown = redactUrl(url);
+    throw new FetchError('INVALID_URL', `Not a valid URL: ${shown}`, shown);
+  }
+  const shown = redactUrl(parsed);
+  const pins: Pins = new Map();
+  const clock = new AbortController();
+  const timer = setTimeout(() => clock.abort(new DOMException('The deadline passed', 'TimeoutError')), policy.timeoutMs);
+  try {
+    await checkHop(parsed, policy, pins, clock.signal, shown);
+  } catch (error) {
+    if (error instanceof FetchError || !clock.signal.aborted) throw error;
+    throw new FetchError('FETCH_TIMEOUT', `Resolving ${bareHostname(parsed)} took longer than ${policy.timeoutMs} ms`, shown);
+  } finally {
+    clearTimeout(timer);
+  }
+  const hostname = bareHostname(parsed);
+  const addresses = isIpLiteral(hostname) ? [{ address: hostname, family: hostname.includes(':') ? 6 : 4 }] : (pins.get(parsed.hostname) ?? []);
+  return { url: parsed, addresses };
+}
+
+/**
  * The most specific message in an error's cause chain (undici wraps socket errors in
  * "fetch failed"). Duck-typed: socket errors may come from another realm than this module's Error.
  */
