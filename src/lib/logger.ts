@@ -4,6 +4,8 @@ import { PinoPretty } from 'pino-pretty';
 export interface LoggerOptions {
   /** Human-readable lines instead of JSON; by default when stdout is an interactive terminal. */
   pretty?: boolean;
+  /** Where lines go (stdout by default). */
+  destination?: NodeJS.WritableStream;
 }
 
 /**
@@ -19,6 +21,7 @@ export function logger(level = 'info', options: LoggerOptions = {}): Logger {
     },
   };
   const pretty = options.pretty ?? process.stdout.isTTY === true;
-  if (!pretty) return pino(settings);
-  return pino(settings, PinoPretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true }));
+  if (!pretty) return options.destination ? pino(settings, options.destination) : pino(settings);
+  const colorize = options.destination === undefined;
+  return pino(settings, PinoPretty({ colorize, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true, destination: options.destination ?? 1 }));
 }
