@@ -2,9 +2,9 @@
  * `npm run lint`: typescript-eslint's recommended rules plus the layering of the house (README, layout):
  *
  * - src/domain is pure: it imports nothing from src/api, src/db, src/activities, src/temporal or src/lib,
- *   nor packages that do I/O.
+ *   nor src/config.ts, nor packages that do I/O.
  * - src/workflows import activities as types only (the workflow sandbox must not load them) and nothing
- *   that does I/O.
+ *   that does I/O or reads the configuration.
  * - SQL lives in src/db: no `getConnection().execute(…)` and no `em.execute(…)` elsewhere, and
  *   src/db/sql.ts is imported only inside src/db.
  * - src/api/<group>/present.ts is pure: it imports types only from src/db.
@@ -134,6 +134,7 @@ export default defineConfig(
         layer('activities', 'src/domain is pure logic: it must not import src/activities.'),
         layer('temporal', 'src/domain is pure logic: it must not import src/temporal.'),
         layer('lib', 'src/domain is pure logic: src/lib holds I/O.'),
+        { group: ['**/config.ts'], message: 'src/domain is pure logic: configuration is passed in, not loaded.' },
         { group: IO_PACKAGES, message: 'src/domain is pure logic: no I/O packages.' },
       ),
     },
@@ -152,6 +153,7 @@ export default defineConfig(
             layer('db', 'Workflows are deterministic orchestration: no src/db (use an activity).'),
             layer('temporal', 'Workflows must not import the client side in src/temporal.'),
             layer('lib', 'Workflows are deterministic orchestration: src/lib holds I/O (use an activity).'),
+            { group: ['**/config.ts'], message: 'Workflows run in a sandbox without the environment: pass settings in the workflow input.' },
             { group: IO_PACKAGES, message: 'Workflows are deterministic orchestration: no I/O packages (use an activity).' },
           ],
         },
