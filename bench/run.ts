@@ -124,7 +124,7 @@ async function fetchJson(url: string, init: RequestInit = {}): Promise<{ status:
 
 const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 
-let exitCode = 1;
+let exitCode: number;
 try {
   // Both are awaited even when one fails, so whatever did start is registered for cleanup.
   const [dbResult, tmpResult] = await Promise.allSettled([database(), temporal()]);

@@ -56,7 +56,7 @@ function startProcess(args: string[], env: NodeJS.ProcessEnv, logFile: string): 
   return spawn(process.execPath, args, { env, stdio: ['ignore', out, out] });
 }
 
-let exitCode = 1;
+let exitCode: number;
 try {
   const [databaseUrl, temporalAddress] = await Promise.all([database(), temporal()]);
   const orm = await initOrm({ databaseUrl, poolMax: 2 });

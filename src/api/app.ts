@@ -5,8 +5,9 @@ import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from './context.ts';
 import { registerAuth } from './auth.ts';
-import { registerErrorHandling } from './errors.ts';
+import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.ts';
 import { registerMetrics } from './metrics.ts';
+import { pingDatabase } from '../db/health.ts';
 import { ErrorResponse } from './schemas.ts';
 import { userRoutes } from './users/routes.ts';
 import { organizationRoutes } from './orgs/routes.ts';
@@ -43,8 +44,11 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     genReqId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 128) : randomUUID()),
     requestIdHeader: false,
     bodyLimit: 10 * 1024 * 1024,
-    // Path parameters longer than the router's default of 100 reach validation, which names them in a 400.
-    maxParamLength: 1024,
+    // Path parameters longer than the router's default of 100 reach validation, which names them in a 400;
+    // longer still, the router answers 414 (frameworkErrors), in the error shape.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler,
     ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   });
   app.decorate('deps', deps);
@@ -93,7 +97,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     const checks: Record<string, string> = {};
     await Promise.all([
-      request.em.getConnection().execute('select 1').then(() => (checks.database = 'ok'), (e: Error) => (checks.database = e.message)),
+      pingDatabase(request.em).then(() => (checks.database = 'ok'), (e: Error) => (checks.database = e.message)),
       deps.temporal.connection.workflowService
         .getSystemInfo({})
         .then(() => (checks.temporal = 'ok'), (e: Error) => (checks.temporal = e.message)),

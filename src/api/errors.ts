@@ -1,4 +1,6 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 
 /** An error that is the caller's to fix (or to know about), answered in GitBook's error shape. */
 export class HttpError extends Error {
@@ -50,3 +52,54 @@ export function registerErrorHandling(app: FastifyInstance): void {
     reply.status(404).send(errorBody(404, `No route ${request.method} ${request.url.split('?')[0]}`));
   });
 }
+
+/** Longest path parameter the router accepts; a longer one is answered 414 before routing. */
+export const MAX_PARAM_LENGTH = 1024;
+
+/**
+ * Failures of the router itself, before any route or hook runs (Fastify's `frameworkErrors`): a
+ * path parameter over {@link MAX_PARAM_LENGTH} characters (414), a malformed percent-escape in the
+ * path (400). They answer in the error shape like everything else.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  let status: number;
+  let message: string;
+  switch (error.code) {
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      status = 414;
+      message = `A path parameter is longer than ${MAX_PARAM_LENGTH} characters`;
+      break;
+    case 'FST_ERR_BAD_URL':
+      status = 400;
+      message = 'The request path is not a valid URL (malformed percent-escape)';
+      break;
+    default:
+      status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+      message = status === 500 ? 'Internal server error' : error.message;
+  }
+  void reply.status(status).send(errorBody(status, message));
+}
+
+/**
+ * Requests Node's HTTP parser rejects (malformed request line or headers, headers too large, a
+ * client too slow to send them): answered on the raw socket, still in the error shape.
+ */
+export const clientErrorHandler: NonNullable<FastifyServerOptions['clientErrorHandler']> = (error: Error & { code?: string }, socket: Socket) => {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  let status = 400;
+  let message = 'The request could not be parsed as HTTP';
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    status = 408;
+    message = 'The request took too long to arrive';
+  } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+    status = 431;
+    message = 'The request headers are too large';
+  }
+  if (socket.writable) {
+    const body = JSON.stringify(errorBody(status, message));
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+};

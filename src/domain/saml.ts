@@ -126,6 +126,7 @@ export function identityFromProfile(profile: SamlProfileLike): { email: string; 
 }
 
 /** An assertion as parsed by xml2js with namespace prefixes stripped (what node-saml hands back). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- xml2js output is untyped; every field read is checked.
 type Parsed = Record<string, any>;
 
 export interface AssertionFacts {

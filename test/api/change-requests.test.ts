@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createTestOrg, startTestApp, type Api, type TestApp, type TestOrg } from '../support/harness.ts';
+import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { contentPages, newChangeRequest, newSpace, postChanges } from '../support/fixtures.ts';
 
 let t: TestApp;
 let org: TestOrg;
@@ -14,32 +15,10 @@ afterAll(() => t.close());
 
 const admin = () => org.members.admin.api;
 
-async function newSpace() {
-  const res = await admin().post(`/v1/orgs/${org.id}/spaces`, { title: 'Docs' });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; revision: string };
-}
-
-async function newChangeRequest(spaceId: string, api: Api = admin(), subject = 'Edit') {
-  const res = await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; number: number; revision: string };
-}
-
-async function edit(spaceId: string, crId: string, changes: unknown[], api: Api = admin()) {
-  return api.post(`/v1/spaces/${spaceId}/change-requests/${crId}/content?compat=false`, { changes });
-}
-
-async function pages(spaceId: string, crId?: string) {
-  const res = await admin().get(crId ? `/v1/spaces/${spaceId}/change-requests/${crId}/content/pages` : `/v1/spaces/${spaceId}/content/pages`);
-  expect(res.status).toBe(200);
-  return res.body.pages as any[];
-}
-
 describe('space content', () => {
   it('starts a new space with one empty page', async () => {
-    const s = await newSpace();
-    const tree = await pages(s.id);
+    const s = await newSpace(admin(), org.id);
+    const tree = await contentPages(admin(), s.id);
     expect(tree).toHaveLength(1);
     expect(tree[0]).toMatchObject({ title: 'Untitled', slug: 'untitled', path: 'untitled', type: 'document', markdown: '', pages: [] });
     const revision = await admin().get(`/v1/spaces/${s.id}/content`);
@@ -54,7 +33,7 @@ describe('space content', () => {
 
 describe('change requests', () => {
   it('numbers change requests per space without gaps under concurrent creation', async () => {
-    const s = await newSpace();
+    const s = await newSpace(admin(), org.id);
     const created = await Promise.all(Array.from({ length: 8 }, () => admin().post(`/v1/spaces/${s.id}/change-requests`, {})));
     expect(created.map((r) => r.status)).toEqual(Array(8).fill(201));
     expect(created.map((r) => r.body.number).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
@@ -68,8 +47,8 @@ describe('change requests', () => {
   });
 
   it('counts open comments on the space content', async () => {
-    const s = await newSpace();
-    const root = (await pages(s.id))[0];
+    const s = await newSpace(admin(), org.id);
+    const root = (await contentPages(admin(), s.id))[0];
     const posted = await admin().post(`/v1/spaces/${s.id}/comments`, { page: root.id, body: { markdown: 'Looks good' } });
     expect(posted.status).toBe(200);
     expect((await admin().get(`/v1/spaces/${s.id}`)).body.comments).toBe(1);
@@ -80,35 +59,35 @@ describe('change requests', () => {
   });
 
   it('applies a batch atomically and merges it into the space', async () => {
-    const s = await newSpace();
-    const cr = await newChangeRequest(s.id);
-    const root = (await pages(s.id))[0];
-    const res = await edit(s.id, cr.id, [
+    const s = await newSpace(admin(), org.id);
+    const cr = await newChangeRequest(admin(), s.id);
+    const root = (await contentPages(admin(), s.id))[0];
+    const res = await postChanges(admin(), s.id, cr.id, [
       { operation: 'insert_page', ref: 'guide', title: 'Guide', document: { markdown: '# Guide\n\nHello world\n' } },
       { operation: 'insert_page', into: 'guide', title: 'Install', document: { markdown: 'Run the installer.\n' } },
       { operation: 'update_page', page: root.id, title: 'Welcome', document: { markdown: 'Welcome text\n' } },
     ]);
     expect(res.status).toBe(200);
     expect(res.body.changes.map((c: { object: string }) => c.object)).toEqual(['created_page', 'created_page', 'updated_page']);
-    const inCr = await pages(s.id, cr.id);
+    const inCr = await contentPages(admin(), s.id, cr.id);
     expect(inCr.map((p) => p.title)).toEqual(['Welcome', 'Guide']);
     expect(inCr[1].pages[0]).toMatchObject({ title: 'Install', path: 'guide/install' });
-    expect((await pages(s.id)).map((p) => p.title)).toEqual(['Untitled']);
+    expect((await contentPages(admin(), s.id)).map((p) => p.title)).toEqual(['Untitled']);
 
-    const bad = await edit(s.id, cr.id, [
+    const bad = await postChanges(admin(), s.id, cr.id, [
       { operation: 'insert_page', title: 'Fine', document: { markdown: 'x' } },
       { operation: 'delete_page', page: 'missing' },
     ]);
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toMatch(/changes\[1\]/);
-    expect((await pages(s.id, cr.id)).map((p) => p.title)).toEqual(['Welcome', 'Guide']);
+    expect((await contentPages(admin(), s.id, cr.id)).map((p) => p.title)).toEqual(['Welcome', 'Guide']);
 
     const merged = await admin().post(`/v1/spaces/${s.id}/change-requests/${cr.id}/merge`);
     expect(merged.status).toBe(200);
     expect(merged.body.result).toBe('merge');
     const space = await admin().get(`/v1/spaces/${s.id}`);
     expect(space.body.revision).toBe(merged.body.revision);
-    expect((await pages(s.id)).map((p) => p.title)).toEqual(['Welcome', 'Guide']);
+    expect((await contentPages(admin(), s.id)).map((p) => p.title)).toEqual(['Welcome', 'Guide']);
     const after = await admin().get(`/v1/spaces/${s.id}/change-requests/${cr.id}`);
     expect(after.body).toMatchObject({ status: 'merged', revisionMerged: merged.body.revision, mergedBy: { id: org.members.admin.userId } });
     const again = await admin().post(`/v1/spaces/${s.id}/change-requests/${cr.id}/merge`);
@@ -116,11 +95,11 @@ describe('change requests', () => {
     const revision = await admin().get(`/v1/spaces/${s.id}/content`);
     expect(revision.body.parents).toEqual([s.revision, expect.any(String)]);
     expect(revision.body.type).toBe('merge');
-    expect((await edit(s.id, cr.id, [{ operation: 'delete_page', page: root.id }])).status).toBe(409);
+    expect((await postChanges(admin(), s.id, cr.id, [{ operation: 'delete_page', page: root.id }])).status).toBe(409);
 
     const copy = await admin().post(`/v1/spaces/${s.id}/duplicate`);
     expect(copy.status).toBe(201);
-    const copied = await pages(copy.body.id);
+    const copied = await contentPages(admin(), copy.body.id);
     expect(copied.map((p) => p.title)).toEqual(['Welcome', 'Guide']);
     expect(copied[1].pages[0]).toMatchObject({ title: 'Install', markdown: 'Run the installer.\n' });
     const found = await admin().get(`/v1/spaces/${copy.body.id}/search?query=installer`);
@@ -128,18 +107,18 @@ describe('change requests', () => {
   });
 
   it('merges edits to different lines of one page, and reports conflicts on the same line', async () => {
-    const s = await newSpace();
-    const setup = await newChangeRequest(s.id);
-    const root = (await pages(s.id))[0];
-    await edit(s.id, setup.id, [{ operation: 'update_page', page: root.id, document: { markdown: 'one\ntwo\nthree\nfour\nfive\n' } }]);
+    const s = await newSpace(admin(), org.id);
+    const setup = await newChangeRequest(admin(), s.id);
+    const root = (await contentPages(admin(), s.id))[0];
+    await postChanges(admin(), s.id, setup.id, [{ operation: 'update_page', page: root.id, document: { markdown: 'one\ntwo\nthree\nfour\nfive\n' } }]);
     await admin().post(`/v1/spaces/${s.id}/change-requests/${setup.id}/merge`);
 
-    const a = await newChangeRequest(s.id);
-    const b = await newChangeRequest(s.id);
-    const c = await newChangeRequest(s.id);
-    await edit(s.id, a.id, [{ operation: 'update_page', page: root.id, document: { markdown: 'ONE\ntwo\nthree\nfour\nfive\n' } }]);
-    await edit(s.id, b.id, [{ operation: 'update_page', page: root.id, document: { markdown: 'one\ntwo\nthree\nfour\nFIVE\n' } }]);
-    await edit(s.id, c.id, [{ operation: 'update_page', page: root.id, document: { markdown: 'uno\ntwo\nthree\nfour\nfive\n' } }]);
+    const a = await newChangeRequest(admin(), s.id);
+    const b = await newChangeRequest(admin(), s.id);
+    const c = await newChangeRequest(admin(), s.id);
+    await postChanges(admin(), s.id, a.id, [{ operation: 'update_page', page: root.id, document: { markdown: 'ONE\ntwo\nthree\nfour\nfive\n' } }]);
+    await postChanges(admin(), s.id, b.id, [{ operation: 'update_page', page: root.id, document: { markdown: 'one\ntwo\nthree\nfour\nFIVE\n' } }]);
+    await postChanges(admin(), s.id, c.id, [{ operation: 'update_page', page: root.id, document: { markdown: 'uno\ntwo\nthree\nfour\nfive\n' } }]);
     expect((await admin().post(`/v1/spaces/${s.id}/change-requests/${a.id}/merge`)).body.result).toBe('merge');
     expect((await admin().get(`/v1/spaces/${s.id}/change-requests/${b.id}`)).body.outdated).toBe(true);
     expect((await admin().post(`/v1/spaces/${s.id}/change-requests/${b.id}/merge`)).body.result).toBe('merge');
@@ -156,12 +135,12 @@ describe('change requests', () => {
   });
 
   it('updates a change request from the space, then merges cleanly', async () => {
-    const s = await newSpace();
-    const root = (await pages(s.id))[0];
-    const main = await newChangeRequest(s.id);
-    const mine = await newChangeRequest(s.id);
-    await edit(s.id, main.id, [{ operation: 'insert_page', title: 'From main', document: { markdown: 'main\n' } }]);
-    await edit(s.id, mine.id, [{ operation: 'update_page', page: root.id, title: 'Renamed in CR' }]);
+    const s = await newSpace(admin(), org.id);
+    const root = (await contentPages(admin(), s.id))[0];
+    const main = await newChangeRequest(admin(), s.id);
+    const mine = await newChangeRequest(admin(), s.id);
+    await postChanges(admin(), s.id, main.id, [{ operation: 'insert_page', title: 'From main', document: { markdown: 'main\n' } }]);
+    await postChanges(admin(), s.id, mine.id, [{ operation: 'update_page', page: root.id, title: 'Renamed in CR' }]);
     await admin().post(`/v1/spaces/${s.id}/change-requests/${main.id}/merge`);
     const spaceRevision = (await admin().get(`/v1/spaces/${s.id}`)).body.revision;
     const updated = await admin().post(`/v1/spaces/${s.id}/change-requests/${mine.id}/update`);
@@ -169,36 +148,36 @@ describe('change requests', () => {
     expect(updated.body.result).toBe('update');
     const cr = (await admin().get(`/v1/spaces/${s.id}/change-requests/${mine.id}`)).body;
     expect(cr).toMatchObject({ revisionMergedAncestor: spaceRevision, outdated: false, revision: updated.body.revision });
-    expect((await pages(s.id, mine.id)).map((p) => p.title)).toEqual(['Renamed in CR', 'From main']);
+    expect((await contentPages(admin(), s.id, mine.id)).map((p) => p.title)).toEqual(['Renamed in CR', 'From main']);
     expect((await admin().post(`/v1/spaces/${s.id}/change-requests/${mine.id}/merge`)).body.result).toBe('merge');
-    expect((await pages(s.id)).map((p) => p.title)).toEqual(['Renamed in CR', 'From main']);
+    expect((await contentPages(admin(), s.id)).map((p) => p.title)).toEqual(['Renamed in CR', 'From main']);
   });
 
   it('keeps concurrent merges into one space from losing either change', async () => {
-    const s = await newSpace();
+    const s = await newSpace(admin(), org.id);
     const crs = [];
     for (let i = 0; i < 4; i++) {
-      const cr = await newChangeRequest(s.id);
-      await edit(s.id, cr.id, [{ operation: 'insert_page', title: `Page ${i}`, document: { markdown: `text ${i}\n` } }]);
+      const cr = await newChangeRequest(admin(), s.id);
+      await postChanges(admin(), s.id, cr.id, [{ operation: 'insert_page', title: `Page ${i}`, document: { markdown: `text ${i}\n` } }]);
       crs.push(cr);
     }
     const results = await Promise.all(crs.map((cr) => admin().post(`/v1/spaces/${s.id}/change-requests/${cr.id}/merge`)));
     expect(results.map((r) => r.body.result)).toEqual(['merge', 'merge', 'merge', 'merge']);
-    expect((await pages(s.id)).map((p) => p.title).sort()).toEqual(['Page 0', 'Page 1', 'Page 2', 'Page 3', 'Untitled']);
+    expect((await contentPages(admin(), s.id)).map((p) => p.title).sort()).toEqual(['Page 0', 'Page 1', 'Page 2', 'Page 3', 'Untitled']);
   });
 
   it('enforces roles, status and the locked edit mode', async () => {
-    const s = await newSpace();
+    const s = await newSpace(admin(), org.id);
     expect((await org.members.comment.api.post(`/v1/spaces/${s.id}/change-requests`, {})).status).toBe(403);
-    const cr = await newChangeRequest(s.id, org.members.edit.api);
+    const cr = await newChangeRequest(org.members.edit.api, s.id);
     expect((await org.members.edit.api.post(`/v1/spaces/${s.id}/change-requests/${cr.id}/merge`)).status).toBe(403);
-    expect((await edit(s.id, cr.id, [{ operation: 'insert_page', title: 'x', document: {} }], org.members.read.api)).status).toBe(403);
+    expect((await postChanges(org.members.read.api, s.id, cr.id, [{ operation: 'insert_page', title: 'x', document: {} }])).status).toBe(403);
     expect((await admin().patch(`/v1/spaces/${s.id}/change-requests/${cr.id}`, { status: 'merged' })).status).toBe(400);
     expect((await admin().patch(`/v1/spaces/${s.id}/change-requests/${cr.id}`, { status: 'archived' })).body.status).toBe('archived');
     expect((await admin().post(`/v1/spaces/${s.id}/change-requests/${cr.id}/merge`)).status).toBe(409);
     expect((await admin().patch(`/v1/spaces/${s.id}/change-requests/${cr.id}`, { status: 'draft', subject: 'Back' })).body).toMatchObject({ status: 'draft', subject: 'Back' });
     await admin().patch(`/v1/spaces/${s.id}`, { editMode: 'locked' });
-    const locked = await edit(s.id, cr.id, [{ operation: 'insert_page', title: 'x', document: {} }]);
+    const locked = await postChanges(admin(), s.id, cr.id, [{ operation: 'insert_page', title: 'x', document: {} }]);
     expect(locked.status).toBe(403);
     expect(locked.body.error.message).toMatch(/locked/);
     expect((await admin().post(`/v1/spaces/${s.id}/change-requests/${cr.id}/merge`)).status).toBe(403);
@@ -209,10 +188,10 @@ describe('change requests', () => {
   });
 
   it('stores inserted files once and serves them', async () => {
-    const s = await newSpace();
-    const cr = await newChangeRequest(s.id);
+    const s = await newSpace(admin(), org.id);
+    const cr = await newChangeRequest(admin(), s.id);
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEklEQVR4nGP8z8DwnwEKGJFZAFApAwHxtIzbAAAAAElFTkSuQmCC', 'base64');
-    const res = await edit(s.id, cr.id, [{ operation: 'insert_files', files: [{ name: 'dot.png', contentType: 'image/png', base64: png.toString('base64') }] }]);
+    const res = await postChanges(admin(), s.id, cr.id, [{ operation: 'insert_files', files: [{ name: 'dot.png', contentType: 'image/png', base64: png.toString('base64') }] }]);
     expect(res.status).toBe(200);
     const file = res.body.insertedFiles[0];
     expect(file).toMatchObject({ name: 'dot.png', contentType: 'image/png', size: png.length, dimensions: { width: 2, height: 3 } });
@@ -221,9 +200,9 @@ describe('change requests', () => {
     const download = await t.app.inject({ url: new URL(file.downloadURL).pathname, headers: { authorization: `Bearer ${org.members.read.token}` } });
     expect(download.statusCode).toBe(200);
     expect(Buffer.compare(download.rawPayload, png)).toBe(0);
-    const missingType = await edit(s.id, cr.id, [{ operation: 'insert_files', files: [{ name: 'x.bin', base64: 'AAAA' }] }]);
+    const missingType = await postChanges(admin(), s.id, cr.id, [{ operation: 'insert_files', files: [{ name: 'x.bin', base64: 'AAAA' }] }]);
     expect(missingType.status).toBe(400);
-    const privateUrl = await edit(s.id, cr.id, [{ operation: 'insert_files', files: [{ name: 'x', url: 'http://10.0.0.1/secret' }] }]);
+    const privateUrl = await postChanges(admin(), s.id, cr.id, [{ operation: 'insert_files', files: [{ name: 'x', url: 'http://10.0.0.1/secret' }] }]);
     expect(privateUrl.status).toBe(400);
     expect(privateUrl.body.error.message).toMatch(/ADDRESS_NOT_ALLOWED/);
   });

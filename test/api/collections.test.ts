@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addMember, client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { sql } from '../support/fixtures.ts';
 
 let t: TestApp;
 let org: TestOrg;
@@ -128,7 +129,7 @@ describe('moving', () => {
     expect(moved.status).toBe(200);
     const move3 = await admin().post(`/v1/spaces/${spaces[2].id}/move`, { position: { after: { type: 'collection', collection: child.id } } });
     expect(move3.status).toBe(200);
-    const order = await t.orm.em.fork().getConnection().execute<{ id: string }[]>(
+    const order = await sql<{ id: string }>(t, 
       `select id from (select id, position from space where parent_id = ? and deleted_at is null
                        union all select id, position from collection where parent_id = ?) s order by position`,
       [parent.id, parent.id],

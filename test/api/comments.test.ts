@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { client, createTestOrg, startTestApp, type Api, type TestApp, type TestOrg } from '../support/harness.ts';
+import { contentPages, edit, newChangeRequest, newSpace, sql } from '../support/fixtures.ts';
 import { countOpenComments, countOpenCommentsOnChangeRequests } from '../../src/api/comments/service.ts';
 import { findOrCreateUser, issueToken, setMembership } from '../../src/db/accounts.ts';
 import { newId } from '../../src/domain/ids.ts';
@@ -16,43 +17,22 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const admin = () => org.members.admin.api;
-const db = (query: string, params: unknown[] = []) => t.orm.em.fork().getConnection().execute(query, params);
-
-async function pages(spaceId: string, crId?: string) {
-  const res = await admin().get(crId ? `/v1/spaces/${spaceId}/change-requests/${crId}/content/pages` : `/v1/spaces/${spaceId}/content/pages`);
-  expect(res.status).toBe(200);
-  return res.body.pages as { id: string; title: string; pages: { id: string; title: string }[] }[];
-}
-
-async function newChangeRequest(spaceId: string) {
-  const res = await admin().post(`/v1/spaces/${spaceId}/change-requests`, { subject: 'Proposal' });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; number: number; revision: string };
-}
-
-async function edit(spaceId: string, crId: string, changes: object[]) {
-  const res = await admin().post(`/v1/spaces/${spaceId}/change-requests/${crId}/content?compat=false`, { changes });
-  expect(res.status).toBe(200);
-  return res.body as { changeRequest: { revision: string }; changes: { page: { id: string } }[] };
-}
 
 /** Changes a space's content through a merged change request; returns the ids of the pages touched. */
 async function change(spaceId: string, changes: object[]): Promise<string[]> {
-  const cr = await newChangeRequest(spaceId);
-  const edited = await edit(spaceId, cr.id, changes);
+  const cr = await newChangeRequest(admin(), spaceId, 'Proposal');
+  const edited = await edit(admin(), spaceId, cr.id, changes);
   const merged = await admin().post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`);
   expect(merged.body).toMatchObject({ result: 'merge' });
   return edited.changes.map((c) => c.page.id);
 }
 
 /** A new space (through the API) and the page it starts with. */
-async function newSpace(api: Api = admin(), orgId = org.id) {
-  const res = await api.post(`/v1/orgs/${orgId}/spaces`, { title: 'Discussed' });
-  expect(res.status).toBe(201);
-  const space = res.body as { id: string; revision: string };
-  const tree = (await api.get(`/v1/spaces/${space.id}/content/pages`)).body.pages;
+async function newSpaceWithPage(api: Api = admin(), orgId = org.id) {
+  const space = await newSpace(api, orgId, { title: 'Discussed' });
+  const tree = await contentPages(api, space.id);
   expect(tree).toHaveLength(1);
-  return { ...space, pageId: tree[0].id as string };
+  return { ...(space as { id: string; revision: string }), pageId: tree[0].id as string };
 }
 
 async function post(api: Api, spaceId: string, body: object, base = `/v1/spaces/${spaceId}`) {
@@ -71,7 +51,7 @@ const user = (member: { userId: string }) => ({
 
 describe('posting and reading comments', () => {
   it('posts a comment on a page with every Comment field', async () => {
-    const space = await newSpace();
+    const space = await newSpaceWithPage();
     const res = await org.members.comment.api.post(`/v1/spaces/${space.id}/comments`, {
       page: space.pageId,
       node: 'node-1',
@@ -106,7 +86,7 @@ describe('posting and reading comments', () => {
   });
 
   it('posts comments without a target and from a GitBook document body', async () => {
-    const space = await newSpace();
+    const space = await newSpaceWithPage();
     const plain = await post(admin(), space.id, { body: { markdown: 'General remark' } });
     expect(plain.target).toEqual({ space: space.id, revision: space.revision });
     const fromDocument = await post(admin(), space.id, {
@@ -122,7 +102,7 @@ describe('posting and reading comments', () => {
   });
 
   it('answers in the GitBook document format when asked', async () => {
-    const space = await newSpace();
+    const space = await newSpaceWithPage();
     const c = await post(admin(), space.id, { body: { markdown: 'Hello *world*' } });
     const res = await admin().get(`/v1/spaces/${space.id}/comments/${c.id}?format=document`);
     expect(res.body.body).toEqual({
@@ -146,7 +126,7 @@ describe('posting and reading comments', () => {
   });
 
   it('validates the body, naming the field', async () => {
-    const space = await newSpace();
+    const space = await newSpaceWithPage();
     const cases: [object, RegExp][] = [
       [{}, /body\.body/],
       [{ body: {} }, /body\.body/],
@@ -170,7 +150,7 @@ describe('posting and reading comments', () => {
   });
 
   it('needs a token, the comment role to post, and hides other organizations', async () => {
-    const space = await newSpace();
+    const space = await newSpaceWithPage();
     const c = await post(admin(), space.id, { body: { markdown: 'x' } });
     const anonymous = client(t.app);
     const base = `/v1/spaces/${space.id}/comments`;
@@ -202,14 +182,14 @@ describe('posting and reading comments', () => {
     ]) {
       expect(res.status).toBe(404);
     }
-    const elsewhere = await newSpace(other.members.admin.api, other.id);
+    const elsewhere = await newSpaceWithPage(other.members.admin.api, other.id);
     expect((await admin().get(`/v1/spaces/${elsewhere.id}/comments/${c.id}`)).status).toBe(404);
     expect((await other.members.admin.api.get(`/v1/spaces/${elsewhere.id}/comments/${c.id}`)).status).toBe(404);
     expect((await admin().get(`${base}/missing`)).status).toBe(404);
     expect((await admin().put(`${base}/missing`, { resolved: true })).status).toBe(404);
   });
   it('hides the comments of a deleted space, and shows them again once it is restored', async () => {
-    const space = await newSpace();
+    const space = await newSpaceWithPage();
     const c = await post(admin(), space.id, { body: { markdown: 'kept' } });
     expect((await admin().delete(`/v1/spaces/${space.id}`)).status).toBe(205);
     expect((await admin().get(`/v1/spaces/${space.id}/comments`)).status).toBe(404);
@@ -221,7 +201,7 @@ describe('posting and reading comments', () => {
 
 describe('listing comments', () => {
   it('pages through comments newest first, or oldest first with order=asc', async () => {
-    const space = await newSpace();
+    const space = await newSpaceWithPage();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await post(admin(), space.id, { body: { markdown: `c${i}` } })).id);
     const walk = async (order: string) => {
@@ -245,7 +225,7 @@ describe('listing comments', () => {
   });
 
   it('filters by status, target page and authors', async () => {
-    const created = await newSpace();
+    const created = await newSpaceWithPage();
     const [second] = await change(created.id, [{ operation: 'insert_page', title: 'Second', document: { markdown: 'Two\n' } }]);
     const space = { ...created, revision: (await admin().get(`/v1/spaces/${created.id}`)).body.revision };
     const a = await post(org.members.comment.api, space.id, { body: { markdown: 'a' }, page: space.pageId });
@@ -273,7 +253,7 @@ describe('listing comments', () => {
 
 describe('updating comments', () => {
   it('resolves and reopens, setting and clearing resolvedAt and resolvedBy', async () => {
-    const space = await newSpace();
+    const space = await newSpaceWithPage();
     const c = await post(org.members.comment.api, space.id, { body: { markdown: 'fix this' } });
     const url = `/v1/spaces/${space.id}/comments/${c.id}`;
     const resolved = await org.members.review.api.put(url, { resolved: true });
@@ -292,7 +272,7 @@ describe('updating comments', () => {
   });
 
   it('lets only the author or a reviewer resolve', async () => {
-    const space = await newSpace();
+    const space = await newSpaceWithPage();
     const c = await post(org.members.edit.api, space.id, { body: { markdown: 'x' } });
     const url = `/v1/spaces/${space.id}/comments/${c.id}`;
     for (const role of ['read', 'comment'] as const) {
@@ -306,7 +286,7 @@ describe('updating comments', () => {
   });
 
   it('lets only the author edit the body, and records editedAt', async () => {
-    const space = await newSpace();
+    const space = await newSpaceWithPage();
     const c = await post(org.members.comment.api, space.id, { body: { markdown: 'typo' } });
     const url = `/v1/spaces/${space.id}/comments/${c.id}`;
     for (const role of ['admin', 'review', 'read'] as const) {
@@ -320,7 +300,7 @@ describe('updating comments', () => {
   });
 
   it('aggregates reactions per emoji, idempotently per user', async () => {
-    const space = await newSpace();
+    const space = await newSpaceWithPage();
     const c = await post(admin(), space.id, { body: { markdown: 'react' } });
     const url = `/v1/spaces/${space.id}/comments/${c.id}`;
     const first = await org.members.comment.api.put(url, { addedReactions: ['👍'] });
@@ -352,7 +332,7 @@ describe('updating comments', () => {
 
 describe('deleting comments', () => {
   it('lets the author or an admin delete; 204 when there is nothing to delete', async () => {
-    const space = await newSpace();
+    const space = await newSpaceWithPage();
     const base = `/v1/spaces/${space.id}/comments`;
     const mine = await post(org.members.comment.api, space.id, { body: { markdown: 'mine' } });
     const theirs = await post(org.members.edit.api, space.id, { body: { markdown: 'theirs' } });
@@ -363,7 +343,7 @@ describe('deleting comments', () => {
     expect((await org.members.comment.api.delete(`${base}/${mine.id}`)).status).toBe(205);
     expect((await admin().get(`${base}/${mine.id}`)).status).toBe(404);
     expect((await admin().delete(`${base}/${theirs.id}`)).status).toBe(205);
-    expect(await db('select count(*)::int as n from comment_reply where comment_id = ?', [theirs.id])).toEqual([{ n: 0 }]);
+    expect(await sql(t, 'select count(*)::int as n from comment_reply where comment_id = ?', [theirs.id])).toEqual([{ n: 0 }]);
     const gone = await admin().delete(`${base}/${theirs.id}`);
     expect(gone.status).toBe(204);
     expect(gone.body).toBeFalsy();
@@ -372,7 +352,7 @@ describe('deleting comments', () => {
 
 describe('replies', () => {
   it('posts, lists, reads, edits, reacts to and deletes replies, keeping the comment count', async () => {
-    const space = await newSpace();
+    const space = await newSpaceWithPage();
     const c = await post(admin(), space.id, { body: { markdown: 'thread' } });
     const base = `/v1/spaces/${space.id}/comments/${c.id}/replies`;
     const posted = await org.members.comment.api.post(base, { body: { markdown: 'first reply' } });
@@ -447,7 +427,7 @@ describe('replies', () => {
 
 describe('targets and counters', () => {
   it('shows the path of nested pages and flags comments whose page changed or went away', async () => {
-    const space = await newSpace();
+    const space = await newSpaceWithPage();
     const [child] = await change(space.id, [{ operation: 'insert_page', into: space.pageId, title: 'Setup', document: { markdown: 'Install it.\n' } }]);
     const revision = (await admin().get(`/v1/spaces/${space.id}`)).body.revision;
     const onChild = await post(admin(), space.id, { body: { markdown: 'x' }, page: child });
@@ -469,9 +449,9 @@ describe('targets and counters', () => {
   });
 
   it('counts open comments per space and per change request', async () => {
-    const space = await newSpace();
-    const empty = await newSpace();
-    const cr = await newChangeRequest(space.id);
+    const space = await newSpaceWithPage();
+    const empty = await newSpaceWithPage();
+    const cr = await newChangeRequest(admin(), space.id, 'Proposal');
     const a = await post(admin(), space.id, { body: { markdown: 'a' } });
     await post(admin(), space.id, { body: { markdown: 'b' } });
     await post(admin(), space.id, { body: { markdown: 'c' } }, `/v1/spaces/${space.id}/change-requests/${cr.id}`);
@@ -483,14 +463,14 @@ describe('targets and counters', () => {
   });
 
   it('keeps comments of a user who no longer exists', async () => {
-    const space = await newSpace();
+    const space = await newSpaceWithPage();
     const em = t.orm.em.fork();
     const leaver = await findOrCreateUser(em, `leaver-${newId(6).toLowerCase()}@example.com`, 'Leaver');
     await setMembership(em, org.id, leaver.id, 'comment');
     const api = client(t.app, (await issueToken(em, leaver.id, 'test')).token);
     const c = await post(api, space.id, { body: { markdown: 'bye' } });
     await api.put(`/v1/spaces/${space.id}/comments/${c.id}`, { resolved: true, addedReactions: ['👋'] });
-    await db('delete from app_user where id = ?', [leaver.id]);
+    await sql(t, 'delete from app_user where id = ?', [leaver.id]);
     const res = await admin().get(`/v1/spaces/${space.id}/comments/${c.id}`);
     expect(res.body).toMatchObject({ postedBy: { object: 'user', id: 'deleted', displayName: 'Deleted user' }, status: 'resolved', resolvedBy: { id: 'deleted' }, reactions: [] });
   });
@@ -498,9 +478,9 @@ describe('targets and counters', () => {
 
 describe('comments in change requests', () => {
   it('keeps change-request comments apart from the space and targets the change request', async () => {
-    const space = await newSpace();
-    const cr = await newChangeRequest(space.id);
-    const [draftPage] = (await edit(space.id, cr.id, [{ operation: 'insert_page', title: 'Draft', emoji: '📝', document: { markdown: 'New\n' } }])).changes.map((c) => c.page.id);
+    const space = await newSpaceWithPage();
+    const cr = await newChangeRequest(admin(), space.id, 'Proposal');
+    const [draftPage] = (await edit(admin(), space.id, cr.id, [{ operation: 'insert_page', title: 'Draft', emoji: '📝', document: { markdown: 'New\n' } }])).changes.map((c) => c.page.id);
     const crRevision = (await admin().get(`/v1/spaces/${space.id}/change-requests/${cr.id}`)).body.revision;
     const base = `/v1/spaces/${space.id}/change-requests/${cr.id}/comments`;
     const posted = await org.members.comment.api.post(base, { body: { markdown: 'in the CR' }, page: draftPage });
@@ -531,8 +511,8 @@ describe('comments in change requests', () => {
     expect((await org.members.review.api.put(`${base}/${c.id}`, { resolved: true })).body.status).toBe('resolved');
     expect((await admin().delete(`${base}/${c.id}/replies/${reply.body.id}`)).status).toBe(205);
     expect((await admin().delete(`${base}/${c.id}`)).status).toBe(205);
-    await db('delete from change_request where id = ?', [cr.id]);
-    expect(await db('select count(*)::int as n from comment where change_request_id = ?', [cr.id])).toEqual([{ n: 0 }]);
+    await sql(t, 'delete from change_request where id = ?', [cr.id]);
+    expect(await sql(t, 'select count(*)::int as n from comment where change_request_id = ?', [cr.id])).toEqual([{ n: 0 }]);
   });
 });
 

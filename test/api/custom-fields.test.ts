@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addMember, client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { expect400, newSpace, sql } from '../support/fixtures.ts';
 
 let t: TestApp;
 let org: TestOrg;
@@ -21,22 +22,6 @@ async function newField(body: Record<string, unknown>) {
   const res = await admin().post(fieldsUrl(), { name: uniqueName(), type: 'text', ...body });
   expect([res.status, res.body]).toEqual([201, expect.anything()]);
   return res.body;
-}
-
-async function newSpace(o: TestOrg = org) {
-  const res = await o.members.admin.api.post(`/v1/orgs/${o.id}/spaces`, { title: 'Space' });
-  expect(res.status).toBe(201);
-  return res.body;
-}
-
-async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-  return t.orm.em.fork().getConnection().execute<T[]>(text, params);
-}
-
-function expect400(res: { status: number; body: any }, field: RegExp) {
-  expect(res.status).toBe(400);
-  expect(res.body.error.code).toBe(400);
-  expect(res.body.error.message).toMatch(field);
 }
 
 describe('custom field definitions', () => {
@@ -188,7 +173,7 @@ describe('custom field values on spaces', () => {
   let names: Record<'text' | 'number' | 'boolean' | 'select' | 'multi', string>;
 
   beforeAll(async () => {
-    space = await newSpace();
+    space = await newSpace(admin(), org.id, { title: 'Space' });
     names = {
       text: (await newField({ type: 'text' })).name,
       number: (await newField({ type: 'number' })).name,
@@ -267,11 +252,11 @@ describe('custom field values on spaces', () => {
 
   it('removes the values when the definition is deleted', async () => {
     const field = await newField({ type: 'text' });
-    const other = await newSpace();
+    const other = await newSpace(admin(), org.id, { title: 'Space' });
     for (const s of [space, other]) {
       expect((await admin().patch(`/v1/spaces/${s.id}/custom-fields`, { values: { [field.name]: { value: 'v' } } })).status).toBe(204);
     }
-    const count = async () => Number((await sql<{ n: string }>('select count(*) as n from space_custom_field_value where custom_field_id = ?', [field.id]))[0].n);
+    const count = async () => Number((await sql<{ n: string }>(t, 'select count(*) as n from space_custom_field_value where custom_field_id = ?', [field.id]))[0].n);
     expect(await count()).toBe(2);
     expect((await admin().delete(`${fieldsUrl()}/${field.name}`)).status).toBe(204);
     expect(await count()).toBe(0);
@@ -279,12 +264,12 @@ describe('custom field values on spaces', () => {
   });
 
   it('leaves the values behind when the space moves to another organization', async () => {
-    const moving = await newSpace();
+    const moving = await newSpace(admin(), org.id, { title: 'Space' });
     expect((await admin().patch(`/v1/spaces/${moving.id}/custom-fields`, { values: { [names.text]: { value: 'stays here' } } })).status).toBe(204);
     const target = await createTestOrg(t, 'Transfer target');
     await addMember(t, target.id, org.members.admin.userId, 'admin');
     expect((await admin().post(`/v1/spaces/${moving.id}/transfer`, { organization: target.id })).status).toBe(200);
-    expect((await sql('select 1 from space_custom_field_value where space_id = ?', [moving.id])).length).toBe(0);
+    expect((await sql(t, 'select 1 from space_custom_field_value where space_id = ?', [moving.id])).length).toBe(0);
     const fields = await admin().get(`/v1/spaces/${moving.id}/custom-fields`);
     expect(fields.status).toBe(200);
     expect(fields.body).toEqual([]);
@@ -305,13 +290,13 @@ describe('custom field values on spaces', () => {
   });
 
   it('refuses edits on a locked space', async () => {
-    const locked = await newSpace();
+    const locked = await newSpace(admin(), org.id, { title: 'Space' });
     expect((await admin().patch(`/v1/spaces/${locked.id}`, { editMode: 'locked' })).status).toBe(200);
     expect((await admin().patch(`/v1/spaces/${locked.id}/custom-fields`, { values: { [names.text]: { value: 'x' } } })).status).toBe(403);
   });
 
   it('does not reveal spaces of other organizations, nor use their fields', async () => {
-    const theirs = await newSpace(other);
+    const theirs = await newSpace(other.members.admin.api, other.id, { title: 'Space' });
     expect((await admin().get(`/v1/spaces/${theirs.id}/custom-fields`)).status).toBe(404);
     expect((await admin().patch(`/v1/spaces/${theirs.id}/custom-fields`, { values: {} })).status).toBe(404);
     const theirField = (await other.members.admin.api.post(`/v1/orgs/${other.id}/custom-fields`, { name: uniqueName('theirs'), type: 'text' })).body;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { listenOnLoopback } from '../support/fixtures.ts';
 import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
 
 /**
@@ -17,10 +18,8 @@ let pageId: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = t.app.server.address() as { port: number };
+  const endpoint = await listenOnLoopback(t);
   org = await createTestOrg(t, 'Client comments org');
-  const endpoint = `http://127.0.0.1:${port}`;
   api = new GitBookAPI({ endpoint, authToken: org.members.admin.token });
   commenter = new GitBookAPI({ endpoint, authToken: org.members.comment.token });
   space = (await api.orgs.createSpace(org.id, { title: 'Reviewed' })).data;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { listenOnLoopback, PNG_2X3 } from '../support/fixtures.ts';
 import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
 
 /**
@@ -14,14 +15,12 @@ let org: TestOrg;
 let api: any;
 let space: { id: string; revision: string };
 
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEklEQVR4nGP8z8DwnwEKGJFZAFApAwHxtIzbAAAAAElFTkSuQmCC';
 
 beforeAll(async () => {
   t = await startTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = t.app.server.address() as { port: number };
+  const serverUrl = await listenOnLoopback(t);
   org = await createTestOrg(t, 'Client content org');
-  api = new GitBookAPI({ endpoint: `http://127.0.0.1:${port}`, authToken: org.members.admin.token });
+  api = new GitBookAPI({ endpoint: serverUrl, authToken: org.members.admin.token });
   space = (await api.orgs.createSpace(org.id, { title: 'Client content' })).data;
 });
 afterAll(() => t.close());
@@ -59,7 +58,7 @@ describe('GitBook client: content and change requests', () => {
     // compat=false: the change request, the pages touched and the files inserted.
     const detailed = (await api.spaces.updateChangeRequestContent(space.id, cr.id, {
       changes: [
-        { operation: 'insert_files', files: [{ name: 'dot.png', contentType: 'image/png', base64: PNG }] },
+        { operation: 'insert_files', files: [{ name: 'dot.png', contentType: 'image/png', base64: PNG_2X3 }] },
         { operation: 'insert_page', ref: 'api', title: 'API', document: { markdown: '# API\n\nReference of the platypus API.\n\n## Authentication\n\nUse tokens.\n' } },
       ],
     }, { compat: false })).data;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { GitBookAPI, GitBookAPIError } from '@gitbook/api';
 import { createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { listenOnLoopback } from '../support/fixtures.ts';
 import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
 import { json, petstore30, petstore31, startFixtureServer, yaml, type FixtureServer } from '../support/openapi-fixtures.ts';
 
@@ -17,9 +18,7 @@ let endpoint: string;
 
 beforeAll(async () => {
   t = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1' });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = t.app.server.address() as { port: number };
-  endpoint = `http://127.0.0.1:${port}`;
+  endpoint = await listenOnLoopback(t);
   org = await createTestOrg(t, 'OpenAPI client org');
   api = new GitBookAPI({ endpoint, authToken: org.members.admin.token });
   fixtures = await startFixtureServer();

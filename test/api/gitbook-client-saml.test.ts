@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { listenOnLoopback, sql } from '../support/fixtures.ts';
 import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { IDP_ENTITY_ID, IDP_SSO_URL, idp, impostor } from '../support/saml-idp.ts';
@@ -17,18 +18,17 @@ let reader: any;
 
 beforeAll(async () => {
   t = await startTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = t.app.server.address() as { port: number };
+  const serverUrl = await listenOnLoopback(t);
   org = await createTestOrg(t, 'Client SAML org');
-  api = new GitBookAPI({ endpoint: `http://127.0.0.1:${port}`, authToken: org.members.admin.token });
-  reader = new GitBookAPI({ endpoint: `http://127.0.0.1:${port}`, authToken: org.members.read.token });
+  api = new GitBookAPI({ endpoint: serverUrl, authToken: org.members.admin.token });
+  reader = new GitBookAPI({ endpoint: serverUrl, authToken: org.members.read.token });
 });
 afterAll(() => t.close());
 
 describe('GitBook client: SAML providers and SSO logins', () => {
   it('creates, reads, lists, updates and deletes providers', async () => {
     const team = newId();
-    await t.orm.em.fork().getConnection().execute(
+    await sql(t, 
       'insert into team (id, organization_id, title, created_at, updated_at) values (?, ?, ?, now(), now())',
       [team, org.id, 'Client team'],
     );

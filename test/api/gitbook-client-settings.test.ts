@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { GitBookAPI, GitBookAPIError } from '@gitbook/api';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { listenOnLoopback, PNG_1X1 } from '../support/fixtures.ts';
 import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
 
 /**
@@ -15,16 +16,14 @@ let installer: TestOrg;
 let api: any;
 let installerApi: any;
 
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 beforeAll(async () => {
   t = await startTestApp({ SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = t.app.server.address() as { port: number };
+  const serverUrl = await listenOnLoopback(t);
   org = await createTestOrg(t, 'Client settings org');
   installer = await createTestOrg(t, 'Client installer org');
-  api = new GitBookAPI({ endpoint: `http://127.0.0.1:${port}`, authToken: org.members.admin.token });
-  installerApi = new GitBookAPI({ endpoint: `http://127.0.0.1:${port}`, authToken: installer.members.admin.token });
+  api = new GitBookAPI({ endpoint: serverUrl, authToken: org.members.admin.token });
+  installerApi = new GitBookAPI({ endpoint: serverUrl, authToken: installer.members.admin.token });
 });
 afterAll(() => t.close());
 
@@ -79,8 +78,8 @@ describe('GitBook client: integrations', () => {
       await api.integrations.publishIntegration(name, {
         title: 'Client integration',
         description: 'Published through GitBook’s client',
-        icon: PNG,
-        previewImages: [PNG],
+        icon: PNG_1X1,
+        previewImages: [PNG_1X1],
         visibility: 'public',
         scopes: ['space:content:read'],
         categories: ['content'],

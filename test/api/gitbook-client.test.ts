@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { GitBookAPI, GitBookAPIError } from '@gitbook/api';
 import { addMember, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { listenOnLoopback } from '../support/fixtures.ts';
 import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
 
 /**
@@ -14,10 +15,9 @@ let api: any;
 
 beforeAll(async () => {
   t = await startTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = t.app.server.address() as { port: number };
+  const serverUrl = await listenOnLoopback(t);
   org = await createTestOrg(t, 'Client org');
-  api = new GitBookAPI({ endpoint: `http://127.0.0.1:${port}`, authToken: org.members.admin.token });
+  api = new GitBookAPI({ endpoint: serverUrl, authToken: org.members.admin.token });
 });
 afterAll(() => t.close());
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { sql } from '../support/fixtures.ts';
 import { createOrganization, issueToken, revokeToken, setMembership } from '../../src/db/accounts.ts';
 
 let t: TestApp;
@@ -35,7 +36,7 @@ describe('authentication', () => {
   });
 
   it('stores only a hash of each token', async () => {
-    const rows = await t.orm.em.fork().getConnection().execute<{ token_hash: string }[]>(
+    const rows = await sql<{ token_hash: string }>(t, 
       'select token_hash from api_token where user_id = ?',
       [org.members.admin.userId],
     );

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { secretBox } from '../../src/lib/secrets.ts';
 import { addMember, client, createTestOrg, startTestApp, type Api, type TestApp, type TestOrg } from '../support/harness.ts';
+import { expect400, PNG_1X1, sql } from '../support/fixtures.ts';
 
 const SECRETS_KEY = randomBytes(32).toString('base64');
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const GIF = 'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7';
 const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect width="16" height="16"/></svg>').toString('base64');
 const SECRET_VALUE = `s3cr3t-${randomBytes(8).toString('hex')}`;
@@ -53,21 +53,11 @@ async function publish(name: string, o: TestOrg = owner, extra: Record<string, u
   return res.body;
 }
 
-async function sql<T = Record<string, any>>(text: string, params: unknown[] = []): Promise<T[]> {
-  return t.orm.em.fork().getConnection().execute<T[]>(text, params);
-}
-
-function expect400(res: { status: number; body: any }, field: RegExp) {
-  expect(res.status).toBe(400);
-  expect(res.body.error.code).toBe(400);
-  expect(res.body.error.message).toMatch(field);
-}
-
 describe('publishing', () => {
   it('creates an integration, then each publication increments its version', async () => {
     const name = uniqueName();
     const first = await publish(name, owner, {
-      icon: PNG,
+      icon: PNG_1X1,
       previewImages: [GIF, SVG],
       summary: '# Summary',
       visibility: 'public',
@@ -120,11 +110,11 @@ describe('publishing', () => {
 
   it('serves the icon and preview images it was given', async () => {
     const name = uniqueName();
-    const published = await publish(name, owner, { icon: PNG, previewImages: [SVG], visibility: 'unlisted' });
+    const published = await publish(name, owner, { icon: PNG_1X1, previewImages: [SVG], visibility: 'unlisted' });
     const icon = await t.app.inject({ method: 'GET', url: new URL(published.urls.icon).pathname, headers: { authorization: `Bearer ${stranger.members.read.token}` } });
     expect(icon.statusCode).toBe(200);
     expect(icon.headers['content-type']).toBe('image/png');
-    expect(icon.rawPayload.equals(Buffer.from(PNG, 'base64'))).toBe(true);
+    expect(icon.rawPayload.equals(Buffer.from(PNG_1X1, 'base64'))).toBe(true);
     const svg = await t.app.inject({ method: 'GET', url: new URL(published.previewImages[0]).pathname, headers: { authorization: `Bearer ${owner.members.admin.token}` } });
     expect(svg.headers['content-type']).toBe('image/svg+xml');
     expect(svg.headers['content-security-policy']).toMatch(/sandbox/);
@@ -134,7 +124,7 @@ describe('publishing', () => {
   it('stores secrets encrypted, keeps them across publications without secrets, and never returns them', async () => {
     const name = uniqueName();
     await publish(name, owner, { secrets: { API_KEY: SECRET_VALUE, OTHER: 'two' } });
-    const [row] = await sql<{ secrets_sealed: string; script: string }>('select secrets_sealed, script from integration where name = ?', [name]);
+    const [row] = await sql<{ secrets_sealed: string; script: string }>(t, 'select secrets_sealed, script from integration where name = ?', [name]);
     expect(row.secrets_sealed).not.toContain(SECRET_VALUE);
     expect(row.secrets_sealed).not.toContain('API_KEY');
     expect(Buffer.from(row.secrets_sealed.split('.')[3], 'base64url').toString('utf8')).not.toContain(SECRET_VALUE);
@@ -144,16 +134,16 @@ describe('publishing', () => {
     expect(row.script).toBe(SCRIPT);
 
     await publish(name, owner, {});
-    const [kept] = await sql<{ secrets_sealed: string }>('select secrets_sealed from integration where name = ?', [name]);
+    const [kept] = await sql<{ secrets_sealed: string }>(t, 'select secrets_sealed from integration where name = ?', [name]);
     expect(JSON.parse(box.open(kept.secrets_sealed, `integration:${name}`))).toEqual({ API_KEY: SECRET_VALUE, OTHER: 'two' });
     await publish(name, owner, { secrets: {} });
-    const [cleared] = await sql<{ secrets_sealed: string }>('select secrets_sealed from integration where name = ?', [name]);
+    const [cleared] = await sql<{ secrets_sealed: string }>(t, 'select secrets_sealed from integration where name = ?', [name]);
     expect(JSON.parse(box.open(cleared.secrets_sealed, `integration:${name}`))).toEqual({});
   });
 
   it('publishes under an organization given by its subdomain', async () => {
     const subdomain = `acme-${randomBytes(3).toString('hex')}`;
-    await sql('update organization set subdomain = ? where id = ?', [subdomain, owner.id]);
+    await sql(t, 'update organization set subdomain = ? where id = ?', [subdomain, owner.id]);
     const name = uniqueName();
     const res = await as(owner).post(`/v1/integrations/${name}`, publishBody(owner, { organization: subdomain }));
     expect(res.status).toBe(200);
@@ -173,8 +163,8 @@ describe('publishing', () => {
     expect400(await post(name, { description: 'x'.repeat(101) }), /description/);
     expect400(await post(name, { summary: 'x'.repeat(2049) }), /summary/);
     expect((await post(uniqueName(), { summary: 'x'.repeat(2048) })).status).toBe(200);
-    expect400(await post(name, { previewImages: [PNG, PNG, PNG, PNG] }), /previewImages/);
-    expect((await post(uniqueName(), { previewImages: [PNG, GIF, SVG] })).status).toBe(200);
+    expect400(await post(name, { previewImages: [PNG_1X1, PNG_1X1, PNG_1X1, PNG_1X1] }), /previewImages/);
+    expect((await post(uniqueName(), { previewImages: [PNG_1X1, GIF, SVG] })).status).toBe(200);
     expect400(await as(owner).post(`/v1/integrations/${name}`, { title: 'Title', description: 'd', organization: owner.id }), /script/);
     expect400(await as(owner).post(`/v1/integrations/${name}`, { title: 'Title', description: 'd', script: 'x' }), /organization/);
     expect400(await as(owner).post(`/v1/integrations/${name}`, { description: 'd', script: 'x', organization: owner.id }), /title/);
@@ -184,7 +174,7 @@ describe('publishing', () => {
     bmp.write('BM');
     bmp.writeUInt32LE(1, 18);
     bmp.writeInt32LE(1, 22);
-    expect400(await post(name, { previewImages: [PNG, bmp.toString('base64')] }), /previewImages\[1\]/);
+    expect400(await post(name, { previewImages: [PNG_1X1, bmp.toString('base64')] }), /previewImages\[1\]/);
     expect400(await post(name, { secrets: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`K${i}`, 'v'])) }), /secrets/);
     expect400(await post(name, { secrets: { 'bad key': 'v' } }), /secrets/);
     expect400(await post(name, { visibility: 'secret' }), /visibility/);
@@ -404,7 +394,7 @@ describe('unpublishing', () => {
     expect(res.status).toBe(204);
     expect((await as(owner).get(`/v1/integrations/${name}`)).status).toBe(404);
     expect((await as(owner).get(`/v1/integrations/${name}/installations`)).status).toBe(404);
-    const left = await sql<{ n: string }>('select count(*) as n from integration_installation where integration_name = ?', [name]);
+    const left = await sql<{ n: string }>(t, 'select count(*) as n from integration_installation where integration_name = ?', [name]);
     expect(Number(left[0].n)).toBe(0);
     expect((await as(owner).delete(`/v1/integrations/${name}`)).status).toBe(404);
   });

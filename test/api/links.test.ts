@@ -1,24 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { edit, newChangeRequest, PNG_2X3 } from '../support/fixtures.ts';
 
 let t: TestApp;
 let org: TestOrg;
 let other: TestOrg;
 
 const admin = () => org.members.admin.api;
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEklEQVR4nGP8z8DwnwEKGJFZAFApAwHxtIzbAAAAAElFTkSuQmCC';
-
-async function edit(spaceId: string, crId: string, changes: unknown[]) {
-  const res = await admin().post(`/v1/spaces/${spaceId}/change-requests/${crId}/content?compat=false`, { changes });
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function newChangeRequest(spaceId: string) {
-  const res = await admin().post(`/v1/spaces/${spaceId}/change-requests`, { subject: 'Links' });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; number: number };
-}
 
 /**
  * Untitled (the first page), Guide (→ Install), API, and a file dot.png, merged into the space:
@@ -34,9 +22,9 @@ beforeAll(async () => {
   other = await createTestOrg(t, 'Links elsewhere');
   space = (await admin().post(`/v1/orgs/${org.id}/spaces`, { title: 'Linked docs' })).body;
   const untitled = (await admin().get(`/v1/spaces/${space.id}/content/pages`)).body.pages[0].id;
-  const cr = await newChangeRequest(space.id);
-  const first = await edit(space.id, cr.id, [
-    { operation: 'insert_files', files: [{ name: 'dot.png', contentType: 'image/png', base64: PNG }] },
+  const cr = await newChangeRequest(admin(), space.id, 'Links');
+  const first = await edit(admin(), space.id, cr.id, [
+    { operation: 'insert_files', files: [{ name: 'dot.png', contentType: 'image/png', base64: PNG_2X3 }] },
     {
       operation: 'insert_page',
       ref: 'guide',
@@ -57,7 +45,7 @@ beforeAll(async () => {
   ]);
   fileId = first.insertedFiles[0].id;
   const [guide, install, api] = first.changes.map((c: { page: { id: string } }) => c.page.id);
-  await edit(space.id, cr.id, [
+  await edit(admin(), space.id, cr.id, [
     {
       operation: 'update_page',
       page: api,
@@ -142,8 +130,8 @@ describe('links', () => {
   });
 
   it('reads links in change request content and counts broken links of open change requests', async () => {
-    const cr = await newChangeRequest(space.id);
-    await edit(space.id, cr.id, [{ operation: 'delete_page', page: ids.api }]);
+    const cr = await newChangeRequest(admin(), space.id, 'Links');
+    await edit(admin(), space.id, cr.id, [{ operation: 'delete_page', page: ids.api }]);
 
     const inCr = await admin().get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/page/${ids.guide}/links`);
     expect(inCr.status).toBe(200);
@@ -196,8 +184,8 @@ describe('backlinks', () => {
     const second = await admin().get(`/v1/spaces/${space.id}/content/files/${fileId}/backlinks?limit=1&page=${first.body.next.page}`);
     expect(second.body).toEqual({ items: at(ids.api), count: 2 });
 
-    const cr = await newChangeRequest(space.id);
-    await edit(space.id, cr.id, [
+    const cr = await newChangeRequest(admin(), space.id, 'Links');
+    await edit(admin(), space.id, cr.id, [
       { operation: 'update_page', page: ids.guide, document: { markdown: 'No picture any more.\n' } },
       { operation: 'update_page', page: ids.install, document: { markdown: `Picture: ![dot](gitbook://file/${fileId})\n` } },
     ]);

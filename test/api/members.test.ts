@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addMember, client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { sql } from '../support/fixtures.ts';
 import { findOrCreateUser } from '../../src/db/accounts.ts';
 import { newId } from '../../src/domain/ids.ts';
 
@@ -16,10 +17,6 @@ afterAll(() => t.close());
 
 const admin = () => org.members.admin.api;
 const ROLE_ORDER = ['admin', 'create', 'review', 'edit', 'comment', 'read', 'guest'] as const;
-
-async function sql(text: string, params: unknown[] = []) {
-  return t.orm.em.fork().getConnection().execute(text, params);
-}
 
 /** Every page of a list, following `next.page`. */
 async function collect(api: ReturnType<typeof client>, url: string) {
@@ -43,14 +40,14 @@ async function collect(api: ReturnType<typeof client>, url: string) {
 async function freshOrg(title = 'Scratch org') {
   const o = await createTestOrg(t, title);
   for (const [i, role] of ROLE_ORDER.entries()) {
-    await sql('update member set joined_at = ? where organization_id = ? and user_id = ?', [new Date(Date.UTC(2024, 0, 1, 0, 0, i)), o.id, o.members[role].userId]);
+    await sql(t, 'update member set joined_at = ? where organization_id = ? and user_id = ?', [new Date(Date.UTC(2024, 0, 1, 0, 0, i)), o.id, o.members[role].userId]);
   }
   return o;
 }
 
 /** Gives rows of `table` creation times one second apart, in the order given. */
 async function spreadCreation(table: 'space' | 'team', ids: string[]) {
-  for (const [i, id] of ids.entries()) await sql(`update ${table} set created_at = ? where id = ?`, [new Date(Date.UTC(2024, 0, 1, 0, 0, i)), id]);
+  for (const [i, id] of ids.entries()) await sql(t, `update ${table} set created_at = ? where id = ?`, [new Date(Date.UTC(2024, 0, 1, 0, 0, i)), id]);
 }
 
 describe('listing members', () => {
@@ -133,8 +130,8 @@ describe('listing members', () => {
     const seen = await o.members.admin.api.get(`/v1/orgs/${o.id}/members?sort=lastSeenAt`);
     expect(seen.body.items.map((m: { id: string }) => m.id)).toEqual([o.members.guest.userId]);
     expect(Date.parse(seen.body.items[0].lastSeenAt)).toBeGreaterThan(Date.now() - 60_000);
-    await sql(`update member set last_seen_at = ? where organization_id = ? and user_id = ?`, ['2024-01-01T00:00:00.000Z', o.id, o.members.read.userId]);
-    await sql(`update member set last_seen_at = ? where organization_id = ? and user_id = ?`, ['2025-01-01T00:00:00.000Z', o.id, o.members.edit.userId]);
+    await sql(t, `update member set last_seen_at = ? where organization_id = ? and user_id = ?`, ['2024-01-01T00:00:00.000Z', o.id, o.members.read.userId]);
+    await sql(t, `update member set last_seen_at = ? where organization_id = ? and user_id = ?`, ['2025-01-01T00:00:00.000Z', o.id, o.members.edit.userId]);
     const desc = await o.members.admin.api.get(`/v1/orgs/${o.id}/members?sort=lastSeenAt&limit=1`);
     expect(desc.body.count).toBe(3);
     const { ids } = await collect(o.members.admin.api, `/v1/orgs/${o.id}/members?sort=lastSeenAt&limit=1`);
@@ -209,7 +206,7 @@ describe('one member', () => {
       o.members.create.api.patch(`/v1/orgs/${o.id}/members/${o.members.create.userId}`, { role: 'read' }),
     ]);
     expect([a.status, b.status].sort()).toEqual([200, 409]);
-    const admins = await sql(`select user_id from member where organization_id = ? and role = 'admin'`, [o.id]);
+    const admins = await sql(t, `select user_id from member where organization_id = ? and role = 'admin'`, [o.id]);
     expect(admins).toHaveLength(1);
   });
 
@@ -251,7 +248,7 @@ describe('one member', () => {
   it('pings: any member, guests included, records their own activity', async () => {
     const o = await freshOrg('Ping org');
     expect((await o.members.guest.api.post(`/v1/orgs/${o.id}/ping`)).status).toBe(200);
-    const rows = await sql('select user_id from member where organization_id = ? and last_seen_at is not null', [o.id]);
+    const rows = await sql(t, 'select user_id from member where organization_id = ? and last_seen_at is not null', [o.id]);
     expect(rows).toEqual([{ user_id: o.members.guest.userId }]);
     expect((await other.members.admin.api.post(`/v1/orgs/${o.id}/ping`)).status).toBe(404);
     expect((await client(t.app).post(`/v1/orgs/${o.id}/ping`)).status).toBe(401);
@@ -305,7 +302,7 @@ describe("a member's spaces and teams", () => {
   it('gives a disabled member no spaces', async () => {
     const o = await freshOrg('Disabled org');
     await o.members.admin.api.post(`/v1/orgs/${o.id}/spaces`, { title: 'Any' });
-    await sql('update member set disabled = true where organization_id = ? and user_id = ?', [o.id, o.members.edit.userId]);
+    await sql(t, 'update member set disabled = true where organization_id = ? and user_id = ?', [o.id, o.members.edit.userId]);
     const m = await o.members.admin.api.get(`/v1/orgs/${o.id}/members/${o.members.edit.userId}`);
     expect(m.body).toMatchObject({ disabled: true, spaces: 0 });
     expect((await o.members.admin.api.get(`/v1/orgs/${o.id}/members/${o.members.edit.userId}/spaces`)).body).toEqual({ items: [], count: 0 });

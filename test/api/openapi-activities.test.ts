@@ -4,6 +4,7 @@ import { openapiActivities } from '../../src/activities/openapi-processing.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { fetchPolicyFromEnv } from '../../src/lib/guarded-fetch.ts';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { sql } from '../support/fixtures.ts';
 import { petstore30, petstore31 } from '../support/openapi-fixtures.ts';
 
 /**
@@ -21,23 +22,22 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const run = (query: string, params: unknown[] = []) => t.orm.em.fork().getConnection().execute(query, params);
 
 async function textSpec(text: string): Promise<string> {
   const id = newId();
   const textId = newId();
-  await run(`insert into openapi_spec (id, organization_id, slug, source_text_id) values (?, ?, ?, ?)`, [id, org.id, `s-${id.toLowerCase()}`, textId]);
-  await run(`insert into openapi_spec_text (id, spec_id, text) values (?, ?, ?)`, [textId, id, text]);
+  await sql(t, `insert into openapi_spec (id, organization_id, slug, source_text_id) values (?, ?, ?, ?)`, [id, org.id, `s-${id.toLowerCase()}`, textId]);
+  await sql(t, `insert into openapi_spec_text (id, spec_id, text) values (?, ?, ?)`, [textId, id, text]);
   return id;
 }
 
-const versions = async (specId: string) => (await run('select id from openapi_spec_version where spec_id = ? order by created_at', [specId])).map((r) => (r as { id: string }).id);
+const versions = async (specId: string) => (await sql(t, 'select id from openapi_spec_version where spec_id = ? order by created_at', [specId])).map((r) => (r as { id: string }).id);
 
 describe('OpenAPI processing activities', () => {
   it('record a version once, however often they are retried', async () => {
     const specId = await textSpec(JSON.stringify(petstore30));
     expect(await activities.beginOpenApiProcessing({ specId, generation: 1 })).toEqual({ status: 'ready', generation: 1, kind: 'text' });
-    expect((await run('select processing_state from openapi_spec where id = ?', [specId]))[0].processing_state).toBe('progress');
+    expect((await sql(t, 'select processing_state from openapi_spec where id = ?', [specId]))[0].processing_state).toBe('progress');
 
     const input = { specId, generation: 1, versionId: 'version-one' };
     expect(await activities.fetchOpenApiSpec(input)).toEqual({ outcome: 'created', versionId: 'version-one' });
@@ -49,13 +49,13 @@ describe('OpenAPI processing activities', () => {
     // Another run with the same content: unchanged.
     expect(await activities.fetchOpenApiSpec({ ...input, versionId: 'version-two' })).toEqual({ outcome: 'unchanged', versionId: 'version-one' });
     expect(await versions(specId)).toEqual(['version-one']);
-    const [spec] = await run('select processing_state, last_version_id, last_process_error_code from openapi_spec where id = ?', [specId]);
+    const [spec] = await sql(t, 'select processing_state, last_version_id, last_process_error_code from openapi_spec where id = ?', [specId]);
     expect(spec).toEqual({ processing_state: 'complete', last_version_id: 'version-one', last_process_error_code: null });
   });
 
   it('records nothing for a source that was replaced since the run started', async () => {
     const specId = await textSpec(JSON.stringify(petstore30));
-    await run(`update openapi_spec set source_generation = 2 where id = ?`, [specId]);
+    await sql(t, `update openapi_spec set source_generation = 2 where id = ?`, [specId]);
     expect(await activities.beginOpenApiProcessing({ specId, generation: 1 })).toEqual({ status: 'stale' });
     expect(await activities.fetchOpenApiSpec({ specId, generation: 1, versionId: 'stale-version' })).toEqual({ outcome: 'stale' });
     expect(await activities.recordOpenApiFailure({ specId, generation: 1, detail: 'HTTP_ERROR', message: 'old' })).toBe(false);
@@ -78,7 +78,7 @@ describe('OpenAPI processing activities', () => {
     expect((error as ApplicationFailure).type).toBe('INVALID_SPEC');
     expect((error as ApplicationFailure).nonRetryable).toBe(true);
     expect(await activities.recordOpenApiFailure({ specId, generation: 1, detail: 'INVALID_SPEC', message: (error as Error).message })).toBe(true);
-    const [spec] = await run('select processing_state, last_process_error_code, last_process_errors from openapi_spec where id = ?', [specId]);
+    const [spec] = await sql(t, 'select processing_state, last_process_error_code, last_process_errors from openapi_spec where id = ?', [specId]);
     expect(spec).toMatchObject({ processing_state: 'complete', last_process_error_code: 'PARSE_ERROR', last_process_errors: [{ code: 'INVALID_SPEC' }] });
   });
 });

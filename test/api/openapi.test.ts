@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { client, createTestOrg, eventually, startTestApp, type Api, type TestApp, type TestOrg } from '../support/harness.ts';
+import { sql } from '../support/fixtures.ts';
 import {
   invalid30, json, multiFileEntry, multiFilePets, multiFileSchemas, petstore30, petstore31, startFixtureServer, swagger20, yaml,
   type FixtureServer,
@@ -162,7 +163,7 @@ describe('creating and processing specs', () => {
     expect(version.url).toBe(`http://docs.test/v1/orgs/${org.id}/openapi/from-text/versions/${version.id}/content`);
     const content = (await admin().get(`${specsPath()}/from-text/versions/latest/content`)).body;
     expect(content).toEqual({ filesystem: { 'openapi.yaml': petstore31 }, url: version.url, urls: { source: version.url, public: null } });
-    const rows = await t.orm.em.fork().getConnection().execute('select text from openapi_spec_text where spec_id = ?', [created.id]);
+    const rows = await sql(t, 'select text from openapi_spec_text where spec_id = ?', [created.id]);
     expect(rows).toEqual([{ text }]);
     expect(await schedule(created.id)).toBeNull();
     // The workflow gets ids, never the text.
@@ -292,7 +293,7 @@ describe('versions and the refresh schedule', () => {
     expect(deleted.status).toBe(205);
     expect(await schedule(created.id)).toBeNull();
     expect((await admin().get(`${specsPath()}/scheduled`)).status).toBe(404);
-    const left = await t.orm.em.fork().getConnection().execute(
+    const left = await sql(t, 
       `select (select count(*)::int from openapi_spec_version where spec_id = ?) as versions, (select count(*)::int from openapi_spec_text where spec_id = ?) as texts`,
       [created.id, created.id],
     );
@@ -303,7 +304,7 @@ describe('versions and the refresh schedule', () => {
   it('a schedule left behind by a deleted spec removes itself when it fires', async () => {
     const created = await createSpec('orphan', { url: `${fixtures.base}/v30/openapi.json` });
     await processed('orphan');
-    await t.orm.em.fork().getConnection().execute('delete from openapi_spec where id = ?', [created.id]);
+    await sql(t, 'delete from openapi_spec where id = ?', [created.id]);
     await t.temporal.schedule.getHandle(`openapi-refresh/${created.id}`).trigger();
     await eventually(async () => (await schedule(created.id)) === null);
   });

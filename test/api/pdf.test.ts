@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { PNG_2X3, sql } from '../support/fixtures.ts';
 import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
 import { loadSecretsKey } from '../../src/lib/secrets.ts';
 import { deriveSigningKey, signedUrl } from '../../src/lib/signed-urls.ts';
-import { sql } from '../../src/db/sql.ts';
 import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from '../../src/workflows/search-attributes.ts';
 import { pdfActivities } from '../../src/activities/pdf-export.ts';
 import { LocalBlobStore } from '../../src/lib/blob-store.ts';
@@ -26,7 +26,6 @@ let space: { id: string };
 let cr: { id: string; number: number };
 const ids: Record<string, string> = {};
 
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEklEQVR4nGP8z8DwnwEKGJFZAFApAwHxtIzbAAAAAElFTkSuQmCC';
 const admin = () => org.members.admin.api;
 const pdfPath = (query = '') => `/v1/spaces/${space.id}/change-requests/${cr.id}/pdf${query}`;
 
@@ -42,7 +41,7 @@ beforeAll(async () => {
   const root = (await admin().get(`/v1/spaces/${space.id}/content/pages`)).body.pages[0];
   const edit = await admin().post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content?compat=false`, {
     changes: [
-      { operation: 'insert_files', files: [{ name: 'dot.png', contentType: 'image/png', base64: PNG }] },
+      { operation: 'insert_files', files: [{ name: 'dot.png', contentType: 'image/png', base64: PNG_2X3 }] },
       {
         operation: 'update_page',
         page: root.id,
@@ -137,7 +136,7 @@ describe('GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf', () =>
     const reader = await org.members.read.api.get(pdfPath());
     expect(reader.status).toBe(200);
     expect(shaOf(reader.body.url)).toBe(shaOf(first));
-    const rows = await sql(t.orm.em.fork(), 'select * from pdf_export where change_request_id = ? and page_id = ?', [cr.id, '']);
+    const rows = await sql(t, 'select * from pdf_export where change_request_id = ? and page_id = ?', [cr.id, '']);
     expect(rows).toHaveLength(1);
 
     // The workflow that printed it says what, which and who.
@@ -286,7 +285,7 @@ describe('the export activity, called directly', () => {
     const reprinted = await elsewhere.exportChangeRequestPdf(input);
     expect(reprinted).toMatchObject({ status: 'ready', reused: false });
     expect(await elsewhere.exportChangeRequestPdf(input)).toEqual({ ...reprinted, reused: true });
-    const rows = await sql<{ sha256: string }>(t.orm.em.fork(), 'select sha256 from pdf_export where change_request_id = ?', [c.id]);
+    const rows = await sql<{ sha256: string }>(t, 'select sha256 from pdf_export where change_request_id = ?', [c.id]);
     expect(rows.map((r) => r.sha256)).toEqual([(reprinted as { sha256: string }).sha256]);
 
     expect(await activities.exportChangeRequestPdf({ ...input, pageId: 'missing', only: true })).toEqual({ status: 'not-found', what: 'page' });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { sql } from '../support/fixtures.ts';
 import { newId } from '../../src/domain/ids.ts';
 import {
   buildResponse, encode, IDP_ENTITY_ID, IDP_SSO_URL, idp, impostor, inflateRequest, sign, type ResponseOptions,
@@ -17,11 +18,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const admin = () => org.members.admin.api;
-const sql = <T = any>(query: string, params: unknown[] = []) => t.orm.em.fork().getConnection().execute<T[]>(query, params);
 
 async function createTeam(organizationId: string, title = 'Team') {
   const id = newId();
-  await sql('insert into team (id, organization_id, title, created_at, updated_at) values (?, ?, ?, now(), now())', [id, organizationId, title]);
+  await sql(t, 'insert into team (id, organization_id, title, created_at, updated_at) values (?, ?, ?, now(), now())', [id, organizationId, title]);
   return id;
 }
 
@@ -95,7 +95,7 @@ describe('SAML provider management', () => {
   it('keeps the provider when its default team is deleted', async () => {
     const team = await createTeam(org.id);
     const p = await newProvider(complete({ defaultTeam: team }));
-    await sql('delete from team where id = ?', [team]);
+    await sql(t, 'delete from team where id = ?', [team]);
     const res = await admin().get(`/v1/orgs/${org.id}/saml/${p.id}`);
     expect(res.status).toBe(200);
     expect(res.body.defaultTeam).toBeUndefined();
@@ -301,9 +301,9 @@ describe('SAML sign-in', () => {
     const me = await client(t.app, res.body.token).get('/v1/user');
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ id: res.body.userId, email: o.email, displayName: 'Ada Lovelace' });
-    const [member] = await sql('select role, sso, disabled from member where organization_id = ? and user_id = ?', [org.id, res.body.userId]);
+    const [member] = await sql(t, 'select role, sso, disabled from member where organization_id = ? and user_id = ?', [org.id, res.body.userId]);
     expect(member).toEqual({ role: 'comment', sso: true, disabled: false });
-    expect(await sql('select role from team_member where team_id = ? and user_id = ?', [team, res.body.userId])).toEqual([{ role: 'member' }]);
+    expect(await sql(t, 'select role from team_member where team_id = ? and user_id = ?', [team, res.body.userId])).toEqual([{ role: 'member' }]);
     expect((await client(t.app, res.body.token).get(`/v1/orgs/${org.id}`)).status).toBe(200);
     const teamNow = await admin().get(`/v1/orgs/${org.id}/saml/${provider.id}`);
     expect(teamNow.body.defaultTeam.members).toBeGreaterThanOrEqual(1);
@@ -318,11 +318,11 @@ describe('SAML sign-in', () => {
   });
 
   it('keeps the role of an existing member and marks them as SSO, finding them by email case-insensitively', async () => {
-    const [reader] = await sql<{ email: string }>('select email from app_user where id = ?', [org.members.read.userId]);
+    const [reader] = await sql<{ email: string }>(t, 'select email from app_user where id = ?', [org.members.read.userId]);
     const res = await post(sign(buildResponse(options({ email: reader.email.toUpperCase() })), 'assertion'));
     expect(res.status).toBe(200);
     expect(res.body.userId).toBe(org.members.read.userId);
-    const [member] = await sql('select role, sso from member where organization_id = ? and user_id = ?', [org.id, org.members.read.userId]);
+    const [member] = await sql(t, 'select role, sso from member where organization_id = ? and user_id = ?', [org.id, org.members.read.userId]);
     expect(member).toEqual({ role: 'read', sso: true });
   });
 
@@ -388,9 +388,9 @@ describe('SAML sign-in', () => {
     expect(garbage.status).toBe(400);
     expect(garbage.body.error.message).toMatch(/SAMLResponse/);
 
-    const [user] = await sql<{ email: string }>('select email from app_user where id = ?', [org.members.edit.userId]);
-    await sql('update member set disabled = true where organization_id = ? and user_id = ?', [org.id, org.members.edit.userId]);
+    const [user] = await sql<{ email: string }>(t, 'select email from app_user where id = ?', [org.members.edit.userId]);
+    await sql(t, 'update member set disabled = true where organization_id = ? and user_id = ?', [org.id, org.members.edit.userId]);
     await expectRefused(sign(buildResponse(options({ email: user.email })), 'assertion'), 403, /disabled/);
-    await sql('update member set disabled = false where organization_id = ? and user_id = ?', [org.id, org.members.edit.userId]);
+    await sql(t, 'update member set disabled = false where organization_id = ? and user_id = ?', [org.id, org.members.edit.userId]);
   });
 });

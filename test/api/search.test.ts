@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { edit, merge, newChangeRequest, newSpace } from '../support/fixtures.ts';
 import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
 
 let t: TestApp;
@@ -15,35 +16,12 @@ afterAll(() => t.close());
 
 const admin = () => org.members.admin.api;
 
-async function newSpace() {
-  const res = await admin().post(`/v1/orgs/${org.id}/spaces`, { title: 'Docs' });
-  expect(res.status).toBe(201);
-  return res.body as { id: string };
-}
-
-async function newChangeRequest(spaceId: string) {
-  const res = await admin().post(`/v1/spaces/${spaceId}/change-requests`, { subject: 'Edit' });
-  expect(res.status).toBe(201);
-  return res.body as { id: string };
-}
-
-async function edit(spaceId: string, crId: string, changes: unknown[]) {
-  const res = await admin().post(`/v1/spaces/${spaceId}/change-requests/${crId}/content?compat=false`, { changes });
-  expect(res.status).toBe(200);
-  return res.body as { changes: { object: string; ref?: string; page: { id: string } }[] };
-}
-
-async function merge(spaceId: string, crId: string) {
-  const res = await admin().post(`/v1/spaces/${spaceId}/change-requests/${crId}/merge`);
-  expect(res.body.result).toBe('merge');
-}
-
 /** A space whose content is the given pages, merged through one change request; returns the new page ids by title. */
 async function spaceWith(changes: unknown[]) {
-  const space = await newSpace();
-  const cr = await newChangeRequest(space.id);
-  const edited = await edit(space.id, cr.id, changes);
-  await merge(space.id, cr.id);
+  const space = await newSpace(admin(), org.id);
+  const cr = await newChangeRequest(admin(), space.id);
+  const edited = await edit(admin(), space.id, cr.id, changes);
+  await merge(admin(), space.id, cr.id);
   return { space, ids: edited.changes.map((c) => c.page.id) };
 }
 
@@ -93,15 +71,15 @@ describe('space search', () => {
     const { space, ids } = await spaceWith([{ operation: 'insert_page', title: 'Zoo', document: { markdown: 'An okapi lives here.\n' } }]);
     expect((await search(space.id, 'okapi')).body.items.map((i: { id: string }) => i.id)).toEqual([ids[0]]);
 
-    const cr = await newChangeRequest(space.id);
-    await edit(space.id, cr.id, [
+    const cr = await newChangeRequest(admin(), space.id);
+    await edit(admin(), space.id, cr.id, [
       { operation: 'insert_page', title: 'Rare animals', document: { markdown: 'The zebracorn is rare.\n' } },
       { operation: 'delete_page', page: ids[0] },
     ]);
     expect((await search(space.id, 'zebracorn')).body).toEqual({ items: [], count: 0 });
     expect((await search(space.id, 'okapi')).body.count).toBe(1);
 
-    await merge(space.id, cr.id);
+    await merge(admin(), space.id, cr.id);
     const found = await search(space.id, 'zebracorn');
     expect(found.body.items.map((i: { title: string }) => i.title)).toEqual(['Rare animals']);
     expect((await search(space.id, 'okapi')).body).toEqual({ items: [], count: 0 });
@@ -131,7 +109,7 @@ describe('space search', () => {
   });
 
   it('validates the query and limit', async () => {
-    const space = await newSpace();
+    const space = await newSpace(admin(), org.id);
     for (const url of [`/v1/spaces/${space.id}/search`, `/v1/spaces/${space.id}/search?query=`, `/v1/spaces/${space.id}/search?query=${'a'.repeat(513)}`]) {
       const res = await admin().get(url);
       expect(res.status).toBe(400);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { newSpace, sql } from '../support/fixtures.ts';
 import { spaceDeletionWorkflowId } from '../../src/temporal/space-deletion.ts';
 import { newId } from '../../src/domain/ids.ts';
 
@@ -14,14 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function newSpace(api = org.members.admin.api, orgId = org.id) {
-  const res = await api.post(`/v1/orgs/${orgId}/spaces`, { title: 'Short-lived' });
-  expect(res.status).toBe(201);
-  return res.body as { id: string };
-}
-
 async function spaceRow(app: TestApp, id: string) {
-  const rows = await app.orm.em.fork().getConnection().execute<{ id: string; deleted_at: Date | null }[]>(
+  const rows = await sql<{ id: string; deleted_at: Date | null }>(app, 
     'select id, deleted_at from space where id = ?',
     [id],
   );
@@ -31,7 +26,7 @@ async function spaceRow(app: TestApp, id: string) {
 describe('deleting a space', () => {
   it('hides it at once, records the deletion in Temporal, and purges it after the retention', async () => {
     const api = org.members.admin.api;
-    const s = await newSpace();
+    const s = await newSpace(org.members.admin.api, org.id, { title: 'Short-lived' });
     expect((await org.members.create.api.delete(`/v1/spaces/${s.id}`)).status).toBe(403);
     const res = await api.delete(`/v1/spaces/${s.id}`);
     expect(res.status).toBe(205);
@@ -50,13 +45,13 @@ describe('deleting a space', () => {
     const result = await handle.result();
     expect(result.state).toBe('purged');
     expect(await spaceRow(t, s.id)).toBeUndefined();
-    const revisions = await t.orm.em.fork().getConnection().execute('select id from revision where space_id = ?', [s.id]);
+    const revisions = await sql(t, 'select id from revision where space_id = ?', [s.id]);
     expect(revisions).toEqual([]);
     expect((await api.post(`/v1/spaces/${s.id}/restore`)).status).toBe(404);
   });
 
   it('can be found by operators through search attributes', async () => {
-    const s = await newSpace();
+    const s = await newSpace(org.members.admin.api, org.id, { title: 'Short-lived' });
     await org.members.admin.api.delete(`/v1/spaces/${s.id}`);
     const found = await eventually(async () => {
       const ids: string[] = [];
@@ -69,7 +64,7 @@ describe('deleting a space', () => {
 
 describe('restoring a space', () => {
   it('brings it back inside the window and the timer never purges it', async () => {
-    const s = await newSpace();
+    const s = await newSpace(org.members.admin.api, org.id, { title: 'Short-lived' });
     await org.members.admin.api.delete(`/v1/spaces/${s.id}`);
     expect((await org.members.edit.api.post(`/v1/spaces/${s.id}/restore`)).status).toBe(403);
     const restored = await org.members.admin.api.post(`/v1/spaces/${s.id}/restore`);
@@ -84,7 +79,7 @@ describe('restoring a space', () => {
   });
 
   it('can delete a restored space again, and that deletion purges it', async () => {
-    const s = await newSpace();
+    const s = await newSpace(org.members.admin.api, org.id, { title: 'Short-lived' });
     await org.members.admin.api.delete(`/v1/spaces/${s.id}`);
     await org.members.admin.api.post(`/v1/spaces/${s.id}/restore`);
     expect((await org.members.admin.api.delete(`/v1/spaces/${s.id}`)).status).toBe(205);
@@ -103,7 +98,7 @@ describe('durability', () => {
     let worker = startWorker();
     try {
       const local = await createTestOrg(app, 'Restart org');
-      const s = await newSpace(local.members.admin.api, local.id);
+      const s = await newSpace(local.members.admin.api, local.id, { title: 'Short-lived' });
       expect((await local.members.admin.api.delete(`/v1/spaces/${s.id}`)).status).toBe(205);
       const handle = app.temporal.workflow.getHandle(spaceDeletionWorkflowId(s.id));
       // wait until the worker has picked the workflow up and started the timer
@@ -129,7 +124,7 @@ describe('durability', () => {
 
 describe('operator signals', () => {
   it('restores a space when an operator sends the restore signal', async () => {
-    const s = await newSpace();
+    const s = await newSpace(org.members.admin.api, org.id, { title: 'Short-lived' });
     await org.members.admin.api.delete(`/v1/spaces/${s.id}`);
     const handle = t.temporal.workflow.getHandle(spaceDeletionWorkflowId(s.id));
     await handle.signal('restore');
@@ -141,7 +136,7 @@ describe('operator signals', () => {
     const app = await startTestApp({ SPACE_RETENTION: '1h' });
     try {
       const local = await createTestOrg(app, 'Purge-now org');
-      const s = await newSpace(local.members.admin.api, local.id);
+      const s = await newSpace(local.members.admin.api, local.id, { title: 'Short-lived' });
       await local.members.admin.api.delete(`/v1/spaces/${s.id}`);
       const handle = app.temporal.workflow.getHandle(spaceDeletionWorkflowId(s.id));
       expect((await handle.query<{ purgeAt: string }>('status')).purgeAt).toBeDefined();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addMember, client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { newSpace, sql } from '../support/fixtures.ts';
 
 let t: TestApp;
 let org: TestOrg;
@@ -14,15 +15,9 @@ afterAll(() => t.close());
 
 const admin = () => org.members.admin.api;
 
-async function newSpace(body: object = { title: 'A space' }, orgId = org.id, api = admin()) {
-  const res = await api.post(`/v1/orgs/${orgId}/spaces`, body);
-  expect(res.status).toBe(201);
-  return res.body;
-}
-
 describe('creating spaces', () => {
   it('creates a space with every Space field', async () => {
-    const s = await newSpace({ title: 'Handbook', emoji: '📘' });
+    const s = await newSpace(admin(), org.id, { title: 'Handbook', emoji: '📘' });
     expect(s).toEqual({
       object: 'space',
       id: expect.any(String),
@@ -46,7 +41,7 @@ describe('creating spaces', () => {
         comment: true, merge: true, review: true, installIntegration: true,
       },
     });
-    const revision = await t.orm.em.fork().getConnection().execute('select space_id from revision where id = ?', [s.revision]);
+    const revision = await sql(t, 'select space_id from revision where id = ?', [s.revision]);
     expect(revision).toEqual([{ space_id: s.id }]);
   });
 
@@ -76,7 +71,7 @@ describe('reading and listing', () => {
     const fresh = await createTestOrg(t, 'Paging org');
     const api = fresh.members.admin.api;
     const created: string[] = [];
-    for (let i = 0; i < 7; i++) created.push((await newSpace({ title: `s${i}` }, fresh.id, api)).id);
+    for (let i = 0; i < 7; i++) created.push((await newSpace(api, fresh.id, { title: `s${i}` })).id);
     const seen: string[] = [];
     let page: string | undefined;
     let first = true;
@@ -86,7 +81,7 @@ describe('reading and listing', () => {
       seen.push(...res.body.items.map((s: { id: string }) => s.id));
       page = res.body.next?.page;
       if (first) {
-        created.push((await newSpace({ title: 'late' }, fresh.id, api)).id);
+        created.push((await newSpace(api, fresh.id, { title: 'late' })).id);
         first = false;
       }
     } while (page);
@@ -98,7 +93,7 @@ describe('reading and listing', () => {
   });
 
   it('gets a space (shareKey accepted) and hides it from other organizations', async () => {
-    const s = await newSpace();
+    const s = await newSpace(admin(), org.id, { title: 'A space' });
     expect((await org.members.read.api.get(`/v1/spaces/${s.id}?shareKey=abc`)).status).toBe(200);
     expect((await other.members.admin.api.get(`/v1/spaces/${s.id}`)).status).toBe(404);
     expect((await client(t.app).get(`/v1/spaces/${s.id}`)).status).toBe(401);
@@ -110,7 +105,7 @@ describe('reading and listing', () => {
 
 describe('updating', () => {
   it('lets editors change title and emoji, and only admins access settings', async () => {
-    const s = await newSpace();
+    const s = await newSpace(admin(), org.id, { title: 'A space' });
     const edited = await org.members.edit.api.patch(`/v1/spaces/${s.id}`, { title: 'Edited', emoji: '🎉' });
     expect(edited.status).toBe(200);
     expect(edited.body).toMatchObject({ title: 'Edited', emoji: '🎉' });
@@ -125,7 +120,7 @@ describe('updating', () => {
   });
 
   it('refuses edits to a locked space until it is unlocked', async () => {
-    const s = await newSpace();
+    const s = await newSpace(admin(), org.id, { title: 'A space' });
     const locked = await admin().patch(`/v1/spaces/${s.id}`, { editMode: 'locked' });
     expect(locked.body).toMatchObject({ editMode: 'locked', permissions: { edit: false, merge: false } });
     const refused = await org.members.edit.api.patch(`/v1/spaces/${s.id}`, { title: 'x' });
@@ -137,7 +132,7 @@ describe('updating', () => {
 
 describe('duplicate, move and transfer', () => {
   it('duplicates a space into a new one with its own revision', async () => {
-    const s = await newSpace({ title: 'Original', emoji: '📗' });
+    const s = await newSpace(admin(), org.id, { title: 'Original', emoji: '📗' });
     const res = await org.members.create.api.post(`/v1/spaces/${s.id}/duplicate`);
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ title: 'Original (copy)', emoji: '📗', organization: org.id });
@@ -149,7 +144,7 @@ describe('duplicate, move and transfer', () => {
 
   it('moves a space into a collection and back to the root', async () => {
     const c = (await admin().post(`/v1/orgs/${org.id}/collections`, { title: 'Target' })).body;
-    const s = await newSpace();
+    const s = await newSpace(admin(), org.id, { title: 'A space' });
     const moved = await admin().post(`/v1/spaces/${s.id}/move`, { parent: c.id });
     expect(moved.status).toBe(200);
     expect(moved.body.parent).toBe(c.id);
@@ -163,7 +158,7 @@ describe('duplicate, move and transfer', () => {
 
   it('transfers a space to another organization and collection', async () => {
     const target = await createTestOrg(t, 'Space target');
-    const s = await newSpace({ title: 'Travelling' });
+    const s = await newSpace(admin(), org.id, { title: 'Travelling' });
     expect((await admin().post(`/v1/spaces/${s.id}/transfer`, { organization: target.id })).status).toBe(404);
     await addMember(t, target.id, org.members.admin.userId, 'admin');
     const c = (await target.members.admin.api.post(`/v1/orgs/${target.id}/collections`, { title: 'Landing' })).body;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { sql } from '../support/fixtures.ts';
 
 let t: TestApp;
 let org: TestOrg;
@@ -18,10 +19,6 @@ async function newTeam(body: object, o: TestOrg = org) {
   const res = await o.members.admin.api.put(`/v1/orgs/${o.id}/teams`, body);
   expect(res.status).toBe(201);
   return res.body;
-}
-
-async function sql(text: string, params: unknown[] = []) {
-  return t.orm.em.fork().getConnection().execute(text, params);
 }
 
 describe('creating teams', () => {
@@ -51,7 +48,7 @@ describe('creating teams', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.message).toBe(`members[1]: ${outsider} is not a member of the organization`);
     expect((await admin().put(`/v1/orgs/${org.id}/teams`, { title: 'Bad', members: 'x' })).status).toBe(400);
-    expect((await sql('select count(*)::int as n from team where organization_id = ? and title = ?', [org.id, 'Mixed']))[0].n).toBe(0);
+    expect((await sql(t, 'select count(*)::int as n from team where organization_id = ? and title = ?', [org.id, 'Mixed']))[0].n).toBe(0);
   });
 
   it('is for admins only, and other organizations do not exist', async () => {
@@ -69,7 +66,7 @@ describe('listing teams', () => {
     const o = await createTestOrg(t, 'Team list org');
     const made = [];
     for (const title of ['Design', 'Docs', 'Support', 'Sales', 'Legal']) made.push(await newTeam({ title }, o));
-    for (const [i, team] of made.entries()) await sql('update team set created_at = ? where id = ?', [new Date(Date.UTC(2024, 0, 1, 0, 0, i)), team.id]);
+    for (const [i, team] of made.entries()) await sql(t, 'update team set created_at = ? where id = ?', [new Date(Date.UTC(2024, 0, 1, 0, 0, i)), team.id]);
     const seen: string[] = [];
     let page: string | undefined;
     do {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { expect400 } from '../support/fixtures.ts';
 
 let t: TestApp;
 let org: TestOrg;
@@ -14,12 +15,6 @@ afterAll(() => t.close());
 
 const admin = () => org.members.admin.api;
 const base = (o: TestOrg = org) => `/v1/orgs/${o.id}/translations`;
-
-function expect400(res: { status: number; body: any }, field: RegExp) {
-  expect(res.status).toBe(400);
-  expect(res.body.error.code).toBe(400);
-  expect(res.body.error.message).toMatch(field);
-}
 
 async function create(body: object = { title: 'Docs in French' }, o: TestOrg = org) {
   const res = await o.members.admin.api.post(base(o), body);

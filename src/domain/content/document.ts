@@ -11,7 +11,7 @@
  */
 import type { Nodes, PhrasingContent, Root, RootContent } from 'mdast';
 import { toString } from 'mdast-util-to-string';
-import { parseMarkdown } from './markdown.ts';
+import { parseMarkdown } from './markdown-parse.ts';
 
 export type MarkType = 'bold' | 'italic' | 'code' | 'strikethrough';
 export interface DocMark {

@@ -21,7 +21,7 @@ import rehypeStringify from 'rehype-stringify';
 import remarkRehype from 'remark-rehype';
 import { unified } from 'unified';
 import { visit } from 'unist-util-visit';
-import { parseMarkdown } from './markdown.ts';
+import { parseMarkdown } from './markdown-parse.ts';
 import { buildTree, childrenIndex, getPage, type PageMap, type PageNode, type TreeEntry } from './tree.ts';
 
 // ---------------------------------------------------------------------------------------------

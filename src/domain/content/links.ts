@@ -8,7 +8,8 @@
  * writes into page markdown: `/pages/<pageId>`, `/pages/<page path>` (with or without `.md`),
  * `/files/<fileId>`, and `README.md` at the root of the space for its first page.
  */
-import { classifyLink, extractLinks, percentDecode, resolveRelativePath, stripQueryAndFragment, type ExtractedLink, type LinkContext, type LinkStatus } from './markdown.ts';
+import { extractLinks, type ExtractedLink } from './link-extraction.ts';
+import { classifyLink, percentDecode, resolveRelativePath, stripQueryAndFragment, type LinkContext, type LinkStatus } from './link-status.ts';
 import { allPaths, buildTree, type PageMap, type TreeEntry } from './tree.ts';
 
 export type TargetReference =

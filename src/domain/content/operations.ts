@@ -1,7 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { positionBetween } from '../positions.ts';
 import { childrenIndex, getPage, slugify, type PageMap, type PageNode } from './tree.ts';
-import { parseMarkdown } from './markdown.ts';
+import { parseMarkdown } from './markdown-parse.ts';
 import { toString } from 'mdast-util-to-string';
 
 /**

@@ -1,0 +1,73 @@
+/**
+ * Helpers the API tests share: making spaces and change requests through the API, editing and
+ * reading content, raw SQL for checks the API cannot make, and the error-shape assertion.
+ * Each takes the client (or test app) to act with, so a test says who does what.
+ */
+import { expect } from '@jest/globals';
+import type { Api, Response, TestApp } from './harness.ts';
+
+/** A 2×3 PNG image (base64). */
+export const PNG_2X3 = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEklEQVR4nGP8z8DwnwEKGJFZAFApAwHxtIzbAAAAAElFTkSuQmCC';
+/** A 1×1 PNG image (base64). */
+export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+/** Runs SQL on a fresh entity manager of the test app (for facts the API does not show). */
+export function sql<T = any>(t: TestApp, text: string, params: unknown[] = []): Promise<T[]> {
+  return t.orm.em.fork().getConnection().execute<T[]>(text, params);
+}
+
+/** A 400 in the error shape whose message names `field`. */
+export function expect400(res: Response, field: RegExp): void {
+  expect(res.status).toBe(400);
+  expect(res.body.error.code).toBe(400);
+  expect(res.body.error.message).toMatch(field);
+}
+
+/** Creates a space in `orgId` (201 expected) and returns it. */
+export async function newSpace(api: Api, orgId: string, body: object = { title: 'Docs' }): Promise<any> {
+  const res = await api.post(`/v1/orgs/${orgId}/spaces`, body);
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+/** Opens a change request on a space (201 expected) and returns it. */
+export async function newChangeRequest(api: Api, spaceId: string, subject = 'Edit'): Promise<{ id: string; number: number; revision: string } & Record<string, any>> {
+  const res = await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+/** Applies content changes to a change request (`?compat=false`); the answer is not checked. */
+export function postChanges(api: Api, spaceId: string, crId: string, changes: unknown[]): Promise<Response> {
+  return api.post(`/v1/spaces/${spaceId}/change-requests/${crId}/content?compat=false`, { changes });
+}
+
+/** What applying content changes answers. */
+export type Edited = { changes: { object: string; ref?: string; page: { id: string } & Record<string, any> }[] } & Record<string, any>;
+
+/** Applies content changes to a change request (200 expected) and returns the answer's body. */
+export async function edit(api: Api, spaceId: string, crId: string, changes: unknown[]): Promise<Edited> {
+  const res = await postChanges(api, spaceId, crId, changes);
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+/** Merges a change request and expects it to merge. */
+export async function merge(api: Api, spaceId: string, crId: string): Promise<void> {
+  const res = await api.post(`/v1/spaces/${spaceId}/change-requests/${crId}/merge`);
+  expect(res.body.result).toBe('merge');
+}
+
+/** The page tree of a space, or of one of its change requests (200 expected). */
+export async function contentPages(api: Api, spaceId: string, crId?: string): Promise<any[]> {
+  const res = await api.get(crId ? `/v1/spaces/${spaceId}/change-requests/${crId}/content/pages` : `/v1/spaces/${spaceId}/content/pages`);
+  expect(res.status).toBe(200);
+  return res.body.pages;
+}
+
+/** Makes the test app listen on a free loopback port (for real HTTP clients) and returns its origin. */
+export async function listenOnLoopback(t: TestApp): Promise<string> {
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = t.app.server.address() as { port: number };
+  return `http://127.0.0.1:${port}`;
+}
