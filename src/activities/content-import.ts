@@ -22,10 +22,10 @@ import { LayoutError } from '../domain/git/summary.ts';
 import { crawlTarget, linkWebsitePages, websiteTree, type CrawledPage } from '../domain/content-import/website.ts';
 import type { PageMap } from '../domain/content/tree.ts';
 import { newId } from '../domain/ids.ts';
-import { LocalBlobStore, type BlobStore } from '../lib/blob-store.ts';
+import type { BlobStore } from '../lib/blob-store.ts';
 import { CloneError, guardedClone } from '../lib/guarded-clone.ts';
 import { FetchError, guardedFetch, redactUrl, type FetchPolicy } from '../lib/guarded-fetch.ts';
-import { lazySecretBox, type SecretBox } from '../lib/secrets.ts';
+import type { SecretBox } from '../lib/secrets.ts';
 
 /** One import: what to read, where it goes, and the id of the revision it writes (chosen once, by the API). */
 export interface ContentImportInput {

@@ -6,7 +6,7 @@ import {
   specExists,
 } from '../db/openapi.ts';
 import {
-  MAX_SPEC_FILES, SpecProcessingError, baseOf, bundleForValidation, contentHash, documentKey, isRetryableFailure, parseDocument,
+  MAX_SPEC_FILES, SpecProcessingError, bundleForValidation, contentHash, documentKey, isRetryableFailure, parseDocument,
   planRefFetches, processErrorCode, toJsonValue,
 } from '../domain/openapi.ts';
 import { FetchError, guardedFetch, redactUrl, type FetchPolicy } from '../lib/guarded-fetch.ts';

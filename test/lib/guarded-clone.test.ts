@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloneError, guardedClone } from '../../src/lib/guarded-clone.ts';
-import { checkUrl, FetchError, fetchPolicyFromEnv } from '../../src/lib/guarded-fetch.ts';
+import { checkUrl, type FetchError, fetchPolicyFromEnv } from '../../src/lib/guarded-fetch.ts';
 
 const strict = fetchPolicyFromEnv({});
 const allowLocal = fetchPolicyFromEnv({ FETCH_ALLOW_HOSTS: '127.0.0.1' });

@@ -17,7 +17,7 @@ import { LocalBlobStore, type BlobStore } from '../../lib/blob-store.ts';
 import { runChangeRequestJob } from '../../temporal/change-request-merge.ts';
 import { loadSpace, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
-import { badRequest, conflict, forbidden, notFound, unavailable } from '../errors.ts';
+import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { DEFAULT_LIMIT } from '../pagination.ts';
 import { presentChangeRequest, presentContentUpdate, type ChangeRequestFacts } from './present.ts';
 import type { ContentChangesBody, CreateChangeRequestBody, ListChangeRequestsQuery, UpdateChangeRequestBody } from './schemas.ts';

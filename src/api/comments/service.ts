@@ -3,7 +3,7 @@ import type { Static } from 'typebox';
 import { Comment, CommentReaction, CommentReply } from '../../db/comment-entities.ts';
 import { changeReactions, countOpenComments as countOpen, repliersOf, targetPagesOf, type ReactionTarget } from '../../db/comments.ts';
 import { pageInRevision } from '../../db/content.ts';
-import { Space, User } from '../../db/entities.ts';
+import { type Space, User } from '../../db/entities.ts';
 import type { Em } from '../../db/orm.ts';
 import { aggregateReactions, canResolve, parseAuthors, type ReactionGroup } from '../../domain/comments.ts';
 import { documentToMarkdown } from '../../domain/content/document.ts';

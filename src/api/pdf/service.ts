@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { PdfExportInput, PdfExportOutcome } from '../../activities/pdf-export.ts';
+import type { PdfExportInput } from '../../activities/pdf-export.ts';
 import type { Config } from '../../config.ts';
 import { loadPage } from '../../db/content.ts';
 import { findPdfExport, pdfSource } from '../../db/pdf-export.ts';
@@ -8,7 +8,7 @@ import { lazySigningKey, signedUrl, verifySignedPath } from '../../lib/signed-ur
 import { runPdfExport } from '../../temporal/pdf-export.ts';
 import { resolveTarget } from '../content/service.ts';
 import type { Ctx } from '../context.ts';
-import { badRequest, HttpError, notFound, unavailable } from '../errors.ts';
+import { badRequest, HttpError, notFound } from '../errors.ts';
 import { pdfContentDisposition } from './present.ts';
 import type { ChangeRequestPdfQuery } from './schemas.ts';
 
