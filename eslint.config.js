@@ -47,7 +47,8 @@ const restrictImports = (...patterns) => ['error', { patterns: [SQL_MODULE, ...p
 /** SQL run outside src/db: `x.getConnection().execute(…)`, `em.execute(…)`, `ctx.em.execute(…)`. */
 const SQL_CALLS = [
   {
-    selector: "CallExpression[callee.property.name='execute'][callee.object.type='CallExpression'][callee.object.callee.property.name='getConnection']",
+    selector:
+      "CallExpression[callee.property.name='execute'][callee.object.type='CallExpression'][callee.object.callee.property.name='getConnection']",
     message: 'SQL lives in src/db: no getConnection().execute outside it (it also runs outside the current transaction).',
   },
   {
@@ -81,7 +82,10 @@ export default defineConfig(
     rules: {
       // TypeScript itself reports undefined names (and knows Node's globals).
       'no-undef': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
       '@typescript-eslint/no-explicit-any': 'error',
       'no-empty': ['error', { allowEmptyCatch: true }],
@@ -119,7 +123,11 @@ export default defineConfig(
         'error',
         {
           patterns: [
-            { group: ['**/db/**'], allowTypeImports: true, message: 'A presenter is pure: it may import types from src/db, never run queries.' },
+            {
+              group: ['**/db/**'],
+              allowTypeImports: true,
+              message: 'A presenter is pure: it may import types from src/db, never run queries.',
+            },
           ],
         },
       ],
@@ -148,12 +156,19 @@ export default defineConfig(
         {
           patterns: [
             SQL_MODULE,
-            { group: ['**/activities/**'], allowTypeImports: true, message: 'Workflows import activities as types only (proxyActivities<typeof …>).' },
+            {
+              group: ['**/activities/**'],
+              allowTypeImports: true,
+              message: 'Workflows import activities as types only (proxyActivities<typeof …>).',
+            },
             layer('api', 'Workflows are deterministic orchestration: no src/api.'),
             layer('db', 'Workflows are deterministic orchestration: no src/db (use an activity).'),
             layer('temporal', 'Workflows must not import the client side in src/temporal.'),
             layer('lib', 'Workflows are deterministic orchestration: src/lib holds I/O (use an activity).'),
-            { group: ['**/config.ts'], message: 'Workflows run in a sandbox without the environment: pass settings in the workflow input.' },
+            {
+              group: ['**/config.ts'],
+              message: 'Workflows run in a sandbox without the environment: pass settings in the workflow input.',
+            },
             { group: IO_PACKAGES, message: 'Workflows are deterministic orchestration: no I/O packages (use an activity).' },
           ],
         },

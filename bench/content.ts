@@ -52,7 +52,7 @@ watchdog.unref();
 
 // A deterministic vocabulary and pseudo-random generator, so every run searches the same corpus.
 let seed = 42;
-const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
 const WORDS = Array.from({ length: 4000 }, (_, i) => `w${i.toString(36)}${'xyzqv'[i % 5]}`);
 const word = () => WORDS[Math.floor(random() ** 2 * WORDS.length)];
 const sentence = (n: number) => Array.from({ length: n }, word).join(' ');
@@ -109,7 +109,13 @@ try {
   cleanup.push(() => orm.close());
   await migrate(orm);
   const taskQueue = `bench-content-${runId}`;
-  const childEnv = { ...env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'warn' };
+  const childEnv = {
+    ...env,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    LOG_LEVEL: 'warn',
+  };
   const worker = spawn(process.execPath, ['src/worker.ts'], { env: childEnv, stdio: 'ignore' });
   cleanup.push(async () => {
     if (worker.exitCode === null) {
@@ -141,81 +147,95 @@ try {
 
   // 1. Search
   if (ONLY !== 'merge') {
-  console.log(`search: seeding ${PAGES} pages…`);
-  const searchSpaceId = await newSpace('Search bench');
-  const seeded = Date.now();
-  const searchRevision = await seedSpace(orm, searchSpaceId, generatePages(PAGES, 'p'));
-  console.log(`search: seeded and indexed in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
-  const queries = Array.from({ length: QUERIES }, (_, i) => (i % 3 === 0 ? `${word()} ${word()}` : word()));
-  const viaApi: number[] = [];
-  const viaIlike: number[] = [];
-  await call('GET', `/v1/spaces/${searchSpaceId}/search?query=${encodeURIComponent(queries[0])}`);
-  for (const query of queries) {
-    let t = performance.now();
-    await call('GET', `/v1/spaces/${searchSpaceId}/search?query=${encodeURIComponent(query)}&limit=20`);
-    viaApi.push(performance.now() - t);
-    t = performance.now();
-    const terms = query.split(' ');
-    await sql(
-      orm.em.fork(),
-      // The same answer without the index: every matching page found (for the total), first 20 returned.
-      `select rp.page_id, rp.meta->>'title' as title, count(*) over () as total from revision_page rp
+    console.log(`search: seeding ${PAGES} pages…`);
+    const searchSpaceId = await newSpace('Search bench');
+    const seeded = Date.now();
+    const searchRevision = await seedSpace(orm, searchSpaceId, generatePages(PAGES, 'p'));
+    console.log(`search: seeded and indexed in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+    const queries = Array.from({ length: QUERIES }, (_, i) => (i % 3 === 0 ? `${word()} ${word()}` : word()));
+    const viaApi: number[] = [];
+    const viaIlike: number[] = [];
+    await call('GET', `/v1/spaces/${searchSpaceId}/search?query=${encodeURIComponent(queries[0])}`);
+    for (const query of queries) {
+      let t = performance.now();
+      await call('GET', `/v1/spaces/${searchSpaceId}/search?query=${encodeURIComponent(query)}&limit=20`);
+      viaApi.push(performance.now() - t);
+      t = performance.now();
+      const terms = query.split(' ');
+      await sql(
+        orm.em.fork(),
+        // The same answer without the index: every matching page found (for the total), first 20 returned.
+        `select rp.page_id, rp.meta->>'title' as title, count(*) over () as total from revision_page rp
          join page_document d on d.space_id = ? and d.hash = rp.document_hash
         where rp.revision_id = ? and ${terms.map(() => "(d.markdown ilike ? or rp.meta->>'title' ilike ?)").join(' and ')}
         order by rp.meta->>'title' limit 20`,
-      [searchSpaceId, searchRevision, ...terms.flatMap((w) => [`%${w}%`, `%${w}%`])],
+        [searchSpaceId, searchRevision, ...terms.flatMap((w) => [`%${w}%`, `%${w}%`])],
+      );
+      viaIlike.push(performance.now() - t);
+    }
+    const apiSorted = Float64Array.from(viaApi).sort();
+    const ilikeSorted = Float64Array.from(viaIlike).sort();
+    console.log(`search over ${PAGES} pages, ${QUERIES} queries:`);
+    console.log(
+      `  GET /v1/spaces/{id}/search   p50 ${fmt(percentile(apiSorted, 50))} ms   p95 ${fmt(percentile(apiSorted, 95))} ms (target p95 <= 30 ms)`,
     );
-    viaIlike.push(performance.now() - t);
-  }
-  const apiSorted = Float64Array.from(viaApi).sort();
-  const ilikeSorted = Float64Array.from(viaIlike).sort();
-  console.log(`search over ${PAGES} pages, ${QUERIES} queries:`);
-  console.log(`  GET /v1/spaces/{id}/search   p50 ${fmt(percentile(apiSorted, 50))} ms   p95 ${fmt(percentile(apiSorted, 95))} ms (target p95 <= 30 ms)`);
-  console.log(`  ILIKE scan (baseline, SQL)   p50 ${fmt(percentile(ilikeSorted, 50))} ms   p95 ${fmt(percentile(ilikeSorted, 95))} ms`);
-  console.log(`  ratio ILIKE/search at p95: ${fmt(percentile(ilikeSorted, 95) / percentile(apiSorted, 95), 2)} (how many times faster the indexed search is, measured end to end over HTTP, than the scan in SQL alone)`);
-
+    console.log(`  ILIKE scan (baseline, SQL)   p50 ${fmt(percentile(ilikeSorted, 50))} ms   p95 ${fmt(percentile(ilikeSorted, 95))} ms`);
+    console.log(
+      `  ratio ILIKE/search at p95: ${fmt(percentile(ilikeSorted, 95) / percentile(apiSorted, 95), 2)} (how many times faster the indexed search is, measured end to end over HTTP, than the scan in SQL alone)`,
+    );
   }
 
   // 2. Merge
   if (ONLY !== 'search') {
-  console.log(`merge: seeding ${MERGE_PAGES} pages…`);
-  const mergeSpaceId = await newSpace('Merge bench');
-  const base = generatePages(MERGE_PAGES, 'm');
-  await seedSpace(orm, mergeSpaceId, base);
-  const ids = Object.keys(base);
-  const endToEnd: number[] = [];
-  const inMemory: number[] = [];
-  for (let round = 0; round < MERGE_ROUNDS; round++) {
-    // The change request edits MERGE_CHANGES pages; meanwhile the space merges edits to other pages.
-    const mine = await call('POST', `/v1/spaces/${mergeSpaceId}/change-requests`, { subject: `bench ${round}` });
-    const theirs = await call('POST', `/v1/spaces/${mergeSpaceId}/change-requests`, { subject: `main ${round}` });
-    const offset = (round * 2 * MERGE_CHANGES) % ids.length;
-    const pick = (start: number) => Array.from({ length: MERGE_CHANGES }, (_, i) => ids[(start + i) % ids.length]);
-    const edits = (pages: string[], tag: string) => pages.map((page) => ({ operation: 'update_page', page, document: { markdown: `${pageMarkdown(0)}\n${tag} ${sentence(10)}\n` } }));
-    for (const [cr, pages, tag] of [[mine, pick(offset), 'mine'], [theirs, pick(offset + MERGE_CHANGES), 'theirs']] as const) {
-      const all = edits(pages, tag);
-      for (let i = 0; i < all.length; i += 50) await call('POST', `/v1/spaces/${mergeSpaceId}/change-requests/${cr.id}/content`, { changes: all.slice(i, i + 50) });
+    console.log(`merge: seeding ${MERGE_PAGES} pages…`);
+    const mergeSpaceId = await newSpace('Merge bench');
+    const base = generatePages(MERGE_PAGES, 'm');
+    await seedSpace(orm, mergeSpaceId, base);
+    const ids = Object.keys(base);
+    const endToEnd: number[] = [];
+    const inMemory: number[] = [];
+    for (let round = 0; round < MERGE_ROUNDS; round++) {
+      // The change request edits MERGE_CHANGES pages; meanwhile the space merges edits to other pages.
+      const mine = await call('POST', `/v1/spaces/${mergeSpaceId}/change-requests`, { subject: `bench ${round}` });
+      const theirs = await call('POST', `/v1/spaces/${mergeSpaceId}/change-requests`, { subject: `main ${round}` });
+      const offset = (round * 2 * MERGE_CHANGES) % ids.length;
+      const pick = (start: number) => Array.from({ length: MERGE_CHANGES }, (_, i) => ids[(start + i) % ids.length]);
+      const edits = (pages: string[], tag: string) =>
+        pages.map((page) => ({ operation: 'update_page', page, document: { markdown: `${pageMarkdown(0)}\n${tag} ${sentence(10)}\n` } }));
+      for (const [cr, pages, tag] of [
+        [mine, pick(offset), 'mine'],
+        [theirs, pick(offset + MERGE_CHANGES), 'theirs'],
+      ] as const) {
+        const all = edits(pages, tag);
+        for (let i = 0; i < all.length; i += 50)
+          await call('POST', `/v1/spaces/${mergeSpaceId}/change-requests/${cr.id}/content`, { changes: all.slice(i, i + 50) });
+      }
+      await call('POST', `/v1/spaces/${mergeSpaceId}/change-requests/${theirs.id}/merge`);
+      const crRow = await call('GET', `/v1/spaces/${mergeSpaceId}/change-requests/${mine.id}`);
+      const spaceRevision = (await call('GET', `/v1/spaces/${mergeSpaceId}`)).revision;
+      const e2 = orm.em.fork();
+      const [b, o, t] = await Promise.all([
+        loadPageMap(e2, crRow.revisionInitial, true),
+        loadPageMap(e2, spaceRevision, true),
+        loadPageMap(e2, crRow.revision, true),
+      ]);
+      let time = performance.now();
+      const pure = mergePageMaps(b, o, t);
+      inMemory.push(performance.now() - time);
+      if (pure.conflicts.length) throw new Error(`unexpected conflicts: ${pure.conflicts.length}`);
+      time = performance.now();
+      const result = await call('POST', `/v1/spaces/${mergeSpaceId}/change-requests/${mine.id}/merge`);
+      endToEnd.push(performance.now() - time);
+      if (result.result !== 'merge') throw new Error(`merge answered ${JSON.stringify(result)}`);
+      console.log(
+        `  round ${round + 1}: end to end ${fmt(endToEnd[round], 0)} ms, in-memory merge (text loaded) ${fmt(inMemory[round], 0)} ms`,
+      );
     }
-    await call('POST', `/v1/spaces/${mergeSpaceId}/change-requests/${theirs.id}/merge`);
-    const crRow = await call('GET', `/v1/spaces/${mergeSpaceId}/change-requests/${mine.id}`);
-    const spaceRevision = (await call('GET', `/v1/spaces/${mergeSpaceId}`)).revision;
-    const e2 = orm.em.fork();
-    const [b, o, t] = await Promise.all([loadPageMap(e2, crRow.revisionInitial, true), loadPageMap(e2, spaceRevision, true), loadPageMap(e2, crRow.revision, true)]);
-    let time = performance.now();
-    const pure = mergePageMaps(b, o, t);
-    inMemory.push(performance.now() - time);
-    if (pure.conflicts.length) throw new Error(`unexpected conflicts: ${pure.conflicts.length}`);
-    time = performance.now();
-    const result = await call('POST', `/v1/spaces/${mergeSpaceId}/change-requests/${mine.id}/merge`);
-    endToEnd.push(performance.now() - time);
-    if (result.result !== 'merge') throw new Error(`merge answered ${JSON.stringify(result)}`);
-    console.log(`  round ${round + 1}: end to end ${fmt(endToEnd[round], 0)} ms, in-memory merge (text loaded) ${fmt(inMemory[round], 0)} ms`);
-  }
-  const e2e = median(endToEnd);
-  console.log(`merge of ${MERGE_CHANGES} changed pages into a ${MERGE_PAGES}-page space that moved on (${MERGE_ROUNDS} rounds, median):`);
-  console.log(`  POST …/merge end to end   ${fmt(e2e, 0)} ms (target <= 2000 ms)`);
-  console.log(`  in-memory three-way merge ${fmt(median(inMemory), 0)} ms (baseline)`);
-  console.log(`  ratio end-to-end/in-memory: ${fmt(e2e / median(inMemory), 2)}; ratio to the 2 s target: ${fmt(e2e / 2000, 2)}`);
+    const e2e = median(endToEnd);
+    console.log(`merge of ${MERGE_CHANGES} changed pages into a ${MERGE_PAGES}-page space that moved on (${MERGE_ROUNDS} rounds, median):`);
+    console.log(`  POST …/merge end to end   ${fmt(e2e, 0)} ms (target <= 2000 ms)`);
+    console.log(`  in-memory three-way merge ${fmt(median(inMemory), 0)} ms (baseline)`);
+    console.log(`  ratio end-to-end/in-memory: ${fmt(e2e / median(inMemory), 2)}; ratio to the 2 s target: ${fmt(e2e / 2000, 2)}`);
   }
   exitCode = 0;
 } catch (error) {

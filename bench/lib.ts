@@ -28,7 +28,8 @@ export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.
   const problems: string[] = [];
   if (!(durationMs >= 500 && durationMs <= 600_000)) problems.push('duration must be between 0.5s and 10m');
   if (!(warmupMs >= 0 && warmupMs <= 60_000)) problems.push('warm-up must be between 0 and 1m');
-  if (!Number.isInteger(connections) || connections < 1 || connections > 1024) problems.push('connections must be an integer from 1 to 1024');
+  if (!Number.isInteger(connections) || connections < 1 || connections > 1024)
+    problems.push('connections must be an integer from 1 to 1024');
   if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) problems.push('rounds must be an integer from 1 to 20');
   if (problems.length) throw new Error(`invalid benchmark options: ${problems.join('; ')}`);
   return { durationMs, warmupMs, connections, rounds };
@@ -180,7 +181,8 @@ export function concat(parts: Float64Array[]): Float64Array {
 }
 
 /** Messages between bench/run.ts and a bench/server.ts child. */
-export type ServerMessage = { type: 'listening'; url: string } | { type: 'failed'; error: string } | { type: 'cpu'; id: number; micros: number };
+export type ServerMessage =
+  { type: 'listening'; url: string } | { type: 'failed'; error: string } | { type: 'cpu'; id: number; micros: number };
 
 export interface ServerChild {
   url: string;
@@ -259,7 +261,9 @@ export function cleanupStack(stepTimeoutMs = 20_000) {
           try {
             await Promise.race([
               Promise.resolve().then(step),
-              new Promise((_, fail) => (timer = setTimeout(() => fail(new Error(`a step took over ${stepTimeoutMs} ms, skipped`)), stepTimeoutMs))),
+              new Promise(
+                (_, fail) => (timer = setTimeout(() => fail(new Error(`a step took over ${stepTimeoutMs} ms, skipped`)), stepTimeoutMs)),
+              ),
             ]);
           } catch (error) {
             console.error('cleanup:', (error as Error).message);
@@ -277,7 +281,9 @@ export function cleanupStack(stepTimeoutMs = 20_000) {
  * CPU time (µs) used so far by the PostgreSQL backends serving the current database, read from
  * /proc; undefined when the server is not on this machine (or /proc is not readable).
  */
-export async function databaseCpu(client: { query(sql: string): Promise<{ rows: { pid: number }[] }> }): Promise<Map<number, number> | undefined> {
+export async function databaseCpu(client: {
+  query(sql: string): Promise<{ rows: { pid: number }[] }>;
+}): Promise<Map<number, number> | undefined> {
   const { rows } = await client.query('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
   const out = new Map<number, number>();
   for (const { pid } of rows) {

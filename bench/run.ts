@@ -26,7 +26,17 @@ import { freePort, portOpen, startEmbeddedPostgres, startTemporalDevServer } fro
 import { initOrm, migrate } from '../src/db/orm.ts';
 import { createOrganization, findOrCreateUser, issueToken, setMembership } from '../src/db/accounts.ts';
 import {
-  cleanupStack, concat, databaseCpu, databaseCpuDelta, median, percentile, readOptions, runLoad, startServerChild, type RoundResult, type ServerChild,
+  cleanupStack,
+  concat,
+  databaseCpu,
+  databaseCpuDelta,
+  median,
+  percentile,
+  readOptions,
+  runLoad,
+  startServerChild,
+  type RoundResult,
+  type ServerChild,
 } from './lib.ts';
 
 const TARGET_RATIO = 0.6;
@@ -174,9 +184,14 @@ try {
   // Both targets must answer 200 with this space before any load.
   const apiPath = `/v1/spaces/${spaceId}`;
   const barePath = `/bare/spaces/${spaceId}`;
-  const [apiCheck, bareCheck] = await Promise.all([fetchJson(`${api.url}${apiPath}`, { headers: auth }), fetchJson(`${bare.url}${barePath}`)]);
-  if (apiCheck.status !== 200 || apiCheck.body?.id !== spaceId) throw new Error(`API check answered ${apiCheck.status}: ${JSON.stringify(apiCheck.body)}`);
-  if (bareCheck.status !== 200 || bareCheck.body?.id !== spaceId) throw new Error(`baseline check answered ${bareCheck.status}: ${JSON.stringify(bareCheck.body)}`);
+  const [apiCheck, bareCheck] = await Promise.all([
+    fetchJson(`${api.url}${apiPath}`, { headers: auth }),
+    fetchJson(`${bare.url}${barePath}`),
+  ]);
+  if (apiCheck.status !== 200 || apiCheck.body?.id !== spaceId)
+    throw new Error(`API check answered ${apiCheck.status}: ${JSON.stringify(apiCheck.body)}`);
+  if (bareCheck.status !== 200 || bareCheck.body?.id !== spaceId)
+    throw new Error(`baseline check answered ${bareCheck.status}: ${JSON.stringify(bareCheck.body)}`);
 
   log(
     `load: ${options.connections} keep-alive connections, ${options.warmupMs / 1000} s warm-up + ${options.durationMs / 1000} s measured per round, ` +
@@ -213,9 +228,14 @@ try {
     if (!r.samples || r.requests === 0) return undefined;
     const [a, b] = r.samples;
     const dbDelta = databaseCpuDelta(a.db, b.db);
-    return { server: (b.server - a.server) / r.requests, db: dbDelta === undefined ? undefined : dbDelta / r.requests, client: (b.client - a.client) / r.requests };
+    return {
+      server: (b.server - a.server) / r.requests,
+      db: dbDelta === undefined ? undefined : dbDelta / r.requests,
+      client: (b.client - a.client) / r.requests,
+    };
   };
-  const cpuText = (c: Cpu | undefined) => (c ? `CPU µs/req: server ${fmt(c.server, 0)}, db ${fmt(c.db ?? NaN, 0)}, load generator ${fmt(c.client, 0)}` : '');
+  const cpuText = (c: Cpu | undefined) =>
+    c ? `CPU µs/req: server ${fmt(c.server, 0)}, db ${fmt(c.db ?? NaN, 0)}, load generator ${fmt(c.client, 0)}` : '';
 
   const results: Record<'baseline' | 'api', RoundResult<CpuSample>[]> = { baseline: [], api: [] };
   for (let round = 1; round <= options.rounds; round++) {
@@ -262,7 +282,9 @@ try {
         `${fmt(s.serverCpu, 0).padStart(15)}${fmt(s.dbCpu, 0).padStart(11)}`,
     );
   }
-  log('(rps: median over rounds; latencies: every measured request; µs/req: CPU time of the server process and of its database backends, median over rounds)');
+  log(
+    '(rps: median over rounds; latencies: every measured request; µs/req: CPU time of the server process and of its database backends, median over rounds)',
+  );
   const ratio = summary[1].rps / summary[0].rps;
   log(`ratio api/baseline: ${fmt(ratio)} (target >= ${TARGET_RATIO})`);
   exitCode = 0;

@@ -24,7 +24,12 @@ const closers: (() => Promise<unknown>)[] = [];
 
 async function startApi(): Promise<FastifyInstance> {
   const config = loadConfig({ ...process.env, PUBLIC_URL: process.env.PUBLIC_URL || 'http://docs.bench', LOG_LEVEL: 'silent' });
-  const orm = await initOrm({ databaseUrl: config.databaseUrl!, poolMax, debug: process.env.BENCH_ORM_DEBUG === '1', logger: (m) => console.error(m) });
+  const orm = await initOrm({
+    databaseUrl: config.databaseUrl!,
+    poolMax,
+    debug: process.env.BENCH_ORM_DEBUG === '1',
+    logger: (m) => console.error(m),
+  });
   closers.push(() => orm.close());
   const { client, connection } = await connectTemporal({ address: config.temporalAddress!, namespace: config.temporalNamespace });
   closers.push(() => connection.close());

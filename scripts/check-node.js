@@ -3,6 +3,8 @@
 // the entry point, so an older Node says so in one line instead of failing on the `.ts` extension.
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 18)) {
-  process.stderr.write(`docs-service needs Node.js 22.18 or newer (24 recommended); this is Node ${process.versions.node} (${process.execPath}).\n`);
+  process.stderr.write(
+    `docs-service needs Node.js 22.18 or newer (24 recommended); this is Node ${process.versions.node} (${process.execPath}).\n`,
+  );
   process.exit(1);
 }

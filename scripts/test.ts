@@ -87,7 +87,14 @@ try {
   const results = join(scratch, 'results.json');
   const jest = spawn(
     process.execPath,
-    ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', 'node_modules/jest/bin/jest.js', '--json', `--outputFile=${results}`, ...process.argv.slice(2)],
+    [
+      '--experimental-vm-modules',
+      '--no-warnings=ExperimentalWarning',
+      'node_modules/jest/bin/jest.js',
+      '--json',
+      `--outputFile=${results}`,
+      ...process.argv.slice(2),
+    ],
     { env, stdio: 'inherit' },
   );
   exitCode = await new Promise<number>((done) => jest.once('exit', (code) => done(code ?? 1)));

@@ -25,7 +25,10 @@ export async function startApi(config: Config, log: Logger, orm: Orm): Promise<S
   await waitForTemporal(config.temporalAddress!);
   const { client, connection } = await connectTemporal({ address: config.temporalAddress!, namespace: config.temporalNamespace });
   await ensureSearchAttributes(connection, config.temporalNamespace);
-  const app = await buildApp({ config, orm, temporal: client }, { logger: log.child({ process: 'api' }), authCacheTtlMs: config.authCacheTtlMs });
+  const app = await buildApp(
+    { config, orm, temporal: client },
+    { logger: log.child({ process: 'api' }), authCacheTtlMs: config.authCacheTtlMs },
+  );
   const url = await app.listen({ host: config.host, port: config.port });
   return {
     url,

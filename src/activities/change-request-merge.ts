@@ -1,6 +1,10 @@
 import type { Orm, Em } from '../db/orm.ts';
 import {
-  lockChangeRequestForMerge, markChangeRequestMerged, markChangeRequestUpdated, recordMergeConflicts, type LockedChangeRequest,
+  lockChangeRequestForMerge,
+  markChangeRequestMerged,
+  markChangeRequestUpdated,
+  recordMergeConflicts,
+  type LockedChangeRequest,
 } from '../db/change-requests.ts';
 import { loadDocuments, loadFiles, loadPageMap, tokenHash, writeRevision } from '../db/content.ts';
 import { reindexSpace } from '../db/search.ts';

@@ -56,7 +56,8 @@ interface ImportBundle {
   totalResources: number;
 }
 
-export type ReadOutcome = { status: 'read'; bundle: string; pages: number; files: number } | Extract<ContentImportOutcome, { status: 'failed' }>;
+export type ReadOutcome =
+  { status: 'read'; bundle: string; pages: number; files: number } | Extract<ContentImportOutcome, { status: 'failed' }>;
 
 export interface ContentImportOptions {
   blobs: BlobStore;
@@ -140,7 +141,8 @@ async function readTree(root: string, limits: ContentImportConfig): Promise<Fold
       const path = join(dir, entry.name);
       if (entry.isDirectory()) await walk(path);
       else if (entry.isFile() && (await lstat(path)).size <= limits.maxBytes) {
-        if (out.length >= limits.maxFiles) throw new ImportInputError('TOO_MANY_FILES', `The repository holds more than ${limits.maxFiles} files`);
+        if (out.length >= limits.maxFiles)
+          throw new ImportInputError('TOO_MANY_FILES', `The repository holds more than ${limits.maxFiles} files`);
         out.push({ path: relative(root, path).split('\\').join('/'), bytes: await readFile(path) });
       }
     }
@@ -159,7 +161,8 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
    */
   const download = async (url: string, kind: 'document' | 'archive', accept?: string) => {
     const { policy, limits } = deps();
-    const bounded = kind === 'archive' ? { ...policy, maxBytes: limits.maxBytes, timeoutMs: Math.max(policy.timeoutMs, limits.timeoutMs) } : policy;
+    const bounded =
+      kind === 'archive' ? { ...policy, maxBytes: limits.maxBytes, timeoutMs: Math.max(policy.timeoutMs, limits.timeoutMs) } : policy;
     const beating = setInterval(() => beat({ stage: 'downloading' }), 5000);
     try {
       return await guardedFetch(url, bounded, accept ? { accept } : {});
@@ -184,7 +187,11 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
       stored.push({ id: file.id, name: file.name, ...(await store(deps().blobs, Buffer.from(bytes), contentTypeOf(file.path))) });
       if (stored.length % 20 === 0) beat({ stage: 'storing files', files: stored.length });
     }
-    return { pages: folder.layout.pages, files: stored, totalResources: Object.keys(folder.layout.pages).length + folder.layout.files.length };
+    return {
+      pages: folder.layout.pages,
+      files: stored,
+      totalResources: Object.keys(folder.layout.pages).length + folder.layout.files.length,
+    };
   }
 
   /** One page (markdown, html, docx) as a bundle. */
@@ -197,7 +204,10 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
    * documents are, through the guarded fetcher), stored, and referenced as files. An image that
    * cannot be fetched keeps its URL. Returns the files and a rewrite of page markdown.
    */
-  async function webImages(markdowns: string[], origin: string): Promise<{ files: FileRow[]; found: number; rewrite: (markdown: string) => string }> {
+  async function webImages(
+    markdowns: string[],
+    origin: string,
+  ): Promise<{ files: FileRow[]; found: number; rewrite: (markdown: string) => string }> {
     const { limits } = deps();
     const wanted = new Set<string>();
     for (const markdown of markdowns) {
@@ -229,7 +239,9 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
       beat({ stage: 'images', files: files.length });
     }
     const rewrite = (markdown: string) =>
-      byUrl.size === 0 ? markdown : rewriteLinks(markdown, (url, kind) => (kind !== 'link' && byUrl.has(url) ? `gitbook://file/${byUrl.get(url)}` : null));
+      byUrl.size === 0
+        ? markdown
+        : rewriteLinks(markdown, (url, kind) => (kind !== 'link' && byUrl.has(url) ? `gitbook://file/${byUrl.get(url)}` : null));
     return { files, found: wanted.size, rewrite };
   }
 
@@ -268,7 +280,10 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
       }
       beat({ stage: 'crawling', pages: pages.length, queued: queue.length });
     }
-    const images = await webImages(pages.map((p) => p.markdown), origin);
+    const images = await webImages(
+      pages.map((p) => p.markdown),
+      origin,
+    );
     const planned = planPages(websiteTree(pages.map((p) => ({ ...p, markdown: images.rewrite(p.markdown) }))), () => newId());
     const linked = linkWebsitePages(planned, origin);
     // Pages found but not fetched (beyond the page limit or the deadline) count in the total.
@@ -321,14 +336,23 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
         const file = readPageFile(asText(fetched.body));
         const markdown = absolutizeMarkdownUrls(file.body, fetched.url);
         const images = await webImages([markdown], new URL(fetched.url).origin);
-        const page = { title: file.title ?? titleFromFileName(fileNameOf(fetched.url)), description: file.fields.description ?? null, markdown: images.rewrite(markdown), children: [] };
+        const page = {
+          title: file.title ?? titleFromFileName(fileNameOf(fetched.url)),
+          description: file.fields.description ?? null,
+          markdown: images.rewrite(markdown),
+          children: [],
+        };
         return { ...singlePage(page, images.files), totalResources: 1 + images.found };
       }
       case 'html': {
         const fetched = await download(url, 'document', 'text/html,application/xhtml+xml');
         const converted = htmlToMarkdown(asText(fetched.body), { baseUrl: fetched.url, mainContent: true });
         const images = await webImages([converted.body], new URL(fetched.url).origin);
-        const page = { title: converted.title ?? titleFromFileName(fileNameOf(fetched.url)), markdown: images.rewrite(converted.body), children: [] };
+        const page = {
+          title: converted.title ?? titleFromFileName(fileNameOf(fetched.url)),
+          markdown: images.rewrite(converted.body),
+          children: [],
+        };
         return { ...singlePage(page, images.files), totalResources: 1 + images.found };
       }
       case 'zip': {
@@ -342,7 +366,8 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
         return crawl(url);
       case 'github-wiki': {
         const repository = wikiRepositoryUrl(url);
-        if (repository === null) throw new ImportInputError('INVALID_URL', `${input.url} is not a wiki: give the wiki's URL (…/wiki) or its git URL (….wiki.git)`);
+        if (repository === null)
+          throw new ImportInputError('INVALID_URL', `${input.url} is not a wiki: give the wiki's URL (…/wiki) or its git URL (….wiki.git)`);
         const dir = await mkdtemp(join(tmpdir(), 'content-import-'));
         try {
           await guardedClone(repository, join(dir, 'wiki'), policy, {
@@ -390,7 +415,12 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
       if (!raw) throw new Error(`The import bundle ${input.bundle} is missing from the blob store`);
       const bundle = JSON.parse(raw.toString('utf8')) as ImportBundle;
       const imported = Object.keys(bundle.pages).length + bundle.files.length;
-      const done = { status: 'imported' as const, revision: input.revisionId, importedResources: imported, totalResources: Math.max(imported, bundle.totalResources) };
+      const done = {
+        status: 'imported' as const,
+        revision: input.revisionId,
+        importedResources: imported,
+        totalResources: Math.max(imported, bundle.totalResources),
+      };
       return orm.em.fork().transactional(async (em): Promise<ContentImportOutcome> => {
         const target = await lockImportTarget(em, input.spaceId, input.changeRequestId);
         if (!target) return { status: 'refused', reason: 'not-found' };
@@ -402,7 +432,8 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
         const existing = await loadPageMap(em, target.revision_id, false);
         const ids = Object.keys(existing);
         // Whether the one page of a new space is still empty needs its text: an empty document's token.
-        if (ids.length === 1 && existing[ids[0]].markdown === documentToken(documentHash(''))) existing[ids[0]] = { ...existing[ids[0]], markdown: '' };
+        if (ids.length === 1 && existing[ids[0]].markdown === documentToken(documentHash('')))
+          existing[ids[0]] = { ...existing[ids[0]], markdown: '' };
         const { pages } = mergeImported(existing, bundle.pages);
 
         await writeRevision(em, {

@@ -2,12 +2,26 @@ import { ApplicationFailure, Context, heartbeat, log } from '@temporalio/activit
 import { validate as validateSpec } from '@readme/openapi-parser';
 import type { Orm } from '../db/orm.ts';
 import {
-  loadProcessedSpec, loadSpecText, lockSpecForRecording, markSpecProcessed, markSpecProcessing, recordSpecFailure, recordSpecVersion,
+  loadProcessedSpec,
+  loadSpecText,
+  lockSpecForRecording,
+  markSpecProcessed,
+  markSpecProcessing,
+  recordSpecFailure,
+  recordSpecVersion,
   specExists,
 } from '../db/openapi.ts';
 import {
-  MAX_SPEC_FILES, SpecProcessingError, bundleForValidation, contentHash, documentKey, isRetryableFailure, parseDocument,
-  planRefFetches, processErrorCode, toJsonValue,
+  MAX_SPEC_FILES,
+  SpecProcessingError,
+  bundleForValidation,
+  contentHash,
+  documentKey,
+  isRetryableFailure,
+  parseDocument,
+  planRefFetches,
+  processErrorCode,
+  toJsonValue,
 } from '../domain/openapi.ts';
 import { FetchError, guardedFetch, redactUrl, type FetchPolicy } from '../lib/guarded-fetch.ts';
 import { deleteRefreshSchedule } from '../temporal/openapi-refresh-schedule.ts';
@@ -18,10 +32,7 @@ export interface BeginInput {
   generation?: number;
 }
 
-export type BeginResult =
-  | { status: 'gone' }
-  | { status: 'stale' }
-  | { status: 'ready'; generation: number; kind: 'url' | 'text' };
+export type BeginResult = { status: 'gone' } | { status: 'stale' } | { status: 'ready'; generation: number; kind: 'url' | 'text' };
 
 export interface FetchInput {
   specId: string;
@@ -132,7 +143,10 @@ async function validateDefinition(filesystem: Record<string, unknown>, entryKey:
   if (!result.valid) {
     const messages = result.errors.slice(0, 5).map((e) => e.message.replace(/\s+/g, ' ').trim());
     const more = result.errors.length + result.additionalErrors - messages.length;
-    throw new SpecProcessingError('INVALID_SPEC', `Invalid ${result.specification ?? 'API'} definition: ${messages.join('; ')}${more > 0 ? ` (and ${more} more)` : ''}`);
+    throw new SpecProcessingError(
+      'INVALID_SPEC',
+      `Invalid ${result.specification ?? 'API'} definition: ${messages.join('; ')}${more > 0 ? ` (and ${more} more)` : ''}`,
+    );
   }
 }
 

@@ -1,6 +1,12 @@
 import {
-  accessFacts, itemAccessFacts, memberRole, spaceWithAccessFacts,
-  type AccessFacts, type ContentItem, type ContentKind, type DeletedFilter,
+  accessFacts,
+  itemAccessFacts,
+  memberRole,
+  spaceWithAccessFacts,
+  type AccessFacts,
+  type ContentItem,
+  type ContentKind,
+  type DeletedFilter,
 } from '../db/access.ts';
 import { Collection, Organization } from '../db/entities.ts';
 import type { Em } from '../db/orm.ts';
@@ -32,10 +38,7 @@ export async function orgRole(em: Em, caller: Caller, organizationId: string): P
 }
 
 export async function loadOrganization(em: Em, caller: Caller, organizationId: string) {
-  const [organization, role] = await Promise.all([
-    em.findOne(Organization, { id: organizationId }),
-    orgRole(em, caller, organizationId),
-  ]);
+  const [organization, role] = await Promise.all([em.findOne(Organization, { id: organizationId }), orgRole(em, caller, organizationId)]);
   if (!organization || role === undefined) throw notFound('Organization');
   return { organization, role };
 }

@@ -97,10 +97,14 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     const checks: Record<string, string> = {};
     await Promise.all([
-      pingDatabase(request.em).then(() => (checks.database = 'ok'), (e: Error) => (checks.database = e.message)),
-      deps.temporal.connection.workflowService
-        .getSystemInfo({})
-        .then(() => (checks.temporal = 'ok'), (e: Error) => (checks.temporal = e.message)),
+      pingDatabase(request.em).then(
+        () => (checks.database = 'ok'),
+        (e: Error) => (checks.database = e.message),
+      ),
+      deps.temporal.connection.workflowService.getSystemInfo({}).then(
+        () => (checks.temporal = 'ok'),
+        (e: Error) => (checks.temporal = e.message),
+      ),
     ]);
     const ready = Object.values(checks).every((v) => v === 'ok');
     return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });

@@ -19,7 +19,8 @@ export interface ContentPosition {
 async function pointerPosition(em: Em, organizationId: string, parentId: string | null, pointer: Pointer, field: string) {
   const row = await pointerRow(em, organizationId, pointer.type, pointer.type === 'space' ? pointer.space : pointer.collection);
   if (!row) throw badRequest(`position.${field} refers to a ${pointer.type} that does not exist`);
-  if ((row.parent_id ?? null) !== parentId) throw badRequest(`position.${field} refers to a ${pointer.type} that is not in the target parent`);
+  if ((row.parent_id ?? null) !== parentId)
+    throw badRequest(`position.${field} refers to a ${pointer.type} that is not in the target parent`);
   return row.position;
 }
 
@@ -52,7 +53,14 @@ export async function resolvePosition(
  * The collection something is created in, moved into or transferred to: it must be visible to the
  * caller, belong to `organizationId` (404 naming `field` otherwise) and grant them `create`.
  */
-export async function targetCollection(em: Em, caller: Caller, collectionId: string, organizationId: string, field: string, action: string) {
+export async function targetCollection(
+  em: Em,
+  caller: Caller,
+  collectionId: string,
+  organizationId: string,
+  field: string,
+  action: string,
+) {
   const target = await loadCollection(em, caller, collectionId).catch(() => {
     throw notFound(`${field}: collection`);
   });
@@ -60,6 +68,5 @@ export async function targetCollection(em: Em, caller: Caller, collectionId: str
   requireRole(target.role, 'create', action);
   return target.collection;
 }
-
 
 export { collectionSubtree };

@@ -51,4 +51,8 @@ export interface RequestTypeProvider extends FastifyTypeProvider {
 }
 
 /** A route plugin of the API: every `src/api/<group>/routes.ts` exports one. */
-export type RoutePlugin<Options extends Record<string, unknown> = Record<never, never>> = FastifyPluginAsync<Options, RawServerDefault, RequestTypeProvider>;
+export type RoutePlugin<Options extends Record<string, unknown> = Record<never, never>> = FastifyPluginAsync<
+  Options,
+  RawServerDefault,
+  RequestTypeProvider
+>;

@@ -84,7 +84,10 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
  * Requests Node's HTTP parser rejects (malformed request line or headers, headers too large, a
  * client too slow to send them): answered on the raw socket, still in the error shape.
  */
-export const clientErrorHandler: NonNullable<FastifyServerOptions['clientErrorHandler']> = (error: Error & { code?: string }, socket: Socket) => {
+export const clientErrorHandler: NonNullable<FastifyServerOptions['clientErrorHandler']> = (
+  error: Error & { code?: string },
+  socket: Socket,
+) => {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   let status = 400;
   let message = 'The request could not be parsed as HTTP';

@@ -26,10 +26,12 @@ function decodePage(page: string, kinds: SortKey['kind'][]) {
 }
 
 function cursorOf(row: Record<string, unknown>, keys: SortKey[]): string {
-  return encodeCursor(keys.map((k) => {
-    const value = row[k.field];
-    return k.kind === 'date' ? new Date(value as Date | string).toISOString() : String(value);
-  }));
+  return encodeCursor(
+    keys.map((k) => {
+      const value = row[k.field];
+      return k.kind === 'date' ? new Date(value as Date | string).toISOString() : String(value);
+    }),
+  );
 }
 
 /**
@@ -50,7 +52,10 @@ export async function paginate<E extends object, T>(
   const order = options.order ?? 'asc';
   const conditions: object[] = [where as object];
   if (query.page !== undefined) {
-    const values = decodePage(query.page, keys.map((k) => k.kind));
+    const values = decodePage(
+      query.page,
+      keys.map((k) => k.kind),
+    );
     const after = values.map((v, i) => (keys[i].kind === 'date' ? new Date(v as string) : v));
     // (k1, k2, …) > (v1, v2, …) (or < when descending) expanded into OR of prefixes
     const beyond = order === 'asc' ? '$gt' : '$lt';
@@ -103,7 +108,10 @@ export async function paginateSql<R extends Record<string, unknown>, T>(
   let where = '';
   const params = [...listing.params];
   if (query.page !== undefined) {
-    const values = decodePage(query.page, keys.map((k) => k.kind));
+    const values = decodePage(
+      query.page,
+      keys.map((k) => k.kind),
+    );
     const placeholders = keys.map((k) => (k.kind === 'date' ? '?::timestamptz' : '?::text')).join(', ');
     where = `where (${columns}) ${order === 'asc' ? '>' : '<'} (${placeholders})`;
     params.push(...values);

@@ -3,10 +3,7 @@ import { ROLES } from '../domain/roles.ts';
 
 /** Schemas shared by every resource group: errors, lists, roles, users, pagination. */
 
-export const ErrorResponse = Type.Object(
-  { error: Type.Object({ code: Type.Integer(), message: Type.String() }) },
-  { $id: 'Error' },
-);
+export const ErrorResponse = Type.Object({ error: Type.Object({ code: Type.Integer(), message: Type.String() }) }, { $id: 'Error' });
 
 export const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
 export const RoleOrNull = Type.Union([Role, Type.Null()]);

@@ -45,7 +45,8 @@ const commands: Record<string, (em: Em, values: Record<string, string | undefine
   async 'add-member'(em, values) {
     const orgId = need(values, 'org');
     const roleText = need(values, 'role');
-    if (roleText !== 'guest' && !isRole(roleText)) throw new UsageError('--role must be one of admin, create, review, edit, comment, read, guest');
+    if (roleText !== 'guest' && !isRole(roleText))
+      throw new UsageError('--role must be one of admin, create, review, edit, comment, read, guest');
     const role = isRole(roleText) ? roleText : null;
     if (!(await em.findOne(Organization, { id: orgId }))) throw new UsageError(`no organization ${orgId}`);
     const user = await findOrCreateUser(em, email(values), values.name);
@@ -73,8 +74,13 @@ async function main() {
   const { values } = parseArgs({
     args: rest,
     options: {
-      org: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' },
-      label: { type: 'string' }, token: { type: 'string' }, 'token-id': { type: 'string' },
+      org: { type: 'string' },
+      email: { type: 'string' },
+      name: { type: 'string' },
+      role: { type: 'string' },
+      label: { type: 'string' },
+      token: { type: 'string' },
+      'token-id': { type: 'string' },
     },
     strict: true,
   });
@@ -90,6 +96,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  process.stderr.write(`admin: ${error instanceof UsageError || error?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? error.message : (error?.stack ?? error)}\n`);
+  process.stderr.write(
+    `admin: ${error instanceof UsageError || error?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? error.message : (error?.stack ?? error)}\n`,
+  );
   process.exit(error instanceof UsageError ? 2 : 1);
 });

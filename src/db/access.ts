@@ -33,10 +33,11 @@ export interface MembershipFacts extends AccessFacts {
 
 /** The role of a user in an organization: undefined when not an (enabled) member, null for a guest. */
 export async function memberRole(em: Em, organizationId: string, userId: string): Promise<string | null | undefined> {
-  const rows = await sql<{ role: string | null }>(em, 'select role from member where organization_id = ? and user_id = ? and not disabled', [
-    organizationId,
-    userId,
-  ]);
+  const rows = await sql<{ role: string | null }>(
+    em,
+    'select role from member where organization_id = ? and user_id = ? and not disabled',
+    [organizationId, userId],
+  );
   return rows.length === 0 ? undefined : rows[0].role;
 }
 

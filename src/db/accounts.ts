@@ -12,7 +12,13 @@ import type { Role } from '../domain/roles.ts';
 export async function findOrCreateUser(em: Em, email: string, displayName?: string): Promise<User> {
   const existing = await em.findOne(User, { email });
   if (existing) return existing;
-  const user = em.create(User, { id: newId(), email, displayName: displayName ?? email.split('@')[0], photoUrl: null, createdAt: new Date() });
+  const user = em.create(User, {
+    id: newId(),
+    email,
+    displayName: displayName ?? email.split('@')[0],
+    photoUrl: null,
+    createdAt: new Date(),
+  });
   await em.flush();
   return user;
 }
@@ -20,7 +26,15 @@ export async function findOrCreateUser(em: Em, email: string, displayName?: stri
 /** Issues a new token; the secret is returned once and only its hash is stored. */
 export async function issueToken(em: Em, userId: string, label: string): Promise<{ token: string; tokenId: string }> {
   const token = newToken();
-  const row = em.create(ApiToken, { id: newId(), userId, tokenHash: hashToken(token), label, createdAt: new Date(), lastUsedAt: null, revokedAt: null });
+  const row = em.create(ApiToken, {
+    id: newId(),
+    userId,
+    tokenHash: hashToken(token),
+    label,
+    createdAt: new Date(),
+    lastUsedAt: null,
+    revokedAt: null,
+  });
   await em.flush();
   return { token, tokenId: row.id };
 }

@@ -104,7 +104,11 @@ export async function updateChangeRequest(em: Em, id: string, subject: string | 
 }
 
 /** The change request locked for an edit (inside a transaction), with its space's edit mode. */
-export async function lockChangeRequest(tx: Em, spaceId: string, id: string): Promise<(ChangeRequestRow & { edit_mode: string }) | undefined> {
+export async function lockChangeRequest(
+  tx: Em,
+  spaceId: string,
+  id: string,
+): Promise<(ChangeRequestRow & { edit_mode: string }) | undefined> {
   const rows = await sql<ChangeRequestRow & { edit_mode: string }>(
     tx,
     `select cr.*, s.edit_mode from change_request cr join space s on s.id = cr.space_id
@@ -126,7 +130,11 @@ export async function setChangeRequestRevision(tx: Em, id: string, revisionId: s
 
 /** Head revisions of the open change requests of a space, by number. */
 export async function openChangeRequestRevisions(em: Em, spaceId: string): Promise<string[]> {
-  const rows = await sql<{ revision_id: string }>(em, "select revision_id from change_request where space_id = ? and status = 'open' order by number", [spaceId]);
+  const rows = await sql<{ revision_id: string }>(
+    em,
+    "select revision_id from change_request where space_id = ? and status = 'open' order by number",
+    [spaceId],
+  );
   return rows.map((r) => r.revision_id);
 }
 
@@ -158,8 +166,16 @@ export interface LockedChangeRequest {
 }
 
 /** Locks the space row, then the change request: merges into one space run one at a time. */
-export async function lockChangeRequestForMerge(em: Em, spaceId: string, changeRequestId: string): Promise<LockedChangeRequest | undefined> {
-  const space = await sql<{ revision_id: string; edit_mode: string }>(em, 'select revision_id, edit_mode from space where id = ? for update', [spaceId]);
+export async function lockChangeRequestForMerge(
+  em: Em,
+  spaceId: string,
+  changeRequestId: string,
+): Promise<LockedChangeRequest | undefined> {
+  const space = await sql<{ revision_id: string; edit_mode: string }>(
+    em,
+    'select revision_id, edit_mode from space where id = ? for update',
+    [spaceId],
+  );
   if (!space[0]) return undefined;
   const rows = await sql<Omit<LockedChangeRequest, 'space_revision' | 'edit_mode'>>(
     em,
@@ -171,11 +187,18 @@ export async function lockChangeRequestForMerge(em: Em, spaceId: string, changeR
 
 /** Keeps the conflicts of a merge or update that did not go through on the change request. */
 export async function recordMergeConflicts(em: Em, changeRequestId: string, conflicts: MergeConflict[]): Promise<void> {
-  await sql(em, 'update change_request set conflicts = ?::jsonb, updated_at = ? where id = ?', [JSON.stringify(conflicts), new Date(), changeRequestId]);
+  await sql(em, 'update change_request set conflicts = ?::jsonb, updated_at = ? where id = ?', [
+    JSON.stringify(conflicts),
+    new Date(),
+    changeRequestId,
+  ]);
 }
 
 /** Moves the space's primary content to the merge revision and marks the change request merged. */
-export async function markChangeRequestMerged(em: Em, input: { spaceId: string; changeRequestId: string; revisionId: string; userId: string }): Promise<void> {
+export async function markChangeRequestMerged(
+  em: Em,
+  input: { spaceId: string; changeRequestId: string; revisionId: string; userId: string },
+): Promise<void> {
   const now = new Date();
   await sql(em, 'update space set revision_id = ?, updated_at = ? where id = ?', [input.revisionId, now, input.spaceId]);
   await sql(
@@ -188,9 +211,10 @@ export async function markChangeRequestMerged(em: Em, input: { spaceId: string; 
 
 /** Moves the change request to its update revision, whose base is now the space revision `ancestor`. */
 export async function markChangeRequestUpdated(em: Em, changeRequestId: string, revisionId: string, ancestor: string): Promise<void> {
-  await sql(
-    em,
-    'update change_request set revision_id = ?, revision_merged_ancestor = ?, conflicts = null, updated_at = ? where id = ?',
-    [revisionId, ancestor, new Date(), changeRequestId],
-  );
+  await sql(em, 'update change_request set revision_id = ?, revision_merged_ancestor = ?, conflicts = null, updated_at = ? where id = ?', [
+    revisionId,
+    ancestor,
+    new Date(),
+    changeRequestId,
+  ]);
 }

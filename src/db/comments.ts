@@ -27,7 +27,11 @@ export async function changeReactions(em: Em, target: ReactionTarget, userId: st
     );
   }
   if (removed.length > 0) {
-    await sql(em, `delete from comment_reaction where ${column} = ? and user_id = ? and emoji = any(?::text[])`, [id, userId, textArray(removed)]);
+    await sql(em, `delete from comment_reaction where ${column} = ? and user_id = ? and emoji = any(?::text[])`, [
+      id,
+      userId,
+      textArray(removed),
+    ]);
   }
 }
 

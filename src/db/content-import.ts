@@ -33,7 +33,11 @@ export async function lockImportTarget(em: Em, spaceId: string, changeRequestId:
 }
 
 /** A change request of the space by id or by its number within the space. */
-export async function findChangeRequestRef(em: Em, spaceId: string, idOrNumber: string): Promise<{ id: string; number: number; status: string } | undefined> {
+export async function findChangeRequestRef(
+  em: Em,
+  spaceId: string,
+  idOrNumber: string,
+): Promise<{ id: string; number: number; status: string } | undefined> {
   const byNumber = /^\d{1,9}$/.test(idOrNumber);
   const rows = await sql<{ id: string; number: number; status: string }>(
     em,
@@ -45,7 +49,11 @@ export async function findChangeRequestRef(em: Em, spaceId: string, idOrNumber: 
 
 /** Whether the revision exists (an import already written by an earlier attempt). */
 export async function revisionOf(em: Em, revisionId: string): Promise<{ space_id: string; change_request_id: string | null } | undefined> {
-  const rows = await sql<{ space_id: string; change_request_id: string | null }>(em, 'select space_id, change_request_id from revision where id = ?', [revisionId]);
+  const rows = await sql<{ space_id: string; change_request_id: string | null }>(
+    em,
+    'select space_id, change_request_id from revision where id = ?',
+    [revisionId],
+  );
   return rows[0];
 }
 
@@ -55,6 +63,10 @@ export async function moveImportTarget(em: Em, target: ImportTargetRow, revision
   if (target.change_request_id === null) {
     await sql(em, 'update space set revision_id = ?, updated_at = ? where id = ?', [revisionId, now, target.space_id]);
   } else {
-    await sql(em, 'update change_request set revision_id = ?, updated_at = ?, conflicts = null where id = ?', [revisionId, now, target.change_request_id]);
+    await sql(em, 'update change_request set revision_id = ?, updated_at = ?, conflicts = null where id = ?', [
+      revisionId,
+      now,
+      target.change_request_id,
+    ]);
   }
 }

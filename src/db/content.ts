@@ -73,7 +73,9 @@ export async function loadPageMap(em: Em, revisionId: string, withText: boolean)
           where rp.revision_id = ?`,
         [revisionId],
       )
-    : await sql<PageRow>(em, 'select page_id, parent_id, position, meta, document_hash from revision_page where revision_id = ?', [revisionId]);
+    : await sql<PageRow>(em, 'select page_id, parent_id, position, meta, document_hash from revision_page where revision_id = ?', [
+        revisionId,
+      ]);
   const map: PageMap = {};
   for (const row of rows) map[row.page_id] = toNode(row, withText ? (row.markdown ?? '') : documentToken(row.document_hash));
   return map;
@@ -160,7 +162,9 @@ export async function writeRevision(em: Em, input: WriteRevisionInput): Promise<
     );
   }
   if (changed.length > 0) {
-    const documents = changed.filter((p) => tokenHash(p.markdown) === null).map((p) => ({ hash: documentHash(p.markdown), markdown: p.markdown }));
+    const documents = changed
+      .filter((p) => tokenHash(p.markdown) === null)
+      .map((p) => ({ hash: documentHash(p.markdown), markdown: p.markdown }));
     if (documents.length > 0) {
       await sql(
         em,
@@ -170,7 +174,13 @@ export async function writeRevision(em: Em, input: WriteRevisionInput): Promise<
         [input.spaceId, JSON.stringify(documents)],
       );
     }
-    const rows = changed.map((p) => ({ page_id: p.id, parent_id: p.parentId, position: p.position, meta: metaOf(p), document_hash: documentHash(p.markdown) }));
+    const rows = changed.map((p) => ({
+      page_id: p.id,
+      parent_id: p.parentId,
+      position: p.position,
+      meta: metaOf(p),
+      document_hash: documentHash(p.markdown),
+    }));
     await sql(
       em,
       `insert into revision_page (revision_id, page_id, parent_id, position, meta, document_hash)
@@ -229,7 +239,12 @@ export async function copyRevisionToSpace(em: Em, fromRevisionId: string, toSpac
 }
 
 /** One page of a revision's files by id: `limit + 1` rows after `after` (an id), and how many there are. */
-export async function selectFilesPage(em: Em, revisionId: string, after: string | null, limit: number): Promise<{ rows: FileRow[]; count: number }> {
+export async function selectFilesPage(
+  em: Em,
+  revisionId: string,
+  after: string | null,
+  limit: number,
+): Promise<{ rows: FileRow[]; count: number }> {
   const rows = await sql<FileRow & { total: string }>(
     em,
     `select file_id as id, name, content_type as "contentType", size::int as size, width, height, sha256,

@@ -16,7 +16,10 @@ export async function writeSpaceValues(
   at: Date,
 ): Promise<void> {
   if (clears.length > 0) {
-    await sql(tx, 'delete from space_custom_field_value where space_id = ? and custom_field_id = any(?::text[])', [spaceId, textArray(clears)]);
+    await sql(tx, 'delete from space_custom_field_value where space_id = ? and custom_field_id = any(?::text[])', [
+      spaceId,
+      textArray(clears),
+    ]);
   }
   for (const write of writes) {
     await sql(

@@ -48,9 +48,10 @@ export interface MemberFilter {
 /** The members of an organization, filtered and sorted; `lastSeenAt` lists only members seen once. */
 export function memberListing(organizationId: string, filter: MemberFilter): SelectListing {
   // Timestamps are compared at millisecond precision, the precision of the page cursor.
-  const sortKey = filter.sort === 'name'
-    ? 'lower(u.display_name)'
-    : `date_trunc('milliseconds', ${filter.sort === 'joinedAt' ? 'm.joined_at' : 'm.last_seen_at'})`;
+  const sortKey =
+    filter.sort === 'name'
+      ? 'lower(u.display_name)'
+      : `date_trunc('milliseconds', ${filter.sort === 'joinedAt' ? 'm.joined_at' : 'm.last_seen_at'})`;
   const params: unknown[] = [organizationId];
   let text = `select ${sortKey} as sort_key, ${MEMBER_COLUMNS} from member m join app_user u on u.id = m.user_id where m.organization_id = ?`;
   if (filter.role === 'guest') text += ' and m.role is null';
@@ -66,7 +67,10 @@ export function memberListing(organizationId: string, filter: MemberFilter): Sel
   return {
     sql: text,
     params,
-    keys: [{ field: 'sort_key', kind: filter.sort === 'name' ? 'string' : 'date' }, { field: 'user_id', kind: 'string' }],
+    keys: [
+      { field: 'sort_key', kind: filter.sort === 'name' ? 'string' : 'date' },
+      { field: 'user_id', kind: 'string' },
+    ],
     order: filter.order,
   };
 }
@@ -78,7 +82,10 @@ export function teamMemberListing(organizationId: string, teamId: string): Selec
             from team_member tm join member m on m.user_id = tm.user_id join app_user u on u.id = m.user_id
            where m.organization_id = ? and tm.team_id = ?`,
     params: [organizationId, teamId],
-    keys: [{ field: 'sort_key', kind: 'date' }, { field: 'user_id', kind: 'string' }],
+    keys: [
+      { field: 'sort_key', kind: 'date' },
+      { field: 'user_id', kind: 'string' },
+    ],
   };
 }
 
@@ -153,7 +160,10 @@ export async function setMemberRole(em: Em, organizationId: string, userId: stri
  * them on the organization's content. Run inside a transaction.
  */
 export async function deleteMembership(tx: Em, organizationId: string, userId: string): Promise<void> {
-  await sql(tx, 'delete from team_member where user_id = ? and team_id in (select id from team where organization_id = ?)', [userId, organizationId]);
+  await sql(tx, 'delete from team_member where user_id = ? and team_id in (select id from team where organization_id = ?)', [
+    userId,
+    organizationId,
+  ]);
   await sql(
     tx,
     `delete from content_permission where user_id = ?

@@ -79,7 +79,10 @@ export function specListing(organizationId: string) {
   return {
     sql: `select ${SPEC_COLUMNS} from openapi_spec where organization_id = ?`,
     params: [organizationId],
-    keys: [{ field: 'createdAt', kind: 'date' as const }, { field: 'id', kind: 'string' as const }],
+    keys: [
+      { field: 'createdAt', kind: 'date' as const },
+      { field: 'id', kind: 'string' as const },
+    ],
     row: toSpec,
   };
 }
@@ -89,19 +92,26 @@ export function versionListing(specId: string) {
   return {
     sql: `select ${VERSION_COLUMNS} from openapi_spec_version where spec_id = ?`,
     params: [specId],
-    keys: [{ field: 'createdAt', kind: 'date' as const }, { field: 'id', kind: 'string' as const }],
+    keys: [
+      { field: 'createdAt', kind: 'date' as const },
+      { field: 'id', kind: 'string' as const },
+    ],
     row: toVersion,
   };
 }
 
 export async function findSpec(em: Em, organizationId: string, slug: string): Promise<OpenApiSpec | undefined> {
-  const row = first(await sql(em, `select ${SPEC_COLUMNS} from openapi_spec where organization_id = ? and slug = ?`, [organizationId, slug]));
+  const row = first(
+    await sql(em, `select ${SPEC_COLUMNS} from openapi_spec where organization_id = ? and slug = ?`, [organizationId, slug]),
+  );
   return row && toSpec(row);
 }
 
 /** The spec of this slug, locked until the end of the transaction of `tx`. */
 export async function lockSpec(tx: Em, organizationId: string, slug: string): Promise<OpenApiSpec | undefined> {
-  const row = first(await sql(tx, `select ${SPEC_COLUMNS} from openapi_spec where organization_id = ? and slug = ? for update`, [organizationId, slug]));
+  const row = first(
+    await sql(tx, `select ${SPEC_COLUMNS} from openapi_spec where organization_id = ? and slug = ? for update`, [organizationId, slug]),
+  );
   return row && toSpec(row);
 }
 
@@ -130,7 +140,12 @@ export async function insertSpec(tx: Em, spec: NewSpec): Promise<OpenApiSpec | u
 }
 
 /** Gives a spec a new source (its text, if any, is removed): the next generation, `pending`. */
-export async function replaceSpecSource(tx: Em, specId: string, source: { sourceUrl: string | null; sourceTextId: string | null }, at: Date): Promise<OpenApiSpec> {
+export async function replaceSpecSource(
+  tx: Em,
+  specId: string,
+  source: { sourceUrl: string | null; sourceTextId: string | null },
+  at: Date,
+): Promise<OpenApiSpec> {
   await sql(tx, 'delete from openapi_spec_text where spec_id = ?', [specId]);
   const [row] = await sql(
     tx,
@@ -144,20 +159,35 @@ export async function replaceSpecSource(tx: Em, specId: string, source: { source
 }
 
 export async function insertSpecText(tx: Em, text: { id: string; specId: string; text: string; at: Date }): Promise<void> {
-  await sql(tx, 'insert into openapi_spec_text (id, spec_id, text, created_at) values (?, ?, ?, ?)', [text.id, text.specId, text.text, text.at]);
+  await sql(tx, 'insert into openapi_spec_text (id, spec_id, text, created_at) values (?, ?, ?, ?)', [
+    text.id,
+    text.specId,
+    text.text,
+    text.at,
+  ]);
 }
 
 /** Deletes a spec with its texts and versions (foreign keys cascade); its id, or undefined when there was none. */
 export async function deleteSpecBySlug(em: Em, organizationId: string, slug: string): Promise<string | undefined> {
-  return first(await sql<{ id: string }>(em, 'delete from openapi_spec where organization_id = ? and slug = ? returning id', [organizationId, slug]))?.id;
+  return first(
+    await sql<{ id: string }>(em, 'delete from openapi_spec where organization_id = ? and slug = ? returning id', [organizationId, slug]),
+  )?.id;
 }
 
 /** A version of a spec, with the JSON text of its filesystem when `withContent`. */
 export async function findVersion(em: Em, specId: string, versionId: string, withContent: false): Promise<OpenApiSpecVersion | undefined>;
-export async function findVersion(em: Em, specId: string, versionId: string, withContent: true): Promise<(OpenApiSpecVersion & { filesystem: string }) | undefined>;
+export async function findVersion(
+  em: Em,
+  specId: string,
+  versionId: string,
+  withContent: true,
+): Promise<(OpenApiSpecVersion & { filesystem: string }) | undefined>;
 export async function findVersion(em: Em, specId: string, versionId: string, withContent: boolean) {
   const row = first(
-    await sql(em, `select ${VERSION_COLUMNS}${withContent ? ', filesystem' : ''} from openapi_spec_version where id = ? and spec_id = ?`, [versionId, specId]),
+    await sql(em, `select ${VERSION_COLUMNS}${withContent ? ', filesystem' : ''} from openapi_spec_version where id = ? and spec_id = ?`, [
+      versionId,
+      specId,
+    ]),
   );
   return row && toVersion(row);
 }
@@ -183,7 +213,11 @@ export interface ProcessedSpecRow {
  * Marks the spec `progress` when its source is still `generation` (any generation when null).
  * Returns the source it is processed from; undefined when the spec is gone or its source changed.
  */
-export async function markSpecProcessing(em: Em, specId: string, generation: number | null): Promise<{ generation: number; kind: 'url' | 'text' } | undefined> {
+export async function markSpecProcessing(
+  em: Em,
+  specId: string,
+  generation: number | null,
+): Promise<{ generation: number; kind: 'url' | 'text' } | undefined> {
   const rows = await sql<{ source_generation: number; source_url: string | null }>(
     em,
     `update openapi_spec set processing_state = 'progress'
@@ -199,7 +233,11 @@ export async function specExists(em: Em, specId: string): Promise<boolean> {
 }
 
 export async function loadProcessedSpec(em: Em, specId: string): Promise<ProcessedSpecRow | undefined> {
-  const rows = await sql<ProcessedSpecRow>(em, 'select id, source_url, source_text_id, source_generation, last_version_id from openapi_spec where id = ?', [specId]);
+  const rows = await sql<ProcessedSpecRow>(
+    em,
+    'select id, source_url, source_text_id, source_generation, last_version_id from openapi_spec where id = ?',
+    [specId],
+  );
   return rows[0];
 }
 
@@ -210,7 +248,10 @@ export async function loadSpecText(em: Em, textId: string | null): Promise<strin
 }
 
 /** Locks the spec row (for recording a version) and reads the content hash of its last version. */
-export async function lockSpecForRecording(em: Em, specId: string): Promise<(Pick<ProcessedSpecRow, 'id' | 'source_generation' | 'last_version_id'> & { last_hash: string | null }) | undefined> {
+export async function lockSpecForRecording(
+  em: Em,
+  specId: string,
+): Promise<(Pick<ProcessedSpecRow, 'id' | 'source_generation' | 'last_version_id'> & { last_hash: string | null }) | undefined> {
   const rows = await sql<Pick<ProcessedSpecRow, 'id' | 'source_generation' | 'last_version_id'> & { last_hash: string | null }>(
     em,
     `select s.id, s.source_generation, s.last_version_id, v.content_hash as last_hash
@@ -259,7 +300,10 @@ export async function recordSpecVersion(em: Em, version: SpecVersionInput): Prom
 }
 
 /** Marks the spec `complete` with an error, if its source is still `generation`. Returns whether it was. */
-export async function recordSpecFailure(em: Em, input: { specId: string; generation: number; errorCode: string; errors: { code: string; message: string }[] }): Promise<boolean> {
+export async function recordSpecFailure(
+  em: Em,
+  input: { specId: string; generation: number; errorCode: string; errors: { code: string; message: string }[] },
+): Promise<boolean> {
   const rows = await sql(
     em,
     `update openapi_spec set processing_state = 'complete', last_processed_at = ?, last_process_error_code = ?,

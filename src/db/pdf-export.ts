@@ -30,7 +30,11 @@ export async function findPdfExport(em: Em, key: PdfExportKey): Promise<PdfExpor
 }
 
 /** What the title page of a change request's PDF shows. */
-export async function loadPrintHeading(em: Em, spaceId: string, changeRequestId: string): Promise<{ number: number; subject: string; spaceTitle: string } | undefined> {
+export async function loadPrintHeading(
+  em: Em,
+  spaceId: string,
+  changeRequestId: string,
+): Promise<{ number: number; subject: string; spaceTitle: string } | undefined> {
   const rows = await sql<{ number: number; subject: string; space_title: string }>(
     em,
     `select cr.number, cr.subject, s.title as space_title
@@ -57,7 +61,18 @@ export async function recordPdfExport(em: Em, key: PdfExportKey, pdf: PdfExportR
      on conflict (change_request_id, revision_id, only_page, page_id)
      do update set sha256 = excluded.sha256, size = excluded.size, page_count = excluded.page_count, created_at = excluded.created_at
       where pdf_export.sha256 = ?`,
-    [key.spaceId, key.changeRequestId, key.revisionId, key.only, key.pageId ?? '', pdf.sha256, pdf.size, pdf.pageCount, new Date(), replacing],
+    [
+      key.spaceId,
+      key.changeRequestId,
+      key.revisionId,
+      key.only,
+      key.pageId ?? '',
+      pdf.sha256,
+      pdf.size,
+      pdf.pageCount,
+      new Date(),
+      replacing,
+    ],
   );
 }
 

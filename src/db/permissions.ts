@@ -24,15 +24,24 @@ export interface GrantTarget {
 /** Of `ids`, those that are members (users) or teams (teams) of the organization. */
 export async function existingPrincipals(em: Em, organizationId: string, principal: Principal, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const text = principal === 'user'
-    ? 'select user_id as id from member where organization_id = ? and user_id = any(?::text[])'
-    : 'select id from team where organization_id = ? and id = any(?::text[])';
+  const text =
+    principal === 'user'
+      ? 'select user_id as id from member where organization_id = ? and user_id = any(?::text[])'
+      : 'select id from team where organization_id = ? and id = any(?::text[])';
   const rows = await sql<{ id: string }>(em, text, [organizationId, textArray(ids)]);
   return new Set(rows.map((r) => r.id));
 }
 
 /** Grants `role` on the target to a principal, replacing the role they had there. */
-export async function upsertGrant(em: Em, id: string, target: GrantTarget, principal: Principal, principalId: string, role: string, at: Date): Promise<void> {
+export async function upsertGrant(
+  em: Em,
+  id: string,
+  target: GrantTarget,
+  principal: Principal,
+  principalId: string,
+  role: string,
+  at: Date,
+): Promise<void> {
   const on = targetColumn(target.kind);
   const who = principalColumn(principal);
   await sql(
@@ -44,7 +53,14 @@ export async function upsertGrant(em: Em, id: string, target: GrantTarget, princ
 }
 
 /** Changes the role of an existing grant; false when there is none. */
-export async function updateGrant(em: Em, kind: ContentKind, targetId: string, principal: Principal, principalId: string, role: string): Promise<boolean> {
+export async function updateGrant(
+  em: Em,
+  kind: ContentKind,
+  targetId: string,
+  principal: Principal,
+  principalId: string,
+  role: string,
+): Promise<boolean> {
   const rows = await sql(
     em,
     `update content_permission set role = ? where ${targetColumn(kind)} = ? and ${principalColumn(principal)} = ? returning id`,
@@ -54,7 +70,13 @@ export async function updateGrant(em: Em, kind: ContentKind, targetId: string, p
 }
 
 /** Removes the grant of a principal on the target; false when there was none. */
-export async function deleteGrant(em: Em, kind: ContentKind, targetId: string, principal: Principal, principalId: string): Promise<boolean> {
+export async function deleteGrant(
+  em: Em,
+  kind: ContentKind,
+  targetId: string,
+  principal: Principal,
+  principalId: string,
+): Promise<boolean> {
   const rows = await sql(
     em,
     `delete from content_permission where ${targetColumn(kind)} = ? and ${principalColumn(principal)} = ? returning id`,
@@ -89,7 +111,10 @@ export function userGrantListing(kind: ContentKind, targetId: string): SelectLis
     sql: `select date_trunc('milliseconds', p.created_at) as sort_key, p.id, p.role, u.id as user_id, u.display_name, u.email, u.photo_url
             from content_permission p join app_user u on u.id = p.user_id where p.${targetColumn(kind)} = ?`,
     params: [targetId],
-    keys: [{ field: 'sort_key', kind: 'date' }, { field: 'id', kind: 'string' }],
+    keys: [
+      { field: 'sort_key', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
   };
 }
 
@@ -99,6 +124,9 @@ export function teamGrantListing(kind: ContentKind, targetId: string): SelectLis
     sql: `select date_trunc('milliseconds', p.created_at) as sort_key, p.id, p.role, t.id as team_id, t.organization_id, t.title, t.created_at as created
             from content_permission p join team t on t.id = p.team_id where p.${targetColumn(kind)} = ?`,
     params: [targetId],
-    keys: [{ field: 'sort_key', kind: 'date' }, { field: 'id', kind: 'string' }],
+    keys: [
+      { field: 'sort_key', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
   };
 }

@@ -35,7 +35,13 @@ export async function teamSummaries(em: Em, teamIds: (string | null | undefined)
     [textArray(ids)],
   );
   for (const row of rows) {
-    out.set(row.id, { id: row.id, title: row.title, createdAt: new Date(row.created_at), members: Number(row.members), spaces: Number(row.spaces) });
+    out.set(row.id, {
+      id: row.id,
+      title: row.title,
+      createdAt: new Date(row.created_at),
+      members: Number(row.members),
+      spaces: Number(row.spaces),
+    });
   }
   return out;
 }
@@ -45,7 +51,11 @@ export async function teamSummaries(em: Em, teamIds: (string | null | undefined)
 /** Records a login request sent to a provider, after removing those older than `expiredBefore`. */
 export async function saveLoginRequest(em: Em, providerId: string, requestId: string, createdAt: Date, expiredBefore: Date): Promise<void> {
   await sql(em, 'delete from saml_request where created_at < ?', [expiredBefore]);
-  await sql(em, 'insert into saml_request (provider_id, id, created_at) values (?, ?, ?) on conflict do nothing', [providerId, requestId, createdAt]);
+  await sql(em, 'insert into saml_request (provider_id, id, created_at) values (?, ?, ?) on conflict do nothing', [
+    providerId,
+    requestId,
+    createdAt,
+  ]);
 }
 
 /** When a login request was sent, if it was and not before `notBefore`. */
@@ -98,7 +108,13 @@ export async function userForEmail(tx: Em, newUserId: string, email: string, dis
  * Makes the user an SSO member of the organization: a new member gets `role`, an existing one
  * keeps theirs. Whether the membership is disabled.
  */
-export async function joinAsSsoMember(tx: Em, organizationId: string, userId: string, role: string | null, at: Date): Promise<{ disabled: boolean }> {
+export async function joinAsSsoMember(
+  tx: Em,
+  organizationId: string,
+  userId: string,
+  role: string | null,
+  at: Date,
+): Promise<{ disabled: boolean }> {
   await sql(
     tx,
     'insert into member (organization_id, user_id, role, disabled, sso, joined_at) values (?, ?, ?, false, true, ?) on conflict do nothing',

@@ -30,10 +30,17 @@ export async function reindexSpace(em: Em, spaceId: string, before: PageMap | nu
   }
   if (before) for (const id of Object.keys(before)) if (!after[id]) stale.push(id);
   if (stale.length > 0) {
-    await sql(em, 'delete from search_section where space_id = ? and page_id in (select jsonb_array_elements_text(?::jsonb))', [spaceId, JSON.stringify(stale)]);
+    await sql(em, 'delete from search_section where space_id = ? and page_id in (select jsonb_array_elements_text(?::jsonb))', [
+      spaceId,
+      JSON.stringify(stale),
+    ]);
   }
   if (fresh.length === 0) return;
-  const texts = await loadDocuments(em, spaceId, fresh.map((id) => tokenHash(after[id].markdown)).filter((h): h is string => h !== null));
+  const texts = await loadDocuments(
+    em,
+    spaceId,
+    fresh.map((id) => tokenHash(after[id].markdown)).filter((h): h is string => h !== null),
+  );
   const rows: { page_id: string; section_id: string; page_title: string; page_path: string; title: string; body: string }[] = [];
   for (const id of fresh) {
     const page = after[id];
@@ -41,8 +48,10 @@ export async function reindexSpace(em: Em, spaceId: string, before: PageMap | nu
     const markdown = hash === null ? page.markdown : (texts.get(hash) ?? '');
     const sections = splitSections(markdown);
     const path = newPaths.get(id) ?? page.slug;
-    if (!sections.some((s) => s.id === '')) rows.push({ page_id: id, section_id: '', page_title: page.title, page_path: path, title: '', body: '' });
-    for (const section of sections) rows.push({ page_id: id, section_id: section.id, page_title: page.title, page_path: path, title: section.title, body: section.body });
+    if (!sections.some((s) => s.id === ''))
+      rows.push({ page_id: id, section_id: '', page_title: page.title, page_path: path, title: '', body: '' });
+    for (const section of sections)
+      rows.push({ page_id: id, section_id: section.id, page_title: page.title, page_path: path, title: section.title, body: section.body });
   }
   await sql(
     em,
@@ -66,7 +75,13 @@ export interface SearchHit {
 }
 
 /** Pages of the space matching `query`, best first, each with its matching sections. */
-export async function searchSpace(em: Em, spaceId: string, query: string, offset: number, limit: number): Promise<{ hits: SearchHit[]; total: number }> {
+export async function searchSpace(
+  em: Em,
+  spaceId: string,
+  query: string,
+  offset: number,
+  limit: number,
+): Promise<{ hits: SearchHit[]; total: number }> {
   // Pages are ranked on narrow rows first; section texts are read only for the pages returned.
   const rows = await sql<SearchHit & { total: string }>(
     em,
@@ -118,7 +133,12 @@ export async function pageChains(em: Em, revisionId: string, pageIds: string[]):
 }
 
 /** Sections of the pages whose own heading or text match `query` (others matched only through their page's title). */
-export async function matchingSections(em: Em, spaceId: string, pageIds: string[], query: string): Promise<{ page_id: string; section_id: string }[]> {
+export async function matchingSections(
+  em: Em,
+  spaceId: string,
+  pageIds: string[],
+  query: string,
+): Promise<{ page_id: string; section_id: string }[]> {
   return sql<{ page_id: string; section_id: string }>(
     em,
     `select page_id, section_id from search_section

@@ -23,7 +23,9 @@ export async function prepared<T = Record<string, unknown>>(em: Em, name: string
     });
     return sql<T>(em, inline, ordered);
   }
-  const pool = await (em.getConnection() as unknown as { getNativeClient(): Promise<{ query(q: object): Promise<{ rows: T[] }> }> }).getNativeClient();
+  const pool = await (
+    em.getConnection() as unknown as { getNativeClient(): Promise<{ query(q: object): Promise<{ rows: T[] }> }> }
+  ).getNativeClient();
   return (await pool.query({ name, text, values })).rows;
 }
 

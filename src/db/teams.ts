@@ -40,7 +40,14 @@ export function teamListing(organizationId: string, filter: TeamFilter): SelectL
                and (m.role = 'admin' or exists (select 1 from team_member tm where tm.team_id = t.id and tm.user_id = m.user_id and tm.role = 'owner')))`;
     params.push(filter.owner);
   }
-  return { sql: text, params, keys: [{ field: 'sort_key', kind: 'date' }, { field: 'id', kind: 'string' }] };
+  return {
+    sql: text,
+    params,
+    keys: [
+      { field: 'sort_key', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
+  };
 }
 
 /** The teams of the organization a member is in (rows of MemberTeamRow), oldest first. */
@@ -54,7 +61,14 @@ export function memberTeamListing(organizationId: string, userId: string, filter
     text += ' and t.title ilike ?';
     params.push(containsPattern(filter.title));
   }
-  return { sql: text, params, keys: [{ field: 'sort_key', kind: 'date' }, { field: 'id', kind: 'string' }] };
+  return {
+    sql: text,
+    params,
+    keys: [
+      { field: 'sort_key', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
+  };
 }
 
 export interface TeamFacts {

@@ -68,5 +68,12 @@ export function aggregateReactions(rows: ReactionRow[]): ReactionGroup[] {
  */
 export function parseAuthors(values: string[] | string | undefined): string[] {
   const list = values === undefined ? [] : Array.isArray(values) ? values : [values];
-  return [...new Set(list.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== ''))];
+  return [
+    ...new Set(
+      list
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter((v) => v !== ''),
+    ),
+  ];
 }

@@ -56,7 +56,8 @@ export function checkValue(field: FieldDefinition, value: unknown): ValueCheck {
   switch (field.type) {
     case 'text':
       if (typeof value !== 'string') return fail('must be a string for a text field');
-      if (value.length > CUSTOM_FIELD_LIMITS.stringValue) return fail(`must NOT have more than ${CUSTOM_FIELD_LIMITS.stringValue} characters`);
+      if (value.length > CUSTOM_FIELD_LIMITS.stringValue)
+        return fail(`must NOT have more than ${CUSTOM_FIELD_LIMITS.stringValue} characters`);
       return { ok: true, value };
     case 'number':
       if (typeof value !== 'number' || !Number.isFinite(value)) return fail('must be a finite number for a number field');
@@ -73,7 +74,8 @@ export function checkValue(field: FieldDefinition, value: unknown): ValueCheck {
       const out: string[] = [];
       for (const [i, item] of value.entries()) {
         if (typeof item !== 'string') return { ok: false, message: `${where}[${i}] must be a string` };
-        if (!options.includes(item)) return { ok: false, message: `${where}[${i}] "${truncate(item)}" is not one of the options of this field` };
+        if (!options.includes(item))
+          return { ok: false, message: `${where}[${i}] "${truncate(item)}" is not one of the options of this field` };
         if (!out.includes(item)) out.push(item);
       }
       return { ok: true, value: out };

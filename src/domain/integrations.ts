@@ -20,10 +20,7 @@ export type IntegrationVisibility = (typeof INTEGRATION_VISIBILITIES)[number];
  *   everyone else gets 404.
  * Publishing, unpublishing and reading every installation need the admin role in the owner organization.
  */
-export function integrationAccess(
-  integration: { visibility: string; ownerId: string },
-  memberships: ReadonlyMap<string, Role | null>,
-) {
+export function integrationAccess(integration: { visibility: string; ownerId: string }, memberships: ReadonlyMap<string, Role | null>) {
   const member = memberships.has(integration.ownerId);
   const admin = atLeast(memberships.get(integration.ownerId), 'admin');
   const isPrivate = integration.visibility === 'private';
@@ -153,7 +150,8 @@ function describeError(error: ErrorObject | undefined): string {
   const path = error.instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.');
   const where = path ? `configuration.${path}` : 'configuration';
   if (params.missingProperty) return `configuration.${params.missingProperty} is required`;
-  if (params.additionalProperty) return `configuration.${params.additionalProperty} is not a property of this integration's account configuration`;
+  if (params.additionalProperty)
+    return `configuration.${params.additionalProperty} is not a property of this integration's account configuration`;
   if (params.allowedValues) return `${where} must be one of: ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   return `${where} ${error.message ?? 'is not valid'}`;
 }

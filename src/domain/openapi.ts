@@ -163,7 +163,10 @@ export function refTarget(ref: string, base: string | null): string | null {
     );
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    throw new SpecProcessingError('UNRESOLVABLE_REF', `$ref "${ref}" points at ${target.protocol} URLs, which are not fetched; use http or https`);
+    throw new SpecProcessingError(
+      'UNRESOLVABLE_REF',
+      `$ref "${ref}" points at ${target.protocol} URLs, which are not fetched; use http or https`,
+    );
   }
   target.hash = '';
   if (base !== null) {
@@ -220,7 +223,10 @@ export function contentHash(filesystem: Record<string, unknown>): string {
  * keys, non-finite numbers) into JSON ones, so what is stored is what is hashed.
  */
 export function toJsonValue(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? Number(v) : v instanceof Map ? Object.fromEntries(v) : v)) ?? 'null');
+  return JSON.parse(
+    JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? Number(v) : v instanceof Map ? Object.fromEntries(v) : v)) ??
+      'null',
+  );
 }
 
 const BUNDLE_KEY = 'x-docs-bundle';

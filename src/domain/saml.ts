@@ -81,8 +81,19 @@ const DISPLAY_NAME_ATTRIBUTES = [
   'cn',
   'urn:oid:2.5.4.3',
 ];
-const GIVEN_NAME_ATTRIBUTES = ['givenname', 'firstname', 'urn:oid:2.5.4.42', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname'];
-const SURNAME_ATTRIBUTES = ['sn', 'surname', 'lastname', 'urn:oid:2.5.4.4', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname'];
+const GIVEN_NAME_ATTRIBUTES = [
+  'givenname',
+  'firstname',
+  'urn:oid:2.5.4.42',
+  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname',
+];
+const SURNAME_ATTRIBUTES = [
+  'sn',
+  'surname',
+  'lastname',
+  'urn:oid:2.5.4.4',
+  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname',
+];
 
 const EMAIL = /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+\.[^\s@<>()[\],;:"]+$/;
 
@@ -120,8 +131,7 @@ export function identityFromProfile(profile: SamlProfileLike): { email: string; 
   if (!email) return null;
   const given = attribute(attributes, GIVEN_NAME_ATTRIBUTES);
   const surname = attribute(attributes, SURNAME_ATTRIBUTES);
-  const displayName =
-    attribute(attributes, DISPLAY_NAME_ATTRIBUTES) ?? ([given, surname].filter(Boolean).join(' ') || email.split('@')[0]);
+  const displayName = attribute(attributes, DISPLAY_NAME_ATTRIBUTES) ?? ([given, surname].filter(Boolean).join(' ') || email.split('@')[0]);
   return { email, displayName: displayName.slice(0, 256) };
 }
 
@@ -224,13 +234,17 @@ export function describeSamlFailure(error: unknown, signed: boolean): { status: 
   if (/expired/i.test(raw)) return fail('The SAML assertion has expired (NotOnOrAfter is in the past)');
   if (/not yet valid/i.test(raw)) return fail('The SAML assertion is not valid yet (NotBefore is in the future)');
   if (/InResponseTo/i.test(raw)) {
-    return fail('The SAML response answers a login request this service did not send, already received an answer to, or that expired (InResponseTo)');
+    return fail(
+      'The SAML response answers a login request this service did not send, already received an answer to, or that expired (InResponseTo)',
+    );
   }
   if (/subject confirmation/i.test(raw)) return fail('The SAML assertion has no valid subject confirmation (expired or not yet valid)');
   if (/multiple conditions/i.test(raw)) return fail('The SAML assertion has more than one Conditions element');
   if (/Missing SAML assertion/i.test(raw)) return fail('The SAML response holds no assertion');
-  if (/SAML provider returned/i.test(raw)) return fail(`The identity provider refused the sign-in: ${raw.replace(/^SAML provider returned /, '')}`);
-  if (/encrypt/i.test(raw)) return fail('Encrypted SAML assertions are not supported: configure the identity provider to sign, not encrypt, assertions', 400);
+  if (/SAML provider returned/i.test(raw))
+    return fail(`The identity provider refused the sign-in: ${raw.replace(/^SAML provider returned /, '')}`);
+  if (/encrypt/i.test(raw))
+    return fail('Encrypted SAML assertions are not supported: configure the identity provider to sign, not encrypt, assertions', 400);
   if (/non-whitespace|xml|parse|unclosed|tag|entity/i.test(raw)) return fail('SAMLResponse is not a well-formed SAML response', 400);
   return fail(`The SAML response was refused: ${raw}`);
 }

@@ -81,7 +81,12 @@ export async function guardedClone(url: string, target: string, policy: FetchPol
     GIT_HTTP_LOW_SPEED_TIME: String(Math.max(5, Math.ceil(policy.timeoutMs / 1000))),
     // Configuration through the environment keeps the credentials off the command line.
     GIT_CONFIG_COUNT: String(config.length),
-    ...Object.fromEntries(config.flatMap(([key, value], i) => [[`GIT_CONFIG_KEY_${i}`, key], [`GIT_CONFIG_VALUE_${i}`, value]])),
+    ...Object.fromEntries(
+      config.flatMap(([key, value], i) => [
+        [`GIT_CONFIG_KEY_${i}`, key],
+        [`GIT_CONFIG_VALUE_${i}`, value],
+      ]),
+    ),
   };
   const args = ['clone', '--depth', '1', '--single-branch', '--no-tags', '--no-recurse-submodules', '--quiet', '--', bare.href, target];
   const child = spawn('git', args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -94,7 +99,10 @@ export async function guardedClone(url: string, target: string, policy: FetchPol
     stopped ??= error;
     child.kill('SIGKILL');
   };
-  const deadline = setTimeout(() => stop(new CloneError('FETCH_TIMEOUT', `Cloning ${shown} took longer than ${limits.timeoutMs} ms`)), limits.timeoutMs);
+  const deadline = setTimeout(
+    () => stop(new CloneError('FETCH_TIMEOUT', `Cloning ${shown} took longer than ${limits.timeoutMs} ms`)),
+    limits.timeoutMs,
+  );
   const watch = setInterval(() => {
     void directorySize(target).then((bytes) => {
       limits.onProgress?.(bytes);
@@ -111,10 +119,10 @@ export async function guardedClone(url: string, target: string, policy: FetchPol
       const reason = stderr.replace(/\s+/g, ' ').trim().split(bare.href).join(shown).slice(0, 500) || `git exited with ${code}`;
       throw new CloneError('CLONE_FAILED', `Could not clone ${shown}: ${reason}`);
     }
-    if ((await directorySize(target)) > limits.maxBytes) throw new CloneError('TOO_LARGE', `The repository ${shown} is larger than ${limits.maxBytes} bytes`);
+    if ((await directorySize(target)) > limits.maxBytes)
+      throw new CloneError('TOO_LARGE', `The repository ${shown} is larger than ${limits.maxBytes} bytes`);
   } finally {
     clearTimeout(deadline);
     clearInterval(watch);
   }
 }
-

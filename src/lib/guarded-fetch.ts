@@ -229,7 +229,9 @@ export async function checkUrl(url: string, policy: FetchPolicy): Promise<{ url:
     clearTimeout(timer);
   }
   const hostname = bareHostname(parsed);
-  const addresses = isIpLiteral(hostname) ? [{ address: hostname, family: hostname.includes(':') ? 6 : 4 }] : (pins.get(parsed.hostname) ?? []);
+  const addresses = isIpLiteral(hostname)
+    ? [{ address: hostname, family: hostname.includes(':') ? 6 : 4 }]
+    : (pins.get(parsed.hostname) ?? []);
   return { url: parsed, addresses };
 }
 
@@ -310,7 +312,7 @@ export async function guardedFetch(url: string, policy: FetchPolicy, init: Guard
 
   let shown = original;
   try {
-    for (let redirects = 0; ; ) {
+    for (let redirects = 0; ;) {
       shown = redactUrl(current);
       await checkHop(current, policy, pins, deadline, shown);
 

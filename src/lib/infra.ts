@@ -98,7 +98,18 @@ export async function startTemporalDevServer(options: {
   const port = options.port ?? (await freePort());
   const cli = findTemporalCli(options.cliPath, options.goPath);
   if (cli) {
-    const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', options.namespace, '--log-level', 'error'];
+    const args = [
+      'server',
+      'start-dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--namespace',
+      options.namespace,
+      '--log-level',
+      'error',
+    ];
     if (options.uiPort) args.push('--ui-port', String(options.uiPort));
     else args.push('--headless');
     if (options.dataDir) {
@@ -126,7 +137,11 @@ export async function startTemporalDevServer(options: {
   const env = await TestWorkflowEnvironment.createLocal({
     server: { ip: '127.0.0.1', port, namespace: options.namespace, ui: !!options.uiPort, uiPort: options.uiPort },
   });
-  return { address: `127.0.0.1:${port}`, uiUrl: options.uiPort ? `http://127.0.0.1:${options.uiPort}` : undefined, stop: () => env.teardown() };
+  return {
+    address: `127.0.0.1:${port}`,
+    uiUrl: options.uiPort ? `http://127.0.0.1:${options.uiPort}` : undefined,
+    stop: () => env.teardown(),
+  };
 }
 
 export { portOpen };

@@ -23,5 +23,8 @@ export function logger(level = 'info', options: LoggerOptions = {}): Logger {
   const pretty = options.pretty ?? process.stdout.isTTY === true;
   if (!pretty) return options.destination ? pino(settings, options.destination) : pino(settings);
   const colorize = options.destination === undefined;
-  return pino(settings, PinoPretty({ colorize, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true, destination: options.destination ?? 1 }));
+  return pino(
+    settings,
+    PinoPretty({ colorize, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true, destination: options.destination ?? 1 }),
+  );
 }

@@ -68,9 +68,10 @@ async function sharedBrowser(executablePath: string): Promise<{ browser: Browser
   });
   browser = launching;
   launching.then(
-    (b) => b.on('disconnected', () => {
-      if (browser === launching) browser = undefined;
-    }),
+    (b) =>
+      b.on('disconnected', () => {
+        if (browser === launching) browser = undefined;
+      }),
     () => {
       if (browser === launching) browser = undefined;
     },

@@ -17,7 +17,11 @@ export type AwaitJobOptions<W extends Workflow> = WorkflowStartOptions<W> & {
  * starting another: asking again after a 503 waits for the same run. Once that run has finished,
  * a new request starts a new run (ALLOW_DUPLICATE), which the idempotent activities answer at once.
  */
-export async function startAndAwait<W extends Workflow>(client: Client, workflow: W, options: AwaitJobOptions<W>): Promise<WorkflowResultType<W>> {
+export async function startAndAwait<W extends Workflow>(
+  client: Client,
+  workflow: W,
+  options: AwaitJobOptions<W>,
+): Promise<WorkflowResultType<W>> {
   const { pendingMessage, waitMs = JOB_WAIT_MS, ...start } = options;
   const run = client.workflow.execute(workflow, {
     ...(start as WorkflowStartOptions<W>),

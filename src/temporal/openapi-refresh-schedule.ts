@@ -1,5 +1,9 @@
 import {
-  ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptionsStartWorkflowAction,
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleOptionsStartWorkflowAction,
 } from '@temporalio/client';
 import { JOB_KIND, ORGANIZATION_ID } from '../workflows/search-attributes.ts';
 
@@ -40,7 +44,9 @@ export interface RefreshScheduleInput {
   taskQueue: string;
 }
 
-function refreshAction(input: RefreshScheduleInput): ScheduleOptionsStartWorkflowAction<(input: ScheduledProcessingInput) => Promise<unknown>> {
+function refreshAction(
+  input: RefreshScheduleInput,
+): ScheduleOptionsStartWorkflowAction<(input: ScheduledProcessingInput) => Promise<unknown>> {
   return {
     type: 'startWorkflow',
     workflowType: OPENAPI_PROCESSING_WORKFLOW,

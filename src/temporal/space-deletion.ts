@@ -10,12 +10,7 @@ import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from '../workflows/search-attribu
 
 export const spaceDeletionWorkflowId = (spaceId: string) => `space-deletion/${spaceId}`;
 
-export async function startSpaceDeletion(
-  client: Client,
-  taskQueue: string,
-  input: SpaceDeletionInput,
-  requestedBy: string,
-): Promise<void> {
+export async function startSpaceDeletion(client: Client, taskQueue: string, input: SpaceDeletionInput, requestedBy: string): Promise<void> {
   await client.workflow.start(spaceDeletion, {
     taskQueue,
     workflowId: spaceDeletionWorkflowId(input.spaceId),

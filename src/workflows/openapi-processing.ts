@@ -38,7 +38,17 @@ const { fetchOpenApiSpec } = proxyActivities<OpenApiActivities>({
     backoffCoefficient: 2,
     maximumInterval: '30s',
     maximumAttempts: 3,
-    nonRetryableErrorTypes: ['INVALID_SPEC', 'SYNTAX_ERROR', 'UNRESOLVABLE_REF', 'TOO_MANY_FILES', 'ADDRESS_NOT_ALLOWED', 'PROTOCOL_NOT_ALLOWED', 'INVALID_URL', 'TOO_LARGE', 'TOO_MANY_REDIRECTS'],
+    nonRetryableErrorTypes: [
+      'INVALID_SPEC',
+      'SYNTAX_ERROR',
+      'UNRESOLVABLE_REF',
+      'TOO_MANY_FILES',
+      'ADDRESS_NOT_ALLOWED',
+      'PROTOCOL_NOT_ALLOWED',
+      'INVALID_URL',
+      'TOO_LARGE',
+      'TOO_MANY_REDIRECTS',
+    ],
   },
 });
 

@@ -43,7 +43,11 @@ describe('change requests', () => {
     expect(byNumber.body.number).toBe(3);
     await admin().patch(`/v1/spaces/${s.id}/change-requests/2`, { status: 'draft' });
     await admin().patch(`/v1/spaces/${s.id}/change-requests/3`, { status: 'archived' });
-    expect((await admin().get(`/v1/spaces/${s.id}`)).body).toMatchObject({ changeRequests: 8, changeRequestsOpen: 6, changeRequestsDraft: 1 });
+    expect((await admin().get(`/v1/spaces/${s.id}`)).body).toMatchObject({
+      changeRequests: 8,
+      changeRequestsOpen: 6,
+      changeRequestsDraft: 1,
+    });
   });
 
   it('counts open comments on the space content', async () => {
@@ -89,7 +93,11 @@ describe('change requests', () => {
     expect(space.body.revision).toBe(merged.body.revision);
     expect((await contentPages(admin(), s.id)).map((p) => p.title)).toEqual(['Welcome', 'Guide']);
     const after = await admin().get(`/v1/spaces/${s.id}/change-requests/${cr.id}`);
-    expect(after.body).toMatchObject({ status: 'merged', revisionMerged: merged.body.revision, mergedBy: { id: org.members.admin.userId } });
+    expect(after.body).toMatchObject({
+      status: 'merged',
+      revisionMerged: merged.body.revision,
+      mergedBy: { id: org.members.admin.userId },
+    });
     const again = await admin().post(`/v1/spaces/${s.id}/change-requests/${cr.id}/merge`);
     expect(again.body).toEqual(merged.body);
     const revision = await admin().get(`/v1/spaces/${s.id}/content`);
@@ -110,15 +118,23 @@ describe('change requests', () => {
     const s = await newSpace(admin(), org.id);
     const setup = await newChangeRequest(admin(), s.id);
     const root = (await contentPages(admin(), s.id))[0];
-    await postChanges(admin(), s.id, setup.id, [{ operation: 'update_page', page: root.id, document: { markdown: 'one\ntwo\nthree\nfour\nfive\n' } }]);
+    await postChanges(admin(), s.id, setup.id, [
+      { operation: 'update_page', page: root.id, document: { markdown: 'one\ntwo\nthree\nfour\nfive\n' } },
+    ]);
     await admin().post(`/v1/spaces/${s.id}/change-requests/${setup.id}/merge`);
 
     const a = await newChangeRequest(admin(), s.id);
     const b = await newChangeRequest(admin(), s.id);
     const c = await newChangeRequest(admin(), s.id);
-    await postChanges(admin(), s.id, a.id, [{ operation: 'update_page', page: root.id, document: { markdown: 'ONE\ntwo\nthree\nfour\nfive\n' } }]);
-    await postChanges(admin(), s.id, b.id, [{ operation: 'update_page', page: root.id, document: { markdown: 'one\ntwo\nthree\nfour\nFIVE\n' } }]);
-    await postChanges(admin(), s.id, c.id, [{ operation: 'update_page', page: root.id, document: { markdown: 'uno\ntwo\nthree\nfour\nfive\n' } }]);
+    await postChanges(admin(), s.id, a.id, [
+      { operation: 'update_page', page: root.id, document: { markdown: 'ONE\ntwo\nthree\nfour\nfive\n' } },
+    ]);
+    await postChanges(admin(), s.id, b.id, [
+      { operation: 'update_page', page: root.id, document: { markdown: 'one\ntwo\nthree\nfour\nFIVE\n' } },
+    ]);
+    await postChanges(admin(), s.id, c.id, [
+      { operation: 'update_page', page: root.id, document: { markdown: 'uno\ntwo\nthree\nfour\nfive\n' } },
+    ]);
     expect((await admin().post(`/v1/spaces/${s.id}/change-requests/${a.id}/merge`)).body.result).toBe('merge');
     expect((await admin().get(`/v1/spaces/${s.id}/change-requests/${b.id}`)).body.outdated).toBe(true);
     expect((await admin().post(`/v1/spaces/${s.id}/change-requests/${b.id}/merge`)).body.result).toBe('merge');
@@ -171,11 +187,16 @@ describe('change requests', () => {
     expect((await org.members.comment.api.post(`/v1/spaces/${s.id}/change-requests`, {})).status).toBe(403);
     const cr = await newChangeRequest(org.members.edit.api, s.id);
     expect((await org.members.edit.api.post(`/v1/spaces/${s.id}/change-requests/${cr.id}/merge`)).status).toBe(403);
-    expect((await postChanges(org.members.read.api, s.id, cr.id, [{ operation: 'insert_page', title: 'x', document: {} }])).status).toBe(403);
+    expect((await postChanges(org.members.read.api, s.id, cr.id, [{ operation: 'insert_page', title: 'x', document: {} }])).status).toBe(
+      403,
+    );
     expect((await admin().patch(`/v1/spaces/${s.id}/change-requests/${cr.id}`, { status: 'merged' })).status).toBe(400);
     expect((await admin().patch(`/v1/spaces/${s.id}/change-requests/${cr.id}`, { status: 'archived' })).body.status).toBe('archived');
     expect((await admin().post(`/v1/spaces/${s.id}/change-requests/${cr.id}/merge`)).status).toBe(409);
-    expect((await admin().patch(`/v1/spaces/${s.id}/change-requests/${cr.id}`, { status: 'draft', subject: 'Back' })).body).toMatchObject({ status: 'draft', subject: 'Back' });
+    expect((await admin().patch(`/v1/spaces/${s.id}/change-requests/${cr.id}`, { status: 'draft', subject: 'Back' })).body).toMatchObject({
+      status: 'draft',
+      subject: 'Back',
+    });
     await admin().patch(`/v1/spaces/${s.id}`, { editMode: 'locked' });
     const locked = await postChanges(admin(), s.id, cr.id, [{ operation: 'insert_page', title: 'x', document: {} }]);
     expect(locked.status).toBe(403);
@@ -190,19 +211,31 @@ describe('change requests', () => {
   it('stores inserted files once and serves them', async () => {
     const s = await newSpace(admin(), org.id);
     const cr = await newChangeRequest(admin(), s.id);
-    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEklEQVR4nGP8z8DwnwEKGJFZAFApAwHxtIzbAAAAAElFTkSuQmCC', 'base64');
-    const res = await postChanges(admin(), s.id, cr.id, [{ operation: 'insert_files', files: [{ name: 'dot.png', contentType: 'image/png', base64: png.toString('base64') }] }]);
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEklEQVR4nGP8z8DwnwEKGJFZAFApAwHxtIzbAAAAAElFTkSuQmCC',
+      'base64',
+    );
+    const res = await postChanges(admin(), s.id, cr.id, [
+      { operation: 'insert_files', files: [{ name: 'dot.png', contentType: 'image/png', base64: png.toString('base64') }] },
+    ]);
     expect(res.status).toBe(200);
     const file = res.body.insertedFiles[0];
     expect(file).toMatchObject({ name: 'dot.png', contentType: 'image/png', size: png.length, dimensions: { width: 2, height: 3 } });
     const listed = await admin().get(`/v1/spaces/${s.id}/change-requests/${cr.id}/content/files`);
     expect(listed.body.items.map((f: { id: string }) => f.id)).toEqual([file.id]);
-    const download = await t.app.inject({ url: new URL(file.downloadURL).pathname, headers: { authorization: `Bearer ${org.members.read.token}` } });
+    const download = await t.app.inject({
+      url: new URL(file.downloadURL).pathname,
+      headers: { authorization: `Bearer ${org.members.read.token}` },
+    });
     expect(download.statusCode).toBe(200);
     expect(Buffer.compare(download.rawPayload, png)).toBe(0);
-    const missingType = await postChanges(admin(), s.id, cr.id, [{ operation: 'insert_files', files: [{ name: 'x.bin', base64: 'AAAA' }] }]);
+    const missingType = await postChanges(admin(), s.id, cr.id, [
+      { operation: 'insert_files', files: [{ name: 'x.bin', base64: 'AAAA' }] },
+    ]);
     expect(missingType.status).toBe(400);
-    const privateUrl = await postChanges(admin(), s.id, cr.id, [{ operation: 'insert_files', files: [{ name: 'x', url: 'http://10.0.0.1/secret' }] }]);
+    const privateUrl = await postChanges(admin(), s.id, cr.id, [
+      { operation: 'insert_files', files: [{ name: 'x', url: 'http://10.0.0.1/secret' }] },
+    ]);
     expect(privateUrl.status).toBe(400);
     expect(privateUrl.body.error.message).toMatch(/ADDRESS_NOT_ALLOWED/);
   });

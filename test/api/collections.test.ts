@@ -24,7 +24,13 @@ async function newCollection(body: object = { title: 'A collection' }) {
 describe('creating collections', () => {
   it('creates top-level and nested collections', async () => {
     const top = await newCollection({ title: 'Guides' });
-    expect(top).toMatchObject({ object: 'collection', title: 'Guides', organization: org.id, defaultLevel: null, permissions: { view: true, admin: true, create: true } });
+    expect(top).toMatchObject({
+      object: 'collection',
+      title: 'Guides',
+      organization: org.id,
+      defaultLevel: null,
+      permissions: { view: true, admin: true, create: true },
+    });
     expect(top.parent).toBeUndefined();
     expect(top.urls).toEqual({ location: `http://docs.test/v1/collections/${top.id}`, app: `http://docs.test/app/collections/${top.id}` });
     const nested = await newCollection({ title: 'Nested', parent: top.id });
@@ -59,7 +65,14 @@ describe('creating collections', () => {
       ['post', `/v1/collections/${theirs.id}/move`],
       ['post', `/v1/collections/${theirs.id}/transfer`],
     ] as const) {
-      const res = await (admin() as any)[method](url, method === 'get' || method === 'delete' ? undefined : method === 'post' && url.endsWith('transfer') ? { organization: org.id } : { title: 'x', parent: null });
+      const res = await (admin() as any)[method](
+        url,
+        method === 'get' || method === 'delete'
+          ? undefined
+          : method === 'post' && url.endsWith('transfer')
+            ? { organization: org.id }
+            : { title: 'x', parent: null },
+      );
       expect([url, res.status]).toEqual([url, 404]);
     }
   });
@@ -127,9 +140,12 @@ describe('moving', () => {
     const child = await newCollection({ title: 'Child', parent: parent.id });
     const moved = await admin().post(`/v1/collections/${child.id}/move`, { position: { before: { type: 'space', space: spaces[0].id } } });
     expect(moved.status).toBe(200);
-    const move3 = await admin().post(`/v1/spaces/${spaces[2].id}/move`, { position: { after: { type: 'collection', collection: child.id } } });
+    const move3 = await admin().post(`/v1/spaces/${spaces[2].id}/move`, {
+      position: { after: { type: 'collection', collection: child.id } },
+    });
     expect(move3.status).toBe(200);
-    const order = await sql<{ id: string }>(t, 
+    const order = await sql<{ id: string }>(
+      t,
       `select id from (select id, position from space where parent_id = ? and deleted_at is null
                        union all select id, position from collection where parent_id = ?) s order by position`,
       [parent.id, parent.id],
@@ -137,7 +153,9 @@ describe('moving', () => {
     expect(order.map((r) => r.id)).toEqual([child.id, spaces[2].id, spaces[0].id, spaces[1].id]);
     const listed = await admin().get(`/v1/collections/${parent.id}/spaces`);
     expect(listed.body.items.map((s: { title: string }) => s.title)).toEqual(['three', 'one', 'two']);
-    const wrongParent = await admin().post(`/v1/spaces/${spaces[0].id}/move`, { position: { before: { type: 'collection', collection: parent.id } } });
+    const wrongParent = await admin().post(`/v1/spaces/${spaces[0].id}/move`, {
+      position: { before: { type: 'collection', collection: parent.id } },
+    });
     expect(wrongParent.status).toBe(400);
     expect(wrongParent.body.error.message).toMatch(/position.before/);
   });

@@ -82,7 +82,12 @@ describe('posting and reading comments', () => {
     const read = await org.members.read.api.get(`/v1/spaces/${space.id}/comments/${c.id}`);
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ ...c, permissions: { view: true, edit: false, reply: false, delete: false } });
-    expect((await admin().get(`/v1/spaces/${space.id}/comments/${c.id}`)).body.permissions).toEqual({ view: true, edit: false, reply: true, delete: true });
+    expect((await admin().get(`/v1/spaces/${space.id}/comments/${c.id}`)).body.permissions).toEqual({
+      view: true,
+      edit: false,
+      reply: true,
+      delete: true,
+    });
   });
 
   it('posts comments without a target and from a GitBook document body', async () => {
@@ -94,7 +99,13 @@ describe('posting and reading comments', () => {
         document: {
           object: 'document',
           data: {},
-          nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Bold', marks: [{ object: 'mark', type: 'bold' }] }] }] }],
+          nodes: [
+            {
+              object: 'block',
+              type: 'paragraph',
+              nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Bold', marks: [{ object: 'mark', type: 'bold' }] }] }],
+            },
+          ],
         },
       },
     });
@@ -115,7 +126,15 @@ describe('posting and reading comments', () => {
             type: 'paragraph',
             data: {},
             isVoid: false,
-            nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Hello ', marks: [] }, { object: 'leaf', text: 'world', marks: [{ object: 'mark', type: 'italic' }] }] }],
+            nodes: [
+              {
+                object: 'text',
+                leaves: [
+                  { object: 'leaf', text: 'Hello ', marks: [] },
+                  { object: 'leaf', text: 'world', marks: [{ object: 'mark', type: 'italic' }] },
+                ],
+              },
+            ],
           },
         ],
       },
@@ -261,7 +280,11 @@ describe('updating comments', () => {
     expect(resolved.body).toMatchObject({ status: 'resolved', resolvedBy: user(org.members.review) });
     expect(Date.parse(resolved.body.resolvedAt)).not.toBeNaN();
     const again = await admin().put(url, { resolved: true });
-    expect(again.body).toMatchObject({ status: 'resolved', resolvedAt: resolved.body.resolvedAt, resolvedBy: { id: org.members.review.userId } });
+    expect(again.body).toMatchObject({
+      status: 'resolved',
+      resolvedAt: resolved.body.resolvedAt,
+      resolvedBy: { id: org.members.review.userId },
+    });
     const reopened = await org.members.comment.api.put(url, { resolved: false });
     expect(reopened.status).toBe(200);
     expect(reopened.body.status).toBe('open');
@@ -320,7 +343,10 @@ describe('updating comments', () => {
       { emoji: '🎉', count: 1, users: [{ user: user(org.members.edit), reactedAt: expect.any(String) }] },
     ]);
     const removed = await org.members.edit.api.put(url, { removedReactions: ['👍', '❤️'] });
-    expect(removed.body.reactions.map((r: { emoji: string; count: number }) => [r.emoji, r.count])).toEqual([['👍', 1], ['🎉', 1]]);
+    expect(removed.body.reactions.map((r: { emoji: string; count: number }) => [r.emoji, r.count])).toEqual([
+      ['👍', 1],
+      ['🎉', 1],
+    ]);
     expect((await org.members.read.api.put(url, { addedReactions: ['👍'] })).status).toBe(403);
     const both = await admin().put(url, { addedReactions: ['👍'], removedReactions: ['👍'] });
     expect(both.status).toBe(400);
@@ -404,7 +430,13 @@ describe('replies', () => {
     expect(edited.body).toMatchObject({ body: { markdown: 'edited reply' }, reactions: [{ emoji: '🚀', count: 1 }] });
     expect(edited.body.editedAt).toEqual(expect.any(String));
     const again = await admin().put(`${base}/${r.id}`, { addedReactions: ['🚀'] });
-    expect(again.body.reactions).toEqual([{ emoji: '🚀', count: 2, users: [expect.objectContaining({ user: user(org.members.comment) }), expect.objectContaining({ user: user(org.members.admin) })] }]);
+    expect(again.body.reactions).toEqual([
+      {
+        emoji: '🚀',
+        count: 2,
+        users: [expect.objectContaining({ user: user(org.members.comment) }), expect.objectContaining({ user: user(org.members.admin) })],
+      },
+    ]);
     expect((await admin().put(`${base}/${r.id}`, { addedReactions: ['🚀'] })).body.reactions[0].count).toBe(2);
     expect((await admin().put(`${base}/${r.id}`, { removedReactions: ['🚀'] })).body.reactions[0].count).toBe(1);
     expect((await org.members.read.api.put(`${base}/${r.id}`, { addedReactions: ['🚀'] })).status).toBe(403);
@@ -428,21 +460,33 @@ describe('replies', () => {
 describe('targets and counters', () => {
   it('shows the path of nested pages and flags comments whose page changed or went away', async () => {
     const space = await newSpaceWithPage();
-    const [child] = await change(space.id, [{ operation: 'insert_page', into: space.pageId, title: 'Setup', document: { markdown: 'Install it.\n' } }]);
+    const [child] = await change(space.id, [
+      { operation: 'insert_page', into: space.pageId, title: 'Setup', document: { markdown: 'Install it.\n' } },
+    ]);
     const revision = (await admin().get(`/v1/spaces/${space.id}`)).body.revision;
     const onChild = await post(admin(), space.id, { body: { markdown: 'x' }, page: child });
     const onRoot = await post(admin(), space.id, { body: { markdown: 'y' }, page: space.pageId });
-    expect(onChild.target).toEqual({ space: space.id, revision, page: { id: child, title: 'Setup', path: 'untitled/setup', outdated: false } });
+    expect(onChild.target).toEqual({
+      space: space.id,
+      revision,
+      page: { id: child, title: 'Setup', path: 'untitled/setup', outdated: false },
+    });
 
     await change(space.id, [{ operation: 'update_page', page: child, document: { markdown: 'Install it twice.\n' } }]);
     const changed = (await admin().get(`/v1/spaces/${space.id}/comments/${onChild.id}`)).body.target;
     expect(changed).toEqual({ space: space.id, revision, page: { id: child, title: 'Setup', path: 'untitled/setup', outdated: true } });
     expect((await admin().get(`/v1/spaces/${space.id}/comments/${onRoot.id}`)).body.target.page.outdated).toBe(false);
 
-    await change(space.id, [{ operation: 'delete_page', page: child }, { operation: 'update_page', page: space.pageId, title: 'Renamed' }]);
+    await change(space.id, [
+      { operation: 'delete_page', page: child },
+      { operation: 'update_page', page: space.pageId, title: 'Renamed' },
+    ]);
     const removed = (await admin().get(`/v1/spaces/${space.id}/comments/${onChild.id}`)).body.target.page;
     expect(removed).toEqual({ id: child, title: 'Setup', path: 'untitled/setup', outdated: true });
-    expect((await admin().get(`/v1/spaces/${space.id}/comments/${onRoot.id}`)).body.target.page).toMatchObject({ title: 'Renamed', outdated: false });
+    expect((await admin().get(`/v1/spaces/${space.id}/comments/${onRoot.id}`)).body.target.page).toMatchObject({
+      title: 'Renamed',
+      outdated: false,
+    });
     const refused = await admin().post(`/v1/spaces/${space.id}/comments`, { body: { markdown: 'z' }, page: child });
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(/^page/);
@@ -457,9 +501,20 @@ describe('targets and counters', () => {
     await post(admin(), space.id, { body: { markdown: 'c' } }, `/v1/spaces/${space.id}/change-requests/${cr.id}`);
     await admin().put(`/v1/spaces/${space.id}/comments/${a.id}`, { resolved: true });
     const em = t.orm.em.fork();
-    expect(await countOpenComments(em, [space.id, empty.id, 'missing'])).toEqual(new Map([[space.id, 1], [empty.id, 0], ['missing', 0]]));
+    expect(await countOpenComments(em, [space.id, empty.id, 'missing'])).toEqual(
+      new Map([
+        [space.id, 1],
+        [empty.id, 0],
+        ['missing', 0],
+      ]),
+    );
     expect(await countOpenComments(em, [])).toEqual(new Map());
-    expect(await countOpenCommentsOnChangeRequests(em, [cr.id, 'other'])).toEqual(new Map([[cr.id, 1], ['other', 0]]));
+    expect(await countOpenCommentsOnChangeRequests(em, [cr.id, 'other'])).toEqual(
+      new Map([
+        [cr.id, 1],
+        ['other', 0],
+      ]),
+    );
   });
 
   it('keeps comments of a user who no longer exists', async () => {
@@ -472,7 +527,12 @@ describe('targets and counters', () => {
     await api.put(`/v1/spaces/${space.id}/comments/${c.id}`, { resolved: true, addedReactions: ['👋'] });
     await sql(t, 'delete from app_user where id = ?', [leaver.id]);
     const res = await admin().get(`/v1/spaces/${space.id}/comments/${c.id}`);
-    expect(res.body).toMatchObject({ postedBy: { object: 'user', id: 'deleted', displayName: 'Deleted user' }, status: 'resolved', resolvedBy: { id: 'deleted' }, reactions: [] });
+    expect(res.body).toMatchObject({
+      postedBy: { object: 'user', id: 'deleted', displayName: 'Deleted user' },
+      status: 'resolved',
+      resolvedBy: { id: 'deleted' },
+      reactions: [],
+    });
   });
 });
 
@@ -480,7 +540,9 @@ describe('comments in change requests', () => {
   it('keeps change-request comments apart from the space and targets the change request', async () => {
     const space = await newSpaceWithPage();
     const cr = await newChangeRequest(admin(), space.id, 'Proposal');
-    const [draftPage] = (await edit(admin(), space.id, cr.id, [{ operation: 'insert_page', title: 'Draft', emoji: '📝', document: { markdown: 'New\n' } }])).changes.map((c) => c.page.id);
+    const [draftPage] = (
+      await edit(admin(), space.id, cr.id, [{ operation: 'insert_page', title: 'Draft', emoji: '📝', document: { markdown: 'New\n' } }])
+    ).changes.map((c) => c.page.id);
     const crRevision = (await admin().get(`/v1/spaces/${space.id}/change-requests/${cr.id}`)).body.revision;
     const base = `/v1/spaces/${space.id}/change-requests/${cr.id}/comments`;
     const posted = await org.members.comment.api.post(base, { body: { markdown: 'in the CR' }, page: draftPage });
@@ -493,11 +555,15 @@ describe('comments in change requests', () => {
       page: { id: draftPage, title: 'Draft', emoji: '📝', path: 'draft', outdated: false },
     });
     expect(c.urls.location).toBe(`http://docs.test${base}/${c.id}`);
-    expect((await admin().post(`/v1/spaces/${space.id}/comments`, { body: { markdown: 'x' }, page: draftPage })).body.error.message).toMatch(/page/);
+    expect(
+      (await admin().post(`/v1/spaces/${space.id}/comments`, { body: { markdown: 'x' }, page: draftPage })).body.error.message,
+    ).toMatch(/page/);
     const onSpace = await post(admin(), space.id, { body: { markdown: 'on the space' } });
 
     expect((await admin().get(base)).body.items.map((x: { id: string }) => x.id)).toEqual([c.id]);
-    expect((await admin().get(`/v1/spaces/${space.id}/change-requests/${cr.number}/comments`)).body.items.map((x: { id: string }) => x.id)).toEqual([c.id]);
+    expect(
+      (await admin().get(`/v1/spaces/${space.id}/change-requests/${cr.number}/comments`)).body.items.map((x: { id: string }) => x.id),
+    ).toEqual([c.id]);
     expect((await admin().get(`/v1/spaces/${space.id}/comments`)).body.items.map((x: { id: string }) => x.id)).toEqual([onSpace.id]);
     expect((await admin().get(`/v1/spaces/${space.id}/comments/${c.id}`)).status).toBe(404);
     expect((await admin().get(`${base}/${onSpace.id}`)).status).toBe(404);

@@ -25,7 +25,10 @@ beforeAll(async () => {
   t = await startTestApp();
   org = await createTestOrg(t, 'Import activities org');
   fx = await startImportFixtures();
-  fx.routes.set('/a.zip', { type: 'application/zip', body: zipOf({ 'README.md': '# Home\n\n![p](p.png)\n', 'next.md': '# Next\n', 'p.png': PNG }) });
+  fx.routes.set('/a.zip', {
+    type: 'application/zip',
+    body: zipOf({ 'README.md': '# Home\n\n![p](p.png)\n', 'next.md': '# Next\n', 'p.png': PNG }),
+  });
   blobDir = mkdtempSync(join(tmpdir(), 'import-blobs-'));
   const box = secretBox(Buffer.alloc(32, 7));
   activities = contentImportActivities(t.orm, {
@@ -46,7 +49,14 @@ const run = (query: string, params: unknown[] = []) => t.orm.em.fork().getConnec
 describe('content import activities', () => {
   it('write one revision however often reading and writing are retried', async () => {
     const space = await org.members.admin.api.post(`/v1/orgs/${org.id}/spaces`, { title: 'Retried' });
-    const input: ContentImportInput = { spaceId: space.body.id, changeRequestId: null, source: 'zip', url: `${fx.base}/a.zip`, revisionId: newId(), userId: org.members.admin.userId };
+    const input: ContentImportInput = {
+      spaceId: space.body.id,
+      changeRequestId: null,
+      source: 'zip',
+      url: `${fx.base}/a.zip`,
+      revisionId: newId(),
+      userId: org.members.admin.userId,
+    };
     const first = await activities.readContentImport(input);
     const again = await activities.readContentImport(input);
     expect(first).toMatchObject({ status: 'read', pages: 2, files: 1 });
@@ -66,11 +76,21 @@ describe('content import activities', () => {
 
   it('refuse a locked space and a missing target, and report a refused source without throwing', async () => {
     const space = await org.members.admin.api.post(`/v1/orgs/${org.id}/spaces`, { title: 'Locked', editMode: 'locked' });
-    const input: ContentImportInput = { spaceId: space.body.id, changeRequestId: null, source: 'zip', url: `${fx.base}/a.zip`, revisionId: newId(), userId: org.members.admin.userId };
+    const input: ContentImportInput = {
+      spaceId: space.body.id,
+      changeRequestId: null,
+      source: 'zip',
+      url: `${fx.base}/a.zip`,
+      revisionId: newId(),
+      userId: org.members.admin.userId,
+    };
     const read = await activities.readContentImport(input);
     if (read.status !== 'read') throw new Error('not read');
     expect(await activities.applyContentImport({ ...input, bundle: read.bundle })).toEqual({ status: 'refused', reason: 'locked' });
-    expect(await activities.applyContentImport({ ...input, spaceId: 'missing', bundle: read.bundle })).toEqual({ status: 'refused', reason: 'not-found' });
+    expect(await activities.applyContentImport({ ...input, spaceId: 'missing', bundle: read.bundle })).toEqual({
+      status: 'refused',
+      reason: 'not-found',
+    });
     const refused = await activities.readContentImport({ ...input, url: `http://localhost:${fx.port}/a.zip` });
     expect(refused).toMatchObject({ status: 'failed', code: 'ADDRESS_NOT_ALLOWED' });
   });

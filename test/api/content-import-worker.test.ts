@@ -16,7 +16,10 @@ const queue = `content-import-kill-${newId(8)}`;
 const workers: ChildProcess[] = [];
 
 function startWorker(): ChildProcess {
-  const child = spawn(process.execPath, ['src/worker.ts'], { env: { ...process.env, TEMPORAL_TASK_QUEUE: queue, LOG_LEVEL: 'warn' }, stdio: 'ignore' });
+  const child = spawn(process.execPath, ['src/worker.ts'], {
+    env: { ...process.env, TEMPORAL_TASK_QUEUE: queue, LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+  });
   workers.push(child);
   return child;
 }
@@ -25,7 +28,11 @@ beforeAll(async () => {
   t = await startTestApp({ TEMPORAL_TASK_QUEUE: queue, CONTENT_IMPORT_WAIT: '150s' });
   org = await createTestOrg(t, 'Import kill org');
   fx = await startImportFixtures();
-  const page = (title: string, body: string) => ({ type: 'text/html', body: `<html><body><main><h1>${title}</h1>${body}</main></body></html>`, delayMs: 600 });
+  const page = (title: string, body: string) => ({
+    type: 'text/html',
+    body: `<html><body><main><h1>${title}</h1>${body}</main></body></html>`,
+    delayMs: 600,
+  });
   fx.routes.set('/crash/', page('Start', [1, 2, 3, 4, 5, 6].map((i) => `<a href="p${i}.html">p${i}</a>`).join(' ')));
   for (let i = 1; i <= 6; i++) fx.routes.set(`/crash/p${i}.html`, page(`Page ${i}`, `<p>Text ${i}</p>`));
 });
@@ -44,7 +51,10 @@ describe('a worker killed during an import', () => {
   it('lets another worker finish it, once', async () => {
     const first = startWorker();
     const space = await org.members.admin.api.post(`/v1/orgs/${org.id}/spaces`, { title: 'Crash' });
-    const request = org.members.admin.api.post(`/v1/spaces/${space.body.id}/content/import`, { source: 'website', url: `${fx.base}/crash/` });
+    const request = org.members.admin.api.post(`/v1/spaces/${space.body.id}/content/import`, {
+      source: 'website',
+      url: `${fx.base}/crash/`,
+    });
     // Kill it once it is reading.
     await eventually(async () => fx.hits.includes('/crash/p2.html'), 60_000, 100);
     first.kill('SIGKILL');
@@ -57,7 +67,15 @@ describe('a worker killed during an import', () => {
     // The read ran again on the second worker, and wrote one revision.
     expect(fx.hits.filter((h) => h === '/crash/').length).toBeGreaterThan(readsBefore);
     const tree = await org.members.admin.api.get(`/v1/spaces/${space.body.id}/content/pages`);
-    expect(tree.body.pages.map((p: { title: string }) => p.title)).toEqual(['Start', 'Page 1', 'Page 2', 'Page 3', 'Page 4', 'Page 5', 'Page 6']);
+    expect(tree.body.pages.map((p: { title: string }) => p.title)).toEqual([
+      'Start',
+      'Page 1',
+      'Page 2',
+      'Page 3',
+      'Page 4',
+      'Page 5',
+      'Page 6',
+    ]);
     const revisions = await t.orm.em.fork().getConnection().execute('select id from revision where space_id = ?', [space.body.id]);
     expect(revisions).toHaveLength(2);
   }, 150_000);

@@ -2,14 +2,26 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { redactUrl } from '../../src/lib/guarded-fetch.ts';
 import { contentImportWorkflowId } from '../../src/temporal/content-import.ts';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
-import { docxOf, GIT_PASSWORD, GIT_USER, gitRepository, PNG, startImportFixtures, zipOf, type ImportFixtures } from '../support/import-fixtures.ts';
+import {
+  docxOf,
+  GIT_PASSWORD,
+  GIT_USER,
+  gitRepository,
+  PNG,
+  startImportFixtures,
+  zipOf,
+  type ImportFixtures,
+} from '../support/import-fixtures.ts';
 
 let t: TestApp;
 let org: TestOrg;
 let other: TestOrg;
 let fx: ImportFixtures;
 
-const html = (title: string, body: string) => ({ type: 'text/html; charset=utf-8', body: `<!doctype html><html><head><title>${title} | Site</title></head><body><nav><a href="/site/">Home</a> <a href="/site/guide/">Guide</a></nav><main>${body}</main><footer>© Site</footer></body></html>` });
+const html = (title: string, body: string) => ({
+  type: 'text/html; charset=utf-8',
+  body: `<!doctype html><html><head><title>${title} | Site</title></head><body><nav><a href="/site/">Home</a> <a href="/site/guide/">Guide</a></nav><main>${body}</main><footer>© Site</footer></body></html>`,
+});
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -17,14 +29,25 @@ beforeAll(async () => {
   other = await createTestOrg(t, 'Elsewhere');
   fx = await startImportFixtures();
   const r = fx.routes;
-  r.set('/docs/intro.md', { type: 'text/markdown', body: '# Introduction\n\nRead the [guide](guide.md) and see ![logo](img/logo.png).\n\n```sh\nnpm install\n```\n' });
-  r.set('/docs/page.html', html('Ignored', '<h1>HTML page</h1><p>Some <strong>bold</strong> text and a <a href="other.html">link</a>.</p><table><tr><th>A</th></tr><tr><td>1</td></tr></table><script>alert(1)</script>'));
+  r.set('/docs/intro.md', {
+    type: 'text/markdown',
+    body: '# Introduction\n\nRead the [guide](guide.md) and see ![logo](img/logo.png).\n\n```sh\nnpm install\n```\n',
+  });
+  r.set(
+    '/docs/page.html',
+    html(
+      'Ignored',
+      '<h1>HTML page</h1><p>Some <strong>bold</strong> text and a <a href="other.html">link</a>.</p><table><tr><th>A</th></tr><tr><td>1</td></tr></table><script>alert(1)</script>',
+    ),
+  );
   r.set('/files/bundle.zip', {
     type: 'application/zip',
     body: zipOf({
-      'handbook/SUMMARY.md': '# Table of contents\n\n* [Welcome](README.md)\n* [Setup](setup/README.md)\n  * [Install](setup/install.md)\n\n## Reference\n\n* [API](reference/api.html)\n* Unlinked entry\n',
+      'handbook/SUMMARY.md':
+        '# Table of contents\n\n* [Welcome](README.md)\n* [Setup](setup/README.md)\n  * [Install](setup/install.md)\n\n## Reference\n\n* [API](reference/api.html)\n* Unlinked entry\n',
       'handbook/README.md': '# Welcome\n\nStart with [installing](setup/install.md#steps).\n',
-      'handbook/setup/README.md': '---\ndescription: Getting ready\n---\n# Setup\n\nSee ![diagram](../.gitbook/assets/diagram%20one.png).\n',
+      'handbook/setup/README.md':
+        '---\ndescription: Getting ready\n---\n# Setup\n\nSee ![diagram](../.gitbook/assets/diagram%20one.png).\n',
       'handbook/setup/install.md': '# Install\n\n## Steps\n\n![shot](./shot.png)\n\nBack to [welcome](../README.md).\n',
       'handbook/setup/shot.png': PNG,
       'handbook/.gitbook/assets/diagram one.png': PNG,
@@ -34,21 +57,43 @@ beforeAll(async () => {
   });
   r.set('/files/folders.zip', {
     type: 'application/zip',
-    body: zipOf({ 'README.md': '# Home\n\nHello.\n', 'b-topic.md': '# Topic B\n', 'a-topic.md': '# Topic A\n', 'guides/first.md': '# First guide\n' }),
+    body: zipOf({
+      'README.md': '# Home\n\nHello.\n',
+      'b-topic.md': '# Topic B\n',
+      'a-topic.md': '# Topic A\n',
+      'guides/first.md': '# First guide\n',
+    }),
   });
   r.set('/files/report.docx', {
     type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
     body: docxOf({ title: 'Quarterly report', paragraphs: ['Bold opening', 'Second paragraph.'], image: PNG }),
   });
   r.set('/files/not-a.zip', { type: 'application/zip', body: 'this is not a zip archive' });
-  r.set('/site/', html('Home', '<h1>Site home</h1><p>Go to the <a href="guide/">guide</a>, the <a href="guide/advanced.html#top">advanced part</a> or <a href="https://elsewhere.example/x">elsewhere</a>.</p><img src="/site/logo.png" alt="Logo">'));
+  r.set(
+    '/site/',
+    html(
+      'Home',
+      '<h1>Site home</h1><p>Go to the <a href="guide/">guide</a>, the <a href="guide/advanced.html#top">advanced part</a> or <a href="https://elsewhere.example/x">elsewhere</a>.</p><img src="/site/logo.png" alt="Logo">',
+    ),
+  );
   r.set('/site/logo.png', { type: 'image/png', body: PNG });
-  r.set('/many/', html('Many', `<h1>Many pages</h1>${Array.from({ length: 120 }, (_, i) => `<a href="p${i + 1}.html">p${i + 1}</a>`).join(' ')}`));
+  r.set(
+    '/many/',
+    html('Many', `<h1>Many pages</h1>${Array.from({ length: 120 }, (_, i) => `<a href="p${i + 1}.html">p${i + 1}</a>`).join(' ')}`),
+  );
   for (let i = 1; i <= 120; i++) r.set(`/many/p${i}.html`, html(`p${i}`, `<h1>Page ${i}</h1><p>Text ${i}.</p>`));
-  r.set('/moved/project.wiki.git/info/refs', { type: 'text/plain', body: '', status: 302, headers: { location: '/git/project.wiki.git/info/refs?service=git-upload-pack' } });
+  r.set('/moved/project.wiki.git/info/refs', {
+    type: 'text/plain',
+    body: '',
+    status: 302,
+    headers: { location: '/git/project.wiki.git/info/refs?service=git-upload-pack' },
+  });
   r.set('/site/guide/', html('Guide', '<h1>Guide</h1><p>Back <a href="../">home</a>. Next: <a href="advanced.html">advanced</a>.</p>'));
   r.set('/site/guide/advanced.html', html('Advanced', '<h1>Advanced</h1><p>Deep content.</p><a href="/site/missing.html">missing</a>'));
-  r.set('/slow/', { ...html('Slow', '<h1>Slow home</h1><a href="/slow/a.html">a</a> <a href="/slow/b.html">b</a> <a href="/slow/c.html">c</a>'), delayMs: 300 });
+  r.set('/slow/', {
+    ...html('Slow', '<h1>Slow home</h1><a href="/slow/a.html">a</a> <a href="/slow/b.html">b</a> <a href="/slow/c.html">c</a>'),
+    delayMs: 300,
+  });
   for (const name of ['a', 'b', 'c']) r.set(`/slow/${name}.html`, { ...html(name, `<h1>Slow ${name}</h1>`), delayMs: 600 });
   gitRepository(fx.gitRoot, 'project.wiki', {
     'Home.md': '# Welcome to the wiki\n\nSee [[Install Guide]] or [[the FAQ|FAQ]].\n\n![logo](images/logo.png)\n',
@@ -72,7 +117,9 @@ async function newSpace() {
 }
 
 async function pages(spaceId: string, crId?: string) {
-  const res = await admin().get(crId ? `/v1/spaces/${spaceId}/change-requests/${crId}/content/pages` : `/v1/spaces/${spaceId}/content/pages`);
+  const res = await admin().get(
+    crId ? `/v1/spaces/${spaceId}/change-requests/${crId}/content/pages` : `/v1/spaces/${spaceId}/content/pages`,
+  );
   expect(res.status).toBe(200);
   return res.body.pages as any[];
 }
@@ -170,7 +217,11 @@ describe('content import into a space', () => {
     const [file] = await files(space.id);
     expect(page.markdown).toContain(`![A dot](gitbook://file/${file.id})`);
     expect(file).toMatchObject({ name: 'image-1.png', contentType: 'image/png', size: PNG.length });
-    const download = await t.app.inject({ method: 'GET', url: new URL(file.downloadURL).pathname, headers: { authorization: `Bearer ${org.members.admin.token}` } });
+    const download = await t.app.inject({
+      method: 'GET',
+      url: new URL(file.downloadURL).pathname,
+      headers: { authorization: `Bearer ${org.members.admin.token}` },
+    });
     expect(download.statusCode).toBe(200);
     expect(Buffer.compare(download.rawPayload, PNG)).toBe(0);
   });
@@ -266,14 +317,21 @@ describe('the API document', () => {
     const doc = await t.app.inject({ method: 'GET', url: '/openapi.json' });
     const paths = JSON.parse(doc.body).paths;
     expect(paths['/v1/spaces/{spaceId}/content/import'].post.responses['201']).toBeDefined();
-    expect(paths['/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/import'].post.parameters.map((p: any) => p.name).sort()).toEqual(['changeRequestId', 'spaceId']);
+    expect(
+      paths['/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/import'].post.parameters.map((p: any) => p.name).sort(),
+    ).toEqual(['changeRequestId', 'spaceId']);
   });
 });
 
 describe('refusals', () => {
   it('validates the body (400 with the error shape)', async () => {
     const space = await newSpace();
-    for (const body of [{ source: 'markdown' }, { url: `${fx.base}/docs/intro.md` }, { source: 'markdown', url: 'not a url' }, { source: 'markdown', url: 'ftp://example.com/x.md' }]) {
+    for (const body of [
+      { source: 'markdown' },
+      { url: `${fx.base}/docs/intro.md` },
+      { source: 'markdown', url: 'not a url' },
+      { source: 'markdown', url: 'ftp://example.com/x.md' },
+    ]) {
       const res = await importInto(space.id, body);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: { code: 400, message: expect.any(String) } });
@@ -297,7 +355,8 @@ describe('refusals', () => {
     const body = { source: 'markdown', url: `${fx.base}/docs/intro.md` };
     const anonymous = await t.app.inject({ method: 'POST', url: `/v1/spaces/${space.id}/content/import`, payload: body });
     expect(anonymous.statusCode).toBe(401);
-    for (const role of ['comment', 'read'] as const) expect((await importInto(space.id, body, undefined, org.members[role].api)).status).toBe(403);
+    for (const role of ['comment', 'read'] as const)
+      expect((await importInto(space.id, body, undefined, org.members[role].api)).status).toBe(403);
     expect((await importInto(space.id, body, undefined, other.members.admin.api)).status).toBe(404);
     expect((await importInto(space.id, body, 'nope')).status).toBe(404);
     expect((await importInto(space.id, body, undefined, org.members.edit.api)).status).toBe(201);
@@ -335,7 +394,10 @@ describe('refusals', () => {
     expect(denied.body.error.message).toMatch(/CLONE_FAILED/);
     // git follows no redirect, even to an allowed host.
     const served = fx.hits.filter((h) => h.startsWith('/git/')).length;
-    const moved = await importInto(space.id, { source: 'github-wiki', url: `http://${GIT_USER}:${encodeURIComponent(GIT_PASSWORD)}@127.0.0.1:${fx.port}/moved/project/wiki` });
+    const moved = await importInto(space.id, {
+      source: 'github-wiki',
+      url: `http://${GIT_USER}:${encodeURIComponent(GIT_PASSWORD)}@127.0.0.1:${fx.port}/moved/project/wiki`,
+    });
     expect(moved.status).toBe(400);
     expect(moved.body.error.message).toMatch(/CLONE_FAILED/);
     expect(moved.body.error.message).not.toContain(GIT_PASSWORD);

@@ -87,7 +87,9 @@ describe('PATCH /v1/spaces/{spaceId}/custom-fields is atomic', () => {
 
     // Nothing of the batch remains: the earlier upsert and the clear were rolled back with it.
     expect(await storedValues(spaceId)).toEqual(before);
-    const rows = await sql<{ value: unknown }>('select value from space_custom_field_value where space_id = ? order by value::text', [spaceId]);
+    const rows = await sql<{ value: unknown }>('select value from space_custom_field_value where space_id = ? order by value::text', [
+      spaceId,
+    ]);
     expect(rows.map((r) => r.value)).toEqual(['cleared before', 'first before', 'refused before']);
 
     // The same batch without the refused write goes through whole.

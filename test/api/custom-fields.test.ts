@@ -26,7 +26,13 @@ async function newField(body: Record<string, unknown>) {
 
 describe('custom field definitions', () => {
   it('creates fields of every type', async () => {
-    const text = await newField({ name: 'audience', type: 'text', title: 'Audience', description: 'Who reads it', placeholder: 'e.g. developers' });
+    const text = await newField({
+      name: 'audience',
+      type: 'text',
+      title: 'Audience',
+      description: 'Who reads it',
+      placeholder: 'e.g. developers',
+    });
     expect(text).toEqual({
       id: expect.any(String),
       name: 'audience',
@@ -82,7 +88,9 @@ describe('custom field definitions', () => {
     expect400(await post({ type: 'text', options: ['a'] }), /options/);
     expect400(await post({ type: 'boolean', options: ['a'] }), /options/);
     // exactly at the bounds is fine
-    expect((await post({ name: 'y'.repeat(50), title: 'x'.repeat(100), description: 'x'.repeat(200), placeholder: 'x'.repeat(100) })).status).toBe(201);
+    expect(
+      (await post({ name: 'y'.repeat(50), title: 'x'.repeat(100), description: 'x'.repeat(200), placeholder: 'x'.repeat(100) })).status,
+    ).toBe(201);
     expect((await post({ type: 'select', options: Array.from({ length: 50 }, (_, i) => `o${i}`) })).status).toBe(201);
     const field = await newField({});
     const patch = (body: object) => admin().patch(`${fieldsUrl()}/${field.name}`, body);
@@ -95,7 +103,11 @@ describe('custom field definitions', () => {
 
   it('updates and deletes a field', async () => {
     const field = await newField({ type: 'select', options: ['one', 'two'] });
-    const res = await admin().patch(`${fieldsUrl()}/${field.name}`, { title: 'Renamed', description: 'Now described', options: ['one', 'two', 'three'] });
+    const res = await admin().patch(`${fieldsUrl()}/${field.name}`, {
+      title: 'Renamed',
+      description: 'Now described',
+      options: ['one', 'two', 'three'],
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: field.name, title: 'Renamed', description: 'Now described', options: ['one', 'two', 'three'] });
     expect(new Date(res.body.updatedAt).getTime()).toBeGreaterThanOrEqual(new Date(field.updatedAt).getTime());
@@ -235,7 +247,10 @@ describe('custom field values on spaces', () => {
     expect400(await admin().patch(valuesUrl(), {}), /values/);
     // a failing entry changes nothing, even next to a valid one
     await patch(names.boolean, true);
-    expect400(await admin().patch(valuesUrl(), { values: { [names.boolean]: { value: false }, [names.select]: { value: 'nope' } } }), /values/);
+    expect400(
+      await admin().patch(valuesUrl(), { values: { [names.boolean]: { value: false }, [names.select]: { value: 'nope' } } }),
+      /values/,
+    );
     expect((await valuesOf())[names.boolean]).toBe(true);
   });
 
@@ -256,7 +271,10 @@ describe('custom field values on spaces', () => {
     for (const s of [space, other]) {
       expect((await admin().patch(`/v1/spaces/${s.id}/custom-fields`, { values: { [field.name]: { value: 'v' } } })).status).toBe(204);
     }
-    const count = async () => Number((await sql<{ n: string }>(t, 'select count(*) as n from space_custom_field_value where custom_field_id = ?', [field.id]))[0].n);
+    const count = async () =>
+      Number(
+        (await sql<{ n: string }>(t, 'select count(*) as n from space_custom_field_value where custom_field_id = ?', [field.id]))[0].n,
+      );
     expect(await count()).toBe(2);
     expect((await admin().delete(`${fieldsUrl()}/${field.name}`)).status).toBe(204);
     expect(await count()).toBe(0);
@@ -265,7 +283,9 @@ describe('custom field values on spaces', () => {
 
   it('leaves the values behind when the space moves to another organization', async () => {
     const moving = await newSpace(admin(), org.id, { title: 'Space' });
-    expect((await admin().patch(`/v1/spaces/${moving.id}/custom-fields`, { values: { [names.text]: { value: 'stays here' } } })).status).toBe(204);
+    expect(
+      (await admin().patch(`/v1/spaces/${moving.id}/custom-fields`, { values: { [names.text]: { value: 'stays here' } } })).status,
+    ).toBe(204);
     const target = await createTestOrg(t, 'Transfer target');
     await addMember(t, target.id, org.members.admin.userId, 'admin');
     expect((await admin().post(`/v1/spaces/${moving.id}/transfer`, { organization: target.id })).status).toBe(200);
@@ -299,7 +319,12 @@ describe('custom field values on spaces', () => {
     const theirs = await newSpace(other.members.admin.api, other.id, { title: 'Space' });
     expect((await admin().get(`/v1/spaces/${theirs.id}/custom-fields`)).status).toBe(404);
     expect((await admin().patch(`/v1/spaces/${theirs.id}/custom-fields`, { values: {} })).status).toBe(404);
-    const theirField = (await other.members.admin.api.post(`/v1/orgs/${other.id}/custom-fields`, { name: uniqueName('theirs'), type: 'text' })).body;
-    expect400(await admin().patch(valuesUrl(), { values: { [theirField.name]: { value: 'x' } } }), new RegExp(`values\\.${theirField.name}`));
+    const theirField = (
+      await other.members.admin.api.post(`/v1/orgs/${other.id}/custom-fields`, { name: uniqueName('theirs'), type: 'text' })
+    ).body;
+    expect400(
+      await admin().patch(valuesUrl(), { values: { [theirField.name]: { value: 'x' } } }),
+      new RegExp(`values\\.${theirField.name}`),
+    );
   });
 });

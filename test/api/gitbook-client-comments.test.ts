@@ -29,7 +29,8 @@ afterAll(() => t.close());
 
 describe('GitBook client: comments', () => {
   it('drives the comment operations on a space', async () => {
-    const posted = (await commenter.spaces.postCommentInSpace(space.id, { page: pageId, node: 'n1', body: { markdown: 'Looks **good**' } })).data;
+    const posted = (await commenter.spaces.postCommentInSpace(space.id, { page: pageId, node: 'n1', body: { markdown: 'Looks **good**' } }))
+      .data;
     expectMatchesGitBook('postCommentInSpace', posted);
     const second = (await api.spaces.postCommentInSpace(space.id, { body: { markdown: 'Another' } })).data;
     expectMatchesGitBook('postCommentInSpace', second);
@@ -40,9 +41,15 @@ describe('GitBook client: comments', () => {
     const rest = (await api.spaces.listCommentsInSpace(space.id, { page: listed.next.page })).data;
     expectMatchesGitBook('listCommentsInSpace', rest);
     expect(rest.items.map((c: { id: string }) => c.id)).toEqual([posted.id]);
-    const filtered = (await api.spaces.listCommentsInSpace(space.id, {
-      order: 'asc', status: 'open', format: 'document', targetPage: pageId, authors: [org.members.comment.userId, org.members.edit.userId],
-    })).data;
+    const filtered = (
+      await api.spaces.listCommentsInSpace(space.id, {
+        order: 'asc',
+        status: 'open',
+        format: 'document',
+        targetPage: pageId,
+        authors: [org.members.comment.userId, org.members.edit.userId],
+      })
+    ).data;
     expectMatchesGitBook('listCommentsInSpace', filtered);
     expect(filtered.items.map((c: { id: string }) => c.id)).toEqual([posted.id]);
 
@@ -55,7 +62,13 @@ describe('GitBook client: comments', () => {
     const resolved = (await api.spaces.updateCommentInSpace(space.id, posted.id, { resolved: true })).data;
     expectMatchesGitBook('updateCommentInSpace', resolved);
     expect(resolved.status).toBe('resolved');
-    const edited = (await commenter.spaces.updateCommentInSpace(space.id, posted.id, { body: { markdown: 'Edited' }, resolved: false, removedReactions: ['🎉'] })).data;
+    const edited = (
+      await commenter.spaces.updateCommentInSpace(space.id, posted.id, {
+        body: { markdown: 'Edited' },
+        resolved: false,
+        removedReactions: ['🎉'],
+      })
+    ).data;
     expectMatchesGitBook('updateCommentInSpace', edited);
     expect(edited).toMatchObject({ status: 'open', body: { markdown: 'Edited' } });
 
@@ -65,9 +78,20 @@ describe('GitBook client: comments', () => {
     const replies = (await api.spaces.listCommentRepliesInSpace(space.id, posted.id, { limit: 1 })).data;
     expectMatchesGitBook('listCommentRepliesInSpace', replies);
     expect(replies).toMatchObject({ count: 2, next: { page: expect.any(String) } });
-    expectMatchesGitBook('listCommentRepliesInSpace', (await api.spaces.listCommentRepliesInSpace(space.id, posted.id, { page: replies.next.page, format: 'document' })).data);
-    expectMatchesGitBook('getCommentReplyInSpace', (await api.spaces.getCommentReplyInSpace(space.id, posted.id, reply.id, { format: 'document' })).data);
-    const updatedReply = (await commenter.spaces.updateCommentReplyInSpace(space.id, posted.id, reply.id, { body: { markdown: 'Edited reply' }, addedReactions: ['🎉'] })).data;
+    expectMatchesGitBook(
+      'listCommentRepliesInSpace',
+      (await api.spaces.listCommentRepliesInSpace(space.id, posted.id, { page: replies.next.page, format: 'document' })).data,
+    );
+    expectMatchesGitBook(
+      'getCommentReplyInSpace',
+      (await api.spaces.getCommentReplyInSpace(space.id, posted.id, reply.id, { format: 'document' })).data,
+    );
+    const updatedReply = (
+      await commenter.spaces.updateCommentReplyInSpace(space.id, posted.id, reply.id, {
+        body: { markdown: 'Edited reply' },
+        addedReactions: ['🎉'],
+      })
+    ).data;
     expectMatchesGitBook('updateCommentReplyInSpace', updatedReply);
     const withReplies = (await api.spaces.getCommentInSpace(space.id, posted.id)).data;
     expectMatchesGitBook('getCommentInSpace', withReplies);
@@ -82,23 +106,47 @@ describe('GitBook client: comments', () => {
     expectMatchesGitBook('deleteCommentInSpace', deleted.data, 205);
     expect((await api.spaces.deleteCommentInSpace(space.id, posted.id)).status).toBe(204);
     await expect(api.spaces.getCommentInSpace(space.id, posted.id)).rejects.toMatchObject({ code: 404 });
-    await expect(api.spaces.postCommentInSpace(space.id, { body: { markdown: 'x' }, page: 'missing' })).rejects.toMatchObject({ code: 400 });
+    await expect(api.spaces.postCommentInSpace(space.id, { body: { markdown: 'x' }, page: 'missing' })).rejects.toMatchObject({
+      code: 400,
+    });
   });
 
   it('drives the comment operations inside a change request', async () => {
     const changeRequestId = (await api.spaces.createChangeRequest(space.id, { subject: 'Edits' })).data.id;
     const s = api.spaces;
-    const posted = (await commenter.spaces.postCommentInChangeRequest(space.id, changeRequestId, { page: pageId, body: { markdown: 'In review' } })).data;
+    const posted = (
+      await commenter.spaces.postCommentInChangeRequest(space.id, changeRequestId, { page: pageId, body: { markdown: 'In review' } })
+    ).data;
     expectMatchesGitBook('postCommentInChangeRequest', posted);
     expect(posted.target.changeRequest).toBe(changeRequestId);
-    expectMatchesGitBook('listCommentsInChangeRequest', (await s.listCommentsInChangeRequest(space.id, changeRequestId, { status: 'all', authors: [org.members.comment.userId] })).data);
-    expectMatchesGitBook('getCommentInChangeRequest', (await s.getCommentInChangeRequest(space.id, changeRequestId, posted.id, { format: 'document' })).data);
-    expectMatchesGitBook('updateCommentInChangeRequest', (await s.updateCommentInChangeRequest(space.id, changeRequestId, posted.id, { resolved: true, addedReactions: ['✅'] })).data);
-    const reply = (await s.postCommentReplyInChangeRequest(space.id, changeRequestId, posted.id, { body: { markdown: 'Done' } }, { format: 'markdown' })).data;
+    expectMatchesGitBook(
+      'listCommentsInChangeRequest',
+      (await s.listCommentsInChangeRequest(space.id, changeRequestId, { status: 'all', authors: [org.members.comment.userId] })).data,
+    );
+    expectMatchesGitBook(
+      'getCommentInChangeRequest',
+      (await s.getCommentInChangeRequest(space.id, changeRequestId, posted.id, { format: 'document' })).data,
+    );
+    expectMatchesGitBook(
+      'updateCommentInChangeRequest',
+      (await s.updateCommentInChangeRequest(space.id, changeRequestId, posted.id, { resolved: true, addedReactions: ['✅'] })).data,
+    );
+    const reply = (
+      await s.postCommentReplyInChangeRequest(space.id, changeRequestId, posted.id, { body: { markdown: 'Done' } }, { format: 'markdown' })
+    ).data;
     expectMatchesGitBook('postCommentReplyInChangeRequest', reply);
-    expectMatchesGitBook('listCommentRepliesInChangeRequest', (await s.listCommentRepliesInChangeRequest(space.id, changeRequestId, posted.id)).data);
-    expectMatchesGitBook('getCommentReplyInChangeRequest', (await s.getCommentReplyInChangeRequest(space.id, changeRequestId, posted.id, reply.id)).data);
-    expectMatchesGitBook('updateCommentReplyInChangeRequest', (await s.updateCommentReplyInChangeRequest(space.id, changeRequestId, posted.id, reply.id, { addedReactions: ['👀'] })).data);
+    expectMatchesGitBook(
+      'listCommentRepliesInChangeRequest',
+      (await s.listCommentRepliesInChangeRequest(space.id, changeRequestId, posted.id)).data,
+    );
+    expectMatchesGitBook(
+      'getCommentReplyInChangeRequest',
+      (await s.getCommentReplyInChangeRequest(space.id, changeRequestId, posted.id, reply.id)).data,
+    );
+    expectMatchesGitBook(
+      'updateCommentReplyInChangeRequest',
+      (await s.updateCommentReplyInChangeRequest(space.id, changeRequestId, posted.id, reply.id, { addedReactions: ['👀'] })).data,
+    );
     expect((await s.deleteCommentReplyInChangeRequest(space.id, changeRequestId, posted.id, reply.id)).status).toBe(205);
     expect((await s.deleteCommentInChangeRequest(space.id, changeRequestId, posted.id)).status).toBe(205);
     expect((await s.deleteCommentInChangeRequest(space.id, changeRequestId, posted.id)).status).toBe(204);

@@ -15,7 +15,6 @@ let org: TestOrg;
 let api: any;
 let space: { id: string; revision: string };
 
-
 beforeAll(async () => {
   t = await startTestApp();
   const serverUrl = await listenOnLoopback(t);
@@ -50,18 +49,32 @@ describe('GitBook client: content and change requests', () => {
     expectMatchesGitBook('createChangeRequest', second);
 
     // Default answer (compat): the change request.
-    const compat = (await api.spaces.updateChangeRequestContent(space.id, cr.id, {
-      changes: [{ operation: 'insert_page', title: 'Guide', document: { markdown: 'The guide explains everything.\n' } }],
-    })).data;
+    const compat = (
+      await api.spaces.updateChangeRequestContent(space.id, cr.id, {
+        changes: [{ operation: 'insert_page', title: 'Guide', document: { markdown: 'The guide explains everything.\n' } }],
+      })
+    ).data;
     expectMatchesGitBook('updateChangeRequestContent', compat);
     expect(compat.id).toBe(cr.id);
     // compat=false: the change request, the pages touched and the files inserted.
-    const detailed = (await api.spaces.updateChangeRequestContent(space.id, cr.id, {
-      changes: [
-        { operation: 'insert_files', files: [{ name: 'dot.png', contentType: 'image/png', base64: PNG_2X3 }] },
-        { operation: 'insert_page', ref: 'api', title: 'API', document: { markdown: '# API\n\nReference of the platypus API.\n\n## Authentication\n\nUse tokens.\n' } },
-      ],
-    }, { compat: false })).data;
+    const detailed = (
+      await api.spaces.updateChangeRequestContent(
+        space.id,
+        cr.id,
+        {
+          changes: [
+            { operation: 'insert_files', files: [{ name: 'dot.png', contentType: 'image/png', base64: PNG_2X3 }] },
+            {
+              operation: 'insert_page',
+              ref: 'api',
+              title: 'API',
+              document: { markdown: '# API\n\nReference of the platypus API.\n\n## Authentication\n\nUse tokens.\n' },
+            },
+          ],
+        },
+        { compat: false },
+      )
+    ).data;
     expectMatchesGitBook('updateChangeRequestContent', detailed);
     expect(detailed.changes.map((c: { object: string }) => c.object)).toEqual(['created_page']);
     const apiPageId = detailed.changes[0].page.id;
@@ -129,12 +142,25 @@ describe('GitBook client: content and change requests', () => {
 
     // Updated and deleted pages in a detailed answer.
     const untitledId = pages.pages[0].id;
-    const removed = (await api.spaces.updateChangeRequestContent(space.id, second.id, {
-      changes: [{ operation: 'update_page', page: untitledId, title: 'Welcome' }, { operation: 'delete_page', page: apiPageId }],
-    }, { compat: false })).data;
+    const removed = (
+      await api.spaces.updateChangeRequestContent(
+        space.id,
+        second.id,
+        {
+          changes: [
+            { operation: 'update_page', page: untitledId, title: 'Welcome' },
+            { operation: 'delete_page', page: apiPageId },
+          ],
+        },
+        { compat: false },
+      )
+    ).data;
     expectMatchesGitBook('updateChangeRequestContent', removed);
     expect(removed.changes).toEqual([
-      { object: 'updated_page', page: { object: 'page', id: untitledId, urls: { location: expect.stringMatching(new RegExp(`/content/page/${untitledId}$`)) } } },
+      {
+        object: 'updated_page',
+        page: { object: 'page', id: untitledId, urls: { location: expect.stringMatching(new RegExp(`/content/page/${untitledId}$`)) } },
+      },
       { object: 'deleted_page', page: apiPageId },
     ]);
     const location = await org.members.admin.api.get(new URL(removed.changes[0].page.urls.location).pathname);

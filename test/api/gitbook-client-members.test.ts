@@ -28,15 +28,24 @@ describe('GitBook client: organization members', () => {
     expectMatchesGitBook('listMembersInOrganizationById', list);
     expect(list.items).toHaveLength(2);
     expect(list.next?.page).toBeDefined();
-    expectMatchesGitBook('listMembersInOrganizationById', (await api.orgs.listMembersInOrganizationById(org.id, { page: list.next.page, limit: 2 })).data);
-    expectMatchesGitBook('listMembersInOrganizationById', (await api.orgs.listMembersInOrganizationById(org.id, { role: 'guest', search: 'guest' })).data);
+    expectMatchesGitBook(
+      'listMembersInOrganizationById',
+      (await api.orgs.listMembersInOrganizationById(org.id, { page: list.next.page, limit: 2 })).data,
+    );
+    expectMatchesGitBook(
+      'listMembersInOrganizationById',
+      (await api.orgs.listMembersInOrganizationById(org.id, { role: 'guest', search: 'guest' })).data,
+    );
 
     const reader = org.members.read.userId;
     expectMatchesGitBook('getMemberInOrganizationById', (await api.orgs.getMemberInOrganizationById(org.id, reader)).data);
     const updated = (await api.orgs.updateMemberInOrganizationById(org.id, reader, { role: 'comment' })).data;
     expectMatchesGitBook('updateMemberInOrganizationById', updated);
     expect(updated.role).toBe('comment');
-    expectMatchesGitBook('updateMemberInOrganizationById', (await api.orgs.updateMemberInOrganizationById(org.id, reader, { role: null })).data);
+    expectMatchesGitBook(
+      'updateMemberInOrganizationById',
+      (await api.orgs.updateMemberInOrganizationById(org.id, reader, { role: null })).data,
+    );
 
     const ping = await api.orgs.updateOrganizationMemberLastSeenAt(org.id);
     expect(ping.status).toBe(200);
@@ -83,7 +92,10 @@ describe('GitBook client: teams', () => {
     const listed = (await api.orgs.listTeamsInOrganizationById(org.id, { limit: 1 })).data;
     expectMatchesGitBook('listTeamsInOrganizationById', listed);
     expect(listed.next?.page).toBeDefined();
-    expectMatchesGitBook('listTeamsInOrganizationById', (await api.orgs.listTeamsInOrganizationById(org.id, { title: 'client', owner: org.members.admin.userId })).data);
+    expectMatchesGitBook(
+      'listTeamsInOrganizationById',
+      (await api.orgs.listTeamsInOrganizationById(org.id, { title: 'client', owner: org.members.admin.userId })).data,
+    );
     expectMatchesGitBook('getTeamInOrganizationById', (await api.orgs.getTeamInOrganizationById(org.id, team.id)).data);
     const renamed = (await api.orgs.updateTeamInOrganizationById(org.id, team.id, { title: 'Renamed team' })).data;
     expectMatchesGitBook('updateTeamInOrganizationById', renamed);
@@ -141,12 +153,18 @@ describe('GitBook client: space and collection permissions', () => {
   it('invites, lists, updates and removes users and teams on a collection', async () => {
     const collection = (await api.orgs.createCollection(org.id, { title: 'Shared collection' })).data;
     const team = (await api.orgs.createOrganizationTeam(org.id, { title: 'Collection team' })).data;
-    const invited = await api.collections.inviteToCollection(collection.id, { role: 'comment', users: [org.members.guest.userId], teams: [team.id] });
+    const invited = await api.collections.inviteToCollection(collection.id, {
+      role: 'comment',
+      users: [org.members.guest.userId],
+      teams: [team.id],
+    });
     expect(invited.status).toBe(204);
     expectMatchesGitBook('inviteToCollection', invited.data || undefined, 204);
     expectMatchesGitBook('listUserPermissionsInCollection', (await api.collections.listUserPermissionsInCollection(collection.id)).data);
     expectMatchesGitBook('listTeamPermissionsInCollection', (await api.collections.listTeamPermissionsInCollection(collection.id)).data);
-    expect((await api.collections.updateUserPermissionInCollection(collection.id, org.members.guest.userId, { role: 'read' })).status).toBe(204);
+    expect((await api.collections.updateUserPermissionInCollection(collection.id, org.members.guest.userId, { role: 'read' })).status).toBe(
+      204,
+    );
     expect((await api.collections.updateTeamPermissionInCollection(collection.id, team.id, { role: 'edit' })).status).toBe(204);
     const guest: any = new GitBookAPI({ endpoint, authToken: org.members.guest.token });
     const seen = (await guest.orgs.listCollectionsInOrganizationById(org.id)).data;

@@ -38,7 +38,8 @@ async function completed(slug: string, after?: string) {
 
 describe('GitBook client: OpenAPI specs', () => {
   it('creates, reads, updates, versions and deletes specs', async () => {
-    const created = (await api.orgs.createOpenApiSpec(org.id, { slug: 'client-spec', source: { url: `${fixtures.base}/client.json` } })).data;
+    const created = (await api.orgs.createOpenApiSpec(org.id, { slug: 'client-spec', source: { url: `${fixtures.base}/client.json` } }))
+      .data;
     expectMatchesGitBook('createOpenAPISpec', created, 201);
     expect(created.processingState).toBe('pending');
 
@@ -54,7 +55,10 @@ describe('GitBook client: OpenAPI specs', () => {
     const content = (await api.orgs.getLatestOpenApiSpecVersionContent(org.id, 'client-spec')).data;
     expectMatchesGitBook('getLatestOpenAPISpecVersionContent', content);
     expect(content.filesystem[content.url]).toEqual(petstore30);
-    expectMatchesGitBook('getOpenAPISpecVersionContentById', (await api.orgs.getOpenApiSpecVersionContentById(org.id, 'client-spec', latest.id)).data);
+    expectMatchesGitBook(
+      'getOpenAPISpecVersionContentById',
+      (await api.orgs.getOpenApiSpecVersionContentById(org.id, 'client-spec', latest.id)).data,
+    );
 
     // Replace the source with a text: 200 and a new version.
     const updated = await api.orgs.createOrUpdateOpenApiSpecBySlug(org.id, 'client-spec', { source: { text: yaml(petstore31).body } });
@@ -98,7 +102,9 @@ describe('GitBook client: OpenAPI specs', () => {
     expect((error as GitBookAPIError).code).toBe(400);
     expect((error as GitBookAPIError).errorMessage).toMatch(/slug/);
     const reader: any = new GitBookAPI({ endpoint, authToken: org.members.read.token });
-    await expect(reader.orgs.createOpenApiSpec(org.id, { slug: 'nope', source: { text: 'openapi: 3.1.0' } })).rejects.toMatchObject({ code: 403 });
+    await expect(reader.orgs.createOpenApiSpec(org.id, { slug: 'nope', source: { text: 'openapi: 3.1.0' } })).rejects.toMatchObject({
+      code: 403,
+    });
     await expect(api.orgs.getLatestOpenApiSpecVersion(org.id, 'no-such-spec')).rejects.toMatchObject({ code: 404 });
   });
 });

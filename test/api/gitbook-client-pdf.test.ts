@@ -44,9 +44,15 @@ describe('GitBook client: change request PDF', () => {
     const res = await fetchLink(one.url);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
-    expect(Buffer.from(await res.arrayBuffer()).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(
+      Buffer.from(await res.arrayBuffer())
+        .subarray(0, 5)
+        .toString('latin1'),
+    ).toBe('%PDF-');
 
-    const error = await api.spaces.getChangeRequestPdf(space.id, cr.id, { only: true, page: 'missing' }).catch((e: { code: number; errorMessage: string }) => e);
+    const error = await api.spaces
+      .getChangeRequestPdf(space.id, cr.id, { only: true, page: 'missing' })
+      .catch((e: { code: number; errorMessage: string }) => e);
     expect(error).toMatchObject({ code: 404, errorMessage: 'Page not found' });
   });
 });

@@ -28,21 +28,33 @@ afterAll(() => t.close());
 describe('GitBook client: SAML providers and SSO logins', () => {
   it('creates, reads, lists, updates and deletes providers', async () => {
     const team = newId();
-    await sql(t, 
-      'insert into team (id, organization_id, title, created_at, updated_at) values (?, ?, ?, now(), now())',
-      [team, org.id, 'Client team'],
-    );
+    await sql(t, 'insert into team (id, organization_id, title, created_at, updated_at) values (?, ?, ?, now(), now())', [
+      team,
+      org.id,
+      'Client team',
+    ]);
     const created = await api.orgs.createOrganizationSamlProvider(org.id, {
-      label: 'Client IdP', entityID: IDP_ENTITY_ID, ssoURL: IDP_SSO_URL, certificate: idp.cert, defaultTeam: team, defaultRole: 'read',
+      label: 'Client IdP',
+      entityID: IDP_ENTITY_ID,
+      ssoURL: IDP_SSO_URL,
+      certificate: idp.cert,
+      defaultTeam: team,
+      defaultRole: 'read',
     });
     expect(created.status).toBe(201);
     expectMatchesGitBook('createOrganizationSAMLProvider', created.data, 201);
     expect(created.headers.get('location')).toBe(created.data.urls.location);
     const id = created.data.id;
 
-    const second = (await api.orgs.createOrganizationSamlProvider(org.id, {
-      label: 'Second', entityID: 'https://idp2.example.com', ssoURL: 'https://idp2.example.com/sso', certificate: impostor.cert, defaultRole: null,
-    })).data;
+    const second = (
+      await api.orgs.createOrganizationSamlProvider(org.id, {
+        label: 'Second',
+        entityID: 'https://idp2.example.com',
+        ssoURL: 'https://idp2.example.com/sso',
+        certificate: impostor.cert,
+        defaultRole: null,
+      })
+    ).data;
     expectMatchesGitBook('createOrganizationSAMLProvider', second, 201);
 
     expectMatchesGitBook('getOrganizationSAMLProviderById', (await api.orgs.getOrganizationSamlProviderById(org.id, id)).data);
@@ -68,7 +80,9 @@ describe('GitBook client: SAML providers and SSO logins', () => {
 
   it('surfaces validation and permission errors the way the client expects', async () => {
     await expect(api.orgs.createOrganizationSamlProvider(org.id, { label: 'x'.repeat(31) })).rejects.toMatchObject({ code: 400 });
-    await expect(api.orgs.createOrganizationSamlProvider(org.id, { label: 'Bad', certificate: 'nope' })).rejects.toMatchObject({ code: 400 });
+    await expect(api.orgs.createOrganizationSamlProvider(org.id, { label: 'Bad', certificate: 'nope' })).rejects.toMatchObject({
+      code: 400,
+    });
     await expect(reader.orgs.listSamlProvidersInOrganizationById(org.id)).rejects.toMatchObject({ code: 403 });
   });
 });

@@ -16,7 +16,6 @@ let installer: TestOrg;
 let api: any;
 let installerApi: any;
 
-
 beforeAll(async () => {
   t = await startTestApp({ SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') });
   const serverUrl = await listenOnLoopback(t);
@@ -121,7 +120,9 @@ describe('GitBook client: integrations', () => {
     expectMatchesGitBook('installIntegration', installed.data, 201);
     expect(installed.data.status).toBe('pending');
     const id = installed.data.id;
-    const configured = (await installerApi.integrations.updateIntegrationInstallation(name, id, { configuration: { token: 'abc' }, externalIds: ['ext'] })).data;
+    const configured = (
+      await installerApi.integrations.updateIntegrationInstallation(name, id, { configuration: { token: 'abc' }, externalIds: ['ext'] })
+    ).data;
     expectMatchesGitBook('updateIntegrationInstallation', configured);
     expect(configured.status).toBe('active');
     expectMatchesGitBook('getIntegrationInstallationById', (await api.integrations.getIntegrationInstallationById(name, id)).data);
@@ -140,11 +141,24 @@ describe('GitBook client: integrations', () => {
 
 describe('GitBook client: custom fields (generic request)', () => {
   it('creates a field and sets a space value', async () => {
-    const created = await api.request({ path: `/orgs/${org.id}/custom-fields`, method: 'POST', body: { name: 'audience', type: 'select', options: ['dev', 'ops'] }, type: 'application/json', format: 'json', secure: true });
+    const created = await api.request({
+      path: `/orgs/${org.id}/custom-fields`,
+      method: 'POST',
+      body: { name: 'audience', type: 'select', options: ['dev', 'ops'] },
+      type: 'application/json',
+      format: 'json',
+      secure: true,
+    });
     expect(created.status).toBe(201);
     expect(created.data).toMatchObject({ name: 'audience', type: 'select', options: ['dev', 'ops'] });
     const space = (await api.orgs.createSpace(org.id, { title: 'With fields' })).data;
-    const patched = await api.request({ path: `/spaces/${space.id}/custom-fields`, method: 'PATCH', body: { values: { audience: { value: 'ops' } } }, type: 'application/json', secure: true });
+    const patched = await api.request({
+      path: `/spaces/${space.id}/custom-fields`,
+      method: 'PATCH',
+      body: { values: { audience: { value: 'ops' } } },
+      type: 'application/json',
+      secure: true,
+    });
     expect(patched.status).toBe(204);
     const values = await api.request({ path: `/spaces/${space.id}/custom-fields`, method: 'GET', format: 'json', secure: true });
     expect(values.data).toEqual([expect.objectContaining({ value: 'ops', customField: expect.objectContaining({ name: 'audience' }) })]);

@@ -24,7 +24,10 @@ afterAll(() => t.close());
 describe('GitBook client against this service', () => {
   it('reads the user and organizations', async () => {
     expectMatchesGitBook('getAuthenticatedUser', (await api.user.getAuthenticatedUser()).data);
-    expectMatchesGitBook('listOrganizationsForAuthenticatedUser', (await api.orgs.listOrganizationsForAuthenticatedUser({ limit: 1 })).data);
+    expectMatchesGitBook(
+      'listOrganizationsForAuthenticatedUser',
+      (await api.orgs.listOrganizationsForAuthenticatedUser({ limit: 1 })).data,
+    );
     const orgBody = (await api.orgs.getOrganizationById(org.id)).data;
     expectMatchesGitBook('getOrganizationById', orgBody);
     expect(orgBody.id).toBe(org.id);
@@ -36,8 +39,14 @@ describe('GitBook client against this service', () => {
     const child = (await api.orgs.createCollection(org.id, { title: 'Child', parent: collection.id })).data;
     expectMatchesGitBook('createCollection', child, 201);
     expectMatchesGitBook('getCollectionById', (await api.collections.getCollectionById(collection.id)).data);
-    expectMatchesGitBook('updateCollectionById', (await api.collections.updateCollectionById(collection.id, { description: 'Described', defaultLevel: 'read' })).data);
-    expectMatchesGitBook('listCollectionsInOrganizationById', (await api.orgs.listCollectionsInOrganizationById(org.id, { limit: 1 })).data);
+    expectMatchesGitBook(
+      'updateCollectionById',
+      (await api.collections.updateCollectionById(collection.id, { description: 'Described', defaultLevel: 'read' })).data,
+    );
+    expectMatchesGitBook(
+      'listCollectionsInOrganizationById',
+      (await api.orgs.listCollectionsInOrganizationById(org.id, { limit: 1 })).data,
+    );
 
     const space = (await api.orgs.createSpace(org.id, { title: 'Client space', emoji: '📙', parent: collection.id })).data;
     expectMatchesGitBook('createSpace', space, 201);
@@ -47,10 +56,15 @@ describe('GitBook client against this service', () => {
     const listed = (await api.orgs.listSpacesInOrganizationById(org.id, { limit: 1 })).data;
     expectMatchesGitBook('listSpacesInOrganizationById', listed);
     expect(listed.next?.page).toBeDefined();
-    expectMatchesGitBook('listSpacesInOrganizationById', (await api.orgs.listSpacesInOrganizationById(org.id, { page: listed.next!.page })).data);
+    expectMatchesGitBook(
+      'listSpacesInOrganizationById',
+      (await api.orgs.listSpacesInOrganizationById(org.id, { page: listed.next!.page })).data,
+    );
     expectMatchesGitBook('listSpacesInCollectionById', (await api.collections.listSpacesInCollectionById(collection.id)).data);
 
-    const moved = (await api.spaces.moveSpace(second.id, { parent: collection.id, position: { before: { type: 'space', space: space.id } } })).data;
+    const moved = (
+      await api.spaces.moveSpace(second.id, { parent: collection.id, position: { before: { type: 'space', space: space.id } } })
+    ).data;
     expectMatchesGitBook('moveSpace', moved);
     const inCollection = (await api.collections.listSpacesInCollectionById(collection.id)).data.items.map((s: { id: string }) => s.id);
     expect(inCollection).toEqual([second.id, space.id]);

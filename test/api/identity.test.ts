@@ -36,10 +36,7 @@ describe('authentication', () => {
   });
 
   it('stores only a hash of each token', async () => {
-    const rows = await sql<{ token_hash: string }>(t, 
-      'select token_hash from api_token where user_id = ?',
-      [org.members.admin.userId],
-    );
+    const rows = await sql<{ token_hash: string }>(t, 'select token_hash from api_token where user_id = ?', [org.members.admin.userId]);
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
       expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
@@ -52,7 +49,12 @@ describe('GET /v1/user', () => {
   it('returns the caller', async () => {
     const res = await org.members.edit.api.get('/v1/user');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ object: 'user', id: org.members.edit.userId, displayName: 'edit user', urls: { location: `http://docs.test/v1/users/${org.members.edit.userId}` } });
+    expect(res.body).toMatchObject({
+      object: 'user',
+      id: org.members.edit.userId,
+      displayName: 'edit user',
+      urls: { location: `http://docs.test/v1/users/${org.members.edit.userId}` },
+    });
   });
 });
 
@@ -60,7 +62,12 @@ describe('organizations', () => {
   it('gets an organization with permissions from the caller role', async () => {
     const admin = await org.members.admin.api.get(`/v1/orgs/${org.id}`);
     expect(admin.status).toBe(200);
-    expect(admin.body).toMatchObject({ object: 'organization', id: org.id, title: 'Identity org', permissions: { admin: true, createContent: true } });
+    expect(admin.body).toMatchObject({
+      object: 'organization',
+      id: org.id,
+      title: 'Identity org',
+      permissions: { admin: true, createContent: true },
+    });
     const reader = await org.members.read.api.get(`/v1/orgs/${org.id}`);
     expect(reader.body.permissions).toMatchObject({ view: true, admin: false, createContent: false });
     expect(reader.body.urls).toEqual({ location: `http://docs.test/v1/orgs/${org.id}`, app: `http://docs.test/o/${org.id}` });
@@ -155,9 +162,17 @@ describe('errors and operations endpoints', () => {
 
 describe('bodies', () => {
   it('treats a missing body on an operation whose body is optional as an empty one', async () => {
-    const res = await t.app.inject({ method: 'POST', url: `/v1/orgs/${org.id}/collections`, headers: { authorization: `Bearer ${org.members.admin.token}` } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/v1/orgs/${org.id}/collections`,
+      headers: { authorization: `Bearer ${org.members.admin.token}` },
+    });
     expect(res.statusCode).toBe(201);
-    const move = await t.app.inject({ method: 'POST', url: `/v1/collections/${res.json().id}/move`, headers: { authorization: `Bearer ${org.members.admin.token}` } });
+    const move = await t.app.inject({
+      method: 'POST',
+      url: `/v1/collections/${res.json().id}/move`,
+      headers: { authorization: `Bearer ${org.members.admin.token}` },
+    });
     expect(move.statusCode).toBe(400);
   });
 });

@@ -6,7 +6,9 @@ import { expect400, PNG_1X1, sql } from '../support/fixtures.ts';
 
 const SECRETS_KEY = randomBytes(32).toString('base64');
 const GIF = 'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7';
-const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect width="16" height="16"/></svg>').toString('base64');
+const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect width="16" height="16"/></svg>').toString(
+  'base64',
+);
 const SECRET_VALUE = `s3cr3t-${randomBytes(8).toString('hex')}`;
 const SCRIPT = `export default { fetch() { return new Response('hello ${randomBytes(4).toString('hex')}') } }`;
 
@@ -31,11 +33,13 @@ afterAll(async () => {
 });
 
 function recording(api: Api): Api {
-  const wrap = (fn: (...args: any[]) => Promise<any>) => async (...args: any[]) => {
-    const res = await fn(...args);
-    seen.push(JSON.stringify(res.body ?? null));
-    return res;
-  };
+  const wrap =
+    (fn: (...args: any[]) => Promise<any>) =>
+    async (...args: any[]) => {
+      const res = await fn(...args);
+      seen.push(JSON.stringify(res.body ?? null));
+      return res;
+    };
   return { get: wrap(api.get), post: wrap(api.post), patch: wrap(api.patch), put: wrap(api.put), delete: wrap(api.delete) };
 }
 const as = (o: TestOrg, role: keyof TestOrg['members'] = 'admin') => recording(o.members[role].api);
@@ -111,11 +115,19 @@ describe('publishing', () => {
   it('serves the icon and preview images it was given', async () => {
     const name = uniqueName();
     const published = await publish(name, owner, { icon: PNG_1X1, previewImages: [SVG], visibility: 'unlisted' });
-    const icon = await t.app.inject({ method: 'GET', url: new URL(published.urls.icon).pathname, headers: { authorization: `Bearer ${stranger.members.read.token}` } });
+    const icon = await t.app.inject({
+      method: 'GET',
+      url: new URL(published.urls.icon).pathname,
+      headers: { authorization: `Bearer ${stranger.members.read.token}` },
+    });
     expect(icon.statusCode).toBe(200);
     expect(icon.headers['content-type']).toBe('image/png');
     expect(icon.rawPayload.equals(Buffer.from(PNG_1X1, 'base64'))).toBe(true);
-    const svg = await t.app.inject({ method: 'GET', url: new URL(published.previewImages[0]).pathname, headers: { authorization: `Bearer ${owner.members.admin.token}` } });
+    const svg = await t.app.inject({
+      method: 'GET',
+      url: new URL(published.previewImages[0]).pathname,
+      headers: { authorization: `Bearer ${owner.members.admin.token}` },
+    });
     expect(svg.headers['content-type']).toBe('image/svg+xml');
     expect(svg.headers['content-security-policy']).toMatch(/sandbox/);
     expect((await as(owner).get(`/v1/integrations/${name}/assets/preview-1`)).status).toBe(404);
@@ -124,7 +136,11 @@ describe('publishing', () => {
   it('stores secrets encrypted, keeps them across publications without secrets, and never returns them', async () => {
     const name = uniqueName();
     await publish(name, owner, { secrets: { API_KEY: SECRET_VALUE, OTHER: 'two' } });
-    const [row] = await sql<{ secrets_sealed: string; script: string }>(t, 'select secrets_sealed, script from integration where name = ?', [name]);
+    const [row] = await sql<{ secrets_sealed: string; script: string }>(
+      t,
+      'select secrets_sealed, script from integration where name = ?',
+      [name],
+    );
     expect(row.secrets_sealed).not.toContain(SECRET_VALUE);
     expect(row.secrets_sealed).not.toContain('API_KEY');
     expect(Buffer.from(row.secrets_sealed.split('.')[3], 'base64url').toString('utf8')).not.toContain(SECRET_VALUE);
@@ -148,7 +164,9 @@ describe('publishing', () => {
     const res = await as(owner).post(`/v1/integrations/${name}`, publishBody(owner, { organization: subdomain }));
     expect(res.status).toBe(200);
     expect(res.body.owner.id).toBe(owner.id);
-    expect((await as(owner).post(`/v1/integrations/${uniqueName()}`, publishBody(owner, { organization: 'no-such-subdomain' }))).status).toBe(404);
+    expect(
+      (await as(owner).post(`/v1/integrations/${uniqueName()}`, publishBody(owner, { organization: 'no-such-subdomain' }))).status,
+    ).toBe(404);
   });
 
   it('enforces every limit with a 400 naming the field', async () => {
@@ -181,11 +199,20 @@ describe('publishing', () => {
     expect400(await post(name, { target: 'everything' }), /target/);
     expect400(await post(name, { scopes: ['space:everything'] }), /scopes/);
     expect400(await post(name, { categories: ['games'] }), /categories/);
-    expect400(await post(name, { externalLinks: Array.from({ length: 6 }, () => ({ url: 'https://e.com', label: 'l' })) }), /externalLinks/);
+    expect400(
+      await post(name, { externalLinks: Array.from({ length: 6 }, () => ({ url: 'https://e.com', label: 'l' })) }),
+      /externalLinks/,
+    );
     expect400(await post(name, { blocks: [{ id: 'b', title: 'x' }] }), /blocks/);
     expect400(await post(name, { configurations: { account: {} } }), /configurations\.account/);
-    expect400(await post(name, { configurations: { account: { properties: { n: { type: 'number', default: 'one' } } } } }), /configurations\.account\.properties\.n\.default/);
-    expect400(await post(name, { configurations: { space: { properties: {}, required: ['missing'] } } }), /configurations\.space\.required\[0\]/);
+    expect400(
+      await post(name, { configurations: { account: { properties: { n: { type: 'number', default: 'one' } } } } }),
+      /configurations\.account\.properties\.n\.default/,
+    );
+    expect400(
+      await post(name, { configurations: { space: { properties: {}, required: ['missing'] } } }),
+      /configurations\.space\.required\[0\]/,
+    );
     // nothing of the refused publications was stored
     expect((await as(owner).get(`/v1/integrations/${name}`)).status).toBe(404);
   });
@@ -216,9 +243,19 @@ describe('visibility and listing', () => {
 
   beforeAll(async () => {
     lister = await createTestOrg(t, 'Listing owner');
-    const p = (key: string, extra: Record<string, unknown>) => publish((names[key] = uniqueName(`list-${key}`)), lister, extra).then(() => undefined);
-    await p('public', { visibility: 'public', title: 'Weather widget', categories: ['content'], blocks: [{ id: 'w', title: 'Weather', urlUnfurl: ['https://maps.Example.org/*'] }] });
-    await p('unlisted', { visibility: 'unlisted', categories: ['analytics'], contentSources: [{ id: 's', title: 'Source', configuration: { componentId: 'c' } }] });
+    const p = (key: string, extra: Record<string, unknown>) =>
+      publish((names[key] = uniqueName(`list-${key}`)), lister, extra).then(() => undefined);
+    await p('public', {
+      visibility: 'public',
+      title: 'Weather widget',
+      categories: ['content'],
+      blocks: [{ id: 'w', title: 'Weather', urlUnfurl: ['https://maps.Example.org/*'] }],
+    });
+    await p('unlisted', {
+      visibility: 'unlisted',
+      categories: ['analytics'],
+      contentSources: [{ id: 's', title: 'Source', configuration: { componentId: 'c' } }],
+    });
     await p('private', { visibility: 'private', categories: ['analytics'] });
   });
 
@@ -351,7 +388,11 @@ describe('installations', () => {
 
   it('lists installations: all for the owner admins, their own for other admins', async () => {
     const third = await createTestOrg(t, 'Third org');
-    const mine = await as(third).post(url(), { organization: third.id, configuration: { token: 'x', region: 'us' }, externalIds: ['third-ext'] });
+    const mine = await as(third).post(url(), {
+      organization: third.id,
+      configuration: { token: 'x', region: 'us' },
+      externalIds: ['third-ext'],
+    });
     expect(mine.status).toBe(201);
     const ownerView = await as(owner).get(url());
     expect(ownerView.status).toBe(200);
@@ -403,7 +444,10 @@ describe('unpublishing', () => {
     const name = uniqueName('hidden');
     await publish(name, owner, { visibility: 'private' });
     for (const [method, path] of [
-      ['get', ''], ['delete', ''], ['get', '/installations'], ['get', '/assets/icon'],
+      ['get', ''],
+      ['delete', ''],
+      ['get', '/installations'],
+      ['get', '/assets/icon'],
     ] as const) {
       expect([method, path, (await (as(stranger) as any)[method](`/v1/integrations/${name}${path}`)).status]).toEqual([method, path, 404]);
     }

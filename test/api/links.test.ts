@@ -40,7 +40,12 @@ beforeAll(async () => {
         ].join('\n'),
       },
     },
-    { operation: 'insert_page', into: 'guide', title: 'Install', document: { markdown: 'Back to [the guide](../guide.md). See [the API](/api.md) and [nowhere](../../x.md).\n' } },
+    {
+      operation: 'insert_page',
+      into: 'guide',
+      title: 'Install',
+      document: { markdown: 'Back to [the guide](../guide.md). See [the API](/api.md) and [nowhere](../../x.md).\n' },
+    },
     { operation: 'insert_page', title: 'API', document: { markdown: 'placeholder\n' } },
   ]);
   fileId = first.insertedFiles[0].id;
@@ -50,7 +55,10 @@ beforeAll(async () => {
       operation: 'update_page',
       page: api,
       document: {
-        markdown: 'Read [install](guide/install.md) and [gone](gone.md), home at [docs](http://docs.test/), [mail](mailto:team@example.com).\n\nDownload [dot](/files/' + fileId + ').\n',
+        markdown:
+          'Read [install](guide/install.md) and [gone](gone.md), home at [docs](http://docs.test/), [mail](mailto:team@example.com).\n\nDownload [dot](/files/' +
+          fileId +
+          ').\n',
       },
     },
   ]);
@@ -61,7 +69,12 @@ afterAll(() => t.close());
 
 const page = (id: string) => ({ kind: 'page', page: id, space: space.id });
 const at = (...pages: string[]) => pages.map((p) => ({ kind: 'page', organization: org.id, space: space.id, page: p }));
-const ref = (status: string, targetReference: unknown, ...pages: string[]) => ({ status, relation: 'reference', targetReference, locationReferences: at(...pages) });
+const ref = (status: string, targetReference: unknown, ...pages: string[]) => ({
+  status,
+  relation: 'reference',
+  targetReference,
+  locationReferences: at(...pages),
+});
 
 describe('links', () => {
   it('lists every link of the space once per target, in page order, with statuses and stats', async () => {
@@ -87,7 +100,11 @@ describe('links', () => {
 
   it('filters by status and pages through the list', async () => {
     const broken = await admin().get(`/v1/spaces/${space.id}/links?status=broken`);
-    expect(broken.body.items.map((i: { targetReference: { url: string } }) => i.targetReference.url)).toEqual(['nope.md', '../../x.md', 'gone.md']);
+    expect(broken.body.items.map((i: { targetReference: { url: string } }) => i.targetReference.url)).toEqual([
+      'nope.md',
+      '../../x.md',
+      'gone.md',
+    ]);
     expect(broken.body.count).toBe(3);
     expect(broken.body.stats).toEqual({ total: 11, broken: { total: 3, changeRequest: 0 } });
     const inApp = await admin().get(`/v1/spaces/${space.id}/links?status=in-app`);
@@ -143,7 +160,12 @@ describe('links', () => {
     // Broken in this change request's Guide page: ../api.md and nope.md.
     expect(inCr.body.stats).toEqual({ total: 6, broken: { total: 2, changeRequest: 2 } });
     const byNumber = await admin().get(`/v1/spaces/${space.id}/change-requests/${cr.number}/links?status=broken`);
-    expect(byNumber.body.items.map((i: { targetReference: { url: string } }) => i.targetReference.url)).toEqual(['../api.md', 'nope.md', '/api.md', '../../x.md']);
+    expect(byNumber.body.items.map((i: { targetReference: { url: string } }) => i.targetReference.url)).toEqual([
+      '../api.md',
+      'nope.md',
+      '/api.md',
+      '../../x.md',
+    ]);
 
     // The space's own links are unchanged; the open change request's broken links are counted apart.
     const spaceLinks = await admin().get(`/v1/spaces/${space.id}/links`);
@@ -200,7 +222,8 @@ describe('reference', () => {
   it('documents the link, backlink and search operations in a valid OpenAPI document', async () => {
     const doc = (await t.app.inject({ url: '/openapi.json' })).json();
     for (const base of ['/v1/spaces/{spaceId}', '/v1/spaces/{spaceId}/change-requests/{changeRequestId}']) {
-      for (const path of ['/links', '/content/page/{pageId}/links', '/content/files/{fileId}/backlinks']) expect(Object.keys(doc.paths[`${base}${path}`])).toEqual(['get']);
+      for (const path of ['/links', '/content/page/{pageId}/links', '/content/files/{fileId}/backlinks'])
+        expect(Object.keys(doc.paths[`${base}${path}`])).toEqual(['get']);
     }
     expect(Object.keys(doc.paths['/v1/spaces/{spaceId}/search'])).toEqual(['get']);
     const { validate } = await import('@readme/openapi-parser');

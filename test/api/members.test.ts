@@ -26,7 +26,9 @@ async function collect(api: ReturnType<typeof client>, url: string) {
   do {
     const res = await api.get(`${url}${url.includes('?') ? '&' : '?'}${page ? `page=${page}` : ''}`);
     expect(res.status).toBe(200);
-    ids.push(...res.body.items.map((m: { id?: string; space?: { id: string }; team?: { id: string } }) => m.id ?? m.space?.id ?? m.team?.id));
+    ids.push(
+      ...res.body.items.map((m: { id?: string; space?: { id: string }; team?: { id: string } }) => m.id ?? m.space?.id ?? m.team?.id),
+    );
     page = res.body.next?.page;
     pages++;
   } while (page);
@@ -40,14 +42,19 @@ async function collect(api: ReturnType<typeof client>, url: string) {
 async function freshOrg(title = 'Scratch org') {
   const o = await createTestOrg(t, title);
   for (const [i, role] of ROLE_ORDER.entries()) {
-    await sql(t, 'update member set joined_at = ? where organization_id = ? and user_id = ?', [new Date(Date.UTC(2024, 0, 1, 0, 0, i)), o.id, o.members[role].userId]);
+    await sql(t, 'update member set joined_at = ? where organization_id = ? and user_id = ?', [
+      new Date(Date.UTC(2024, 0, 1, 0, 0, i)),
+      o.id,
+      o.members[role].userId,
+    ]);
   }
   return o;
 }
 
 /** Gives rows of `table` creation times one second apart, in the order given. */
 async function spreadCreation(table: 'space' | 'team', ids: string[]) {
-  for (const [i, id] of ids.entries()) await sql(t, `update ${table} set created_at = ? where id = ?`, [new Date(Date.UTC(2024, 0, 1, 0, 0, i)), id]);
+  for (const [i, id] of ids.entries())
+    await sql(t, `update ${table} set created_at = ? where id = ?`, [new Date(Date.UTC(2024, 0, 1, 0, 0, i)), id]);
 }
 
 describe('listing members', () => {
@@ -91,9 +98,15 @@ describe('listing members', () => {
       }
     }
     const byName = await admin().get(`/v1/orgs/${org.id}/members?sort=name&order=asc`);
-    expect(byName.body.items.map((m: { user: { displayName: string } }) => m.user.displayName)).toEqual(
-      ['admin user', 'comment user', 'create user', 'edit user', 'guest user', 'read user', 'review user'],
-    );
+    expect(byName.body.items.map((m: { user: { displayName: string } }) => m.user.displayName)).toEqual([
+      'admin user',
+      'comment user',
+      'create user',
+      'edit user',
+      'guest user',
+      'read user',
+      'review user',
+    ]);
   });
 
   it('keeps its place when members join between pages', async () => {
@@ -103,7 +116,12 @@ describe('listing members', () => {
     const late = await findOrCreateUser(t.orm.em.fork(), `late-${newId(6).toLowerCase()}@example.com`, 'late user');
     await addMember(t, o.id, late.id, 'read');
     const rest = await o.members.admin.api.get(`/v1/orgs/${o.id}/members?limit=4&order=asc&page=${first.body.next.page}`);
-    expect(rest.body.items.map((m: { id: string }) => m.id)).toEqual([o.members.comment.userId, o.members.read.userId, o.members.guest.userId, late.id]);
+    expect(rest.body.items.map((m: { id: string }) => m.id)).toEqual([
+      o.members.comment.userId,
+      o.members.read.userId,
+      o.members.guest.userId,
+      late.id,
+    ]);
   });
 
   it('filters by role (guest included) and searches display names and emails', async () => {
@@ -130,8 +148,16 @@ describe('listing members', () => {
     const seen = await o.members.admin.api.get(`/v1/orgs/${o.id}/members?sort=lastSeenAt`);
     expect(seen.body.items.map((m: { id: string }) => m.id)).toEqual([o.members.guest.userId]);
     expect(Date.parse(seen.body.items[0].lastSeenAt)).toBeGreaterThan(Date.now() - 60_000);
-    await sql(t, `update member set last_seen_at = ? where organization_id = ? and user_id = ?`, ['2024-01-01T00:00:00.000Z', o.id, o.members.read.userId]);
-    await sql(t, `update member set last_seen_at = ? where organization_id = ? and user_id = ?`, ['2025-01-01T00:00:00.000Z', o.id, o.members.edit.userId]);
+    await sql(t, `update member set last_seen_at = ? where organization_id = ? and user_id = ?`, [
+      '2024-01-01T00:00:00.000Z',
+      o.id,
+      o.members.read.userId,
+    ]);
+    await sql(t, `update member set last_seen_at = ? where organization_id = ? and user_id = ?`, [
+      '2025-01-01T00:00:00.000Z',
+      o.id,
+      o.members.edit.userId,
+    ]);
     const desc = await o.members.admin.api.get(`/v1/orgs/${o.id}/members?sort=lastSeenAt&limit=1`);
     expect(desc.body.count).toBe(3);
     const { ids } = await collect(o.members.admin.api, `/v1/orgs/${o.id}/members?sort=lastSeenAt&limit=1`);
@@ -141,7 +167,13 @@ describe('listing members', () => {
   });
 
   it('validates the query, needs a role, and hides other organizations', async () => {
-    for (const [query, field] of [['role=owner', 'role'], ['order=up', 'order'], ['sort=age', 'sort'], ['limit=2000', 'limit'], ['limit=0', 'limit']]) {
+    for (const [query, field] of [
+      ['role=owner', 'role'],
+      ['order=up', 'order'],
+      ['sort=age', 'sort'],
+      ['limit=2000', 'limit'],
+      ['limit=0', 'limit'],
+    ]) {
       const res = await admin().get(`/v1/orgs/${org.id}/members?${query}`);
       expect(res.status).toBe(400);
       expect(res.body.error).toEqual({ code: 400, message: expect.stringContaining(field) });
@@ -276,12 +308,16 @@ describe("a member's spaces and teams", () => {
     expect(reader.body.items[0].space.permissions.edit).toBe(false);
     const asc = await o.members.comment.api.get(`/v1/orgs/${o.id}/members/${o.members.read.userId}/spaces?order=asc&limit=2`);
     expect(asc.body.items.map((i: { space: { id: string } }) => i.space.id)).toEqual([inside.id, root.id]);
-    const rest = await o.members.comment.api.get(`/v1/orgs/${o.id}/members/${o.members.read.userId}/spaces?order=asc&limit=2&page=${asc.body.next.page}`);
+    const rest = await o.members.comment.api.get(
+      `/v1/orgs/${o.id}/members/${o.members.read.userId}/spaces?order=asc&limit=2&page=${asc.body.next.page}`,
+    );
     expect(rest.body.items.map((i: { space: { id: string } }) => i.space.id)).toEqual([edited.id]);
     expect(rest.body.next).toBeUndefined();
 
     const guest = await api.get(`/v1/orgs/${o.id}/members/${o.members.guest.userId}/spaces`);
-    expect(guest.body.items.map((i: { space: { id: string }; permission: string }) => [i.space.id, i.permission])).toEqual([[inside.id, 'comment']]);
+    expect(guest.body.items.map((i: { space: { id: string }; permission: string }) => [i.space.id, i.permission])).toEqual([
+      [inside.id, 'comment'],
+    ]);
     const own = await o.members.guest.api.get(`/v1/orgs/${o.id}/members/${o.members.guest.userId}/spaces`);
     expect(own.body.count).toBe(1);
     expect(own.body.items[0].space.permissions).toMatchObject({ view: true, comment: true, edit: false });
@@ -305,7 +341,10 @@ describe("a member's spaces and teams", () => {
     await sql(t, 'update member set disabled = true where organization_id = ? and user_id = ?', [o.id, o.members.edit.userId]);
     const m = await o.members.admin.api.get(`/v1/orgs/${o.id}/members/${o.members.edit.userId}`);
     expect(m.body).toMatchObject({ disabled: true, spaces: 0 });
-    expect((await o.members.admin.api.get(`/v1/orgs/${o.id}/members/${o.members.edit.userId}/spaces`)).body).toEqual({ items: [], count: 0 });
+    expect((await o.members.admin.api.get(`/v1/orgs/${o.id}/members/${o.members.edit.userId}/spaces`)).body).toEqual({
+      items: [],
+      count: 0,
+    });
     expect((await o.members.edit.api.get(`/v1/orgs/${o.id}`)).status).toBe(404);
   });
 
@@ -357,6 +396,7 @@ describe('API document', () => {
       '/v1/spaces/{spaceId}/permissions',
       '/v1/spaces/{spaceId}/permissions/users/{userId}',
       '/v1/collections/{collectionId}/permissions/teams/{teamId}',
-    ]) expect(paths).toContain(path);
+    ])
+      expect(paths).toContain(path);
   });
 });

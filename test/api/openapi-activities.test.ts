@@ -22,16 +22,23 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-
 async function textSpec(text: string): Promise<string> {
   const id = newId();
   const textId = newId();
-  await sql(t, `insert into openapi_spec (id, organization_id, slug, source_text_id) values (?, ?, ?, ?)`, [id, org.id, `s-${id.toLowerCase()}`, textId]);
+  await sql(t, `insert into openapi_spec (id, organization_id, slug, source_text_id) values (?, ?, ?, ?)`, [
+    id,
+    org.id,
+    `s-${id.toLowerCase()}`,
+    textId,
+  ]);
   await sql(t, `insert into openapi_spec_text (id, spec_id, text) values (?, ?, ?)`, [textId, id, text]);
   return id;
 }
 
-const versions = async (specId: string) => (await sql(t, 'select id from openapi_spec_version where spec_id = ? order by created_at', [specId])).map((r) => (r as { id: string }).id);
+const versions = async (specId: string) =>
+  (await sql(t, 'select id from openapi_spec_version where spec_id = ? order by created_at', [specId])).map(
+    (r) => (r as { id: string }).id,
+  );
 
 describe('OpenAPI processing activities', () => {
   it('record a version once, however often they are retried', async () => {
@@ -47,9 +54,14 @@ describe('OpenAPI processing activities', () => {
     expect(await versions(specId)).toEqual(['version-one']);
 
     // Another run with the same content: unchanged.
-    expect(await activities.fetchOpenApiSpec({ ...input, versionId: 'version-two' })).toEqual({ outcome: 'unchanged', versionId: 'version-one' });
+    expect(await activities.fetchOpenApiSpec({ ...input, versionId: 'version-two' })).toEqual({
+      outcome: 'unchanged',
+      versionId: 'version-one',
+    });
     expect(await versions(specId)).toEqual(['version-one']);
-    const [spec] = await sql(t, 'select processing_state, last_version_id, last_process_error_code from openapi_spec where id = ?', [specId]);
+    const [spec] = await sql(t, 'select processing_state, last_version_id, last_process_error_code from openapi_spec where id = ?', [
+      specId,
+    ]);
     expect(spec).toEqual({ processing_state: 'complete', last_version_id: 'version-one', last_process_error_code: null });
   });
 
@@ -77,8 +89,16 @@ describe('OpenAPI processing activities', () => {
     expect(error).toBeInstanceOf(ApplicationFailure);
     expect((error as ApplicationFailure).type).toBe('INVALID_SPEC');
     expect((error as ApplicationFailure).nonRetryable).toBe(true);
-    expect(await activities.recordOpenApiFailure({ specId, generation: 1, detail: 'INVALID_SPEC', message: (error as Error).message })).toBe(true);
-    const [spec] = await sql(t, 'select processing_state, last_process_error_code, last_process_errors from openapi_spec where id = ?', [specId]);
-    expect(spec).toMatchObject({ processing_state: 'complete', last_process_error_code: 'PARSE_ERROR', last_process_errors: [{ code: 'INVALID_SPEC' }] });
+    expect(
+      await activities.recordOpenApiFailure({ specId, generation: 1, detail: 'INVALID_SPEC', message: (error as Error).message }),
+    ).toBe(true);
+    const [spec] = await sql(t, 'select processing_state, last_process_error_code, last_process_errors from openapi_spec where id = ?', [
+      specId,
+    ]);
+    expect(spec).toMatchObject({
+      processing_state: 'complete',
+      last_process_error_code: 'PARSE_ERROR',
+      last_process_errors: [{ code: 'INVALID_SPEC' }],
+    });
   });
 });

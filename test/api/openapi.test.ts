@@ -3,7 +3,16 @@ import { ScheduleNotFoundError } from '@temporalio/client';
 import { client, createTestOrg, eventually, startTestApp, type Api, type TestApp, type TestOrg } from '../support/harness.ts';
 import { sql } from '../support/fixtures.ts';
 import {
-  invalid30, json, multiFileEntry, multiFilePets, multiFileSchemas, petstore30, petstore31, startFixtureServer, swagger20, yaml,
+  invalid30,
+  json,
+  multiFileEntry,
+  multiFilePets,
+  multiFileSchemas,
+  petstore30,
+  petstore31,
+  startFixtureServer,
+  swagger20,
+  yaml,
   type FixtureServer,
 } from '../support/openapi-fixtures.ts';
 
@@ -26,7 +35,10 @@ beforeAll(async () => {
   fixtures.docs.set('/split/api/openapi.yaml', yaml(multiFileEntry));
   fixtures.docs.set('/split/api/paths/pets.yaml', yaml(multiFilePets));
   fixtures.docs.set('/split/common/schemas.json', json(multiFileSchemas));
-  fixtures.docs.set('/split-broken/openapi.yaml', yaml('openapi: 3.1.0\ninfo: {title: t, version: "1"}\npaths:\n  /x:\n    $ref: ./missing.yaml\n'));
+  fixtures.docs.set(
+    '/split-broken/openapi.yaml',
+    yaml('openapi: 3.1.0\ninfo: {title: t, version: "1"}\npaths:\n  /x:\n    $ref: ./missing.yaml\n'),
+  );
 });
 afterAll(async () => {
   await fixtures?.close();
@@ -122,19 +134,25 @@ describe('creating and processing specs', () => {
     await processed('traced');
     const runs = await eventually(async () => {
       const found = [];
-      for await (const run of t.temporal.workflow.list({ query: `DocsOrganizationId = "${org.id}" AND DocsJobKind = "openapi-processing"` })) {
+      for await (const run of t.temporal.workflow.list({
+        query: `DocsOrganizationId = "${org.id}" AND DocsJobKind = "openapi-processing"`,
+      })) {
         if (run.workflowId.startsWith(`openapi-processing/${created.id}/`)) found.push(run);
       }
       return found.length > 0 ? found : undefined;
     });
     const byId = [];
-    for await (const run of t.temporal.workflow.list({ query: `WorkflowId STARTS_WITH "openapi-processing/${created.id}/"` })) byId.push(run.workflowId);
+    for await (const run of t.temporal.workflow.list({ query: `WorkflowId STARTS_WITH "openapi-processing/${created.id}/"` }))
+      byId.push(run.workflowId);
     expect(byId).toEqual(runs.map((run) => run.workflowId));
     const description = await t.temporal.workflow.getHandle(runs[0].workflowId).describe();
     expect(description.type).toBe('openapiProcessing');
     expect(await description.memo).toMatchObject({ requestedBy: org.members.admin.userId });
     expect(description.typedSearchAttributes.getAll().map((pair) => [pair.key.name, pair.value])).toEqual(
-      expect.arrayContaining([['DocsOrganizationId', org.id], ['DocsJobKind', 'openapi-processing']]),
+      expect.arrayContaining([
+        ['DocsOrganizationId', org.id],
+        ['DocsJobKind', 'openapi-processing'],
+      ]),
     );
     expect(JSON.stringify(await t.temporal.workflow.getHandle(runs[0].workflowId).fetchHistory())).not.toContain(fixtures.base);
   });
@@ -145,7 +163,11 @@ describe('creating and processing specs', () => {
     expect(spec.lastProcessErrorCode).toBeUndefined();
     const content = (await admin().get(`${specsPath()}/split/versions/latest/content`)).body;
     expect(Object.keys(content.filesystem).sort()).toEqual(
-      [`${fixtures.base}/split/api/openapi.yaml`, `${fixtures.base}/split/api/paths/pets.yaml`, `${fixtures.base}/split/common/schemas.json`].sort(),
+      [
+        `${fixtures.base}/split/api/openapi.yaml`,
+        `${fixtures.base}/split/api/paths/pets.yaml`,
+        `${fixtures.base}/split/common/schemas.json`,
+      ].sort(),
     );
     expect(content.filesystem[`${fixtures.base}/split/common/schemas.json`]).toEqual(multiFileSchemas);
     // References stay as written, resolvable against the key of their document.
@@ -168,10 +190,13 @@ describe('creating and processing specs', () => {
     expect(await schedule(created.id)).toBeNull();
     // The workflow gets ids, never the text.
     const runs = [];
-    for await (const run of t.temporal.workflow.list({ query: `DocsOrganizationId = "${org.id}" AND DocsJobKind = "openapi-processing"` })) {
+    for await (const run of t.temporal.workflow.list({
+      query: `DocsOrganizationId = "${org.id}" AND DocsJobKind = "openapi-processing"`,
+    })) {
       if (run.workflowId.startsWith(`openapi-processing/${created.id}/`)) runs.push(run);
     }
-    for (const run of runs) expect(JSON.stringify(await t.temporal.workflow.getHandle(run.workflowId).fetchHistory())).not.toContain('Petstore 3.1');
+    for (const run of runs)
+      expect(JSON.stringify(await t.temporal.workflow.getHandle(run.workflowId).fetchHistory())).not.toContain('Petstore 3.1');
   });
 });
 
@@ -185,20 +210,33 @@ describe('processing failures', () => {
   };
 
   it('reports an invalid definition as PARSE_ERROR / INVALID_SPEC', async () => {
-    expect(await failure('invalid', { url: `${fixtures.base}/invalid.json` })).toEqual({ code: 'PARSE_ERROR', detail: 'INVALID_SPEC', message: expect.stringMatching(/info/) });
+    expect(await failure('invalid', { url: `${fixtures.base}/invalid.json` })).toEqual({
+      code: 'PARSE_ERROR',
+      detail: 'INVALID_SPEC',
+      message: expect.stringMatching(/info/),
+    });
   });
 
   it('reports text that is neither JSON nor YAML as PARSE_ERROR / SYNTAX_ERROR', async () => {
-    expect(await failure('garbage', { url: `${fixtures.base}/garbage.txt` })).toMatchObject({ code: 'PARSE_ERROR', detail: 'SYNTAX_ERROR' });
+    expect(await failure('garbage', { url: `${fixtures.base}/garbage.txt` })).toMatchObject({
+      code: 'PARSE_ERROR',
+      detail: 'SYNTAX_ERROR',
+    });
     expect(await failure('garbage-text', { text: 'openapi: [' })).toMatchObject({ code: 'PARSE_ERROR', detail: 'SYNTAX_ERROR' });
   });
 
   it('reports a relative $ref in a text source and a missing referenced document', async () => {
-    expect(await failure('relative-text', { text: 'openapi: 3.1.0\ninfo: {title: t, version: "1"}\npaths:\n  /x: {$ref: ./x.yaml}\n' })).toMatchObject({
+    expect(
+      await failure('relative-text', { text: 'openapi: 3.1.0\ninfo: {title: t, version: "1"}\npaths:\n  /x: {$ref: ./x.yaml}\n' }),
+    ).toMatchObject({
       code: 'PARSE_ERROR',
       detail: 'UNRESOLVABLE_REF',
     });
-    expect(await failure('split-broken', { url: `${fixtures.base}/split-broken/openapi.yaml` })).toMatchObject({ code: 'FETCH_ERROR', detail: 'HTTP_ERROR', message: expect.stringMatching(/404/) });
+    expect(await failure('split-broken', { url: `${fixtures.base}/split-broken/openapi.yaml` })).toMatchObject({
+      code: 'FETCH_ERROR',
+      detail: 'HTTP_ERROR',
+      message: expect.stringMatching(/404/),
+    });
   });
 
   it('reports a slow server as FETCH_TIMEOUT', async () => {
@@ -238,11 +276,18 @@ describe('versions and the refresh schedule', () => {
     const described = await schedule(created.id);
     expect(described).not.toBeNull();
     expect(described!.spec.intervals?.map((i) => i.every)).toEqual([t.config.openapiRefreshIntervalMs]);
-    expect(described!.action).toMatchObject({ type: 'startWorkflow', workflowType: 'openapiProcessing', args: [{ specId: created.id, organizationId: org.id, trigger: 'schedule' }] });
+    expect(described!.action).toMatchObject({
+      type: 'startWorkflow',
+      workflowType: 'openapiProcessing',
+      args: [{ specId: created.id, organizationId: org.id, trigger: 'schedule' }],
+    });
     const handle = t.temporal.schedule.getHandle(`openapi-refresh/${created.id}`);
 
     // Same content, reformatted as YAML with other key order: no new version.
-    fixtures.docs.set('/refresh.json', yaml({ components: petstore30.components, paths: petstore30.paths, info: petstore30.info, openapi: petstore30.openapi }));
+    fixtures.docs.set(
+      '/refresh.json',
+      yaml({ components: petstore30.components, paths: petstore30.paths, info: petstore30.info, openapi: petstore30.openapi }),
+    );
     const hitsBefore = fixtures.hits.get('/refresh.json') ?? 0;
     await handle.trigger();
     const second = await processed('refreshing', first.lastProcessedAt);
@@ -293,7 +338,8 @@ describe('versions and the refresh schedule', () => {
     expect(deleted.status).toBe(205);
     expect(await schedule(created.id)).toBeNull();
     expect((await admin().get(`${specsPath()}/scheduled`)).status).toBe(404);
-    const left = await sql(t, 
+    const left = await sql(
+      t,
       `select (select count(*)::int from openapi_spec_version where spec_id = ?) as versions, (select count(*)::int from openapi_spec_text where spec_id = ?) as texts`,
       [created.id, created.id],
     );
@@ -348,8 +394,10 @@ describe('listing and pagination', () => {
     const first = (await api.get(`${specsPath(fresh.id)}/paged-versions/versions?limit=1`)).body;
     expect(first.count).toBe(3);
     expect(first.items).toHaveLength(1);
-    const second = (await api.get(`${specsPath(fresh.id)}/paged-versions/versions?limit=1&page=${encodeURIComponent(first.next.page)}`)).body;
-    const third = (await api.get(`${specsPath(fresh.id)}/paged-versions/versions?limit=2&page=${encodeURIComponent(second.next.page)}`)).body;
+    const second = (await api.get(`${specsPath(fresh.id)}/paged-versions/versions?limit=1&page=${encodeURIComponent(first.next.page)}`))
+      .body;
+    const third = (await api.get(`${specsPath(fresh.id)}/paged-versions/versions?limit=2&page=${encodeURIComponent(second.next.page)}`))
+      .body;
     expect(third.next).toBeUndefined();
     expect(new Set([first.items[0].id, second.items[0].id, third.items[0].id]).size).toBe(3);
     expect(third.items[0].id).toBe(last.lastVersion);
@@ -391,7 +439,9 @@ describe('validation, authentication and authorization', () => {
     const res = await admin().post(specsPath(), { slug: 'petstore', source: { url: `${fixtures.base}/v30/openapi.json` } });
     expect(res.status).toBe(409);
     expect(res.body.error.message).toMatch(/petstore/);
-    expect((await other.members.admin.api.post(specsPath(other.id), { slug: 'petstore', source: { text: JSON.stringify(petstore30) } })).status).toBe(201);
+    expect(
+      (await other.members.admin.api.post(specsPath(other.id), { slug: 'petstore', source: { text: JSON.stringify(petstore30) } })).status,
+    ).toBe(201);
   });
 
   it('answers 401 without a token on every endpoint', async () => {
@@ -412,7 +462,14 @@ describe('validation, authentication and authorization', () => {
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe(404);
     }
-    for (const path of ['nope', 'nope/versions', 'nope/versions/latest', 'nope/versions/latest/content', `nope/versions/${spec.lastVersion}`, `nope/versions/${spec.lastVersion}/content`]) {
+    for (const path of [
+      'nope',
+      'nope/versions',
+      'nope/versions/latest',
+      'nope/versions/latest/content',
+      `nope/versions/${spec.lastVersion}`,
+      `nope/versions/${spec.lastVersion}/content`,
+    ]) {
       expect((await admin().get(slugPath(path))).status).toBe(404);
     }
     expect((await admin().get(slugPath(`petstore/versions/unknownversion`))).status).toBe(404);
@@ -448,7 +505,9 @@ describe('validation, authentication and authorization', () => {
       expect((await api.put(slugPath(), { source: { url: `${fixtures.base}/v30/openapi.json` } })).status).toBe(403);
       expect((await api.delete(slugPath())).status).toBe(403);
     }
-    expect((await org.members.create.api.post(specsPath(), { slug: 'by-create', source: { text: JSON.stringify(petstore30) } })).status).toBe(201);
+    expect(
+      (await org.members.create.api.post(specsPath(), { slug: 'by-create', source: { text: JSON.stringify(petstore30) } })).status,
+    ).toBe(201);
     expect((await org.members.create.api.delete(slugPath('by-create'))).status).toBe(205);
   });
 });

@@ -46,10 +46,24 @@ beforeAll(async () => {
         operation: 'update_page',
         page: root.id,
         title: 'Welcome aboard',
-        document: { markdown: 'Hello there.\n\n## Introduction\n\nA picture: ![Dot](dot.png) and a remote one ![Remote](https://img.example/r.png).\n\n<script>alert("boom")</script>\n' },
+        document: {
+          markdown:
+            'Hello there.\n\n## Introduction\n\nA picture: ![Dot](dot.png) and a remote one ![Remote](https://img.example/r.png).\n\n<script>alert("boom")</script>\n',
+        },
       },
-      { operation: 'insert_page', ref: 'guide', title: 'Installation guide', document: { markdown: '## Steps\n\n1. Download\n2. Run `install.sh`\n' } },
-      { operation: 'insert_page', ref: 'linux', into: 'guide', title: 'Linux specifics', document: { markdown: '| Distro | Package |\n|---|---|\n| Debian | deb |\n' } },
+      {
+        operation: 'insert_page',
+        ref: 'guide',
+        title: 'Installation guide',
+        document: { markdown: '## Steps\n\n1. Download\n2. Run `install.sh`\n' },
+      },
+      {
+        operation: 'insert_page',
+        ref: 'linux',
+        into: 'guide',
+        title: 'Linux specifics',
+        document: { markdown: '| Distro | Package |\n|---|---|\n| Debian | deb |\n' },
+      },
       { operation: 'insert_page', ref: 'reference', title: 'Reference manual', document: { markdown: '```sh\nnpm test\n```\n' } },
     ],
   });
@@ -105,7 +119,9 @@ describe('GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf', () =>
     const pdf = await download(url);
     expect(pdf.status).toBe(200);
     expect(pdf.headers['content-type']).toBe('application/pdf');
-    expect(pdf.headers['content-disposition']).toBe(`inline; filename="Release notes _v2_.pdf"; filename*=UTF-8''Release%20notes%20%22v2%22.pdf`);
+    expect(pdf.headers['content-disposition']).toBe(
+      `inline; filename="Release notes _v2_.pdf"; filename*=UTF-8''Release%20notes%20%22v2%22.pdf`,
+    );
     const maxAge = Number(/^private, max-age=(\d+)$/.exec(String(pdf.headers['cache-control']))![1]);
     expect(maxAge).toBeGreaterThan(3500);
     expect(maxAge).toBeLessThanOrEqual(3600);
@@ -116,13 +132,25 @@ describe('GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf', () =>
     for (const title of titles) expect(text).toContain(title);
     const positions = titles.map((title) => text.indexOf(title));
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
-    for (const piece of ['Handbook · Change request #1: Release notes "v2"', 'Introduction', 'Download', 'install.sh', 'Debian', 'npm test', '[image: Remote]']) {
+    for (const piece of [
+      'Handbook · Change request #1: Release notes "v2"',
+      'Introduction',
+      'Download',
+      'install.sh',
+      'Debian',
+      'npm test',
+      '[image: Remote]',
+    ]) {
       expect(text).toContain(piece);
     }
     expect(text).not.toContain('boom');
     // One page per sheet at least; the revision's image is inlined, the remote one is a link.
     expect(pageCount(pdf.bytes)).toBeGreaterThanOrEqual(4);
-    const images = poppler('pdfimages', pdf.bytes, ['-list']).trim().split('\n').slice(2).filter((row) => /^\s*\d+\s+\d+\s+image\s/.test(row));
+    const images = poppler('pdfimages', pdf.bytes, ['-list'])
+      .trim()
+      .split('\n')
+      .slice(2)
+      .filter((row) => /^\s*\d+\s+\d+\s+image\s/.test(row));
     expect(images).toHaveLength(1);
     expect(images[0]).toMatch(/^\s*\d+\s+\d+\s+image\s+2\s+3\s/);
   });
@@ -288,8 +316,14 @@ describe('the export activity, called directly', () => {
     const rows = await sql<{ sha256: string }>(t, 'select sha256 from pdf_export where change_request_id = ?', [c.id]);
     expect(rows.map((r) => r.sha256)).toEqual([(reprinted as { sha256: string }).sha256]);
 
-    expect(await activities.exportChangeRequestPdf({ ...input, pageId: 'missing', only: true })).toEqual({ status: 'not-found', what: 'page' });
-    expect(await activities.exportChangeRequestPdf({ ...input, spaceId: space.id })).toEqual({ status: 'not-found', what: 'change request' });
+    expect(await activities.exportChangeRequestPdf({ ...input, pageId: 'missing', only: true })).toEqual({
+      status: 'not-found',
+      what: 'page',
+    });
+    expect(await activities.exportChangeRequestPdf({ ...input, spaceId: space.id })).toEqual({
+      status: 'not-found',
+      what: 'change request',
+    });
     expect(await activities.exportChangeRequestPdf({ ...input, revisionId: 'missing' })).toEqual({ status: 'not-found', what: 'revision' });
   });
 });
@@ -299,7 +333,12 @@ describe('reference', () => {
     const doc = (await t.app.inject({ url: '/openapi.json' })).json();
     const exportOperation = doc.paths['/v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf'].get;
     expect(exportOperation.operationId).toBe('getChangeRequestPDF');
-    expect(exportOperation.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name).sort()).toEqual(['only', 'page']);
+    expect(
+      exportOperation.parameters
+        .filter((p: { in: string }) => p.in === 'query')
+        .map((p: { name: string }) => p.name)
+        .sort(),
+    ).toEqual(['only', 'page']);
     expect(doc.paths['/pdf/{sha256}'].get.security).toEqual([]);
     const { validate } = await import('@readme/openapi-parser');
     const result = await validate(structuredClone(doc));

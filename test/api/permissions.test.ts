@@ -51,13 +51,29 @@ const CASES: Case[] = [
   { who: 'read', teamGrants: { inner: 'admin' }, expect: { space: 'admin', inner: 'admin', outer: 'read' } },
   { who: 'edit', userGrants: { space: 'read' }, teamGrants: { outer: 'comment' }, expect: { space: 'edit', inner: 'edit', outer: 'edit' } },
   { who: 'admin', userGrants: { space: 'read' }, levels: { space: 'read' }, expect: { space: 'admin', inner: 'admin', outer: 'admin' } },
-  { who: 'comment', levels: { space: 'create' }, userGrants: { inner: 'edit' }, teamGrants: { space: 'review' }, expect: { space: 'create', inner: 'edit', outer: 'comment' } },
+  {
+    who: 'comment',
+    levels: { space: 'create' },
+    userGrants: { inner: 'edit' },
+    teamGrants: { space: 'review' },
+    expect: { space: 'create', inner: 'edit', outer: 'comment' },
+  },
   { who: 'guest', expect: { space: null, inner: null, outer: null } },
   { who: 'guest', levels: { space: 'admin', inner: 'edit', outer: 'edit' }, expect: { space: null, inner: null, outer: null } },
   { who: 'guest', userGrants: { space: 'read' }, levels: { space: 'edit' }, expect: { space: 'read', inner: null, outer: null } },
   { who: 'guest', teamGrants: { outer: 'edit' }, expect: { space: 'edit', inner: 'edit', outer: 'edit' } },
-  { who: 'guest', userGrants: { inner: 'comment' }, teamGrants: { space: 'review' }, expect: { space: 'review', inner: 'comment', outer: null } },
-  { who: 'guest', userGrants: { outer: 'read' }, teamGrants: { inner: 'create' }, expect: { space: 'create', inner: 'create', outer: 'read' } },
+  {
+    who: 'guest',
+    userGrants: { inner: 'comment' },
+    teamGrants: { space: 'review' },
+    expect: { space: 'review', inner: 'comment', outer: null },
+  },
+  {
+    who: 'guest',
+    userGrants: { outer: 'read' },
+    teamGrants: { inner: 'create' },
+    expect: { space: 'create', inner: 'create', outer: 'read' },
+  },
 ];
 
 function describeCase(c: Case) {
@@ -80,7 +96,8 @@ describe('the access rule', () => {
     for (const [place, level] of Object.entries(c.levels ?? {}) as [Place, Role][]) {
       expect((await admin().patch(url(ids, place), { defaultLevel: level })).status).toBe(200);
     }
-    for (const [place, role] of Object.entries(c.userGrants ?? {}) as [Place, Role][]) await grant(ids, place, { role, users: [member.userId] });
+    for (const [place, role] of Object.entries(c.userGrants ?? {}) as [Place, Role][])
+      await grant(ids, place, { role, users: [member.userId] });
     if (c.teamGrants) {
       const team = (await admin().put(`/v1/orgs/${org.id}/teams`, { title: 'Case team', members: [member.userId] })).body;
       for (const [place, role] of Object.entries(c.teamGrants) as [Place, Role][]) await grant(ids, place, { role, teams: [team.id] });
@@ -131,7 +148,12 @@ describe('the access rule', () => {
     expect(spaces.body.count).toBe(3);
     expect(spaces.body.items.map((s: { id: string }) => s.id).sort()).toEqual([inShared.id, inBelow.id, direct.id].sort());
     // The permissions of listed items follow the same rule (grants reach down through collections).
-    const perms = Object.fromEntries(spaces.body.items.map((s: { id: string; permissions: { view: boolean; comment: boolean } }) => [s.id, [s.permissions.view, s.permissions.comment]]));
+    const perms = Object.fromEntries(
+      spaces.body.items.map((s: { id: string; permissions: { view: boolean; comment: boolean } }) => [
+        s.id,
+        [s.permissions.view, s.permissions.comment],
+      ]),
+    );
     expect(perms).toEqual({ [inShared.id]: [true, false], [inBelow.id]: [true, false], [direct.id]: [true, true] });
     const listedCollections = await guest.get(`/v1/orgs/${o.id}/collections`);
     expect(listedCollections.body.items.map((c: { permissions: { view: boolean } }) => c.permissions.view)).toEqual([true, true]);
@@ -177,9 +199,10 @@ describe('the access rule', () => {
 
 describe.each(['space', 'collection'] as const)('%s permissions', (kind) => {
   async function target(api: Api = admin()) {
-    const res = kind === 'space'
-      ? await api.post(`/v1/orgs/${org.id}/spaces`, { title: 'Granted' })
-      : await api.post(`/v1/orgs/${org.id}/collections`, { title: 'Granted' });
+    const res =
+      kind === 'space'
+        ? await api.post(`/v1/orgs/${org.id}/spaces`, { title: 'Granted' })
+        : await api.post(`/v1/orgs/${org.id}/collections`, { title: 'Granted' });
     expect(res.status).toBe(201);
     return `/v1/${kind === 'space' ? 'spaces' : 'collections'}/${res.body.id}/permissions`;
   }
@@ -197,10 +220,16 @@ describe.each(['space', 'collection'] as const)('%s permissions', (kind) => {
     expect(users.body.count).toBe(2);
     const byUser = Object.fromEntries(users.body.items.map((i: { user: { id: string }; permission: string }) => [i.user.id, i.permission]));
     expect(byUser).toEqual({ [org.members.read.userId]: 'edit', [org.members.guest.userId]: 'comment' });
-    expect(users.body.items[0].user).toMatchObject({ object: 'user', displayName: expect.any(String), urls: { location: expect.stringContaining('/v1/users/') } });
+    expect(users.body.items[0].user).toMatchObject({
+      object: 'user',
+      displayName: expect.any(String),
+      urls: { location: expect.stringContaining('/v1/users/') },
+    });
     const first = await admin().get(`${base}/users?limit=1`);
     const second = await admin().get(`${base}/users?limit=1&page=${first.body.next.page}`);
-    expect([...first.body.items, ...second.body.items].map((i: { user: { id: string } }) => i.user.id).sort()).toEqual(Object.keys(byUser).sort());
+    expect([...first.body.items, ...second.body.items].map((i: { user: { id: string } }) => i.user.id).sort()).toEqual(
+      Object.keys(byUser).sort(),
+    );
     expect(second.body.next).toBeUndefined();
 
     const teams = await admin().get(`${base}/teams`);
@@ -236,7 +265,10 @@ describe.each(['space', 'collection'] as const)('%s permissions', (kind) => {
       [{ role: 'owner', users: [org.members.read.userId] }, /role/],
       [{ role: 'read' }, /users or body\.teams/],
       [{ role: 'read', users: [] }, /users/],
-      [{ role: 'read', users: [org.members.read.userId, other.members.read.userId] }, /^users\[1\]: .* is not a member of the organization$/],
+      [
+        { role: 'read', users: [org.members.read.userId, other.members.read.userId] },
+        /^users\[1\]: .* is not a member of the organization$/,
+      ],
       [{ role: 'read', teams: ['missing'] }, /^teams\[0\]: missing is not a team of the organization$/],
     ];
     for (const [body, message] of cases) {

@@ -3,7 +3,15 @@ import { client, createTestOrg, startTestApp, type TestApp, type TestOrg } from 
 import { sql } from '../support/fixtures.ts';
 import { newId } from '../../src/domain/ids.ts';
 import {
-  buildResponse, encode, IDP_ENTITY_ID, IDP_SSO_URL, idp, impostor, inflateRequest, sign, type ResponseOptions,
+  buildResponse,
+  encode,
+  IDP_ENTITY_ID,
+  IDP_SSO_URL,
+  idp,
+  impostor,
+  inflateRequest,
+  sign,
+  type ResponseOptions,
 } from '../support/saml-idp.ts';
 
 let t: TestApp;
@@ -21,7 +29,11 @@ const admin = () => org.members.admin.api;
 
 async function createTeam(organizationId: string, title = 'Team') {
   const id = newId();
-  await sql(t, 'insert into team (id, organization_id, title, created_at, updated_at) values (?, ?, ?, now(), now())', [id, organizationId, title]);
+  await sql(t, 'insert into team (id, organization_id, title, created_at, updated_at) values (?, ?, ?, now(), now())', [
+    id,
+    organizationId,
+    title,
+  ]);
   return id;
 }
 
@@ -41,7 +53,12 @@ describe('SAML provider management', () => {
     const p = res.body;
     expect(res.headers.location).toBe(`http://docs.test/v1/orgs/${org.id}/saml/${p.id}`);
     expect(p).toMatchObject({
-      object: 'saml-provider', label: 'Okta', ssoURL: IDP_SSO_URL, entityID: IDP_ENTITY_ID, defaultRole: 'edit', status: 'active',
+      object: 'saml-provider',
+      label: 'Okta',
+      ssoURL: IDP_SSO_URL,
+      entityID: IDP_ENTITY_ID,
+      defaultRole: 'edit',
+      status: 'active',
       service: {
         acsURL: `http://docs.test/sso/saml/${p.id}/acs`,
         startURL: `http://docs.test/sso/saml/${p.id}/start`,
@@ -52,7 +69,13 @@ describe('SAML provider management', () => {
     expect(p.certificate).toMatch(/^-----BEGIN CERTIFICATE-----\n/);
     expect(new Date(p.createdAt).toISOString()).toBe(p.createdAt);
     expect(p.defaultTeam).toEqual({
-      object: 'team', id: team, title: 'SSO people', members: 0, spaces: 0, createdAt: expect.any(String), permissions: { admin: true, view: true },
+      object: 'team',
+      id: team,
+      title: 'SSO people',
+      members: 0,
+      spaces: 0,
+      createdAt: expect.any(String),
+      permissions: { admin: true, view: true },
     });
     expect((await admin().get(`/v1/orgs/${org.id}/saml/${p.id}`)).body).toEqual(p);
   });
@@ -72,9 +95,20 @@ describe('SAML provider management', () => {
   it('updates any field and clears the default team or role', async () => {
     const team = await createTeam(org.id);
     const p = await newProvider(complete({ defaultTeam: team }));
-    const res = await admin().patch(`/v1/orgs/${org.id}/saml/${p.id}`, { label: 'Azure', defaultRole: null, defaultTeam: null, ssoURL: 'https://login.example.org/saml' });
+    const res = await admin().patch(`/v1/orgs/${org.id}/saml/${p.id}`, {
+      label: 'Azure',
+      defaultRole: null,
+      defaultTeam: null,
+      ssoURL: 'https://login.example.org/saml',
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: p.id, label: 'Azure', defaultRole: null, ssoURL: 'https://login.example.org/saml', entityID: IDP_ENTITY_ID });
+    expect(res.body).toMatchObject({
+      id: p.id,
+      label: 'Azure',
+      defaultRole: null,
+      ssoURL: 'https://login.example.org/saml',
+      entityID: IDP_ENTITY_ID,
+    });
     expect(res.body.defaultTeam).toBeUndefined();
     const again = await admin().patch(`/v1/orgs/${org.id}/saml/${p.id}`, { defaultTeam: team, certificate: impostor.cert });
     expect(again.body.defaultTeam.id).toBe(team);
@@ -128,7 +162,15 @@ describe('SAML provider management', () => {
       expect(res.body.error.message).toMatch(field);
     }
     // at the limits exactly
-    expect((await admin().post(`/v1/orgs/${org.id}/saml`, { label: 'x'.repeat(30), entityID: 'e'.repeat(1024), ssoURL: `https://idp.example.com/${'x'.repeat(2048 - 24)}` })).status).toBe(201);
+    expect(
+      (
+        await admin().post(`/v1/orgs/${org.id}/saml`, {
+          label: 'x'.repeat(30),
+          entityID: 'e'.repeat(1024),
+          ssoURL: `https://idp.example.com/${'x'.repeat(2048 - 24)}`,
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('refuses a default team of another organization or one that does not exist (404)', async () => {
@@ -146,8 +188,12 @@ describe('SAML provider management', () => {
     const p = await newProvider();
     const anonymous = client(t.app);
     for (const [method, url] of [
-      ['get', `/v1/orgs/${org.id}/saml`], ['post', `/v1/orgs/${org.id}/saml`], ['get', `/v1/orgs/${org.id}/saml/${p.id}`],
-      ['patch', `/v1/orgs/${org.id}/saml/${p.id}`], ['delete', `/v1/orgs/${org.id}/saml/${p.id}`], ['get', `/v1/orgs/${org.id}/sso`],
+      ['get', `/v1/orgs/${org.id}/saml`],
+      ['post', `/v1/orgs/${org.id}/saml`],
+      ['get', `/v1/orgs/${org.id}/saml/${p.id}`],
+      ['patch', `/v1/orgs/${org.id}/saml/${p.id}`],
+      ['delete', `/v1/orgs/${org.id}/saml/${p.id}`],
+      ['get', `/v1/orgs/${org.id}/sso`],
     ] as const) {
       const res = await (anonymous as any)[method](url, method === 'post' || method === 'patch' ? complete() : undefined);
       expect([url, res.status, res.body.error.code]).toEqual([url, 401, 401]);
@@ -216,7 +262,9 @@ describe('SSO login list', () => {
     for (const role of ['admin', 'read', 'guest'] as const) {
       const res = await fresh.members[role].api.get(`/v1/orgs/${fresh.id}/sso`);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ items: [{ id: active.id, label: 'Company SSO', startURL: `http://docs.test/sso/saml/${active.id}/start` }] });
+      expect(res.body).toEqual({
+        items: [{ id: active.id, label: 'Company SSO', startURL: `http://docs.test/sso/saml/${active.id}/start` }],
+      });
     }
   });
 });
@@ -239,12 +287,14 @@ describe('SAML sign-in', () => {
   });
 
   const post = (xml: string, relayState?: string, providerId = provider.id) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/sso/saml/${providerId}/acs`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ SAMLResponse: encode(xml), ...(relayState ? { RelayState: relayState } : {}) }).toString(),
-    }).then((res) => ({ status: res.statusCode, body: JSON.parse(res.body), headers: res.headers }));
+    t.app
+      .inject({
+        method: 'POST',
+        url: `/sso/saml/${providerId}/acs`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ SAMLResponse: encode(xml), ...(relayState ? { RelayState: relayState } : {}) }).toString(),
+      })
+      .then((res) => ({ status: res.statusCode, body: JSON.parse(res.body), headers: res.headers }));
 
   const expectRefused = async (xml: string, status: number, message: RegExp) => {
     const res = await post(xml);
@@ -297,13 +347,23 @@ describe('SAML sign-in', () => {
     const res = await post(sign(buildResponse(o), 'assertion'), 'state-1');
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.body).toEqual({ token: expect.stringMatching(/^dms_/), userId: expect.any(String), organizationId: org.id, relayState: 'state-1' });
+    expect(res.body).toEqual({
+      token: expect.stringMatching(/^dms_/),
+      userId: expect.any(String),
+      organizationId: org.id,
+      relayState: 'state-1',
+    });
     const me = await client(t.app, res.body.token).get('/v1/user');
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ id: res.body.userId, email: o.email, displayName: 'Ada Lovelace' });
-    const [member] = await sql(t, 'select role, sso, disabled from member where organization_id = ? and user_id = ?', [org.id, res.body.userId]);
+    const [member] = await sql(t, 'select role, sso, disabled from member where organization_id = ? and user_id = ?', [
+      org.id,
+      res.body.userId,
+    ]);
     expect(member).toEqual({ role: 'comment', sso: true, disabled: false });
-    expect(await sql(t, 'select role from team_member where team_id = ? and user_id = ?', [team, res.body.userId])).toEqual([{ role: 'member' }]);
+    expect(await sql(t, 'select role from team_member where team_id = ? and user_id = ?', [team, res.body.userId])).toEqual([
+      { role: 'member' },
+    ]);
     expect((await client(t.app, res.body.token).get(`/v1/orgs/${org.id}`)).status).toBe(200);
     const teamNow = await admin().get(`/v1/orgs/${org.id}/saml/${provider.id}`);
     expect(teamNow.body.defaultTeam.members).toBeGreaterThanOrEqual(1);
@@ -322,17 +382,31 @@ describe('SAML sign-in', () => {
     const res = await post(sign(buildResponse(options({ email: reader.email.toUpperCase() })), 'assertion'));
     expect(res.status).toBe(200);
     expect(res.body.userId).toBe(org.members.read.userId);
-    const [member] = await sql(t, 'select role, sso from member where organization_id = ? and user_id = ?', [org.id, org.members.read.userId]);
+    const [member] = await sql(t, 'select role, sso from member where organization_id = ? and user_id = ?', [
+      org.id,
+      org.members.read.userId,
+    ]);
     expect(member).toEqual({ role: 'read', sso: true });
   });
 
   it('takes the email from an attribute when the NameID is opaque', async () => {
     const email = `attr-${newId(6).toLowerCase()}@example.com`;
-    const o = options({ nameId: 'opaque-id-123', nameIdFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent', attributes: { email } });
+    const o = options({
+      nameId: 'opaque-id-123',
+      nameIdFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
+      attributes: { email },
+    });
     const res = await post(sign(buildResponse(o), 'assertion'));
     expect(res.status).toBe(200);
     expect((await client(t.app, res.body.token).get('/v1/user')).body.email).toBe(email);
-    await expectRefused(sign(buildResponse(options({ nameId: 'opaque-id-456', nameIdFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent' })), 'assertion'), 400, /email/);
+    await expectRefused(
+      sign(
+        buildResponse(options({ nameId: 'opaque-id-456', nameIdFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent' })),
+        'assertion',
+      ),
+      400,
+      /email/,
+    );
   });
 
   it('checks InResponseTo against the requests it sent, each answerable once', async () => {
@@ -370,8 +444,16 @@ describe('SAML sign-in', () => {
   });
 
   it('refuses expired and not-yet-valid assertions, and assertions without expiry', async () => {
-    await expectRefused(sign(buildResponse(options({ notOnOrAfterMs: -60 * 60_000, notBeforeMs: -2 * 60 * 60_000 })), 'assertion'), 401, /expired/);
-    await expectRefused(sign(buildResponse(options({ notBeforeMs: 60 * 60_000, notOnOrAfterMs: 2 * 60 * 60_000 })), 'assertion'), 401, /not valid/);
+    await expectRefused(
+      sign(buildResponse(options({ notOnOrAfterMs: -60 * 60_000, notBeforeMs: -2 * 60 * 60_000 })), 'assertion'),
+      401,
+      /expired/,
+    );
+    await expectRefused(
+      sign(buildResponse(options({ notBeforeMs: 60 * 60_000, notOnOrAfterMs: 2 * 60 * 60_000 })), 'assertion'),
+      401,
+      /not valid/,
+    );
     await expectRefused(sign(buildResponse(options({ noExpiry: true })), 'assertion'), 401, /expiry/);
   });
 

@@ -25,14 +25,27 @@ async function spaceWith(changes: unknown[]) {
   return { space, ids: edited.changes.map((c) => c.page.id) };
 }
 
-const search = (spaceId: string, query: string, extra = '') => admin().get(`/v1/spaces/${spaceId}/search?query=${encodeURIComponent(query)}${extra}`);
+const search = (spaceId: string, query: string, extra = '') =>
+  admin().get(`/v1/spaces/${spaceId}/search?query=${encodeURIComponent(query)}${extra}`);
 
 describe('space search', () => {
   it('ranks a title match above a body match and shows matching sections with snippets', async () => {
     const filler = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(6);
     const { space, ids } = await spaceWith([
-      { operation: 'insert_page', title: 'Operations', document: { markdown: `# Operations\n\nDay to day work.\n\n## Clusters\n\n${filler}We run kubernetes clusters in three regions. ${filler}\n\n## Backups\n\nNightly.\n` } },
-      { operation: 'insert_page', ref: 'k8s', title: 'Kubernetes', description: 'Container orchestration', document: { markdown: 'Deploying containers.\n' } },
+      {
+        operation: 'insert_page',
+        title: 'Operations',
+        document: {
+          markdown: `# Operations\n\nDay to day work.\n\n## Clusters\n\n${filler}We run kubernetes clusters in three regions. ${filler}\n\n## Backups\n\nNightly.\n`,
+        },
+      },
+      {
+        operation: 'insert_page',
+        ref: 'k8s',
+        title: 'Kubernetes',
+        description: 'Container orchestration',
+        document: { markdown: 'Deploying containers.\n' },
+      },
       { operation: 'insert_page', into: 'k8s', title: 'Helm charts', document: { markdown: 'Charts for kubernetes.\n' } },
     ]);
     const res = await search(space.id, 'Kubernetes');
@@ -56,7 +69,12 @@ describe('space search', () => {
 
     const helm = rest.find((r: { title: string }) => r.title === 'Helm charts');
     expect(helm).toMatchObject({ path: 'kubernetes/helm-charts', resultType: 'section', ancestors: [{ title: 'Kubernetes' }] });
-    expect(helm.sections[0]).toMatchObject({ id: '', title: 'Helm charts', path: 'kubernetes/helm-charts', body: 'Charts for kubernetes.' });
+    expect(helm.sections[0]).toMatchObject({
+      id: '',
+      title: 'Helm charts',
+      path: 'kubernetes/helm-charts',
+      body: 'Charts for kubernetes.',
+    });
 
     const operations = rest.find((r: { title: string }) => r.title === 'Operations');
     expect(operations.sections).toHaveLength(1);
@@ -87,7 +105,11 @@ describe('space search', () => {
 
   it('pages through results with an opaque cursor, keeping global ranks', async () => {
     const { space } = await spaceWith(
-      Array.from({ length: 5 }, (_, i) => ({ operation: 'insert_page', title: `Note ${i}`, document: { markdown: `${'walrus '.repeat(i + 1)}\n` } })),
+      Array.from({ length: 5 }, (_, i) => ({
+        operation: 'insert_page',
+        title: `Note ${i}`,
+        document: { markdown: `${'walrus '.repeat(i + 1)}\n` },
+      })),
     );
     const seen: string[] = [];
     const ranks: number[] = [];
@@ -110,7 +132,11 @@ describe('space search', () => {
 
   it('validates the query and limit', async () => {
     const space = await newSpace(admin(), org.id);
-    for (const url of [`/v1/spaces/${space.id}/search`, `/v1/spaces/${space.id}/search?query=`, `/v1/spaces/${space.id}/search?query=${'a'.repeat(513)}`]) {
+    for (const url of [
+      `/v1/spaces/${space.id}/search`,
+      `/v1/spaces/${space.id}/search?query=`,
+      `/v1/spaces/${space.id}/search?query=${'a'.repeat(513)}`,
+    ]) {
       const res = await admin().get(url);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe(400);

@@ -16,10 +16,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function spaceRow(app: TestApp, id: string) {
-  const rows = await sql<{ id: string; deleted_at: Date | null }>(app, 
-    'select id, deleted_at from space where id = ?',
-    [id],
-  );
+  const rows = await sql<{ id: string; deleted_at: Date | null }>(app, 'select id, deleted_at from space where id = ?', [id]);
   return rows[0];
 }
 
@@ -39,7 +36,11 @@ describe('deleting a space', () => {
     const handle = t.temporal.workflow.getHandle(spaceDeletionWorkflowId(s.id));
     const description = await handle.describe();
     expect(description.workflowId).toBe(`space-deletion/${s.id}`);
-    expect(description.searchAttributes).toMatchObject({ DocsSpaceId: [s.id], DocsOrganizationId: [org.id], DocsJobKind: ['space-deletion'] });
+    expect(description.searchAttributes).toMatchObject({
+      DocsSpaceId: [s.id],
+      DocsOrganizationId: [org.id],
+      DocsJobKind: ['space-deletion'],
+    });
     expect(await description.memo).toMatchObject({ requestedBy: org.members.admin.userId });
 
     const result = await handle.result();
@@ -55,7 +56,8 @@ describe('deleting a space', () => {
     await org.members.admin.api.delete(`/v1/spaces/${s.id}`);
     const found = await eventually(async () => {
       const ids: string[] = [];
-      for await (const wf of t.temporal.workflow.list({ query: `DocsSpaceId = "${s.id}" AND DocsJobKind = "space-deletion"` })) ids.push(wf.workflowId);
+      for await (const wf of t.temporal.workflow.list({ query: `DocsSpaceId = "${s.id}" AND DocsJobKind = "space-deletion"` }))
+        ids.push(wf.workflowId);
       return ids.length > 0 ? ids : undefined;
     });
     expect(found).toEqual([`space-deletion/${s.id}`]);
@@ -94,7 +96,10 @@ describe('durability', () => {
     const queue = `restart-${newId(8)}`;
     const app = await startTestApp({ SPACE_RETENTION: '4s', TEMPORAL_TASK_QUEUE: queue });
     const startWorker = (): ChildProcess =>
-      spawn(process.execPath, ['src/worker.ts'], { env: { ...process.env, TEMPORAL_TASK_QUEUE: queue }, stdio: ['ignore', 'inherit', 'inherit'] });
+      spawn(process.execPath, ['src/worker.ts'], {
+        env: { ...process.env, TEMPORAL_TASK_QUEUE: queue },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
     let worker = startWorker();
     try {
       const local = await createTestOrg(app, 'Restart org');

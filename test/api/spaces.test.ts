@@ -37,8 +37,16 @@ describe('creating spaces', () => {
       mergeRules: { type: 'inherit' },
       urls: { location: `http://docs.test/v1/spaces/${s.id}`, app: `http://docs.test/app/spaces/${s.id}` },
       permissions: {
-        view: true, access: true, admin: true, viewInviteLinks: true, edit: true, triggerGitSync: true,
-        comment: true, merge: true, review: true, installIntegration: true,
+        view: true,
+        access: true,
+        admin: true,
+        viewInviteLinks: true,
+        edit: true,
+        triggerGitSync: true,
+        comment: true,
+        merge: true,
+        review: true,
+        installIntegration: true,
       },
     });
     const revision = await sql(t, 'select space_id from revision where id = ?', [s.revision]);
@@ -126,7 +134,10 @@ describe('updating', () => {
     const refused = await org.members.edit.api.patch(`/v1/spaces/${s.id}`, { title: 'x' });
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toMatch(/locked/);
-    expect((await admin().patch(`/v1/spaces/${s.id}`, { editMode: 'live', title: 'Unlocked' })).body).toMatchObject({ editMode: 'live', title: 'Unlocked' });
+    expect((await admin().patch(`/v1/spaces/${s.id}`, { editMode: 'live', title: 'Unlocked' })).body).toMatchObject({
+      editMode: 'live',
+      title: 'Unlocked',
+    });
   });
 });
 

@@ -23,7 +23,10 @@ async function newTeam(body: object, o: TestOrg = org) {
 
 describe('creating teams', () => {
   it('creates a team with its members and every Team field', async () => {
-    const res = await admin().put(`/v1/orgs/${org.id}/teams`, { title: 'Writers', members: [org.members.edit.userId, org.members.guest.userId, org.members.edit.userId] });
+    const res = await admin().put(`/v1/orgs/${org.id}/teams`, {
+      title: 'Writers',
+      members: [org.members.edit.userId, org.members.guest.userId, org.members.edit.userId],
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       object: 'team',
@@ -66,7 +69,8 @@ describe('listing teams', () => {
     const o = await createTestOrg(t, 'Team list org');
     const made = [];
     for (const title of ['Design', 'Docs', 'Support', 'Sales', 'Legal']) made.push(await newTeam({ title }, o));
-    for (const [i, team] of made.entries()) await sql(t, 'update team set created_at = ? where id = ?', [new Date(Date.UTC(2024, 0, 1, 0, 0, i)), team.id]);
+    for (const [i, team] of made.entries())
+      await sql(t, 'update team set created_at = ? where id = ?', [new Date(Date.UTC(2024, 0, 1, 0, 0, i)), team.id]);
     const seen: string[] = [];
     let page: string | undefined;
     do {
@@ -193,7 +197,9 @@ describe('team members', () => {
     const list = await api.get(base);
     expect(list.status).toBe(200);
     expect(list.body.count).toBe(4);
-    const byId = Object.fromEntries(list.body.items.map((i: { organization: { id: string }; team: { role: string } }) => [i.organization.id, i.team.role]));
+    const byId = Object.fromEntries(
+      list.body.items.map((i: { organization: { id: string }; team: { role: string } }) => [i.organization.id, i.team.role]),
+    );
     expect(byId).toEqual({
       [o.members.edit.userId]: 'member',
       [o.members.read.userId]: 'member',

@@ -55,7 +55,10 @@ describe('translation settings', () => {
     expect(refused.body.error.message).toMatch(/source\.space/);
     expect400(await admin().post(base(), { title: 'x', language: 'klingon' }), /language/);
     expect400(await admin().post(base(), { title: 'x', source: { space: space.id } }), /source\.language/);
-    expect400(await admin().post(base(), { title: 'x', instructions: { object: 'document', data: {}, nodes: ['x'.repeat(100_001)] } }), /instructions/);
+    expect400(
+      await admin().post(base(), { title: 'x', instructions: { object: 'document', data: {}, nodes: ['x'.repeat(100_001)] } }),
+      /instructions/,
+    );
   });
 
   it('enforces the limits and language codes with a 400 naming the field', async () => {
@@ -120,7 +123,11 @@ describe('translation settings', () => {
     const theirs = await create({ title: 'Theirs' }, other);
     expect((await admin().get(base(other))).status).toBe(404);
     expect((await admin().post(base(other), { title: 'x' })).status).toBe(404);
-    for (const [method, body] of [['get', undefined], ['put', { title: 'x' }], ['delete', undefined]] as const) {
+    for (const [method, body] of [
+      ['get', undefined],
+      ['put', { title: 'x' }],
+      ['delete', undefined],
+    ] as const) {
       expect((await (admin() as any)[method](`${base(other)}/${theirs.id}`, body)).status).toBe(404);
       // nor through our own organization's path
       expect((await (admin() as any)[method](`${base()}/${theirs.id}`, body)).status).toBe(404);

@@ -20,7 +20,9 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 describe('checkUrl', () => {
   it('checks a URL as guardedFetch checks a hop, without fetching it', async () => {
     expect(await codeOf(checkUrl('http://127.0.0.1:9/x', strict))).toBe('ADDRESS_NOT_ALLOWED');
-    expect(await codeOf(checkUrl('http://169.254.169.254/latest', fetchPolicyFromEnv({ FETCH_ALLOW_PRIVATE: 'true' })))).toBe('ADDRESS_NOT_ALLOWED');
+    expect(await codeOf(checkUrl('http://169.254.169.254/latest', fetchPolicyFromEnv({ FETCH_ALLOW_PRIVATE: 'true' })))).toBe(
+      'ADDRESS_NOT_ALLOWED',
+    );
     expect(await codeOf(checkUrl('file:///etc/passwd', strict))).toBe('PROTOCOL_NOT_ALLOWED');
     expect(await codeOf(checkUrl('ssh://git@example.com/r.git', strict))).toBe('PROTOCOL_NOT_ALLOWED');
     expect(await codeOf(checkUrl('not a url', strict))).toBe('INVALID_URL');

@@ -315,7 +315,9 @@ describe('guardedFetch: redirects', () => {
   });
 
   it('re-checks the protocol of every hop', async () => {
-    const error = await failure(guardedFetch(`${base}/redirect?to=${encodeURIComponent('file:///etc/passwd')}`, policy({ allowPrivate: true })));
+    const error = await failure(
+      guardedFetch(`${base}/redirect?to=${encodeURIComponent('file:///etc/passwd')}`, policy({ allowPrivate: true })),
+    );
     expect(error.code).toBe('PROTOCOL_NOT_ALLOWED');
   });
 
@@ -450,7 +452,12 @@ describe('guardedFetch: credentials in the URL', () => {
     ['a refused protocol', () => 'ftp://user:hunter2@example.com/x', policy(), 'PROTOCOL_NOT_ALLOWED'],
     ['a malformed URL', () => 'http://user:hunter2@exa mple.com/', policy(), 'INVALID_URL'],
     ['a timeout', (port: number) => `http://user:hunter2@127.0.0.1:${port}/slow-headers`, { ...allow, timeoutMs: 100 }, 'FETCH_TIMEOUT'],
-    ['a redirect loop', (port: number) => `http://user:hunter2@127.0.0.1:${port}/loop`, { ...allow, maxRedirects: 1 }, 'TOO_MANY_REDIRECTS'],
+    [
+      'a redirect loop',
+      (port: number) => `http://user:hunter2@127.0.0.1:${port}/loop`,
+      { ...allow, maxRedirects: 1 },
+      'TOO_MANY_REDIRECTS',
+    ],
   ] as const)('leaves them out of %s', async (_name, url, p, code) => {
     const error = await failure(guardedFetch(url(app.port), p));
     expect(error.code).toBe(code);

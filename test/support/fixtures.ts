@@ -31,7 +31,11 @@ export async function newSpace(api: Api, orgId: string, body: object = { title: 
 }
 
 /** Opens a change request on a space (201 expected) and returns it. */
-export async function newChangeRequest(api: Api, spaceId: string, subject = 'Edit'): Promise<{ id: string; number: number; revision: string } & Record<string, any>> {
+export async function newChangeRequest(
+  api: Api,
+  spaceId: string,
+  subject = 'Edit',
+): Promise<{ id: string; number: number; revision: string } & Record<string, any>> {
   const res = await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject });
   expect(res.status).toBe(201);
   return res.body;

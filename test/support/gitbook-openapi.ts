@@ -43,9 +43,7 @@ const specPath = require.resolve('@gitbook/api/spec/openapi.json');
 const document = JSON.parse(readFileSync(specPath, 'utf8')) as OpenApiDocument;
 
 if (!/^3\.1\./.test(document.openapi)) {
-  throw new Error(
-    `${specPath} is OpenAPI ${document.openapi}; this helper validates with JSON Schema 2020-12 and expects OpenAPI 3.1`,
-  );
+  throw new Error(`${specPath} is OpenAPI ${document.openapi}; this helper validates with JSON Schema 2020-12 and expects OpenAPI 3.1`);
 }
 
 /** Path prefix of the API base URL (`{host}/v1` → `/v1`); concrete request paths carry it, templates do not. */
@@ -133,9 +131,7 @@ function responseSchemaPointer(operationId: string, status: number): string | un
   const responses = operation.responses ?? {};
   const key = [String(status), `${String(status)[0]}XX`, 'default'].find((candidate) => candidate in responses);
   if (key === undefined) {
-    throw new Error(
-      `GitBook operation ${operationId} declares no ${status} response (it declares ${info.responses.join(', ')})`,
-    );
+    throw new Error(`GitBook operation ${operationId} declares no ${status} response (it declares ${info.responses.join(', ')})`);
   }
   let response = responses[key];
   let segments = ['paths', info.path, info.method.toLowerCase(), 'responses', key];
@@ -220,19 +216,20 @@ templates.sort((a, b) => (a.score < b.score ? 1 : a.score > b.score ? -1 : 0));
 export function operationFor(method: string, path: string): string | undefined {
   let bare = path.replace(/[?#].*$/, '');
   if (basePath && (bare === basePath || bare.startsWith(basePath + '/'))) bare = bare.slice(basePath.length);
-  const segments = bare.split('/').filter(Boolean).map((s) => {
-    try {
-      return decodeURIComponent(s);
-    } catch {
-      return s;
-    }
-  });
+  const segments = bare
+    .split('/')
+    .filter(Boolean)
+    .map((s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return s;
+      }
+    });
   const verb = method.toUpperCase();
   const match = templates.find(
     (t) =>
-      t.method === verb &&
-      t.segments.length === segments.length &&
-      t.segments.every((s, i) => /^\{.+\}$/.test(s) || s === segments[i]),
+      t.method === verb && t.segments.length === segments.length && t.segments.every((s, i) => /^\{.+\}$/.test(s) || s === segments[i]),
   );
   return match?.operationId;
 }

@@ -34,7 +34,13 @@ export const swagger20 = {
   info: { title: 'Petstore 2.0', version: '1.0.0' },
   basePath: '/v1',
   paths: {
-    '/pets': { get: { operationId: 'listPets', produces: ['application/json'], responses: { 200: { description: 'Pets', schema: { type: 'array', items: { $ref: '#/definitions/Pet' } } } } } },
+    '/pets': {
+      get: {
+        operationId: 'listPets',
+        produces: ['application/json'],
+        responses: { 200: { description: 'Pets', schema: { type: 'array', items: { $ref: '#/definitions/Pet' } } } },
+      },
+    },
   },
   definitions: { Pet: { type: 'object', properties: { id: { type: 'integer' } } } },
 };
@@ -67,7 +73,10 @@ export const multiFilePets = `get:
             items:
               $ref: ../../common/schemas.json#/Pet
 `;
-export const multiFileSchemas = { Pet: { type: 'object', properties: { id: { type: 'string' }, owner: { $ref: '#/Owner' } } }, Owner: { type: 'string' } };
+export const multiFileSchemas = {
+  Pet: { type: 'object', properties: { id: { type: 'string' }, owner: { $ref: '#/Owner' } } },
+  Owner: { type: 'string' },
+};
 
 export interface FixtureServer {
   base: string;

@@ -49,10 +49,18 @@ export function buildResponse(o: ResponseOptions): string {
   const expiry = o.noExpiry ? '' : ` NotOnOrAfter="${notOnOrAfter}"`;
   const irt = o.inResponseTo ? ` InResponseTo="${esc(o.inResponseTo)}"` : '';
   const attributes = Object.entries(o.attributes ?? {})
-    .map(([name, value]) =>
-      `<saml:Attribute Name="${esc(name)}" NameFormat="urn:oasis:names:tc:SAML:2.0:attrname-format:basic">${(Array.isArray(value) ? value : [value])
-        .map((v) => `<saml:AttributeValue xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="xs:string">${esc(v)}</saml:AttributeValue>`)
-        .join('')}</saml:Attribute>`)
+    .map(
+      ([name, value]) =>
+        `<saml:Attribute Name="${esc(name)}" NameFormat="urn:oasis:names:tc:SAML:2.0:attrname-format:basic">${(Array.isArray(value)
+          ? value
+          : [value]
+        )
+          .map(
+            (v) =>
+              `<saml:AttributeValue xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="xs:string">${esc(v)}</saml:AttributeValue>`,
+          )
+          .join('')}</saml:Attribute>`,
+    )
     .join('');
   return (
     `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ` +

@@ -3,8 +3,13 @@ import { spawnSync } from 'node:child_process';
 
 /** Runs the npm scripts' Node version check in a child Node that reports `version` as its own. */
 function check(version?: string) {
-  const pretend = version === undefined ? [] : ['--import', `data:text/javascript,Object.defineProperty(process.versions,"node",{value:${JSON.stringify(version)}})`];
-  return spawnSync(process.execPath, [...pretend, '--import', './scripts/check-node.js', '-e', 'console.log("entry point ran")'], { encoding: 'utf8' });
+  const pretend =
+    version === undefined
+      ? []
+      : ['--import', `data:text/javascript,Object.defineProperty(process.versions,"node",{value:${JSON.stringify(version)}})`];
+  return spawnSync(process.execPath, [...pretend, '--import', './scripts/check-node.js', '-e', 'console.log("entry point ran")'], {
+    encoding: 'utf8',
+  });
 }
 
 describe('Node version check of the npm scripts', () => {

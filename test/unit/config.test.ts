@@ -4,7 +4,12 @@ import { ConfigError, loadConfig, redact } from '../../src/config.ts';
 describe('configuration', () => {
   it('has defaults for everything', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ port: 8080, publicUrl: 'http://localhost:8080', spaceRetentionMs: 7 * 86_400_000, temporalNamespace: 'default' });
+    expect(config).toMatchObject({
+      port: 8080,
+      publicUrl: 'http://localhost:8080',
+      spaceRetentionMs: 7 * 86_400_000,
+      temporalNamespace: 'default',
+    });
     expect(config.databaseUrl).toBeUndefined();
     expect(config.temporalAddress).toBeUndefined();
   });
@@ -12,7 +17,13 @@ describe('configuration', () => {
   it('reports every bad value at once, naming each variable', () => {
     let error: ConfigError | undefined;
     try {
-      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://u:secret@h/db', SPACE_RETENTION: 'forever', TEMPORAL_ADDRESS: 'nope', LOG_LEVEL: 'loud' });
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://u:secret@h/db',
+        SPACE_RETENTION: 'forever',
+        TEMPORAL_ADDRESS: 'nope',
+        LOG_LEVEL: 'loud',
+      });
     } catch (e) {
       error = e as ConfigError;
     }
@@ -45,7 +56,13 @@ describe('configuration', () => {
       CHROMIUM_PATH: '/opt/chromium/chrome',
       GOPATH: '/home/me/go',
     });
-    expect(config.fetch).toEqual({ allowPrivate: true, allowHosts: ['127.0.0.1', '*.corp.example:8443'], timeoutMs: 2000, maxBytes: 2 * 1024 * 1024, maxRedirects: 0 });
+    expect(config.fetch).toEqual({
+      allowPrivate: true,
+      allowHosts: ['127.0.0.1', '*.corp.example:8443'],
+      timeoutMs: 2000,
+      maxBytes: 2 * 1024 * 1024,
+      maxRedirects: 0,
+    });
     expect(config.chromiumPath).toBe('/opt/chromium/chrome');
     expect(config.goPath).toBe('/home/me/go');
   });

@@ -3,7 +3,13 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 
 describe('content import configuration', () => {
   it('has defaults', () => {
-    expect(loadConfig({}).contentImport).toEqual({ maxPages: 100, maxBytes: 50 * 1024 * 1024, maxFiles: 5000, timeoutMs: 300_000, waitMs: 60_000 });
+    expect(loadConfig({}).contentImport).toEqual({
+      maxPages: 100,
+      maxBytes: 50 * 1024 * 1024,
+      maxFiles: 5000,
+      timeoutMs: 300_000,
+      waitMs: 60_000,
+    });
   });
 
   it('reads every CONTENT_IMPORT_* setting', () => {
@@ -20,13 +26,25 @@ describe('content import configuration', () => {
   it('reports bad values, naming each variable', () => {
     let error: ConfigError | undefined;
     try {
-      loadConfig({ CONTENT_IMPORT_MAX_PAGES: '0', CONTENT_IMPORT_MAX_BYTES: 'lots', CONTENT_IMPORT_MAX_FILES: '-1', CONTENT_IMPORT_TIMEOUT: 'soon', CONTENT_IMPORT_WAIT: '10ms' });
+      loadConfig({
+        CONTENT_IMPORT_MAX_PAGES: '0',
+        CONTENT_IMPORT_MAX_BYTES: 'lots',
+        CONTENT_IMPORT_MAX_FILES: '-1',
+        CONTENT_IMPORT_TIMEOUT: 'soon',
+        CONTENT_IMPORT_WAIT: '10ms',
+      });
     } catch (e) {
       error = e as ConfigError;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const text = error!.problems.join('\n');
-    for (const name of ['CONTENT_IMPORT_MAX_PAGES', 'CONTENT_IMPORT_MAX_BYTES', 'CONTENT_IMPORT_MAX_FILES', 'CONTENT_IMPORT_TIMEOUT', 'CONTENT_IMPORT_WAIT']) {
+    for (const name of [
+      'CONTENT_IMPORT_MAX_PAGES',
+      'CONTENT_IMPORT_MAX_BYTES',
+      'CONTENT_IMPORT_MAX_FILES',
+      'CONTENT_IMPORT_TIMEOUT',
+      'CONTENT_IMPORT_WAIT',
+    ]) {
       expect(text).toContain(name);
     }
   });

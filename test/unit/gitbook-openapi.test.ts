@@ -1,10 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  expectMatchesGitBook,
-  operationFor,
-  operations,
-  responseValidator,
-} from '../support/gitbook-openapi.ts';
+import { expectMatchesGitBook, operationFor, operations, responseValidator } from '../support/gitbook-openapi.ts';
 
 const NOW = '2024-05-01T12:00:00.000Z';
 
@@ -146,9 +141,7 @@ describe('GitBook OpenAPI response validation', () => {
     ]);
     const list = collectionList();
     list.items[0].permissions.create = 'yes';
-    expect(responseValidator('listCollectionsInOrganizationById')(list).errors).toEqual([
-      '/items/0/permissions/create must be boolean',
-    ]);
+    expect(responseValidator('listCollectionsInOrganizationById')(list).errors).toEqual(['/items/0/permissions/create must be boolean']);
   });
 
   it('follows the document on nullable and formatted fields', () => {
@@ -157,9 +150,7 @@ describe('GitBook OpenAPI response validation', () => {
       expect(validate({ ...space(), defaultLevel }).valid).toBe(true);
     }
     expect(validate({ ...space(), defaultLevel: 'owner' }).valid).toBe(false);
-    expect(validate({ ...space(), defaultLevel: undefined }).errors).toContain(
-      "/ must have required property 'defaultLevel'",
-    );
+    expect(validate({ ...space(), defaultLevel: undefined }).errors).toContain("/ must have required property 'defaultLevel'");
     expect(validate({ ...space(), createdAt: 'yesterday' }).errors).toContain('/createdAt must match format "date-time"');
     expect(validate({ ...space(), urls: { location: 'not a url', app: 'http://x.test/' } }).errors).toContain(
       '/urls/location must match format "uri"',

@@ -67,7 +67,9 @@ describe('change-request merge and update workflows', () => {
 
   it('tries a failing merge again and answers the outcome of the attempt that worked', async () => {
     const j = job([
-      () => { throw new Error('could not serialize access due to concurrent update'); },
+      () => {
+        throw new Error('could not serialize access due to concurrent update');
+      },
       () => ({ result: 'merge', revision: 'r-second-try' }),
     ]);
     expect(await execute(changeRequestMerge, j)).toEqual({ result: 'merge', revision: 'r-second-try' });
@@ -75,8 +77,15 @@ describe('change-request merge and update workflows', () => {
   });
 
   it('fails the workflow when the activity fails for good', async () => {
-    const j = job([() => { throw ApplicationFailure.nonRetryable('the revision is corrupt', 'CORRUPT'); }]);
-    const error = await execute(changeRequestUpdate, j).then(() => undefined, (e: unknown) => e);
+    const j = job([
+      () => {
+        throw ApplicationFailure.nonRetryable('the revision is corrupt', 'CORRUPT');
+      },
+    ]);
+    const error = await execute(changeRequestUpdate, j).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(WorkflowFailedError);
     const cause = (error as WorkflowFailedError).cause?.cause;
     expect(cause).toBeInstanceOf(ApplicationFailure);
@@ -90,7 +99,10 @@ describe('runChangeRequestJob', () => {
     const j = job([() => ({ result: 'merge', revision: 'r1' })]);
     const workflowId = changeRequestJobWorkflowId('merge', j.spaceId, j.changeRequestId);
     expect(workflowId).toBe(`change-request-merge/${j.spaceId}/${j.changeRequestId}`);
-    expect(await runChangeRequestJob(w.client, w.taskQueue, 'merge', { ...j, organizationId: 'org-7' })).toEqual({ result: 'merge', revision: 'r1' });
+    expect(await runChangeRequestJob(w.client, w.taskQueue, 'merge', { ...j, organizationId: 'org-7' })).toEqual({
+      result: 'merge',
+      revision: 'r1',
+    });
     const description = await w.client.workflow.getHandle(workflowId).describe();
     expect(description.type).toBe('changeRequestMerge');
     expect(description.typedSearchAttributes.get(ORGANIZATION_ID)).toBe('org-7');
@@ -101,14 +113,22 @@ describe('runChangeRequestJob', () => {
 
   it('answers 503 when the job outlasts the wait, and a second request joins the same run', async () => {
     const held = gate();
-    const j = job([async () => {
-      await held.opened;
-      return { result: 'update', revision: 'r-slow' };
-    }]);
+    const j = job([
+      async () => {
+        await held.opened;
+        return { result: 'update', revision: 'r-slow' };
+      },
+    ]);
     const input = { ...j, organizationId: 'org-1' };
-    const first = await runChangeRequestJob(w.client, w.taskQueue, 'update', input, 300).then(() => undefined, (e: unknown) => e);
+    const first = await runChangeRequestJob(w.client, w.taskQueue, 'update', input, 300).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(first).toBeInstanceOf(HttpError);
-    expect(first).toMatchObject({ statusCode: 503, message: 'The update is queued but did not finish within 0.3 s; ask again for its result' });
+    expect(first).toMatchObject({
+      statusCode: 503,
+      message: 'The update is queued but did not finish within 0.3 s; ask again for its result',
+    });
 
     const second = runChangeRequestJob(w.client, w.taskQueue, 'update', input);
     held.open();

@@ -1,9 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ApplicationFailure } from '@temporalio/common';
-import type { BeginInput, BeginResult, FailureInput, FetchInput, FetchResult, OpenApiActivities } from '../../src/activities/openapi-processing.ts';
+import type {
+  BeginInput,
+  BeginResult,
+  FailureInput,
+  FetchInput,
+  FetchResult,
+  OpenApiActivities,
+} from '../../src/activities/openapi-processing.ts';
 import { openapiProcessing, type OpenApiProcessingInput } from '../../src/workflows/openapi-processing.ts';
 import {
-  OPENAPI_PROCESSING_WORKFLOW, deleteRefreshSchedule, openapiRefreshScheduleId, upsertRefreshSchedule,
+  OPENAPI_PROCESSING_WORKFLOW,
+  deleteRefreshSchedule,
+  openapiRefreshScheduleId,
+  upsertRefreshSchedule,
 } from '../../src/temporal/openapi-refresh-schedule.ts';
 import { eventually } from '../support/harness.ts';
 import { startWorkflowWorker, type WorkflowWorker } from '../support/workflow-worker.ts';
@@ -82,15 +92,28 @@ describe('openapi-processing workflow', () => {
   it('records a refused fetch as a failure at once, without trying again', async () => {
     const specId = spec({
       begin: ready(),
-      fetch: [() => { throw ApplicationFailure.create({ type: 'ADDRESS_NOT_ALLOWED', message: 'http://10.0.0.1/ is private', nonRetryable: true }); }],
+      fetch: [
+        () => {
+          throw ApplicationFailure.create({ type: 'ADDRESS_NOT_ALLOWED', message: 'http://10.0.0.1/ is private', nonRetryable: true });
+        },
+      ],
     });
     expect(await run(specId)).toEqual({ outcome: 'failed', error: 'ADDRESS_NOT_ALLOWED' });
     expect(of(calls.fetch, specId)).toHaveLength(1);
-    expect(of(calls.failure, specId)).toEqual([{ specId, generation: 3, detail: 'ADDRESS_NOT_ALLOWED', message: 'http://10.0.0.1/ is private' }]);
+    expect(of(calls.failure, specId)).toEqual([
+      { specId, generation: 3, detail: 'ADDRESS_NOT_ALLOWED', message: 'http://10.0.0.1/ is private' },
+    ]);
   });
 
   it('tries a failing fetch three times, then records the failure', async () => {
-    const specId = spec({ begin: ready(), fetch: [() => { throw ApplicationFailure.retryable('503 from the server', 'HTTP_ERROR'); }] });
+    const specId = spec({
+      begin: ready(),
+      fetch: [
+        () => {
+          throw ApplicationFailure.retryable('503 from the server', 'HTTP_ERROR');
+        },
+      ],
+    });
     expect(await run(specId)).toEqual({ outcome: 'failed', error: 'HTTP_ERROR' });
     expect(of(calls.fetch, specId)).toHaveLength(3);
     expect(of(calls.failure, specId)).toEqual([{ specId, generation: 3, detail: 'HTTP_ERROR', message: '503 from the server' }]);
@@ -99,7 +122,12 @@ describe('openapi-processing workflow', () => {
   it('succeeds when a fetch that failed once works on the next attempt', async () => {
     const specId = spec({
       begin: ready(),
-      fetch: [() => { throw ApplicationFailure.retryable('connection reset', 'NETWORK_ERROR'); }, (input) => ({ outcome: 'created', versionId: input.versionId })],
+      fetch: [
+        () => {
+          throw ApplicationFailure.retryable('connection reset', 'NETWORK_ERROR');
+        },
+        (input) => ({ outcome: 'created', versionId: input.versionId }),
+      ],
     });
     const result = await run(specId);
     const attempts = of(calls.fetch, specId);
@@ -110,10 +138,20 @@ describe('openapi-processing workflow', () => {
   });
 
   it('never tries an invalid spec again, whatever the activity says', async () => {
-    const specId = spec({ begin: ready('text'), fetch: [() => { throw ApplicationFailure.retryable('Invalid OpenAPI 3.0 definition: paths is required', 'INVALID_SPEC'); }] });
+    const specId = spec({
+      begin: ready('text'),
+      fetch: [
+        () => {
+          throw ApplicationFailure.retryable('Invalid OpenAPI 3.0 definition: paths is required', 'INVALID_SPEC');
+        },
+      ],
+    });
     expect(await run(specId)).toEqual({ outcome: 'failed', error: 'INVALID_SPEC' });
     expect(of(calls.fetch, specId)).toHaveLength(1);
-    expect(of(calls.failure, specId)[0]).toMatchObject({ detail: 'INVALID_SPEC', message: 'Invalid OpenAPI 3.0 definition: paths is required' });
+    expect(of(calls.failure, specId)[0]).toMatchObject({
+      detail: 'INVALID_SPEC',
+      message: 'Invalid OpenAPI 3.0 definition: paths is required',
+    });
   });
 
   it('does nothing for a source that changed since the run started', async () => {

@@ -63,18 +63,28 @@ describe('pdf-export workflow', () => {
   });
 
   it('prints again when an attempt fails (the browser crashed)', async () => {
-    const input = exportOf([() => { throw new Error('Target page, context or browser has been closed'); }, () => ready]);
+    const input = exportOf([
+      () => {
+        throw new Error('Target page, context or browser has been closed');
+      },
+      () => ready,
+    ]);
     expect(await runPdfExport(w.client, w.taskQueue, input, context)).toEqual(ready);
     expect(callsOf(input)).toHaveLength(2);
   });
 
   it('answers 503 when printing outlasts the wait, and the next request joins the same run', async () => {
     const held = gate();
-    const input = exportOf([async () => {
-      await held.opened;
-      return ready;
-    }]);
-    const first = await runPdfExport(w.client, w.taskQueue, input, context, 300).then(() => undefined, (e: unknown) => e);
+    const input = exportOf([
+      async () => {
+        await held.opened;
+        return ready;
+      },
+    ]);
+    const first = await runPdfExport(w.client, w.taskQueue, input, context, 300).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(first).toBeInstanceOf(HttpError);
     expect(first).toMatchObject({ statusCode: 503, message: 'The PDF is being printed but was not ready within 0.3 s; ask again shortly' });
     const second = runPdfExport(w.client, w.taskQueue, input, context);

@@ -22,7 +22,12 @@ export function presentChangeRequest(r: ChangeRequestRow, facts: ChangeRequestFa
   const ghost = (id: string | null) => {
     const user = id ? facts.users.get(id) : undefined;
     if (user) return presentUser({ id: user.id, displayName: user.displayName, email: user.email, photoUrl: user.photoUrl ?? null }, urls);
-    return { object: 'user' as const, id: id ?? 'deleted', displayName: 'Deleted user', urls: { location: `${publicUrl}/v1/users/${id ?? 'deleted'}` } };
+    return {
+      object: 'user' as const,
+      id: id ?? 'deleted',
+      displayName: 'Deleted user',
+      urls: { location: `${publicUrl}/v1/users/${id ?? 'deleted'}` },
+    };
   };
   return {
     object: 'change-request' as const,

@@ -1,45 +1,107 @@
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors } from '../schemas.ts';
 import {
-  ChangeRequestParams, ContentChangesBody, ContentChangesQuery, CreateChangeRequestBody, ListChangeRequestsQuery, SpaceParams,
+  ChangeRequestParams,
+  ContentChangesBody,
+  ContentChangesQuery,
+  CreateChangeRequestBody,
+  ListChangeRequestsQuery,
+  SpaceParams,
   UpdateChangeRequestBody,
 } from './schemas.ts';
 import {
-  createChangeRequest, editChangeRequestContent, getChangeRequest, listChangeRequests, runChangeRequestMerge, updateChangeRequestFields,
+  createChangeRequest,
+  editChangeRequestContent,
+  getChangeRequest,
+  listChangeRequests,
+  runChangeRequestMerge,
+  updateChangeRequestFields,
 } from './service.ts';
 
 /** Change requests: HTTP only. The rules are in ./service.ts; their content is read through ../content. */
 export const changeRequestRoutes: RoutePlugin = async (app) => {
   const tags = ['change requests'];
 
-  app.get('/v1/spaces/:spaceId/change-requests', {
-    schema: { tags, summary: 'List change requests', params: SpaceParams, querystring: ListChangeRequestsQuery, response: errors(404) },
-  }, async (request) => listChangeRequests(ctxOf(request), request.params.spaceId, request.query));
+  app.get(
+    '/v1/spaces/:spaceId/change-requests',
+    {
+      schema: { tags, summary: 'List change requests', params: SpaceParams, querystring: ListChangeRequestsQuery, response: errors(404) },
+    },
+    async (request) => listChangeRequests(ctxOf(request), request.params.spaceId, request.query),
+  );
 
-  app.post('/v1/spaces/:spaceId/change-requests', {
-    schema: { tags, summary: 'Create a change request from the current content', params: SpaceParams, body: CreateChangeRequestBody, response: errors(403, 404) },
-  }, async (request, reply) => reply.status(201).send(await createChangeRequest(ctxOf(request), request.params.spaceId, request.body)));
+  app.post(
+    '/v1/spaces/:spaceId/change-requests',
+    {
+      schema: {
+        tags,
+        summary: 'Create a change request from the current content',
+        params: SpaceParams,
+        body: CreateChangeRequestBody,
+        response: errors(403, 404),
+      },
+    },
+    async (request, reply) => reply.status(201).send(await createChangeRequest(ctxOf(request), request.params.spaceId, request.body)),
+  );
 
-  app.get('/v1/spaces/:spaceId/change-requests/:changeRequestId', {
-    schema: { tags, summary: 'Get a change request by id or number', params: ChangeRequestParams, response: errors(404) },
-  }, async (request) => getChangeRequest(ctxOf(request), request.params.spaceId, request.params.changeRequestId));
+  app.get(
+    '/v1/spaces/:spaceId/change-requests/:changeRequestId',
+    {
+      schema: { tags, summary: 'Get a change request by id or number', params: ChangeRequestParams, response: errors(404) },
+    },
+    async (request) => getChangeRequest(ctxOf(request), request.params.spaceId, request.params.changeRequestId),
+  );
 
-  app.patch('/v1/spaces/:spaceId/change-requests/:changeRequestId', {
-    schema: { tags, summary: 'Update the subject or status', params: ChangeRequestParams, body: UpdateChangeRequestBody, response: errors(403, 404, 409) },
-  }, async (request) => updateChangeRequestFields(ctxOf(request), request.params.spaceId, request.params.changeRequestId, request.body));
+  app.patch(
+    '/v1/spaces/:spaceId/change-requests/:changeRequestId',
+    {
+      schema: {
+        tags,
+        summary: 'Update the subject or status',
+        params: ChangeRequestParams,
+        body: UpdateChangeRequestBody,
+        response: errors(403, 404, 409),
+      },
+    },
+    async (request) => updateChangeRequestFields(ctxOf(request), request.params.spaceId, request.params.changeRequestId, request.body),
+  );
 
-  app.post('/v1/spaces/:spaceId/change-requests/:changeRequestId/content', {
-    schema: { tags, summary: 'Apply a batch of up to 50 content operations as one new revision', params: ChangeRequestParams, querystring: ContentChangesQuery, body: ContentChangesBody, response: errors(403, 404, 409) },
-  }, async (request) => {
-    const { spaceId, changeRequestId } = request.params;
-    return editChangeRequestContent(ctxOf(request), spaceId, changeRequestId, request.body, request.query.compat !== false);
-  });
+  app.post(
+    '/v1/spaces/:spaceId/change-requests/:changeRequestId/content',
+    {
+      schema: {
+        tags,
+        summary: 'Apply a batch of up to 50 content operations as one new revision',
+        params: ChangeRequestParams,
+        querystring: ContentChangesQuery,
+        body: ContentChangesBody,
+        response: errors(403, 404, 409),
+      },
+    },
+    async (request) => {
+      const { spaceId, changeRequestId } = request.params;
+      return editChangeRequestContent(ctxOf(request), spaceId, changeRequestId, request.body, request.query.compat !== false);
+    },
+  );
 
-  app.post('/v1/spaces/:spaceId/change-requests/:changeRequestId/merge', {
-    schema: { tags, summary: 'Merge the change request into the space', params: ChangeRequestParams, response: errors(403, 404, 409) },
-  }, async (request) => runChangeRequestMerge(ctxOf(request), 'merge', request.params.spaceId, request.params.changeRequestId));
+  app.post(
+    '/v1/spaces/:spaceId/change-requests/:changeRequestId/merge',
+    {
+      schema: { tags, summary: 'Merge the change request into the space', params: ChangeRequestParams, response: errors(403, 404, 409) },
+    },
+    async (request) => runChangeRequestMerge(ctxOf(request), 'merge', request.params.spaceId, request.params.changeRequestId),
+  );
 
-  app.post('/v1/spaces/:spaceId/change-requests/:changeRequestId/update', {
-    schema: { tags, summary: 'Pull the space content into the change request', params: ChangeRequestParams, response: errors(403, 404, 409) },
-  }, async (request) => runChangeRequestMerge(ctxOf(request), 'update', request.params.spaceId, request.params.changeRequestId));
+  app.post(
+    '/v1/spaces/:spaceId/change-requests/:changeRequestId/update',
+    {
+      schema: {
+        tags,
+        summary: 'Pull the space content into the change request',
+        params: ChangeRequestParams,
+        response: errors(403, 404, 409),
+      },
+    },
+    async (request) => runChangeRequestMerge(ctxOf(request), 'update', request.params.spaceId, request.params.changeRequestId),
+  );
 };

@@ -35,10 +35,29 @@ const PageFields = {
 const Document = Type.Object({ markdown: Type.Optional(Type.String({ maxLength: 1_000_000 })) });
 
 export const ContentChange = Type.Union([
-  Type.Object({ operation: Type.Literal('insert_page'), ...PageFields, into: Type.Optional(Id), at: Type.Optional(Type.Integer({ minimum: 0 })), ref: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), document: Document }),
-  Type.Object({ operation: Type.Literal('update_page'), page: Id, ...PageFields, into: Type.Optional(Type.Union([Id, Type.Null()])), at: Type.Optional(Type.Integer({ minimum: 0 })), document: Type.Optional(Document) }),
+  Type.Object({
+    operation: Type.Literal('insert_page'),
+    ...PageFields,
+    into: Type.Optional(Id),
+    at: Type.Optional(Type.Integer({ minimum: 0 })),
+    ref: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    document: Document,
+  }),
+  Type.Object({
+    operation: Type.Literal('update_page'),
+    page: Id,
+    ...PageFields,
+    into: Type.Optional(Type.Union([Id, Type.Null()])),
+    at: Type.Optional(Type.Integer({ minimum: 0 })),
+    document: Type.Optional(Document),
+  }),
   Type.Object({ operation: Type.Literal('delete_page'), page: Id }),
-  Type.Object({ operation: Type.Literal('revert_page'), page: Id, revision: Type.Optional(Id), block: Type.Optional(Type.Array(Type.String())) }),
+  Type.Object({
+    operation: Type.Literal('revert_page'),
+    page: Id,
+    revision: Type.Optional(Id),
+    block: Type.Optional(Type.Array(Type.String())),
+  }),
   Type.Object({
     operation: Type.Literal('insert_files'),
     files: Type.Array(

@@ -1,8 +1,15 @@
 import { imageSize } from 'image-size';
 import type { Static } from 'typebox';
 import {
-  changeRequestMergedAs, findChangeRequest, insertChangeRequest, lockChangeRequest, selectChangeRequests, setChangeRequestRevision,
-  spaceRevisions, updateChangeRequest, type ChangeRequestRow,
+  changeRequestMergedAs,
+  findChangeRequest,
+  insertChangeRequest,
+  lockChangeRequest,
+  selectChangeRequests,
+  setChangeRequestRevision,
+  spaceRevisions,
+  updateChangeRequest,
+  type ChangeRequestRow,
 } from '../../db/change-requests.ts';
 import { countOpenComments } from '../../db/comments.ts';
 import { loadPageMap, revisionSpace, writeRevision, type FileRow } from '../../db/content.ts';
@@ -37,7 +44,11 @@ async function changeRequestFacts(em: Em, rows: ChangeRequestRow[]): Promise<Cha
   const [users, heads, comments] = await Promise.all([
     userIds.length ? em.find(User, { id: { $in: userIds } }) : Promise.resolve([]),
     spaceRevisions(em, [...new Set(rows.map((r) => r.space_id))]),
-    countOpenComments(em, 'change_request_id', rows.map((r) => r.id)),
+    countOpenComments(
+      em,
+      'change_request_id',
+      rows.map((r) => r.id),
+    ),
   ]);
   return { users: new Map(users.map((u) => [u.id, u])), heads, comments };
 }
@@ -67,7 +78,12 @@ export async function listChangeRequests(ctx: Ctx, spaceId: string, query: Stati
     if (!values) throw badRequest('page is not a valid page cursor: pass `next.page` of the previous answer');
     after = values as [string, string];
   }
-  const { rows, count } = await selectChangeRequests(ctx.em, { spaceId: space.id, status: query.status ?? 'open', contributor: query.contributor ?? null }, after, limit);
+  const { rows, count } = await selectChangeRequests(
+    ctx.em,
+    { spaceId: space.id, status: query.status ?? 'open', contributor: query.contributor ?? null },
+    after,
+    limit,
+  );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -92,10 +108,16 @@ export async function getChangeRequest(ctx: Ctx, spaceId: string, changeRequestI
 }
 
 /** Subject and status: the author with at least `edit`, or `review`; a merged change request no longer changes. */
-export async function updateChangeRequestFields(ctx: Ctx, spaceId: string, changeRequestId: string, body: Static<typeof UpdateChangeRequestBody>) {
+export async function updateChangeRequestFields(
+  ctx: Ctx,
+  spaceId: string,
+  changeRequestId: string,
+  body: Static<typeof UpdateChangeRequestBody>,
+) {
   const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
   const cr = await requireChangeRequest(ctx.em, space.id, changeRequestId);
-  if (!(cr.created_by === ctx.caller.user.id && role !== null && role !== 'read' && role !== 'comment')) requireRole(role, 'review', 'update this change request');
+  if (!(cr.created_by === ctx.caller.user.id && role !== null && role !== 'read' && role !== 'comment'))
+    requireRole(role, 'review', 'update this change request');
   if (cr.status === 'merged') throw conflict(`Change request #${cr.number} is merged and cannot change`);
   return present(ctx, await updateChangeRequest(ctx.em, cr.id, body.subject ?? null, body.status ?? null));
 }
@@ -104,7 +126,13 @@ export async function updateChangeRequestFields(ctx: Ctx, spaceId: string, chang
  * Applies a batch of content operations (see applyContentChanges). Answers the change request, or
  * with `compat` false also what each operation did and the files added.
  */
-export async function editChangeRequestContent(ctx: Ctx, spaceId: string, changeRequestId: string, body: Static<typeof ContentChangesBody>, compat: boolean) {
+export async function editChangeRequestContent(
+  ctx: Ctx,
+  spaceId: string,
+  changeRequestId: string,
+  body: Static<typeof ContentChangesBody>,
+  compat: boolean,
+) {
   const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
   requireRole(role, 'edit', 'edit this change request');
   const cr = await requireChangeRequest(ctx.em, space.id, changeRequestId);
@@ -145,8 +173,12 @@ const MAX_INLINE_FILE = 1024 * 1024;
 /** Refuses edits to merged or archived change requests and to locked spaces. */
 export function assertEditable(changeRequest: ChangeRequestRow, editMode: string, action: string): void {
   if (editMode === 'locked') throw forbidden(`The space is locked: unlock it (editMode "live") to ${action}`);
-  if (changeRequest.status === 'merged') throw conflict(`Change request #${changeRequest.number} is merged; it cannot ${action.startsWith('merge') ? 'be merged again' : 'change any more'}`);
-  if (changeRequest.status === 'archived') throw conflict(`Change request #${changeRequest.number} is archived: reopen it (status "open" or "draft") to ${action}`);
+  if (changeRequest.status === 'merged')
+    throw conflict(
+      `Change request #${changeRequest.number} is merged; it cannot ${action.startsWith('merge') ? 'be merged again' : 'change any more'}`,
+    );
+  if (changeRequest.status === 'archived')
+    throw conflict(`Change request #${changeRequest.number} is archived: reopen it (status "open" or "draft") to ${action}`);
 }
 
 type FileInput = Extract<Static<typeof ContentChangesBody>['changes'][number], { operation: 'insert_files' }>['files'][number];
@@ -202,7 +234,8 @@ export async function applyContentChanges(
   const insertedFiles: FileRow[] = [];
   for (const [index, change] of body.changes.entries()) {
     if (change.operation !== 'insert_files') continue;
-    for (const [i, file] of change.files.entries()) insertedFiles.push(await storeFile(blobs, file, `changes[${index}].files[${i}]`, fetchPolicy));
+    for (const [i, file] of change.files.entries())
+      insertedFiles.push(await storeFile(blobs, file, `changes[${index}].files[${i}]`, fetchPolicy));
   }
   return em.transactional(async (tx) => {
     const changeRequest = (await lockChangeRequest(tx, spaceId, changeRequestId))!;
@@ -212,7 +245,8 @@ export async function applyContentChanges(
     const byRevision: Record<string, PageMap> = {};
     for (const change of body.changes) {
       if (change.operation === 'revert_page' && change.revision && !byRevision[change.revision]) {
-        if ((await revisionSpace(tx, change.revision)) === spaceId) byRevision[change.revision] = await loadPageMap(tx, change.revision, false);
+        if ((await revisionSpace(tx, change.revision)) === spaceId)
+          byRevision[change.revision] = await loadPageMap(tx, change.revision, false);
       }
     }
     let applied;

@@ -40,7 +40,9 @@ export const UpdateCollectionBody = Type.Object(
 export const ListCollectionsQuery = Type.Object({
   page: Type.Optional(Type.String({ maxLength: 1024 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-  nested: Type.Optional(Type.Boolean({ default: true, description: 'List nested collections too (default true); false lists top-level ones only' })),
+  nested: Type.Optional(
+    Type.Boolean({ default: true, description: 'List nested collections too (default true); false lists top-level ones only' }),
+  ),
 });
 
 export const TransferCollectionBody = Type.Object({ organization: Id });

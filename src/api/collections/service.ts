@@ -30,7 +30,17 @@ export async function listCollections(ctx: Ctx, organizationId: string, query: S
   const { role } = await requireOrganization(ctx, organizationId);
   const granted = role === null ? { id: { $in: (await grantedContent(em, organizationId, caller.user.id)).collections } } : {};
   const where = query.nested === false ? { organizationId, parentId: null, ...granted } : { organizationId, ...granted };
-  const page = await paginate(em, Collection, where, [{ field: 'createdAt', kind: 'date' }, { field: 'id', kind: 'string' }], query, (c) => c);
+  const page = await paginate(
+    em,
+    Collection,
+    where,
+    [
+      { field: 'createdAt', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
+    query,
+    (c) => c,
+  );
   const roles = await contentRoles(em, { userId: caller.user.id, role }, 'collection', page.items);
   return { ...page, items: page.items.map((c) => presentCollection(c, roles.get(c.id) ?? null, urlsOf(ctx))) };
 }
@@ -39,7 +49,8 @@ export async function listCollections(ctx: Ctx, organizationId: string, query: S
 export async function createCollection(ctx: Ctx, organizationId: string, body: Static<typeof CreateCollectionBody>) {
   const { em, caller } = ctx;
   const { role } = await requireOrganization(ctx, organizationId);
-  if (body.parent !== undefined) await targetCollection(em, caller, body.parent, organizationId, 'parent', 'create collections in that collection');
+  if (body.parent !== undefined)
+    await targetCollection(em, caller, body.parent, organizationId, 'parent', 'create collections in that collection');
   else requireRole(role, 'create', 'create collections here');
   const id = newId();
   await em.transactional(async (tx) => {
@@ -97,7 +108,17 @@ export async function listCollectionSpaces(ctx: Ctx, collectionId: string, query
   const { em, caller } = ctx;
   const { collection } = await loadCollection(em, caller, collectionId);
   const { role } = await requireOrganization(ctx, collection.organizationId);
-  const page = await paginate(em, Space, { parentId: collection.id, deletedAt: null }, [{ field: 'position', kind: 'string' }, { field: 'id', kind: 'string' }], query, (s) => s);
+  const page = await paginate(
+    em,
+    Space,
+    { parentId: collection.id, deletedAt: null },
+    [
+      { field: 'position', kind: 'string' },
+      { field: 'id', kind: 'string' },
+    ],
+    query,
+    (s) => s,
+  );
   const roles = await contentRoles(em, { userId: caller.user.id, role }, 'space', page.items);
   return { ...page, items: page.items.map((s) => presentSpace(s, roles.get(s.id) ?? null, urlsOf(ctx))) };
 }

@@ -111,12 +111,18 @@ export function presentReply(reply: CommentReply, comment: Comment, facts: Comme
 /** A comment's target page from its row (see db/comments.ts `targetPagesOf`): metadata fields only when they hold something. */
 export function targetPageInfo(row: TargetPageRow): TargetPageInfo {
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
-  const date = (value: unknown) => (typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : undefined);
+  const date = (value: unknown) =>
+    typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : undefined;
   const meta = row.meta ?? {};
   const info: TargetPageInfo = { id: row.page_id, outdated: row.changed };
   const title = typeof meta.title === 'string' ? meta.title : undefined;
   if (title !== undefined) info.title = title;
-  for (const [key, value] of [['emoji', text(meta.emoji)], ['icon', text(meta.icon)], ['createdAt', date(meta.createdAt)], ['updatedAt', date(meta.updatedAt)]] as const) {
+  for (const [key, value] of [
+    ['emoji', text(meta.emoji)],
+    ['icon', text(meta.icon)],
+    ['createdAt', date(meta.createdAt)],
+    ['updatedAt', date(meta.updatedAt)],
+  ] as const) {
     if (value !== undefined) info[key] = value;
   }
   if (row.meta && row.path !== null) info.path = row.path;

@@ -2,11 +2,31 @@ import { ScopeParams, type ScopeOptions } from '../content/schemas.ts';
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors, NoContent } from '../schemas.ts';
 import {
-  CommentList, CommentParams, CommentReplyList, CommentReplySchema, CommentSchema, FormatQuery, ListCommentsQuery, ListRepliesQuery, PostCommentBody,
-  PostReplyBody, ReplyParams, UpdateCommentBody, UpdateReplyBody,
+  CommentList,
+  CommentParams,
+  CommentReplyList,
+  CommentReplySchema,
+  CommentSchema,
+  FormatQuery,
+  ListCommentsQuery,
+  ListRepliesQuery,
+  PostCommentBody,
+  PostReplyBody,
+  ReplyParams,
+  UpdateCommentBody,
+  UpdateReplyBody,
 } from './schemas.ts';
 import {
-  deleteComment, deleteReply, getComment, getReply, listComments, listReplies, postComment, postReply, updateComment, updateReply,
+  deleteComment,
+  deleteReply,
+  getComment,
+  getReply,
+  listComments,
+  listReplies,
+  postComment,
+  postReply,
+  updateComment,
+  updateReply,
 } from './service.ts';
 
 /**
@@ -22,60 +42,142 @@ export const commentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequ
   const commentParams = CommentParams(changeRequest);
   const replyParams = ReplyParams(changeRequest);
 
-  app.get('/comments', {
-    schema: { tags, summary: `List comments${where}`, params, querystring: ListCommentsQuery, response: { 200: CommentList, ...errors(404) } },
-  }, async (request) => listComments(ctxOf(request), request.params, request.query));
-
-  app.post('/comments', {
-    schema: { tags, summary: `Post a comment${where}`, params, body: PostCommentBody, response: { 200: CommentSchema, ...errors(403, 404) } },
-  }, async (request) => postComment(ctxOf(request), request.params, request.body));
-
-  app.get('/comments/:commentId', {
-    schema: { tags, summary: `Get a comment${where}`, params: commentParams, querystring: FormatQuery, response: { 200: CommentSchema, ...errors(404) } },
-  }, async (request) => getComment(ctxOf(request), request.params, request.query.format));
-
-  app.put('/comments/:commentId', {
-    schema: { tags, summary: `Update a comment${where}: body, resolution, reactions`, params: commentParams, body: UpdateCommentBody, response: { 200: CommentSchema, ...errors(403, 404) } },
-  }, async (request) => updateComment(ctxOf(request), request.params, request.body));
-
-  app.delete('/comments/:commentId', {
-    schema: {
-      tags,
-      summary: `Delete a comment${where} and its replies (204 when there was no such comment)`,
-      params: commentParams,
-      response: { 204: NoContent, 205: NoContent, ...errors(403, 404) },
+  app.get(
+    '/comments',
+    {
+      schema: {
+        tags,
+        summary: `List comments${where}`,
+        params,
+        querystring: ListCommentsQuery,
+        response: { 200: CommentList, ...errors(404) },
+      },
     },
-  }, async (request, reply) => reply.status((await deleteComment(ctxOf(request), request.params)) ? 205 : 204).send());
+    async (request) => listComments(ctxOf(request), request.params, request.query),
+  );
 
-  app.get('/comments/:commentId/replies', {
-    schema: { tags, summary: `List the replies to a comment${where}`, params: commentParams, querystring: ListRepliesQuery, response: { 200: CommentReplyList, ...errors(404) } },
-  }, async (request) => listReplies(ctxOf(request), request.params, request.query));
-
-  app.post('/comments/:commentId/replies', {
-    schema: {
-      tags,
-      summary: `Reply to a comment${where}`,
-      params: commentParams,
-      querystring: FormatQuery,
-      body: PostReplyBody,
-      response: { 200: CommentReplySchema, ...errors(403, 404) },
+  app.post(
+    '/comments',
+    {
+      schema: {
+        tags,
+        summary: `Post a comment${where}`,
+        params,
+        body: PostCommentBody,
+        response: { 200: CommentSchema, ...errors(403, 404) },
+      },
     },
-  }, async (request) => postReply(ctxOf(request), request.params, request.body, request.query.format));
+    async (request) => postComment(ctxOf(request), request.params, request.body),
+  );
 
-  app.get('/comments/:commentId/replies/:commentReplyId', {
-    schema: { tags, summary: `Get a reply to a comment${where}`, params: replyParams, querystring: FormatQuery, response: { 200: CommentReplySchema, ...errors(404) } },
-  }, async (request) => getReply(ctxOf(request), request.params, request.query.format));
-
-  app.put('/comments/:commentId/replies/:commentReplyId', {
-    schema: { tags, summary: `Update a reply${where}: body, reactions`, params: replyParams, body: UpdateReplyBody, response: { 200: CommentReplySchema, ...errors(403, 404) } },
-  }, async (request) => updateReply(ctxOf(request), request.params, request.body));
-
-  app.delete('/comments/:commentId/replies/:commentReplyId', {
-    schema: {
-      tags,
-      summary: `Delete a reply${where} (204 when there was no such reply)`,
-      params: replyParams,
-      response: { 204: NoContent, 205: NoContent, ...errors(403, 404) },
+  app.get(
+    '/comments/:commentId',
+    {
+      schema: {
+        tags,
+        summary: `Get a comment${where}`,
+        params: commentParams,
+        querystring: FormatQuery,
+        response: { 200: CommentSchema, ...errors(404) },
+      },
     },
-  }, async (request, reply) => reply.status((await deleteReply(ctxOf(request), request.params)) ? 205 : 204).send());
+    async (request) => getComment(ctxOf(request), request.params, request.query.format),
+  );
+
+  app.put(
+    '/comments/:commentId',
+    {
+      schema: {
+        tags,
+        summary: `Update a comment${where}: body, resolution, reactions`,
+        params: commentParams,
+        body: UpdateCommentBody,
+        response: { 200: CommentSchema, ...errors(403, 404) },
+      },
+    },
+    async (request) => updateComment(ctxOf(request), request.params, request.body),
+  );
+
+  app.delete(
+    '/comments/:commentId',
+    {
+      schema: {
+        tags,
+        summary: `Delete a comment${where} and its replies (204 when there was no such comment)`,
+        params: commentParams,
+        response: { 204: NoContent, 205: NoContent, ...errors(403, 404) },
+      },
+    },
+    async (request, reply) => reply.status((await deleteComment(ctxOf(request), request.params)) ? 205 : 204).send(),
+  );
+
+  app.get(
+    '/comments/:commentId/replies',
+    {
+      schema: {
+        tags,
+        summary: `List the replies to a comment${where}`,
+        params: commentParams,
+        querystring: ListRepliesQuery,
+        response: { 200: CommentReplyList, ...errors(404) },
+      },
+    },
+    async (request) => listReplies(ctxOf(request), request.params, request.query),
+  );
+
+  app.post(
+    '/comments/:commentId/replies',
+    {
+      schema: {
+        tags,
+        summary: `Reply to a comment${where}`,
+        params: commentParams,
+        querystring: FormatQuery,
+        body: PostReplyBody,
+        response: { 200: CommentReplySchema, ...errors(403, 404) },
+      },
+    },
+    async (request) => postReply(ctxOf(request), request.params, request.body, request.query.format),
+  );
+
+  app.get(
+    '/comments/:commentId/replies/:commentReplyId',
+    {
+      schema: {
+        tags,
+        summary: `Get a reply to a comment${where}`,
+        params: replyParams,
+        querystring: FormatQuery,
+        response: { 200: CommentReplySchema, ...errors(404) },
+      },
+    },
+    async (request) => getReply(ctxOf(request), request.params, request.query.format),
+  );
+
+  app.put(
+    '/comments/:commentId/replies/:commentReplyId',
+    {
+      schema: {
+        tags,
+        summary: `Update a reply${where}: body, reactions`,
+        params: replyParams,
+        body: UpdateReplyBody,
+        response: { 200: CommentReplySchema, ...errors(403, 404) },
+      },
+    },
+    async (request) => updateReply(ctxOf(request), request.params, request.body),
+  );
+
+  app.delete(
+    '/comments/:commentId/replies/:commentReplyId',
+    {
+      schema: {
+        tags,
+        summary: `Delete a reply${where} (204 when there was no such reply)`,
+        params: replyParams,
+        response: { 204: NoContent, 205: NoContent, ...errors(403, 404) },
+      },
+    },
+    async (request, reply) => reply.status((await deleteReply(ctxOf(request), request.params)) ? 205 : 204).send(),
+  );
 };

@@ -96,7 +96,9 @@ export const FormatQuery = Type.Object({ format: Type.Optional(Format) });
 
 export const ListCommentsQuery = Type.Object({
   ...ListQuery.properties,
-  order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc', description: 'By posting date; newest first by default' })),
+  order: Type.Optional(
+    Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc', description: 'By posting date; newest first by default' }),
+  ),
   status: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('open'), Type.Literal('resolved')], { default: 'all' })),
   format: Type.Optional(Format),
   targetPage: Type.Optional(Id),

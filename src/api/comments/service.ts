@@ -17,9 +17,25 @@ import { badRequest, forbidden, notFound } from '../errors.ts';
 import { paginate, type SortKey } from '../pagination.ts';
 import { urlsFor } from '../urls.ts';
 import {
-  presentComment, presentReply, targetPageInfo, type BodyFormat, type CommentFacts, type ReplySummary, type TargetPageInfo, type Viewpoint,
+  presentComment,
+  presentReply,
+  targetPageInfo,
+  type BodyFormat,
+  type CommentFacts,
+  type ReplySummary,
+  type TargetPageInfo,
+  type Viewpoint,
 } from './present.ts';
-import type { CommentRef, ListCommentsQuery, ListRepliesQuery, PostCommentBody, PostReplyBody, ReplyRef, UpdateCommentBody, UpdateReplyBody } from './schemas.ts';
+import type {
+  CommentRef,
+  ListCommentsQuery,
+  ListRepliesQuery,
+  PostCommentBody,
+  PostReplyBody,
+  ReplyRef,
+  UpdateCommentBody,
+  UpdateReplyBody,
+} from './schemas.ts';
 
 /**
  * The rules of comments and replies, on a space's content or inside a change request (each scope
@@ -27,7 +43,10 @@ import type { CommentRef, ListCommentsQuery, ListRepliesQuery, PostCommentBody, 
  * with them (replies, reactions, users, target page); and the counters other resources show.
  */
 
-const BY_POSTING: SortKey[] = [{ field: 'postedAt', kind: 'date' }, { field: 'id', kind: 'string' }];
+const BY_POSTING: SortKey[] = [
+  { field: 'postedAt', kind: 'date' },
+  { field: 'id', kind: 'string' },
+];
 
 export interface ChangeRequestRef {
   id: string;
@@ -80,7 +99,13 @@ export function bodyMarkdown(body: { markdown?: string; document?: unknown }, fi
  * Applies a caller's reaction changes to a comment or a reply. Adding a reaction the caller already
  * made keeps the first one (and its date); removing one they never made does nothing.
  */
-export async function applyReactions(em: Em, target: ReactionTarget, userId: string, added: string[] = [], removed: string[] = []): Promise<void> {
+export async function applyReactions(
+  em: Em,
+  target: ReactionTarget,
+  userId: string,
+  added: string[] = [],
+  removed: string[] = [],
+): Promise<void> {
   const both = added.filter((e) => removed.includes(e));
   if (both.length > 0) throw badRequest(`addedReactions and removedReactions both name ${both.join(', ')}`);
   await changeReactions(em, target, userId, added, removed);
@@ -165,7 +190,8 @@ export async function updateComment(ctx: Ctx, params: CommentRef, body: Static<t
   const scope = await loadScope(ctx, params);
   const comment = await requireComment(em, scope, params.commentId);
   const isAuthor = comment.postedBy === caller.user.id;
-  if (body.body !== undefined && !(isAuthor && atLeast(scope.role, 'comment'))) throw forbidden('Only the author of a comment can edit its body');
+  if (body.body !== undefined && !(isAuthor && atLeast(scope.role, 'comment')))
+    throw forbidden('Only the author of a comment can edit its body');
   if (body.resolved !== undefined && !canResolve(scope.role, isAuthor)) {
     throw forbidden('Only the author of a comment or someone with the review role can resolve or reopen it');
   }
@@ -232,11 +258,13 @@ export async function updateReply(ctx: Ctx, params: ReplyRef, body: Static<typeo
   const comment = await requireComment(em, scope, params.commentId);
   const found = await requireReply(em, comment, params.commentReplyId);
   const isAuthor = found.postedBy === caller.user.id;
-  if (body.body !== undefined && !(isAuthor && atLeast(scope.role, 'comment'))) throw forbidden('Only the author of a reply can edit its body');
+  if (body.body !== undefined && !(isAuthor && atLeast(scope.role, 'comment')))
+    throw forbidden('Only the author of a reply can edit its body');
   if (body.addedReactions?.length || body.removedReactions?.length) requireRole(scope.role, 'comment', 'react to replies');
   const markdown = body.body === undefined ? undefined : bodyMarkdown(body.body, 'body.body');
   await em.transactional(async (tx) => {
-    if (markdown !== undefined && markdown !== found.markdown) await tx.nativeUpdate(CommentReply, { id: found.id }, { markdown, editedAt: new Date() });
+    if (markdown !== undefined && markdown !== found.markdown)
+      await tx.nativeUpdate(CommentReply, { id: found.id }, { markdown, editedAt: new Date() });
     await applyReactions(tx, { replyId: found.id }, caller.user.id, body.addedReactions, body.removedReactions);
   });
   return showReply(ctx, scope, comment, found.id);
@@ -285,7 +313,11 @@ async function targetPages(em: Em, comments: Comment[]): Promise<Map<string, Tar
   const withPage = comments.filter((c) => c.pageId);
   const out = new Map<string, TargetPageInfo>();
   if (withPage.length === 0) return out;
-  for (const row of await targetPagesOf(em, withPage.map((c) => c.id))) out.set(row.comment_id, targetPageInfo(row));
+  for (const row of await targetPagesOf(
+    em,
+    withPage.map((c) => c.id),
+  ))
+    out.set(row.comment_id, targetPageInfo(row));
   for (const c of withPage) if (!out.has(c.id)) out.set(c.id, { id: c.pageId!, outdated: true });
   return out;
 }
@@ -323,7 +355,11 @@ async function usersOf(em: Em, ids: (string | null | undefined)[]): Promise<Map<
 /** Everything shown with these comments, in five queries whatever their number. */
 export async function commentFacts(em: Em, comments: Comment[]): Promise<CommentFacts> {
   const ids = comments.map((c) => c.id);
-  const [reactions, replies, pages] = await Promise.all([reactionsOf(em, 'commentId', ids), replySummaries(em, ids), targetPages(em, comments)]);
+  const [reactions, replies, pages] = await Promise.all([
+    reactionsOf(em, 'commentId', ids),
+    replySummaries(em, ids),
+    targetPages(em, comments),
+  ]);
   const users = await usersOf(em, [
     ...comments.flatMap((c) => [c.postedBy, c.resolvedBy]),
     ...[...reactions.values()].flat().flatMap((g) => g.users.map((u) => u.userId)),
@@ -334,7 +370,14 @@ export async function commentFacts(em: Em, comments: Comment[]): Promise<Comment
 
 /** Everything shown with these replies. */
 export async function replyFacts(em: Em, replies: CommentReply[]): Promise<CommentFacts> {
-  const reactions = await reactionsOf(em, 'replyId', replies.map((r) => r.id));
-  const users = await usersOf(em, [...replies.map((r) => r.postedBy), ...[...reactions.values()].flat().flatMap((g) => g.users.map((u) => u.userId))]);
+  const reactions = await reactionsOf(
+    em,
+    'replyId',
+    replies.map((r) => r.id),
+  );
+  const users = await usersOf(em, [
+    ...replies.map((r) => r.postedBy),
+    ...[...reactions.values()].flat().flatMap((g) => g.users.map((u) => u.userId)),
+  ]);
   return { users, reactions, replies: new Map(), pages: new Map() };
 }

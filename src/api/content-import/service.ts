@@ -93,7 +93,9 @@ export async function importContent(ctx: Ctx, target: ImportTarget, body: Static
     throw Object.assign(unavailable('The job service is unavailable; nothing was imported. Try again shortly.'), { cause: error });
   }
   if (outcome === null) {
-    throw unavailable(`The import is still running after ${Math.round(config.contentImport.waitMs / 1000)} s; send the same request again to wait for its result`);
+    throw unavailable(
+      `The import is still running after ${Math.round(config.contentImport.waitMs / 1000)} s; send the same request again to wait for its result`,
+    );
   }
   switch (outcome.status) {
     case 'imported':

@@ -13,34 +13,58 @@ export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequ
   const tags = [changeRequest ? 'change-request content' : 'space content'];
   const params = ScopeParams(changeRequest);
 
-  app.get('/content', {
-    schema: { tags, summary: 'Get the revision', params, querystring: ContentQuery, response: errors(404) },
-  }, async (request) => getRevision(ctxOf(request), request.params, request.query));
+  app.get(
+    '/content',
+    {
+      schema: { tags, summary: 'Get the revision', params, querystring: ContentQuery, response: errors(404) },
+    },
+    async (request) => getRevision(ctxOf(request), request.params, request.query),
+  );
 
-  app.get('/content/pages', {
-    schema: { tags, summary: 'List the pages (as a tree)', params, querystring: ContentQuery, response: errors(404) },
-  }, async (request) => listPages(ctxOf(request), request.params, request.query));
+  app.get(
+    '/content/pages',
+    {
+      schema: { tags, summary: 'List the pages (as a tree)', params, querystring: ContentQuery, response: errors(404) },
+    },
+    async (request) => listPages(ctxOf(request), request.params, request.query),
+  );
 
-  app.get('/content/page/:pageId', {
-    schema: { tags, summary: 'Get a page', params: PageParams(changeRequest), querystring: PageQuery, response: errors(404) },
-  }, async (request) => getPage(ctxOf(request), request.params, request.query));
+  app.get(
+    '/content/page/:pageId',
+    {
+      schema: { tags, summary: 'Get a page', params: PageParams(changeRequest), querystring: PageQuery, response: errors(404) },
+    },
+    async (request) => getPage(ctxOf(request), request.params, request.query),
+  );
 
-  app.get('/content/files', {
-    schema: { tags, summary: 'List the files', params, querystring: FilesQuery, response: errors(404) },
-  }, async (request) => listFiles(ctxOf(request), request.params, request.query));
+  app.get(
+    '/content/files',
+    {
+      schema: { tags, summary: 'List the files', params, querystring: FilesQuery, response: errors(404) },
+    },
+    async (request) => listFiles(ctxOf(request), request.params, request.query),
+  );
 
-  app.get('/content/files/:fileId', {
-    schema: { tags, summary: 'Get a file', params: FileParams(changeRequest), querystring: ContentQuery, response: errors(404) },
-  }, async (request) => getFile(ctxOf(request), request.params, request.query));
+  app.get(
+    '/content/files/:fileId',
+    {
+      schema: { tags, summary: 'Get a file', params: FileParams(changeRequest), querystring: ContentQuery, response: errors(404) },
+    },
+    async (request) => getFile(ctxOf(request), request.params, request.query),
+  );
 
-  app.get('/content/files/:fileId/download', {
-    schema: { tags, summary: 'Download the bytes of a file', params: FileParams(changeRequest), response: errors(404) },
-  }, async (request, reply) => {
-    const { file, bytes } = await downloadFile(ctxOf(request), request.params);
-    return reply
-      .type(file.contentType)
-      .header('content-disposition', fileContentDisposition(file.name))
-      .header('x-content-type-options', 'nosniff')
-      .send(bytes);
-  });
+  app.get(
+    '/content/files/:fileId/download',
+    {
+      schema: { tags, summary: 'Download the bytes of a file', params: FileParams(changeRequest), response: errors(404) },
+    },
+    async (request, reply) => {
+      const { file, bytes } = await downloadFile(ctxOf(request), request.params);
+      return reply
+        .type(file.contentType)
+        .header('content-disposition', fileContentDisposition(file.name))
+        .header('x-content-type-options', 'nosniff')
+        .send(bytes);
+    },
+  );
 };

@@ -45,8 +45,16 @@ async function pruneValues(em: Em, fieldId: string, type: string, options: strin
 
 export async function listFields(ctx: Ctx, organizationId: string, query: Static<typeof ListQuery>) {
   const { role } = await requireOrganization(ctx, organizationId);
-  return paginate(ctx.em, CustomField, { organizationId }, [{ field: 'createdAt', kind: 'date' }, { field: 'id', kind: 'string' }], query, (f) =>
-    presentCustomField(f, role, urlsOf(ctx)),
+  return paginate(
+    ctx.em,
+    CustomField,
+    { organizationId },
+    [
+      { field: 'createdAt', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
+    query,
+    (f) => presentCustomField(f, role, urlsOf(ctx)),
   );
 }
 

@@ -10,10 +10,23 @@ export const IntegrationName = Type.String({ minLength: 1, maxLength: 100, patte
 export const Visibility = literals(INTEGRATION_VISIBILITIES);
 export const Target = literals(['all', 'site', 'space', 'organization']);
 export const Scope = literals([
-  'space:content:read', 'space:content:write', 'space:metadata:read', 'space:metadata:write', 'space:git:sync',
-  'page:feedback:read', 'site:metadata:read', 'site:views:read', 'site:script:inject', 'site:script:cookies',
-  'site:visitor:auth', 'site:visitor:claims', 'site:adaptive:read', 'site:adaptive:write', 'conversations:ingest',
-  'openapi:read', 'openapi:write',
+  'space:content:read',
+  'space:content:write',
+  'space:metadata:read',
+  'space:metadata:write',
+  'space:git:sync',
+  'page:feedback:read',
+  'site:metadata:read',
+  'site:views:read',
+  'site:script:inject',
+  'site:script:cookies',
+  'site:visitor:auth',
+  'site:visitor:claims',
+  'site:adaptive:read',
+  'site:adaptive:write',
+  'conversations:ingest',
+  'openapi:read',
+  'openapi:write',
 ]);
 export const Category = literals(['analytics', 'collaboration', 'content', 'marketing', 'visitor-auth', 'other']);
 
@@ -38,7 +51,10 @@ export const ContentSource = Type.Object({
   configuration: Type.Object({ componentId: Type.String({ minLength: 1, maxLength: 100 }) }),
 });
 
-export const ExternalLink = Type.Object({ url: Type.String({ format: 'uri', maxLength: 2048 }), label: Type.String({ minLength: 1, maxLength: 100 }) });
+export const ExternalLink = Type.Object({
+  url: Type.String({ format: 'uri', maxLength: 2048 }),
+  label: Type.String({ minLength: 1, maxLength: 100 }),
+});
 
 const PropertySchema = Type.Object({
   title: Type.Optional(Type.String({ minLength: 2, maxLength: 50 })),
@@ -126,7 +142,13 @@ export const ListIntegrationsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   search: Type.Optional(Type.String({ maxLength: 512, description: 'Only integrations whose name or title contains this text' })),
   category: Type.Optional(Category),
-  blockDomain: Type.Optional(Type.String({ maxLength: 100, pattern: INTEGRATION_NAME_PATTERN, description: 'Only integrations with a block unfurling URLs of this domain' })),
+  blockDomain: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      pattern: INTEGRATION_NAME_PATTERN,
+      description: 'Only integrations with a block unfurling URLs of this domain',
+    }),
+  ),
   blocks: Type.Optional(Type.Boolean({ description: 'true: only integrations with blocks; false: only those without' })),
   contentSources: Type.Optional(Type.Boolean({ description: 'true: only integrations with content sources; false: only those without' })),
   owner: Type.Optional(Id),
@@ -151,7 +173,10 @@ export const InstallationList = ListOf(InstallationSchema);
 
 export const NameParams = Type.Object({ integrationName: IntegrationName });
 export const InstallationParams = Type.Object({ integrationName: IntegrationName, installationId: Id });
-export const AssetParams = Type.Object({ integrationName: IntegrationName, asset: literals(['icon', 'preview-0', 'preview-1', 'preview-2']) });
+export const AssetParams = Type.Object({
+  integrationName: IntegrationName,
+  asset: literals(['icon', 'preview-0', 'preview-1', 'preview-2']),
+});
 
 export const ListInstallationsQuery = Type.Object({
   page: Type.Optional(Type.String({ maxLength: 1024 })),

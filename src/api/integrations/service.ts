@@ -5,7 +5,13 @@ import { organizationIdOrSubdomain } from '../../db/integrations.ts';
 import { Integration, IntegrationAsset, IntegrationInstallation } from '../../db/settings-entities.ts';
 import { newId } from '../../domain/ids.ts';
 import {
-  blockDomains, checkConfiguration, checkConfigurations, decodeImage, integrationAccess, needsConfiguration, type ConfigurationSchema,
+  blockDomains,
+  checkConfiguration,
+  checkConfigurations,
+  decodeImage,
+  integrationAccess,
+  needsConfiguration,
+  type ConfigurationSchema,
 } from '../../domain/integrations.ts';
 import { atLeast, isRole, type Role } from '../../domain/roles.ts';
 import { lazySecretBox, type SecretBox } from '../../lib/secrets.ts';
@@ -16,7 +22,12 @@ import { paginate } from '../pagination.ts';
 import { urlsFor } from '../urls.ts';
 import { presentInstallation, presentIntegration, type Memberships } from './present.ts';
 import type {
-  InstallationParams, InstallBody, ListInstallationsQuery, ListIntegrationsQuery, PublishBody, UpdateInstallationBody,
+  InstallationParams,
+  InstallBody,
+  ListInstallationsQuery,
+  ListIntegrationsQuery,
+  PublishBody,
+  UpdateInstallationBody,
 } from './schemas.ts';
 
 /**
@@ -117,7 +128,8 @@ function definitionOf(body: Static<typeof PublishBody>) {
   const problem = checkConfigurations(configurations);
   if (problem) throw badRequest(problem);
   for (const key of Object.keys(body.secrets ?? {})) {
-    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(key)) throw badRequest(`secrets: the name "${key.slice(0, 100)}" must be 1 to 100 letters, digits, "_", "-" or "."`);
+    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(key))
+      throw badRequest(`secrets: the name "${key.slice(0, 100)}" must be 1 to 100 letters, digits, "_", "-" or "."`);
   }
   const blocks = body.blocks ?? [];
   const contentSources = body.contentSources ?? [];
@@ -151,7 +163,11 @@ function definitionOf(body: Static<typeof PublishBody>) {
  * The name belongs to the organization that published it first.
  */
 export async function publishIntegration(ctx: Ctx, name: string, body: Static<typeof PublishBody>) {
-  const organizationId = await requireBodyOrganization(ctx, await organizationIdOrSubdomain(ctx.em, body.organization), 'publish integrations for this organization');
+  const organizationId = await requireBodyOrganization(
+    ctx,
+    await organizationIdOrSubdomain(ctx.em, body.organization),
+    'publish integrations for this organization',
+  );
   const images = imagesOf(body);
   const definition = definitionOf(body);
   const sealed = body.secrets === undefined ? undefined : (await secretsOf(ctx)).seal(JSON.stringify(body.secrets), `integration:${name}`);
@@ -179,7 +195,8 @@ export async function publishIntegration(ctx: Ctx, name: string, body: Static<ty
       for (const image of images) tx.create(IntegrationAsset, { integrationName: name, ...image });
     });
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) throw conflict(`integrationName: "${name}" was published at the same time by another request; try again`);
+    if (error instanceof UniqueConstraintViolationException)
+      throw conflict(`integrationName: "${name}" was published at the same time by another request; try again`);
     throw error;
   }
   ctx.em.clear();
@@ -191,7 +208,8 @@ export async function publishIntegration(ctx: Ctx, name: string, body: Static<ty
 export async function unpublishIntegration(ctx: Ctx, name: string): Promise<void> {
   const memberships = await membershipsOf(ctx);
   const integration = await loadIntegration(ctx, name, memberships);
-  if (!integrationAccess(integration, memberships).admin) throw forbidden('You need the admin role in the organization that owns this integration to unpublish it');
+  if (!integrationAccess(integration, memberships).admin)
+    throw forbidden('You need the admin role in the organization that owns this integration to unpublish it');
   // Installations and images reference the integration with `on delete cascade`.
   await ctx.em.nativeDelete(Integration, { name: integration.name });
 }
@@ -214,8 +232,16 @@ export async function listInstallations(ctx: Ctx, name: string, query: Static<ty
   }
   if (query.externalId !== undefined) where.push({ externalIds: { $contains: [query.externalId] } });
   const urls = urlsOf(ctx);
-  return paginate(ctx.em, IntegrationInstallation, { $and: where }, [{ field: 'createdAt', kind: 'date' }, { field: 'id', kind: 'string' }], query, (i) =>
-    presentInstallation(i, urls),
+  return paginate(
+    ctx.em,
+    IntegrationInstallation,
+    { $and: where },
+    [
+      { field: 'createdAt', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
+    query,
+    (i) => presentInstallation(i, urls),
   );
 }
 
@@ -251,7 +277,8 @@ export async function install(ctx: Ctx, name: string, body: Static<typeof Instal
   try {
     await ctx.em.flush();
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) throw conflict(`organization: "${integration.name}" is already installed in this organization`);
+    if (error instanceof UniqueConstraintViolationException)
+      throw conflict(`organization: "${integration.name}" is already installed in this organization`);
     throw error;
   }
   return presentInstallation(installation, urlsOf(ctx));
@@ -267,7 +294,11 @@ async function loadInstallation(ctx: Ctx, ref: InstallationRef, action: 'read' |
   const ownerAdmin = integrationAccess(integration, memberships).admin;
   if (action === 'read' && ownerAdmin) return { integration, installation };
   if (!memberships.has(installation.organizationId)) throw notFound('Installation');
-  requireRole(role ?? null, 'admin', action === 'read' ? 'see the installations of this organization' : 'manage the installations of this organization');
+  requireRole(
+    role ?? null,
+    'admin',
+    action === 'read' ? 'see the installations of this organization' : 'manage the installations of this organization',
+  );
   return { integration, installation };
 }
 

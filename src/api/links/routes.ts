@@ -12,15 +12,45 @@ import { listBacklinks, listLinks } from './service.ts';
 export const linkRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequest }) => {
   const tags = [changeRequest ? 'change-request content' : 'space content'];
 
-  app.get('/links', {
-    schema: { tags, summary: 'List the links of every page, with their status', params: ScopeParams(changeRequest), querystring: LinksQuery, response: { 200: LinkList, ...errors(403, 404) } },
-  }, async (request) => listLinks(ctxOf(request), request.params, null, request.query));
+  app.get(
+    '/links',
+    {
+      schema: {
+        tags,
+        summary: 'List the links of every page, with their status',
+        params: ScopeParams(changeRequest),
+        querystring: LinksQuery,
+        response: { 200: LinkList, ...errors(403, 404) },
+      },
+    },
+    async (request) => listLinks(ctxOf(request), request.params, null, request.query),
+  );
 
-  app.get('/content/page/:pageId/links', {
-    schema: { tags, summary: 'List the links of a page, with their status', params: PageParams(changeRequest), querystring: LinksQuery, response: { 200: LinkList, ...errors(403, 404) } },
-  }, async (request) => listLinks(ctxOf(request), request.params, request.params.pageId, request.query));
+  app.get(
+    '/content/page/:pageId/links',
+    {
+      schema: {
+        tags,
+        summary: 'List the links of a page, with their status',
+        params: PageParams(changeRequest),
+        querystring: LinksQuery,
+        response: { 200: LinkList, ...errors(403, 404) },
+      },
+    },
+    async (request) => listLinks(ctxOf(request), request.params, request.params.pageId, request.query),
+  );
 
-  app.get('/content/files/:fileId/backlinks', {
-    schema: { tags, summary: 'List the pages linking to a file', params: FileParams(changeRequest), querystring: BacklinksQuery, response: { 200: BacklinkList, ...errors(403, 404) } },
-  }, async (request) => listBacklinks(ctxOf(request), request.params, request.query));
+  app.get(
+    '/content/files/:fileId/backlinks',
+    {
+      schema: {
+        tags,
+        summary: 'List the pages linking to a file',
+        params: FileParams(changeRequest),
+        querystring: BacklinksQuery,
+        response: { 200: BacklinkList, ...errors(403, 404) },
+      },
+    },
+    async (request) => listBacklinks(ctxOf(request), request.params, request.query),
+  );
 };

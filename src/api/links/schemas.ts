@@ -43,7 +43,9 @@ export const LinkList = Type.Object({
     total: Type.Integer({ description: 'Link references in scope, whatever their status' }),
     broken: Type.Object({
       total: Type.Integer({ description: 'Broken link references in scope' }),
-      changeRequest: Type.Integer({ description: 'Broken link references in the same scope, summed over the open change requests of the space' }),
+      changeRequest: Type.Integer({
+        description: 'Broken link references in the same scope, summed over the open change requests of the space',
+      }),
     }),
   }),
 });

@@ -53,7 +53,9 @@ export async function listBacklinks(ctx: Ctx, params: ScopeRef & { fileId: strin
   const spaceId = target.space.id;
   const links = await revisionLinks(ctx.em, ctx.deps.config.publicUrl, spaceId, target.revisionId, null);
   if (!links.index.fileIds.has(params.fileId)) throw notFound('File');
-  const pages = links.pages.filter((p) => p.links.some((l) => l.target.kind === 'file' && l.target.file === params.fileId)).map((p) => p.pageId);
+  const pages = links.pages
+    .filter((p) => p.links.some((l) => l.target.kind === 'file' && l.target.file === params.fileId))
+    .map((p) => p.pageId);
   const offset = decodeOffset(query.page);
   const limit = query.limit ?? DEFAULT_LIMIT;
   return {

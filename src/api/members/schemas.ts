@@ -29,10 +29,12 @@ export const ListMembersQuery = Type.Object({
   order: Type.Optional(Order),
   role: Type.Optional(Type.Union([Role, Type.Literal('guest')], { description: 'Only members with this role (`guest`: no role)' })),
   search: Type.Optional(Type.String({ maxLength: 512, description: 'Case-insensitive contains filter on display name and email' })),
-  sort: Type.Optional(Type.Union([Type.Literal('joinedAt'), Type.Literal('lastSeenAt'), Type.Literal('name')], {
-    default: 'joinedAt',
-    description: '`lastSeenAt` lists only members seen at least once',
-  })),
+  sort: Type.Optional(
+    Type.Union([Type.Literal('joinedAt'), Type.Literal('lastSeenAt'), Type.Literal('name')], {
+      default: 'joinedAt',
+      description: '`lastSeenAt` lists only members seen at least once',
+    }),
+  ),
 });
 
 export const UpdateMemberBody = Type.Object({ role: RoleOrNull });
@@ -56,8 +58,10 @@ export const MemberTeamsQuery = Type.Object({
 export const MemberTeamList = ListOf(Type.Object({ team: TeamSchema, member: Type.Object({ role: TeamMemberRole }) }));
 
 /** Item of GET /v1/orgs/{organizationId}/teams/{teamId}/members. */
-export const TeamMemberList = ListOf(Type.Object({
-  organization: MemberSchema,
-  team: Type.Object({ role: TeamMemberRole }),
-  permissions: Type.Object({ view: Type.Boolean() }),
-}));
+export const TeamMemberList = ListOf(
+  Type.Object({
+    organization: MemberSchema,
+    team: Type.Object({ role: TeamMemberRole }),
+    permissions: Type.Object({ view: Type.Boolean() }),
+  }),
+);

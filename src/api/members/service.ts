@@ -1,7 +1,14 @@
 import type { Static } from 'typebox';
 import { Space } from '../../db/entities.ts';
 import {
-  deleteMembership, findMember, lockActiveAdmins, markSsoMember, memberCounts, memberListing, setMemberRole, touchLastSeen,
+  deleteMembership,
+  findMember,
+  lockActiveAdmins,
+  markSsoMember,
+  memberCounts,
+  memberListing,
+  setMemberRole,
+  touchLastSeen,
   type MemberRow,
 } from '../../db/members.ts';
 import type { Em } from '../../db/orm.ts';
@@ -40,7 +47,11 @@ async function target(ctx: Ctx, organizationId: string, userId: string) {
 
 /** Members presented with their counts, loaded for the whole page at once. */
 async function presentMembers(ctx: Ctx, organizationId: string, rows: MemberRow[]) {
-  const counts = await memberCounts(ctx.em, organizationId, rows.map((r) => r.user_id));
+  const counts = await memberCounts(
+    ctx.em,
+    organizationId,
+    rows.map((r) => r.user_id),
+  );
   return rows.map((r) => presentMember(r, counts.get(r.user_id), urlsOf(ctx)));
 }
 
@@ -54,8 +65,15 @@ async function fresh(ctx: Ctx, organizationId: string, userId: string) {
 export async function listMembers(ctx: Ctx, organizationId: string, query: Static<typeof ListMembersQuery>) {
   const { role } = await requireOrganization(ctx, organizationId);
   requireMemberReader(ctx, role);
-  const listing = memberListing(organizationId, { role: query.role, search: query.search, sort: query.sort ?? 'joinedAt', order: query.order ?? 'desc' });
-  return paginateSql<MemberRow, ReturnType<typeof presentMember>>(ctx.em, listing, query, (rows) => presentMembers(ctx, organizationId, rows));
+  const listing = memberListing(organizationId, {
+    role: query.role,
+    search: query.search,
+    sort: query.sort ?? 'joinedAt',
+    order: query.order ?? 'desc',
+  });
+  return paginateSql<MemberRow, ReturnType<typeof presentMember>>(ctx.em, listing, query, (rows) =>
+    presentMembers(ctx, organizationId, rows),
+  );
 }
 
 export async function getMember(ctx: Ctx, organizationId: string, userId: string) {
@@ -104,10 +122,22 @@ export async function listMemberSpaces(ctx: Ctx, organizationId: string, userId:
   if (!member) throw notFound('Member');
   const subject: Viewer = { userId, role: activeRole(member) };
   if (subject.role === undefined) return { items: [], count: 0 };
-  const where = subject.role === null
-    ? { organizationId, deletedAt: null, id: { $in: (await grantedContent(em, organizationId, userId)).spaces } }
-    : { organizationId, deletedAt: null };
-  const page = await paginate(em, Space, where, [{ field: 'createdAt', kind: 'date' }, { field: 'id', kind: 'string' }], query, (s) => s, { order: query.order ?? 'desc' });
+  const where =
+    subject.role === null
+      ? { organizationId, deletedAt: null, id: { $in: (await grantedContent(em, organizationId, userId)).spaces } }
+      : { organizationId, deletedAt: null };
+  const page = await paginate(
+    em,
+    Space,
+    where,
+    [
+      { field: 'createdAt', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
+    query,
+    (s) => s,
+    { order: query.order ?? 'desc' },
+  );
   const [theirs, mine] = await Promise.all([
     contentRoles(em, subject, 'space', page.items),
     contentRoles(em, { userId: caller.user.id, role }, 'space', page.items),
@@ -123,10 +153,19 @@ export async function listMemberTeams(ctx: Ctx, organizationId: string, userId: 
   const { role, member } = await target(ctx, organizationId, userId);
   requireMemberReader(ctx, role, userId);
   if (!member) throw notFound('Member');
-  return paginateSql<MemberTeamRow, ReturnType<typeof presentMemberTeam>>(ctx.em, memberTeamListing(organizationId, userId, query), query, async (rows) => {
-    const facts = await teamFacts(ctx.em, rows.map((r) => r.id), ctx.caller.user.id);
-    return rows.map((r) => presentMemberTeam(r, facts.get(r.id), role));
-  });
+  return paginateSql<MemberTeamRow, ReturnType<typeof presentMemberTeam>>(
+    ctx.em,
+    memberTeamListing(organizationId, userId, query),
+    query,
+    async (rows) => {
+      const facts = await teamFacts(
+        ctx.em,
+        rows.map((r) => r.id),
+        ctx.caller.user.id,
+      );
+      return rows.map((r) => presentMemberTeam(r, facts.get(r.id), role));
+    },
+  );
 }
 
 /**

@@ -18,7 +18,8 @@ export const OpenApiSpecSchema = Type.Object({
   lastProcessedAt: Type.Optional(Timestamp),
   lastProcessErrorCode: Type.Optional(Type.Union(PROCESS_ERROR_CODES.map((c) => Type.Literal(c)))),
   lastProcessedErrors: Type.Array(Type.Object({ code: Type.String(), message: Type.String() }), {
-    description: 'Why the last processing failed; `code` is the precise reason (FETCH_TIMEOUT, ADDRESS_NOT_ALLOWED, HTTP_ERROR, TOO_LARGE, SYNTAX_ERROR, INVALID_SPEC, …)',
+    description:
+      'Why the last processing failed; `code` is the precise reason (FETCH_TIMEOUT, ADDRESS_NOT_ALLOWED, HTTP_ERROR, TOO_LARGE, SYNTAX_ERROR, INVALID_SPEC, …)',
   }),
   lastProcessedErrorCount: Type.Integer({ minimum: 0 }),
   permissions: Type.Object({ view: bool, edit: bool }),
@@ -37,7 +38,8 @@ export const OpenApiSpecVersionList = ListOf(OpenApiSpecVersionSchema);
 
 export const OpenApiSpecContentSchema = Type.Object({
   filesystem: Type.Record(Type.String(), Type.Unknown(), {
-    description: 'Every document of the spec by key: the entry document under `url` (URL sources) or `openapi.json`/`openapi.yaml` (text sources), referenced documents under their URL',
+    description:
+      'Every document of the spec by key: the entry document under `url` (URL sources) or `openapi.json`/`openapi.yaml` (text sources), referenced documents under their URL',
   }),
   url: Type.String(),
   urls: Type.Object({ source: Type.String(), public: Type.Null() }),

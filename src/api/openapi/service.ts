@@ -1,6 +1,14 @@
 import type { Static } from 'typebox';
 import {
-  deleteSpecBySlug, findSpec, findVersion, insertSpec, insertSpecText, lockSpec, replaceSpecSource, specListing, versionListing,
+  deleteSpecBySlug,
+  findSpec,
+  findVersion,
+  insertSpec,
+  insertSpecText,
+  lockSpec,
+  replaceSpecSource,
+  specListing,
+  versionListing,
   type OpenApiSpec,
 } from '../../db/openapi.ts';
 import { newId } from '../../domain/ids.ts';
@@ -182,7 +190,9 @@ async function saveSpec(
       await deleteRefreshSchedule(temporal, spec.id);
     }
   } catch (error) {
-    throw unavailable(`The OpenAPI spec was saved but its processing could not be started (${(error as Error).message}); send the PUT again`);
+    throw unavailable(
+      `The OpenAPI spec was saved but its processing could not be started (${(error as Error).message}); send the PUT again`,
+    );
   }
   return saved;
 }

@@ -7,11 +7,24 @@ import { getOrganization, listOrganizations } from './service.ts';
 export const organizationRoutes: RoutePlugin = async (app) => {
   const tags = ['organizations'];
 
-  app.get('/v1/orgs', {
-    schema: { tags, summary: 'List the organizations of the authenticated user', querystring: ListQuery, response: { 200: OrganizationList, ...errors() } },
-  }, async (request) => listOrganizations(ctxOf(request), request.query));
+  app.get(
+    '/v1/orgs',
+    {
+      schema: {
+        tags,
+        summary: 'List the organizations of the authenticated user',
+        querystring: ListQuery,
+        response: { 200: OrganizationList, ...errors() },
+      },
+    },
+    async (request) => listOrganizations(ctxOf(request), request.query),
+  );
 
-  app.get('/v1/orgs/:organizationId', {
-    schema: { tags, summary: 'Get an organization', params: OrgParams, response: { 200: OrganizationSchema, ...errors(404) } },
-  }, async (request) => getOrganization(ctxOf(request), request.params.organizationId));
+  app.get(
+    '/v1/orgs/:organizationId',
+    {
+      schema: { tags, summary: 'Get an organization', params: OrgParams, response: { 200: OrganizationSchema, ...errors(404) } },
+    },
+    async (request) => getOrganization(ctxOf(request), request.params.organizationId),
+  );
 };

@@ -15,7 +15,14 @@ const urlsOf = (ctx: Ctx) => urlsFor(ctx.deps.config.publicUrl);
 /** The organizations the caller is an enabled member of, in id order. */
 export async function listOrganizations(ctx: Ctx, query: Static<typeof ListQuery>) {
   const { em, caller } = ctx;
-  const page = await paginate(em, Member, { userId: caller.user.id, disabled: false }, [{ field: 'organizationId', kind: 'string' }], query, (m) => m);
+  const page = await paginate(
+    em,
+    Member,
+    { userId: caller.user.id, disabled: false },
+    [{ field: 'organizationId', kind: 'string' }],
+    query,
+    (m) => m,
+  );
   const orgs = await em.find(Organization, { id: { $in: page.items.map((m) => m.organizationId) } });
   const byId = new Map(orgs.map((o) => [o.id, o]));
   return {

@@ -4,8 +4,16 @@
  * characters and path separators never reach the header.
  */
 export function pdfContentDisposition(subject: string, number: number): string {
-  const name = subject.replace(/[\u0000-\u001f\u007f/\\]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 100) || `Change request ${number}`;
-  const ascii = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]|["%;]/g, '_');
+  const name =
+    subject
+      .replace(/[\u0000-\u001f\u007f/\\]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 100) || `Change request ${number}`;
+  const ascii = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x20-\x7e]|["%;]/g, '_');
   const encoded = encodeURIComponent(`${name}.pdf`).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `inline; filename="${ascii}.pdf"; filename*=UTF-8''${encoded}`;
 }

@@ -9,33 +9,41 @@ import { exportChangeRequestPdf, openSignedPdf } from './service.ts';
  * whoever holds a valid, unexpired link, with no token.
  */
 export const pdfRoutes: RoutePlugin = async (app) => {
-  app.get('/v1/spaces/:spaceId/change-requests/:changeRequestId/pdf', {
-    schema: {
-      tags: ['change requests'],
-      summary: "Get a temporary URL (one hour) of the change request's content as PDF",
-      operationId: 'getChangeRequestPDF',
-      params: ChangeRequestPdfParams,
-      querystring: ChangeRequestPdfQuery,
-      response: { 200: PdfUrl, ...errors(404, 503) },
+  app.get(
+    '/v1/spaces/:spaceId/change-requests/:changeRequestId/pdf',
+    {
+      schema: {
+        tags: ['change requests'],
+        summary: "Get a temporary URL (one hour) of the change request's content as PDF",
+        operationId: 'getChangeRequestPDF',
+        params: ChangeRequestPdfParams,
+        querystring: ChangeRequestPdfQuery,
+        response: { 200: PdfUrl, ...errors(404, 503) },
+      },
     },
-  }, async (request) => exportChangeRequestPdf(ctxOf(request), request.params.spaceId, request.params.changeRequestId, request.query));
+    async (request) => exportChangeRequestPdf(ctxOf(request), request.params.spaceId, request.params.changeRequestId, request.query),
+  );
 
-  app.get('/pdf/:sha256', {
-    schema: {
-      tags: ['change requests'],
-      summary: 'Download a PDF through a temporary link (no token: the signature is the credential)',
-      security: [],
-      params: PdfDownloadParams,
-      querystring: PdfDownloadQuery,
-      response: errors(403, 404, 410),
+  app.get(
+    '/pdf/:sha256',
+    {
+      schema: {
+        tags: ['change requests'],
+        summary: 'Download a PDF through a temporary link (no token: the signature is the credential)',
+        security: [],
+        params: PdfDownloadParams,
+        querystring: PdfDownloadQuery,
+        response: errors(403, 404, 410),
+      },
     },
-  }, async (request, reply) => {
-    const pdf = await openSignedPdf(ctxOf(request), request.params.sha256, request.query.expires, request.query.signature);
-    return reply
-      .header('content-type', 'application/pdf')
-      .header('content-disposition', pdf.disposition)
-      .header('cache-control', `private, max-age=${pdf.maxAge}`)
-      .header('x-content-type-options', 'nosniff')
-      .send(pdf.bytes);
-  });
+    async (request, reply) => {
+      const pdf = await openSignedPdf(ctxOf(request), request.params.sha256, request.query.expires, request.query.signature);
+      return reply
+        .header('content-type', 'application/pdf')
+        .header('content-disposition', pdf.disposition)
+        .header('cache-control', `private, max-age=${pdf.maxAge}`)
+        .header('x-content-type-options', 'nosniff')
+        .send(pdf.bytes);
+    },
+  );
 };

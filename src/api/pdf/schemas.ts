@@ -5,7 +5,9 @@ export const ChangeRequestPdfParams = Type.Object({ spaceId: Id, changeRequestId
 
 export const ChangeRequestPdfQuery = Type.Object({
   only: Type.Optional(Type.Boolean({ description: 'Print the page given by `page` alone, without the pages under it' })),
-  page: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Id of the page to print (with the pages under it unless `only`)' })),
+  page: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: 'Id of the page to print (with the pages under it unless `only`)' }),
+  ),
 });
 
 export const PdfUrl = Type.Object({

@@ -32,7 +32,12 @@ function signingKey(config: Config): Promise<Buffer> {
 }
 
 /** A signed link (one hour) to the PDF of a change request's content, or of one page (with the pages under it unless `only`). */
-export async function exportChangeRequestPdf(ctx: Ctx, spaceId: string, changeRequestId: string, query: Static<typeof ChangeRequestPdfQuery>) {
+export async function exportChangeRequestPdf(
+  ctx: Ctx,
+  spaceId: string,
+  changeRequestId: string,
+  query: Static<typeof ChangeRequestPdfQuery>,
+) {
   const { em, caller, deps } = ctx;
   const { config } = deps;
   const target = await resolveTarget(ctx, { spaceId, changeRequestId }, 'read');

@@ -2,8 +2,16 @@ import type { Static } from 'typebox';
 import type { ContentKind } from '../../db/access.ts';
 import type { Em } from '../../db/orm.ts';
 import {
-  deleteGrant, existingPrincipals, teamGrantListing, updateGrant, upsertGrant, userGrantListing,
-  type GrantTarget, type Principal, type TeamGrantRow, type UserGrantRow,
+  deleteGrant,
+  existingPrincipals,
+  teamGrantListing,
+  updateGrant,
+  upsertGrant,
+  userGrantListing,
+  type GrantTarget,
+  type Principal,
+  type TeamGrantRow,
+  type UserGrantRow,
 } from '../../db/permissions.ts';
 import { teamFacts } from '../../db/teams.ts';
 import { newId } from '../../domain/ids.ts';
@@ -53,9 +61,11 @@ async function checkPrincipals(em: Em, organizationId: string, principal: Princi
   const found = await existingPrincipals(em, organizationId, principal, ids);
   const bad = ids.findIndex((id) => !found.has(id));
   if (bad >= 0) {
-    throw badRequest(principal === 'user'
-      ? `users[${bad}]: ${ids[bad]} is not a member of the organization`
-      : `teams[${bad}]: ${ids[bad]} is not a team of the organization`);
+    throw badRequest(
+      principal === 'user'
+        ? `users[${bad}]: ${ids[bad]} is not a member of the organization`
+        : `teams[${bad}]: ${ids[bad]} is not a team of the organization`,
+    );
   }
 }
 
@@ -91,24 +101,40 @@ export async function listTeamGrants(ctx: Ctx, kind: ContentKind, id: string, qu
   const target = await loadTarget(ctx, kind, id);
   const { role } = await requireOrganization(ctx, target.organizationId);
   return paginateSql<TeamGrantRow, ReturnType<typeof presentTeamGrant>>(ctx.em, teamGrantListing(kind, target.id), query, async (rows) => {
-    const facts = await teamFacts(ctx.em, rows.map((r) => r.team_id), ctx.caller.user.id);
+    const facts = await teamFacts(
+      ctx.em,
+      rows.map((r) => r.team_id),
+      ctx.caller.user.id,
+    );
     return rows.map((r) => presentTeamGrant(r, facts.get(r.team_id), role));
   });
 }
 
 /** Changes the role granted to a user or team (null removes the grant); 404 when there is no grant. */
 export async function updatePrincipalGrant(
-  ctx: Ctx, kind: ContentKind, id: string, principal: Principal, principalId: string, body: Static<typeof UpdateGrantBody>,
+  ctx: Ctx,
+  kind: ContentKind,
+  id: string,
+  principal: Principal,
+  principalId: string,
+  body: Static<typeof UpdateGrantBody>,
 ): Promise<void> {
   const target = await loadManagedTarget(ctx, kind, id);
-  const changed = body.role === null
-    ? await deleteGrant(ctx.em, kind, target.id, principal, principalId)
-    : await updateGrant(ctx.em, kind, target.id, principal, principalId, body.role);
+  const changed =
+    body.role === null
+      ? await deleteGrant(ctx.em, kind, target.id, principal, principalId)
+      : await updateGrant(ctx.em, kind, target.id, principal, principalId, body.role);
   if (!changed) throw notFound(principal === 'user' ? 'User permission' : 'Team permission');
 }
 
 /** Removes the grant of a user or team; true when there was one. */
-export async function removePrincipalGrant(ctx: Ctx, kind: ContentKind, id: string, principal: Principal, principalId: string): Promise<boolean> {
+export async function removePrincipalGrant(
+  ctx: Ctx,
+  kind: ContentKind,
+  id: string,
+  principal: Principal,
+  principalId: string,
+): Promise<boolean> {
   const target = await loadManagedTarget(ctx, kind, id);
   return deleteGrant(ctx.em, kind, target.id, principal, principalId);
 }

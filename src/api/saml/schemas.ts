@@ -41,14 +41,20 @@ export const ProviderParams = Type.Object({ organizationId: Id, samlProviderId: 
 export const Label = Type.String({ minLength: 1, maxLength: 30 });
 export const EntityId = Type.String({ maxLength: 1024, description: "The identity provider's entity ID (Issuer of its assertions)" });
 export const Certificate = Type.String({ maxLength: 10000, description: "The identity provider's X.509 signing certificate, PEM" });
-export const SsoUrl = Type.String({ format: 'uri', maxLength: 2048, description: "The identity provider's single sign-on URL (HTTP-Redirect binding)" });
+export const SsoUrl = Type.String({
+  format: 'uri',
+  maxLength: 2048,
+  description: "The identity provider's single sign-on URL (HTTP-Redirect binding)",
+});
 
 const fields = {
   entityID: Type.Optional(EntityId),
   certificate: Type.Optional(Certificate),
   ssoURL: Type.Optional(SsoUrl),
   defaultTeam: Type.Optional(Type.Union([Id, Type.Null()], { description: 'A team of the organization new SSO members join' })),
-  defaultRole: Type.Optional(Type.Union([Role, Type.Null()], { description: 'Role given to people who join through this provider (null: guest); default read' })),
+  defaultRole: Type.Optional(
+    Type.Union([Role, Type.Null()], { description: 'Role given to people who join through this provider (null: guest); default read' }),
+  ),
 };
 
 export const CreateSamlProviderBody = Type.Object({ label: Label, ...fields });

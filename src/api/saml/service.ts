@@ -62,7 +62,10 @@ async function changesFrom(ctx: Ctx, organizationId: string, body: Fields): Prom
 
 /** The providers presented, with their default teams loaded in one query. */
 async function present(ctx: Ctx, providers: SamlProvider[], role: Role | null) {
-  const teams = await teamSummaries(ctx.em, providers.map((p) => p.defaultTeamId));
+  const teams = await teamSummaries(
+    ctx.em,
+    providers.map((p) => p.defaultTeamId),
+  );
   const urls = urlsFor(ctx.deps.config.publicUrl);
   return providers.map((p) => presentProvider(p, p.defaultTeamId ? teams.get(p.defaultTeamId) : undefined, role, urls));
 }
@@ -77,7 +80,17 @@ async function loadProvider(ctx: Ctx, ref: ProviderRef) {
 
 export async function listProviders(ctx: Ctx, organizationId: string, query: Static<typeof ListQuery>) {
   const { role } = await requireOrganization(ctx, organizationId, 'admin', MANAGE);
-  const page = await paginate(ctx.em, SamlProvider, { organizationId }, [{ field: 'createdAt', kind: 'date' }, { field: 'id', kind: 'string' }], query, (p) => p);
+  const page = await paginate(
+    ctx.em,
+    SamlProvider,
+    { organizationId },
+    [
+      { field: 'createdAt', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
+    query,
+    (p) => p,
+  );
   return { ...page, items: await present(ctx, page.items, role) };
 }
 

@@ -5,13 +5,17 @@ import { searchContent } from './service.ts';
 
 /** Search: HTTP only. The rules are in ./service.ts. */
 export const searchRoutes: RoutePlugin = async (app) => {
-  app.get('/v1/spaces/:spaceId/search', {
-    schema: {
-      tags: ['space content'],
-      summary: 'Search the current content of a space',
-      params: SearchParams,
-      querystring: SearchQuery,
-      response: { 200: SearchResults, ...errors(403, 404) },
+  app.get(
+    '/v1/spaces/:spaceId/search',
+    {
+      schema: {
+        tags: ['space content'],
+        summary: 'Search the current content of a space',
+        params: SearchParams,
+        querystring: SearchQuery,
+        response: { 200: SearchResults, ...errors(403, 404) },
+      },
     },
-  }, async (request) => searchContent(ctxOf(request), request.params.spaceId, request.query));
+    async (request) => searchContent(ctxOf(request), request.params.spaceId, request.query),
+  );
 };

@@ -20,7 +20,13 @@ export async function searchContent(ctx: Ctx, spaceId: string, query: Static<typ
   const offset = decodeOffset(query.page);
   const { hits, total } = await searchSpace(ctx.em, target.space.id, query.query, offset, limit);
   if (hits.length === 0) return { items: [], count: total };
-  const facts = await hitFacts(ctx, target.space.id, target.revisionId, hits.map((h) => h.page_id), query.query);
+  const facts = await hitFacts(
+    ctx,
+    target.space.id,
+    target.revisionId,
+    hits.map((h) => h.page_id),
+    query.query,
+  );
   return {
     items: hits.map((hit, i) => presentSearchHit(hit, offset + i + 1, facts, ctx.deps.config.publicUrl, target.space.id)),
     count: total,

@@ -36,8 +36,16 @@ export const SpaceSchema = Type.Object({
     public: Type.Optional(Type.String()),
   }),
   permissions: Type.Object({
-    view: bool, access: bool, admin: bool, viewInviteLinks: bool, edit: bool, triggerGitSync: bool,
-    comment: bool, merge: bool, review: bool, installIntegration: bool,
+    view: bool,
+    access: bool,
+    admin: bool,
+    viewInviteLinks: bool,
+    edit: bool,
+    triggerGitSync: bool,
+    comment: bool,
+    merge: bool,
+    review: bool,
+    installIntegration: bool,
   }),
 });
 export const SpaceList = ListOf(SpaceSchema);

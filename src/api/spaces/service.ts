@@ -21,7 +21,8 @@ import type { CreateSpaceBody, MoveBody, TransferBody, UpdateSpaceBody } from '.
 
 /** The rules of spaces: who may do what, and the writes each operation makes. */
 
-const present = (ctx: Ctx, space: Space, role: Parameters<typeof presentSpace>[1]) => presentSpace(space, role, urlsFor(ctx.deps.config.publicUrl));
+const present = (ctx: Ctx, space: Space, role: Parameters<typeof presentSpace>[1]) =>
+  presentSpace(space, role, urlsFor(ctx.deps.config.publicUrl));
 
 /** A space as the caller sees it, read again (after a write). */
 async function fresh(ctx: Ctx, spaceId: string) {
@@ -37,7 +38,17 @@ export async function listSpaces(ctx: Ctx, organizationId: string, query: Static
     role === null
       ? { organizationId, deletedAt: null, id: { $in: (await grantedContent(em, organizationId, caller.user.id)).spaces } }
       : { organizationId, deletedAt: null };
-  const page = await paginate(em, Space, where, [{ field: 'createdAt', kind: 'date' }, { field: 'id', kind: 'string' }], query, (s) => s);
+  const page = await paginate(
+    em,
+    Space,
+    where,
+    [
+      { field: 'createdAt', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
+    query,
+    (s) => s,
+  );
   const roles = await contentRoles(em, { userId: caller.user.id, role }, 'space', page.items);
   return { ...page, items: page.items.map((s) => present(ctx, s, roles.get(s.id) ?? null)) };
 }
@@ -47,7 +58,8 @@ export async function createSpaceFor(ctx: Ctx, organizationId: string, body: Sta
   const { caller } = ctx;
   const space = await ctx.em.transactional(async (tx) => {
     const { role } = await loadOrganization(tx, caller, organizationId);
-    if (body.parent !== undefined) await targetCollection(tx, caller, body.parent, organizationId, 'parent', 'create spaces in that collection');
+    if (body.parent !== undefined)
+      await targetCollection(tx, caller, body.parent, organizationId, 'parent', 'create spaces in that collection');
     else requireRole(role, 'create', 'create spaces here');
     if (body.visibility === 'in-collection' && body.parent === undefined) {
       throw badRequest('visibility in-collection is only for spaces in a collection');
@@ -78,11 +90,16 @@ export async function getSpace(ctx: Ctx, spaceId: string) {
 export async function updateSpace(ctx: Ctx, spaceId: string, body: Static<typeof UpdateSpaceBody>) {
   const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
   const adminOnly = body.defaultLevel !== undefined || body.editMode !== undefined || body.visibility !== undefined;
-  requireRole(role, adminOnly ? 'admin' : 'edit', adminOnly ? 'change the access, visibility or edit mode of this space' : 'edit this space');
+  requireRole(
+    role,
+    adminOnly ? 'admin' : 'edit',
+    adminOnly ? 'change the access, visibility or edit mode of this space' : 'edit this space',
+  );
   if (space.editMode === 'locked' && body.editMode === undefined && (body.title !== undefined || body.emoji !== undefined)) {
     throw forbidden('This space is locked: unlock it (editMode "live") before editing it');
   }
-  if (body.visibility === 'in-collection' && !space.parentId) throw badRequest('visibility in-collection is only for spaces in a collection');
+  if (body.visibility === 'in-collection' && !space.parentId)
+    throw badRequest('visibility in-collection is only for spaces in a collection');
   await ctx.em.nativeUpdate(
     Space,
     { id: space.id },
@@ -139,7 +156,8 @@ export async function moveSpace(ctx: Ctx, spaceId: string, body: Static<typeof M
   const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
   requireRole(role, 'admin', 'move this space');
   const parentId = body.parent === undefined ? (space.parentId ?? null) : body.parent;
-  if (parentId !== null) await targetCollection(ctx.em, ctx.caller, parentId, space.organizationId, 'parent', 'move spaces into that collection');
+  if (parentId !== null)
+    await targetCollection(ctx.em, ctx.caller, parentId, space.organizationId, 'parent', 'move spaces into that collection');
   await relocateSpace(ctx.em, space, space.organizationId, parentId, body.position);
   return fresh(ctx, space.id);
 }
@@ -200,7 +218,15 @@ export async function createSpace(em: Em, input: NewSpace, content: InitialConte
     const pages: PageMap = {};
     if (content.kind === 'page') {
       const pageId = newId();
-      pages[pageId] = { id: pageId, parentId: null, position: positionBetween(null, null), type: 'document', title: 'Untitled', slug: 'untitled', markdown: '' };
+      pages[pageId] = {
+        id: pageId,
+        parentId: null,
+        position: positionBetween(null, null),
+        type: 'document',
+        title: 'Untitled',
+        slug: 'untitled',
+        markdown: '',
+      };
     }
     await writeRevision(em, { id: revisionId, spaceId: id, parents: [], type: 'edits', base: null, pages });
   }
@@ -232,7 +258,11 @@ export async function deleteSpaces(deps: AppDeps, em: Em, caller: Caller, spaces
   } catch (error) {
     throw Object.assign(unavailable('The job service is unavailable; nothing was deleted. Try again shortly.'), { cause: error });
   }
-  await markSpacesDeleted(em, spaces.map((s) => s.id), deletedAt);
+  await markSpacesDeleted(
+    em,
+    spaces.map((s) => s.id),
+    deletedAt,
+  );
 }
 
 /** Brings a deleted space back if it is still inside the retention window. */
@@ -245,16 +275,26 @@ export async function restoreSpace(deps: AppDeps, em: Em, spaceId: string): Prom
  * Puts a space under another parent (or at the root) of an organization, at `position` or last.
  * A space leaving its collection stops being `in-collection`: it becomes private.
  */
-export async function relocateSpace(em: Em, space: Space, organizationId: string, parentId: string | null, position?: ContentPosition): Promise<void> {
+export async function relocateSpace(
+  em: Em,
+  space: Space,
+  organizationId: string,
+  parentId: string | null,
+  position?: ContentPosition,
+): Promise<void> {
   await em.transactional(async (tx) => {
     const key = await resolvePosition(tx, organizationId, parentId, space.id, position);
-    await tx.nativeUpdate(Space, { id: space.id }, {
-      organizationId,
-      parentId,
-      position: key,
-      updatedAt: new Date(),
-      ...(parentId === null && space.visibility === 'in-collection' ? { visibility: 'private' } : {}),
-    });
+    await tx.nativeUpdate(
+      Space,
+      { id: space.id },
+      {
+        organizationId,
+        parentId,
+        position: key,
+        updatedAt: new Date(),
+        ...(parentId === null && space.visibility === 'in-collection' ? { visibility: 'private' } : {}),
+      },
+    );
   });
   em.clear();
 }

@@ -23,31 +23,54 @@ export const ssoRoutes: RoutePlugin = async (app) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
 
-  app.get('/sso/saml/:samlProviderId', {
-    schema: {
-      tags, security, summary: 'SAML service provider metadata (XML) of this provider; the URL is the service provider entity ID', params: SsoParams,
-      response: { 200: Metadata, ...errors(404) },
+  app.get(
+    '/sso/saml/:samlProviderId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'SAML service provider metadata (XML) of this provider; the URL is the service provider entity ID',
+        params: SsoParams,
+        response: { 200: Metadata, ...errors(404) },
+      },
     },
-  }, async (request, reply) => reply.type('application/samlmetadata+xml').send(await serviceMetadata(ssoCtx(request), request.params.samlProviderId)));
+    async (request, reply) =>
+      reply.type('application/samlmetadata+xml').send(await serviceMetadata(ssoCtx(request), request.params.samlProviderId)),
+  );
 
-  app.get('/sso/saml/:samlProviderId/start', {
-    schema: {
-      tags, security, summary: 'Start a SAML sign-in: 302 to the identity provider with a SAMLRequest (HTTP-Redirect binding)',
-      params: SsoParams, querystring: StartQuery, response: { 302: Redirect, ...errors(404, 409) },
+  app.get(
+    '/sso/saml/:samlProviderId/start',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Start a SAML sign-in: 302 to the identity provider with a SAMLRequest (HTTP-Redirect binding)',
+        params: SsoParams,
+        querystring: StartQuery,
+        response: { 302: Redirect, ...errors(404, 409) },
+      },
     },
-  }, async (request, reply) => {
-    const location = await startUrl(ssoCtx(request), request.params.samlProviderId, request.query.RelayState);
-    return reply.header('cache-control', 'no-store').redirect(location, 302);
-  });
+    async (request, reply) => {
+      const location = await startUrl(ssoCtx(request), request.params.samlProviderId, request.query.RelayState);
+      return reply.header('cache-control', 'no-store').redirect(location, 302);
+    },
+  );
 
-  app.post('/sso/saml/:samlProviderId/acs', {
-    schema: {
-      tags, security,
-      summary: 'Assertion Consumer Service: verifies the signed SAML Response, signs the person in and answers with a new API token',
-      params: SsoParams, body: AcsBody, response: { 200: SsoLoginResult, ...errors(403, 404, 409) },
+  app.post(
+    '/sso/saml/:samlProviderId/acs',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Assertion Consumer Service: verifies the signed SAML Response, signs the person in and answers with a new API token',
+        params: SsoParams,
+        body: AcsBody,
+        response: { 200: SsoLoginResult, ...errors(403, 404, 409) },
+      },
     },
-  }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return signIn(ssoCtx(request), request.params.samlProviderId, request.body);
-  });
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return signIn(ssoCtx(request), request.params.samlProviderId, request.body);
+    },
+  );
 };

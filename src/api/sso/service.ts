@@ -4,11 +4,23 @@ import { issueToken } from '../../db/accounts.ts';
 import type { Em } from '../../db/orm.ts';
 import { SamlProvider } from '../../db/saml-entities.ts';
 import {
-  joinAsSsoMember, joinTeamOf, loginRequestCreatedAt, removeLoginRequest, saveLoginRequest, useAssertion, userForEmail,
+  joinAsSsoMember,
+  joinTeamOf,
+  loginRequestCreatedAt,
+  removeLoginRequest,
+  saveLoginRequest,
+  useAssertion,
+  userForEmail,
 } from '../../db/saml.ts';
 import { newId } from '../../domain/ids.ts';
 import {
-  assertionFacts, assertionProblem, CLOCK_SKEW_MS, describeSamlFailure, hasSignatureElement, identityFromProfile, missingSettings,
+  assertionFacts,
+  assertionProblem,
+  CLOCK_SKEW_MS,
+  describeSamlFailure,
+  hasSignatureElement,
+  identityFromProfile,
+  missingSettings,
 } from '../../domain/saml.ts';
 import type { AppDeps } from '../context.ts';
 import { conflict, forbidden, HttpError, notFound, badRequest } from '../errors.ts';

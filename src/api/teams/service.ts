@@ -71,7 +71,11 @@ async function addTeamMembers(em: Em, teamId: string, userIds: string[], role: T
 export async function listTeams(ctx: Ctx, organizationId: string, query: Static<typeof ListTeamsQuery>) {
   const { role } = await requireOrganization(ctx, organizationId, 'read', 'list the teams of this organization');
   return paginateSql<TeamRow, ReturnType<typeof presentTeam>>(ctx.em, teamListing(organizationId, query), query, async (rows) => {
-    const facts = await teamFacts(ctx.em, rows.map((r) => r.id), ctx.caller.user.id);
+    const facts = await teamFacts(
+      ctx.em,
+      rows.map((r) => r.id),
+      ctx.caller.user.id,
+    );
     return rows.map((r) => presentTeam(teamFromRow(r), facts.get(r.id), role));
   });
 }
@@ -115,22 +119,43 @@ export async function listTeamMembers(ctx: Ctx, organizationId: string, teamId: 
   const { role, teamRole } = await loadTeam(ctx, organizationId, teamId);
   if (teamRole === null) requireRole(role, 'read', 'see the members of this team');
   const urls = urlsFor(ctx.deps.config.publicUrl);
-  return paginateSql<TeamMemberRow, ReturnType<typeof presentTeamMember>>(ctx.em, teamMemberListing(organizationId, teamId), query, async (rows) => {
-    const counts = await memberCounts(ctx.em, organizationId, rows.map((r) => r.user_id));
-    return rows.map((r) => presentTeamMember(r, counts.get(r.user_id), urls));
-  });
+  return paginateSql<TeamMemberRow, ReturnType<typeof presentTeamMember>>(
+    ctx.em,
+    teamMemberListing(organizationId, teamId),
+    query,
+    async (rows) => {
+      const counts = await memberCounts(
+        ctx.em,
+        organizationId,
+        rows.map((r) => r.user_id),
+      );
+      return rows.map((r) => presentTeamMember(r, counts.get(r.user_id), urls));
+    },
+  );
 }
 
 /** Adds, removes and changes the role of team members in one transaction; a user both added and removed is removed. */
-export async function updateTeamMembers(ctx: Ctx, organizationId: string, teamId: string, body: Static<typeof UpdateTeamMembersBody>): Promise<void> {
+export async function updateTeamMembers(
+  ctx: Ctx,
+  organizationId: string,
+  teamId: string,
+  body: Static<typeof UpdateTeamMembersBody>,
+): Promise<void> {
   const { em } = ctx;
   const { role, teamRole } = await loadTeam(ctx, organizationId, teamId);
   requireTeamManager(role, teamRole);
   const add = await resolveMembers(em, organizationId, body.add ?? [], 'add');
   const entries = Object.entries(body.memberships ?? {});
-  const changed = await resolveMembers(em, organizationId, entries.map(([userId]) => userId), 'memberships');
+  const changed = await resolveMembers(
+    em,
+    organizationId,
+    entries.map(([userId]) => userId),
+    'memberships',
+  );
   // Removing someone who is not there is nothing to do, so unknown users in `remove` are ignored.
-  const remove = (await Promise.all((body.remove ?? []).map((h) => resolveMembers(em, organizationId, [h], 'remove').catch(() => [])))).flat();
+  const remove = (
+    await Promise.all((body.remove ?? []).map((h) => resolveMembers(em, organizationId, [h], 'remove').catch(() => [])))
+  ).flat();
   await em.transactional(async (tx) => {
     await addTeamMembers(tx, teamId, add, 'keep');
     for (let i = 0; i < entries.length; i++) await addTeamMembers(tx, teamId, [changed[i]], entries[i][1].role);
@@ -139,7 +164,13 @@ export async function updateTeamMembers(ctx: Ctx, organizationId: string, teamId
 }
 
 /** Adds a member of the organization (by id or email) to a team, or changes their role in it. */
-export async function putTeamMember(ctx: Ctx, organizationId: string, teamId: string, userId: string, body: Static<typeof AddTeamMemberBody>): Promise<void> {
+export async function putTeamMember(
+  ctx: Ctx,
+  organizationId: string,
+  teamId: string,
+  userId: string,
+  body: Static<typeof AddTeamMemberBody>,
+): Promise<void> {
   const { role, teamRole } = await loadTeam(ctx, organizationId, teamId);
   requireTeamManager(role, teamRole);
   const [id] = await resolveMembers(ctx.em, organizationId, [userId], 'userId').catch(() => {

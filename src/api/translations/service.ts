@@ -66,8 +66,16 @@ async function checkedFields(ctx: Ctx, organizationId: string, body: Body) {
 
 export async function listTranslations(ctx: Ctx, organizationId: string, query: Static<typeof ListQuery>) {
   const role = await organizationRole(ctx, organizationId, 'read', READ);
-  return paginate(ctx.em, TranslationSettings, { organizationId }, [{ field: 'createdAt', kind: 'date' }, { field: 'id', kind: 'string' }], query, (s) =>
-    presentTranslation(s, role, urlsOf(ctx)),
+  return paginate(
+    ctx.em,
+    TranslationSettings,
+    { organizationId },
+    [
+      { field: 'createdAt', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
+    query,
+    (s) => presentTranslation(s, role, urlsOf(ctx)),
   );
 }
 

@@ -98,7 +98,11 @@ export function readFolder(input: FolderFile[], options: FolderOptions = {}): Fo
   for (const [id, path] of Object.entries(layout.pageFiles)) {
     const page = layout.pages[id];
     if (!HTML.test(path) || !HTML.test(page.slug)) continue;
-    const taken = new Set(Object.values(layout.pages).filter((p) => p.parentId === page.parentId && p.id !== id).map((p) => p.slug));
+    const taken = new Set(
+      Object.values(layout.pages)
+        .filter((p) => p.parentId === page.parentId && p.id !== id)
+        .map((p) => p.slug),
+    );
     const base = slugify(page.slug.replace(HTML, ''));
     let slug = base;
     for (let n = 2; taken.has(slug); n++) slug = `${base}-${n}`;

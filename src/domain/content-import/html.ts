@@ -94,7 +94,8 @@ export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions = {}
   const titleElement = findElement(tree, (n) => n.tagName === 'title');
   const documentTitle = titleElement ? collapse(toText(titleElement)) : '';
   const baseElement = findElement(tree, (n) => n.tagName === 'base' && typeof n.properties.href === 'string');
-  const base = baseElement && options.baseUrl !== undefined ? resolveAgainst(String(baseElement.properties.href), options.baseUrl) : options.baseUrl;
+  const base =
+    baseElement && options.baseUrl !== undefined ? resolveAgainst(String(baseElement.properties.href), options.baseUrl) : options.baseUrl;
 
   let content: HastRoot | Element = findElement(tree, (n) => n.tagName === 'body') ?? tree;
   if (options.mainContent) {

@@ -96,7 +96,14 @@ export function planPages(pages: ImportedPage[], newId: () => string): PlannedPa
       used.add(slug);
       const position = generateKeyBetween(previous, null);
       previous = position;
-      const planned: PlannedPage = { page, id: newId(), parentId, position, slug, path: parentPath === '' ? slug : `${parentPath}/${slug}` };
+      const planned: PlannedPage = {
+        page,
+        id: newId(),
+        parentId,
+        position,
+        slug,
+        path: parentPath === '' ? slug : `${parentPath}/${slug}`,
+      };
       out.push(planned);
       walk(page.children, planned.id, planned.path);
     }

@@ -6,7 +6,8 @@
 import { rewriteLinks } from '../git/links.ts';
 import type { ImportedPage, PlannedPage } from './tree.ts';
 
-const NOT_PAGES = /\.(png|jpe?g|gif|svg|webp|avif|ico|bmp|tiff?|pdf|zip|gz|tgz|tar|rar|7z|dmg|exe|msi|deb|rpm|apk|mp[34]|m4a|mov|avi|webm|ogg|wav|woff2?|ttf|otf|eot|css|js|mjs|json|xml|rss|atom|txt|csv|docx?|xlsx?|pptx?)$/i;
+const NOT_PAGES =
+  /\.(png|jpe?g|gif|svg|webp|avif|ico|bmp|tiff?|pdf|zip|gz|tgz|tar|rar|7z|dmg|exe|msi|deb|rpm|apk|mp[34]|m4a|mov|avi|webm|ogg|wav|woff2?|ttf|otf|eot|css|js|mjs|json|xml|rss|atom|txt|csv|docx?|xlsx?|pptx?)$/i;
 
 /**
  * The URL a crawl would fetch for a link found on a page of `origin`, or null when it does not
@@ -52,7 +53,12 @@ export function websiteTree(pages: CrawledPage[]): ImportedPage[] {
   const top: ImportedPage[] = [];
   const nodes = pages.map((p) => ({
     path: pagePath(p.url),
-    page: { title: p.title ?? (pagePath(p.url).split('/').pop() || 'Home'), markdown: p.markdown, source: p.url, children: [] } as ImportedPage,
+    page: {
+      title: p.title ?? (pagePath(p.url).split('/').pop() || 'Home'),
+      markdown: p.markdown,
+      source: p.url,
+      children: [],
+    } as ImportedPage,
   }));
   for (const node of nodes) if (!byPath.has(node.path)) byPath.set(node.path, node.page);
   const startPage = nodes[0]?.page;
@@ -60,7 +66,7 @@ export function websiteTree(pages: CrawledPage[]): ImportedPage[] {
     if (byPath.get(node.path) !== node.page) continue; // the same page under two URLs
     let parent: ImportedPage | undefined;
     // The start page and the site's root page are never made parents of everything below them.
-    for (let path = node.path; parent === undefined; ) {
+    for (let path = node.path; parent === undefined;) {
       path = path.slice(0, path.lastIndexOf('/'));
       if (path === '') break;
       const candidate = byPath.get(path);
@@ -74,7 +80,8 @@ export function websiteTree(pages: CrawledPage[]): ImportedPage[] {
 /** Page id → markdown whose links to crawled pages became content references (`gitbook://page/<id>`). */
 export function linkWebsitePages(planned: PlannedPage[], origin: string): Map<string, string> {
   const pathOf = new Map<string, string>();
-  for (const p of planned) if (p.page.source !== undefined && !pathOf.has(pagePath(p.page.source))) pathOf.set(pagePath(p.page.source), `gitbook://page/${p.id}`);
+  for (const p of planned)
+    if (p.page.source !== undefined && !pathOf.has(pagePath(p.page.source))) pathOf.set(pagePath(p.page.source), `gitbook://page/${p.id}`);
   const out = new Map<string, string>();
   for (const p of planned) {
     out.set(

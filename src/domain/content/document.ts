@@ -352,9 +352,15 @@ function inlines(nodes: AnyNode[]): string {
       out += url === undefined ? text : `[${text}](<${url.replace(/[<>]/g, encodeURIComponent)}>)`;
     } else if (node.type === 'inline-image') {
       const url = refUrl(data);
-      if (url !== undefined) out += `![${escapeText(typeof data.alt === 'string' ? data.alt : '')}](<${url.replace(/[<>]/g, encodeURIComponent)}>)`;
+      if (url !== undefined)
+        out += `![${escapeText(typeof data.alt === 'string' ? data.alt : '')}](<${url.replace(/[<>]/g, encodeURIComponent)}>)`;
     } else if (node.type === 'emoji' && typeof data.code === 'string') {
-      out += String.fromCodePoint(...data.code.split('-').map((c) => parseInt(c, 16)).filter((n) => Number.isFinite(n)));
+      out += String.fromCodePoint(
+        ...data.code
+          .split('-')
+          .map((c) => parseInt(c, 16))
+          .filter((n) => Number.isFinite(n)),
+      );
     } else {
       out += inlines(asArray(node.nodes));
     }
@@ -383,7 +389,11 @@ function blockMarkdown(node: AnyNode): string {
     case 'divider':
       return '---';
     case 'code': {
-      const lines = children.map((line) => asArray(line.nodes).flatMap((t) => leavesOf(t).map((l) => l.text)).join(''));
+      const lines = children.map((line) =>
+        asArray(line.nodes)
+          .flatMap((t) => leavesOf(t).map((l) => l.text))
+          .join(''),
+      );
       const body = lines.join('\n');
       const runs = body.match(/^`{3,}/gm) ?? [];
       const fence = '`'.repeat(Math.max(3, ...runs.map((r) => r.length + 1)));

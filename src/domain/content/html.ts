@@ -211,7 +211,12 @@ li.task-list-item { list-style: none; }
 `;
 
 const text = (value: string): ElementContent => ({ type: 'text', value });
-const el = (tagName: string, properties: Element['properties'], children: ElementContent[]): Element => ({ type: 'element', tagName, properties, children });
+const el = (tagName: string, properties: Element['properties'], children: ElementContent[]): Element => ({
+  type: 'element',
+  tagName,
+  properties,
+  children,
+});
 
 /**
  * A complete HTML document for printing: each page starts on a new sheet with its title (and

@@ -63,7 +63,12 @@ export function classifyLink(url: string, ctx: LinkContext): LinkStatus {
  */
 export function resolveRelativePath(fromPath: string, target: string): string | null {
   const path = stripQueryAndFragment(target);
-  const segments = path.startsWith('/') ? [] : fromPath.split('/').filter((s) => s !== '' && s !== '.').slice(0, -1);
+  const segments = path.startsWith('/')
+    ? []
+    : fromPath
+        .split('/')
+        .filter((s) => s !== '' && s !== '.')
+        .slice(0, -1);
   for (const part of path.split('/')) {
     if (part === '' || part === '.') continue;
     if (part === '..') {
@@ -78,7 +83,10 @@ export function resolveRelativePath(fromPath: string, target: string): string | 
 
 /** The files a page may be stored as in GitBook's git layout. */
 function layoutFiles(pagePath: string): string[] {
-  const path = pagePath.split('/').filter((s) => s !== '').join('/');
+  const path = pagePath
+    .split('/')
+    .filter((s) => s !== '')
+    .join('/');
   return path === '' ? ['README.md'] : [path, `${path}/README.md`];
 }
 

@@ -9,13 +9,18 @@
  * `/files/<fileId>`, and `README.md` at the root of the space for its first page.
  */
 import { extractLinks, type ExtractedLink } from './link-extraction.ts';
-import { classifyLink, percentDecode, resolveRelativePath, stripQueryAndFragment, type LinkContext, type LinkStatus } from './link-status.ts';
+import {
+  classifyLink,
+  percentDecode,
+  resolveRelativePath,
+  stripQueryAndFragment,
+  type LinkContext,
+  type LinkStatus,
+} from './link-status.ts';
 import { allPaths, buildTree, type PageMap, type TreeEntry } from './tree.ts';
 
 export type TargetReference =
-  | { kind: 'url'; url: string }
-  | { kind: 'page'; page: string; space: string }
-  | { kind: 'file'; file: string; space: string };
+  { kind: 'url'; url: string } | { kind: 'page'; page: string; space: string } | { kind: 'file'; file: string; space: string };
 
 export interface ResolvedLink extends ExtractedLink {
   status: LinkStatus;
@@ -164,7 +169,10 @@ function lookup(index: LinkIndex, path: string): TargetReference | null {
 
 /** The files a page may be stored as in GitBook's git layout (as `classifyLink` resolves them). */
 function layoutFiles(pagePath: string): string[] {
-  const path = pagePath.split('/').filter((s) => s !== '').join('/');
+  const path = pagePath
+    .split('/')
+    .filter((s) => s !== '')
+    .join('/');
   return path === '' ? ['README.md'] : [path, `${path}/README.md`];
 }
 
@@ -179,7 +187,8 @@ function absoluteUrl(target: string, publicUrl: string): URL | null {
 
 /** A link reference groups the links of one status to one target; the key that identifies it. */
 export function referenceKey(status: LinkStatus, target: TargetReference): string {
-  const id = target.kind === 'url' ? target.url : target.kind === 'page' ? `${target.space}/${target.page}` : `${target.space}/${target.file}`;
+  const id =
+    target.kind === 'url' ? target.url : target.kind === 'page' ? `${target.space}/${target.page}` : `${target.space}/${target.file}`;
   return `${status}\u0000${target.kind}\u0000${id}`;
 }
 

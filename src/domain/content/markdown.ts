@@ -8,6 +8,13 @@
  */
 export { parseMarkdown } from './markdown-parse.ts';
 export { extractLinks, type ExtractedLink, type LinkKind } from './link-extraction.ts';
-export { classifyLink, percentDecode, resolveRelativePath, stripQueryAndFragment, type LinkContext, type LinkStatus } from './link-status.ts';
+export {
+  classifyLink,
+  percentDecode,
+  resolveRelativePath,
+  stripQueryAndFragment,
+  type LinkContext,
+  type LinkStatus,
+} from './link-status.ts';
 export { plainText, splitSections, type Section } from './search-text.ts';
 export { snippet } from './snippet.ts';

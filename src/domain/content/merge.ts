@@ -100,22 +100,15 @@ export function mergeText(base: string, ours: string, theirs: string): TextMerge
   let head = 0;
   while (head < shortest && a[head] === o[head] && b[head] === o[head]) head++;
   let tail = 0;
-  while (
-    tail < shortest - head &&
-    a[a.length - 1 - tail] === o[o.length - 1 - tail] &&
-    b[b.length - 1 - tail] === o[o.length - 1 - tail]
-  ) {
+  while (tail < shortest - head && a[a.length - 1 - tail] === o[o.length - 1 - tail] && b[b.length - 1 - tail] === o[o.length - 1 - tail]) {
     tail++;
   }
 
   const lines: string[] = a.slice(0, head);
   const hunks: ConflictHunk[] = [];
-  const regions = diff3Merge(
-    a.slice(head, a.length - tail),
-    o.slice(head, o.length - tail),
-    b.slice(head, b.length - tail),
-    { excludeFalseConflicts: true },
-  );
+  const regions = diff3Merge(a.slice(head, a.length - tail), o.slice(head, o.length - tail), b.slice(head, b.length - tail), {
+    excludeFalseConflicts: true,
+  });
   for (const region of regions) {
     if (region.ok) {
       for (const line of region.ok) lines.push(line);
@@ -187,13 +180,7 @@ export function mergePageMaps(base: PageMap, ours: PageMap, theirs: PageMap): Pa
   return { result, conflicts };
 }
 
-function mergePage(
-  id: string,
-  b: PageNode | undefined,
-  o: PageNode,
-  t: PageNode,
-  conflicts: MergeConflict[],
-): PageNode {
+function mergePage(id: string, b: PageNode | undefined, o: PageNode, t: PageNode, conflicts: MergeConflict[]): PageNode {
   if (o === t || deepEqual(o, t)) return o;
   if (b && deepEqual(o, b)) return t;
   if (b && deepEqual(t, b)) return o;
@@ -256,12 +243,7 @@ function fieldsOf(...nodes: (PageNode | undefined)[]): string[] {
  * no conflict. On a conflict the base value stands; with no base (both sides added the page) the
  * value chosen does not depend on which side is which, so a best-effort result is symmetric.
  */
-function pick<T>(
-  hasBase: boolean,
-  base: T | undefined,
-  ours: T,
-  theirs: T,
-): { value: T | undefined; conflict: boolean } {
+function pick<T>(hasBase: boolean, base: T | undefined, ours: T, theirs: T): { value: T | undefined; conflict: boolean } {
   if (deepEqual(ours, theirs)) return { value: ours, conflict: false };
   if (deepEqual(ours, base)) return { value: theirs, conflict: false };
   if (deepEqual(theirs, base)) return { value: ours, conflict: false };
@@ -311,14 +293,11 @@ function structuralConflicts(result: PageMap, ours: PageMap, theirs: PageMap): M
     let message: string;
     if (kind === 'orphan') {
       message =
-        `page "${node.title}" is under page ${problem.parentId}, ` +
-        'which one side deleted while the other put this page under it';
+        `page "${node.title}" is under page ${problem.parentId}, ` + 'which one side deleted while the other put this page under it';
     } else if (kind === 'cycle') {
       message = `moves made by the two sides put page "${node.title}" inside itself: ${problem.message}`;
     } else {
-      message =
-        `once both sides' changes are combined, page "${node.title}" ` +
-        `shares the slug "${problem.slug}" with a sibling`;
+      message = `once both sides' changes are combined, page "${node.title}" ` + `shares the slug "${problem.slug}" with a sibling`;
     }
     conflicts.push({ pageId: problem.pageId, kind, message });
   }

@@ -125,7 +125,11 @@ function applyFields(node: PageNode, op: PageFields, markdown: string | undefine
 }
 
 /** Applies `operations` in order to a copy of `pages`. Throws OperationError for the first bad one. */
-export function applyOperations(pages: PageMap, operations: ContentOperation[], ctx: ApplyContext): { pages: PageMap; changes: ChangeOutcome[] } {
+export function applyOperations(
+  pages: PageMap,
+  operations: ContentOperation[],
+  ctx: ApplyContext,
+): { pages: PageMap; changes: ChangeOutcome[] } {
   const map: PageMap = { ...pages };
   const outcomes = new Map<string, ChangeOutcome>();
   const refs = new Map<string, string>();
@@ -144,9 +148,18 @@ export function applyOperations(pages: PageMap, operations: ContentOperation[], 
       case 'insert_page': {
         const parentId = op.into === undefined ? null : resolve(op.into);
         if (parentId !== null && !getPage(map, parentId)) throw new OperationError(index, `into: page ${op.into} does not exist`);
-        if (op.ref !== undefined && (refs.has(op.ref) || getPage(map, op.ref))) throw new OperationError(index, `ref "${op.ref}" is used twice`);
+        if (op.ref !== undefined && (refs.has(op.ref) || getPage(map, op.ref)))
+          throw new OperationError(index, `ref "${op.ref}" is used twice`);
         const id = ctx.newId();
-        const node: PageNode = { id, parentId, position: positionAt(siblingsOf(map, parentId), op.at), type: 'document', title: 'Untitled', slug: '', markdown: '' };
+        const node: PageNode = {
+          id,
+          parentId,
+          position: positionAt(siblingsOf(map, parentId), op.at),
+          type: 'document',
+          title: 'Untitled',
+          slug: '',
+          markdown: '',
+        };
         applyFields(node, op, op.document?.markdown);
         if (!node.title.trim()) throw new OperationError(index, 'title must not be empty');
         node.slug = op.slug ?? slugify(node.title);
@@ -168,7 +181,8 @@ export function applyOperations(pages: PageMap, operations: ContentOperation[], 
           const parentId = op.into === undefined ? current.parentId : op.into === null ? null : resolve(op.into);
           if (parentId !== null) {
             if (!getPage(map, parentId)) throw new OperationError(index, `into: page ${op.into} does not exist`);
-            if (isDescendant(map, parentId, id)) throw new OperationError(index, 'into: a page cannot move into itself or one of its own pages');
+            if (isDescendant(map, parentId, id))
+              throw new OperationError(index, 'into: a page cannot move into itself or one of its own pages');
           }
           node.parentId = parentId;
           node.position = positionAt(siblingsOf(map, parentId, id), op.at);
@@ -192,7 +206,8 @@ export function applyOperations(pages: PageMap, operations: ContentOperation[], 
         break;
       }
       case 'revert_page': {
-        if (op.block !== undefined) throw new OperationError(index, 'block: reverting single blocks is not supported; revert the whole page');
+        if (op.block !== undefined)
+          throw new OperationError(index, 'block: reverting single blocks is not supported; revert the whole page');
         const source = op.revision === undefined ? ctx.revertSources.base : ctx.revertSources.byRevision?.[op.revision];
         if (!source) throw new OperationError(index, `revision ${op.revision} is not a revision of this space`);
         const id = resolve(op.page);

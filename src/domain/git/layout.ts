@@ -5,7 +5,17 @@ import { parseMarkdown, percentDecode, resolveRelativePath } from '../content/ma
 import { buildTree, slugify, type PageMap, type PageNode, type TreeEntry } from '../content/tree.ts';
 import { pageFieldsOf, renderFrontMatter, splitFrontMatter, type PageFrontMatter } from './frontmatter.ts';
 import { isExternal, rewriteLinks, splitSuffix } from './links.ts';
-import { cleanPath, encodePath, LayoutError, parseGitbookYaml, parseSummary, renderSummary, type GitbookConfig, type SummaryEntry, type SummaryPart } from './summary.ts';
+import {
+  cleanPath,
+  encodePath,
+  LayoutError,
+  parseGitbookYaml,
+  parseSummary,
+  renderSummary,
+  type GitbookConfig,
+  type SummaryEntry,
+  type SummaryPart,
+} from './summary.ts';
 
 /**
  * GitBook's git layout ⇄ a revision's pages and files. Pure: the caller lists the files (texts of
@@ -117,7 +127,10 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
   const inBase = (path: string) => base === '' || path.startsWith(`${base}/`);
   const markdownPaths = Object.keys(input.markdown).filter(inBase).sort();
   if (markdownPaths.length === 0) {
-    throw new LayoutError('NOT_GITBOOK_LAYOUT', `Not a GitBook layout: no markdown file under ${base === '' ? 'the repository root' : `${base}/`}`);
+    throw new LayoutError(
+      'NOT_GITBOOK_LAYOUT',
+      `Not a GitBook layout: no markdown file under ${base === '' ? 'the repository root' : `${base}/`}`,
+    );
   }
   const warnings: string[] = [];
   const summaryPath = join(base, config.summary);
@@ -166,7 +179,11 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
     }
     if (has(readmePath) && !used.has(readmePath)) drafts.unshift({ kind: 'file', title: '', file: readmePath, children: [] });
   } else {
-    drafts = foldersTree(markdownPaths.filter((p) => p !== summaryPath), base, readmePath);
+    drafts = foldersTree(
+      markdownPaths.filter((p) => p !== summaryPath),
+      base,
+      readmePath,
+    );
   }
 
   // Pass 1: ids, slugs and positions, so that links can name any page.
@@ -377,8 +394,14 @@ export function renderLayout(
       return encodePath(relativePath(path, target)) + (match[1].toLowerCase() === 'page' ? match[3] : '');
     });
     const front = renderFrontMatter({
-      description: node.description, icon: node.icon, emoji: node.emoji, hidden: node.hidden, noIndex: node.noIndex,
-      noRobotsIndex: node.noRobotsIndex, layout: node.layout, cover: node.cover,
+      description: node.description,
+      icon: node.icon,
+      emoji: node.emoji,
+      hidden: node.hidden,
+      noIndex: node.noIndex,
+      noRobotsIndex: node.noRobotsIndex,
+      layout: node.layout,
+      cover: node.cover,
     });
     const startsWithH1 = H1.test(body.split('\n', 1)[0] ?? '');
     const heading = startsWithH1 ? '' : `# ${node.title.replace(/\n/g, ' ') || node.slug}\n${body === '' ? '' : '\n'}`;
@@ -388,7 +411,8 @@ export function renderLayout(
   const summaryPath = join(base, config.summary);
   const entryOf = (entry: TreeEntry): SummaryEntry => {
     const { node } = entry;
-    const href = node.type === 'link' ? (node.href ?? null) : pageFiles[node.id] ? encodePath(relativePath(summaryPath, pageFiles[node.id])) : null;
+    const href =
+      node.type === 'link' ? (node.href ?? null) : pageFiles[node.id] ? encodePath(relativePath(summaryPath, pageFiles[node.id])) : null;
     return { title: node.title || node.slug, href, children: entry.children.map(entryOf) };
   };
   const parts: SummaryPart[] = [{ title: null, entries: [] }];

@@ -71,7 +71,12 @@ export function rewriteLinks(markdown: string, rewrite: LinkRewriter): string {
       const dest = destinationAt(markdown, open + 2);
       if (!dest || dest.end > end) return;
       const next = rewrite(unescape(dest.raw), node.type);
-      if (next !== null) edits.push({ start: dest.start, end: dest.end, text: markdown[dest.start - 1] === '<' ? next.replace(/[<>]/g, encodeURIComponent) : destination(next) });
+      if (next !== null)
+        edits.push({
+          start: dest.start,
+          end: dest.end,
+          text: markdown[dest.start - 1] === '<' ? next.replace(/[<>]/g, encodeURIComponent) : destination(next),
+        });
       return 'skip';
     }
     if (node.type === 'definition') {
@@ -80,7 +85,8 @@ export function rewriteLinks(markdown: string, rewrite: LinkRewriter): string {
       const dest = destinationAt(markdown, colon + 2);
       if (!dest || dest.end > end) return;
       const next = rewrite(unescape(dest.raw), 'link');
-      if (next !== null) edits.push({ start: dest.start, end: dest.end, text: markdown[dest.start - 1] === '<' ? next : destination(next) });
+      if (next !== null)
+        edits.push({ start: dest.start, end: dest.end, text: markdown[dest.start - 1] === '<' ? next : destination(next) });
       return;
     }
     if (node.type === 'html') {

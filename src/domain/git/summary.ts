@@ -70,7 +70,14 @@ const escapeTitle = (title: string) => title.replace(/([\\[\]])/g, '\\$1').repla
 export function encodePath(path: string): string {
   return path
     .split('/')
-    .map((segment) => encodeURIComponent(segment).replace(/%2C/g, ',').replace(/%40/g, '@').replace(/%2B/g, '+').replace(/%3D/g, '=').replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .map((segment) =>
+      encodeURIComponent(segment)
+        .replace(/%2C/g, ',')
+        .replace(/%40/g, '@')
+        .replace(/%2B/g, '+')
+        .replace(/%3D/g, '=')
+        .replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+    )
     .join('/');
 }
 

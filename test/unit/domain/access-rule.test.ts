@@ -41,16 +41,22 @@ describe('effectiveRole', () => {
 
   it('never lowers access when a grant or a level is added', () => {
     fc.assert(
-      fc.property(fc.option(role, { nil: null }), fc.array(level, { maxLength: 4 }), fc.array(role, { maxLength: 4 }), role, (org, levels, grants, extra) => {
-        const before = effectiveRole({ orgRole: org, defaultLevels: levels, grants });
-        const withGrant = effectiveRole({ orgRole: org, defaultLevels: levels, grants: [...grants, extra] });
-        const withLevel = effectiveRole({ orgRole: org, defaultLevels: [...levels, extra], grants });
-        if (before) {
-          expect(atLeast(withGrant, before)).toBe(true);
-          expect(atLeast(withLevel, before)).toBe(true);
-        }
-        expect(atLeast(withGrant, extra)).toBe(true);
-      }),
+      fc.property(
+        fc.option(role, { nil: null }),
+        fc.array(level, { maxLength: 4 }),
+        fc.array(role, { maxLength: 4 }),
+        role,
+        (org, levels, grants, extra) => {
+          const before = effectiveRole({ orgRole: org, defaultLevels: levels, grants });
+          const withGrant = effectiveRole({ orgRole: org, defaultLevels: levels, grants: [...grants, extra] });
+          const withLevel = effectiveRole({ orgRole: org, defaultLevels: [...levels, extra], grants });
+          if (before) {
+            expect(atLeast(withGrant, before)).toBe(true);
+            expect(atLeast(withLevel, before)).toBe(true);
+          }
+          expect(atLeast(withGrant, extra)).toBe(true);
+        },
+      ),
     );
   });
 
@@ -63,6 +69,7 @@ describe('effectiveRole', () => {
       [null, ['admin'], [], null],
       [null, ['admin'], ['read'], 'read'],
     ];
-    for (const [org, levels, grants, expected] of cases) expect(effectiveRole({ orgRole: org, defaultLevels: levels, grants })).toBe(expected);
+    for (const [org, levels, grants, expected] of cases)
+      expect(effectiveRole({ orgRole: org, defaultLevels: levels, grants })).toBe(expected);
   });
 });

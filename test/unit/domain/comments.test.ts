@@ -33,7 +33,14 @@ describe('aggregateReactions', () => {
       { emoji: '👍', userId: 'a', reactedAt: at(4) },
     ]);
     expect(groups).toEqual([
-      { emoji: '👍', count: 2, users: [{ userId: 'a', reactedAt: at(1) }, { userId: 'b', reactedAt: at(2) }] },
+      {
+        emoji: '👍',
+        count: 2,
+        users: [
+          { userId: 'a', reactedAt: at(1) },
+          { userId: 'b', reactedAt: at(2) },
+        ],
+      },
       { emoji: '🎉', count: 1, users: [{ userId: 'b', reactedAt: at(3) }] },
     ]);
     expect(aggregateReactions([])).toEqual([]);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import {
-  blockDomains, checkConfiguration, checkConfigurations, configurationJsonSchema, decodeImage, integrationAccess, needsConfiguration,
+  blockDomains,
+  checkConfiguration,
+  checkConfigurations,
+  configurationJsonSchema,
+  decodeImage,
+  integrationAccess,
+  needsConfiguration,
 } from '../../../src/domain/integrations.ts';
 import type { Role } from '../../../src/domain/roles.ts';
 
@@ -21,17 +27,35 @@ describe('integration visibility', () => {
   const roles = (entries: [string, Role | null][]) => new Map(entries);
   it('shows public integrations to all, unlisted by name, private to members of the owner', () => {
     const none = roles([]);
-    expect(integrationAccess({ visibility: 'public', ownerId: 'o' }, none)).toEqual({ view: true, list: true, admin: false, install: false });
+    expect(integrationAccess({ visibility: 'public', ownerId: 'o' }, none)).toEqual({
+      view: true,
+      list: true,
+      admin: false,
+      install: false,
+    });
     expect(integrationAccess({ visibility: 'unlisted', ownerId: 'o' }, none)).toMatchObject({ view: true, list: false });
     expect(integrationAccess({ visibility: 'private', ownerId: 'o' }, none)).toMatchObject({ view: false, list: false });
     const guest = roles([['o', null]]);
-    expect(integrationAccess({ visibility: 'private', ownerId: 'o' }, guest)).toEqual({ view: true, list: true, admin: false, install: false });
+    expect(integrationAccess({ visibility: 'private', ownerId: 'o' }, guest)).toEqual({
+      view: true,
+      list: true,
+      admin: false,
+      install: false,
+    });
     const ownerAdmin = roles([['o', 'admin']]);
-    expect(integrationAccess({ visibility: 'private', ownerId: 'o' }, ownerAdmin)).toEqual({ view: true, list: true, admin: true, install: true });
+    expect(integrationAccess({ visibility: 'private', ownerId: 'o' }, ownerAdmin)).toEqual({
+      view: true,
+      list: true,
+      admin: true,
+      install: true,
+    });
   });
 
   it('lets admins of any organization install what is not private', () => {
-    const elsewhere = roles([['x', 'admin'], ['o', 'read']]);
+    const elsewhere = roles([
+      ['x', 'admin'],
+      ['o', 'read'],
+    ]);
     expect(integrationAccess({ visibility: 'public', ownerId: 'o' }, elsewhere)).toMatchObject({ admin: false, install: true });
     expect(integrationAccess({ visibility: 'private', ownerId: 'o' }, elsewhere)).toMatchObject({ view: true, install: false });
   });
@@ -39,10 +63,18 @@ describe('integration visibility', () => {
 
 describe('block domains', () => {
   it('takes the host of each unfurl pattern and its parent domains', () => {
-    expect(blockDomains([{ urlUnfurl: ['https://www.YouTube.com/watch/**', 'youtu.be/*'] }, {}])).toEqual(['www.youtube.com', 'youtu.be', 'youtube.com']);
-    expect(blockDomains([{ urlUnfurl: ['*.figma.com/file/*', 'http://a.b.example.co.uk:8080/x'] }])).toEqual(
-      ['a.b.example.co.uk', 'b.example.co.uk', 'co.uk', 'example.co.uk', 'figma.com'],
-    );
+    expect(blockDomains([{ urlUnfurl: ['https://www.YouTube.com/watch/**', 'youtu.be/*'] }, {}])).toEqual([
+      'www.youtube.com',
+      'youtu.be',
+      'youtube.com',
+    ]);
+    expect(blockDomains([{ urlUnfurl: ['*.figma.com/file/*', 'http://a.b.example.co.uk:8080/x'] }])).toEqual([
+      'a.b.example.co.uk',
+      'b.example.co.uk',
+      'co.uk',
+      'example.co.uk',
+      'figma.com',
+    ]);
     expect(blockDomains([{ urlUnfurl: ['not a url', ''] }])).toEqual([]);
   });
 });
@@ -88,7 +120,12 @@ describe('configuration schemas', () => {
   it('builds a JSON schema from properties and required, leaving buttons out', () => {
     expect(configurationJsonSchema(account)).toEqual({
       type: 'object',
-      properties: { token: { type: 'string' }, region: { type: 'string', enum: ['eu', 'us'] }, retries: { type: 'number' }, debug: { type: 'boolean' } },
+      properties: {
+        token: { type: 'string' },
+        region: { type: 'string', enum: ['eu', 'us'] },
+        retries: { type: 'number' },
+        debug: { type: 'boolean' },
+      },
       required: ['token'],
       additionalProperties: false,
     });
@@ -103,7 +140,9 @@ describe('configuration schemas', () => {
     expect(checkConfiguration(account, {})).toBe('configuration.token is required');
     expect(checkConfiguration(account, { token: 1 })).toBe('configuration.token must be string');
     expect(checkConfiguration(account, { token: 't', region: 'mars' })).toBe('configuration.region must be one of: "eu", "us"');
-    expect(checkConfiguration(account, { token: 't', extra: 1 })).toBe("configuration.extra is not a property of this integration's account configuration");
+    expect(checkConfiguration(account, { token: 't', extra: 1 })).toBe(
+      "configuration.extra is not a property of this integration's account configuration",
+    );
     expect(checkConfiguration(undefined, { anything: true })).toBeNull();
   });
 
@@ -111,10 +150,18 @@ describe('configuration schemas', () => {
     expect(checkConfigurations({ account, space: { componentId: 'x' } })).toBeNull();
     expect(checkConfigurations({ account: {} })).toBe('configurations.account must have either properties or componentId');
     expect(checkConfigurations({ site: { properties: {}, componentId: 'x' } })).toMatch(/configurations\.site must have either/);
-    expect(checkConfigurations({ account: { properties: { n: { type: 'number', enum: ['1'] } } } })).toBe('configurations.account.properties.n.enum is only for string properties');
-    expect(checkConfigurations({ account: { properties: { n: { type: 'number', default: '1' } } } })).toBe('configurations.account.properties.n.default must be a number');
-    expect(checkConfigurations({ account: { properties: { s: { type: 'string', enum: ['a'], default: 'b' } } } })).toMatch(/default must be one of/);
+    expect(checkConfigurations({ account: { properties: { n: { type: 'number', enum: ['1'] } } } })).toBe(
+      'configurations.account.properties.n.enum is only for string properties',
+    );
+    expect(checkConfigurations({ account: { properties: { n: { type: 'number', default: '1' } } } })).toBe(
+      'configurations.account.properties.n.default must be a number',
+    );
+    expect(checkConfigurations({ account: { properties: { s: { type: 'string', enum: ['a'], default: 'b' } } } })).toMatch(
+      /default must be one of/,
+    );
     expect(checkConfigurations({ account: { properties: { b: { type: 'button' } } } })).toMatch(/needs callback_url and button_text/);
-    expect(checkConfigurations({ account: { properties: {}, required: ['x'] } })).toBe('configurations.account.required[0] "x" is not one of its properties');
+    expect(checkConfigurations({ account: { properties: {}, required: ['x'] } })).toBe(
+      'configurations.account.required[0] "x" is not one of its properties',
+    );
   });
 });

@@ -2,8 +2,18 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { stringify as toYaml } from 'yaml';
 import {
-  SpecProcessingError, bundleForValidation, canonicalJson, contentHash, documentKey, isRetryableFailure, parseDocument,
-  planRefFetches, processErrorCode, refTarget, refsIn, toJsonValue,
+  SpecProcessingError,
+  bundleForValidation,
+  canonicalJson,
+  contentHash,
+  documentKey,
+  isRetryableFailure,
+  parseDocument,
+  planRefFetches,
+  processErrorCode,
+  refTarget,
+  refsIn,
+  toJsonValue,
 } from '../../../src/domain/openapi.ts';
 
 describe('canonicalJson and contentHash', () => {
@@ -21,7 +31,12 @@ describe('canonicalJson and contentHash', () => {
   });
 
   it('gives the same hash for the same definition in JSON and YAML', () => {
-    const definition = { openapi: '3.0.3', info: { title: 'T', version: '1.0' }, paths: {}, components: { schemas: { A: { type: 'object' } } } };
+    const definition = {
+      openapi: '3.0.3',
+      info: { title: 'T', version: '1.0' },
+      paths: {},
+      components: { schemas: { A: { type: 'object' } } },
+    };
     const fromJson = toJsonValue(parseDocument(JSON.stringify(definition, null, 2), 'json').document);
     const fromYaml = toJsonValue(parseDocument(`# a comment\n${toYaml(definition)}`, 'yaml').document);
     expect(contentHash({ e: fromJson })).toBe(contentHash({ e: fromYaml }));
@@ -44,7 +59,10 @@ describe('canonicalJson and contentHash', () => {
 describe('parseDocument', () => {
   it('reads JSON and YAML and says which', () => {
     expect(parseDocument('{"swagger":"2.0"}', 'x')).toEqual({ document: { swagger: '2.0' }, format: 'json' });
-    expect(parseDocument('openapi: 3.1.0\ninfo:\n  title: T\n', 'x')).toEqual({ document: { openapi: '3.1.0', info: { title: 'T' } }, format: 'yaml' });
+    expect(parseDocument('openapi: 3.1.0\ninfo:\n  title: T\n', 'x')).toEqual({
+      document: { openapi: '3.1.0', info: { title: 'T' } },
+      format: 'yaml',
+    });
     expect(parseDocument('{openapi: 3.1.0}', 'x').format).toBe('yaml');
   });
 
@@ -84,7 +102,15 @@ describe('ref resolution planning', () => {
 
   it('finds every $ref string once', () => {
     expect(refsIn(doc).sort()).toEqual(
-      ['#/components/schemas/Other', '../shared/types.json', './paths/users.yaml#/get', 'https://schemas.example.com/common.json#/Error', 'openapi.yaml#/components/schemas/Local', 'paths/pets.yaml', 'paths/pets.yaml#/get'].sort(),
+      [
+        '#/components/schemas/Other',
+        '../shared/types.json',
+        './paths/users.yaml#/get',
+        'https://schemas.example.com/common.json#/Error',
+        'openapi.yaml#/components/schemas/Local',
+        'paths/pets.yaml',
+        'paths/pets.yaml#/get',
+      ].sort(),
     );
   });
 
@@ -98,9 +124,9 @@ describe('ref resolution planning', () => {
       ]),
     );
     expect(planRefFetches(doc, base, new Set([documentKey(base)]))).toHaveLength(4);
-    expect(planRefFetches(doc, base, new Set(['https://api.example.com/v2/paths/pets.yaml', 'https://schemas.example.com/common.json']))).toEqual(
-      expect.not.arrayContaining(['https://api.example.com/v2/paths/pets.yaml']),
-    );
+    expect(
+      planRefFetches(doc, base, new Set(['https://api.example.com/v2/paths/pets.yaml', 'https://schemas.example.com/common.json'])),
+    ).toEqual(expect.not.arrayContaining(['https://api.example.com/v2/paths/pets.yaml']));
   });
 
   it('keeps credentials for fetching but not in keys', () => {
@@ -123,8 +149,15 @@ describe('bundleForValidation', () => {
     const pets = 'https://h.example/api/paths/pets.yaml';
     const common = 'https://h.example/common.json';
     const filesystem = {
-      [entry]: { openapi: '3.1.0', paths: { '/pets': { $ref: 'paths/pets.yaml' } }, components: { schemas: { E: { $ref: '../common.json#/Error' } } } },
-      [pets]: { get: { responses: { 200: { $ref: '#/components/ok' } }, x: { $ref: '../openapi.yaml#/components/schemas/E' } }, components: { ok: { description: 'ok' } } },
+      [entry]: {
+        openapi: '3.1.0',
+        paths: { '/pets': { $ref: 'paths/pets.yaml' } },
+        components: { schemas: { E: { $ref: '../common.json#/Error' } } },
+      },
+      [pets]: {
+        get: { responses: { 200: { $ref: '#/components/ok' } }, x: { $ref: '../openapi.yaml#/components/schemas/E' } },
+        components: { ok: { description: 'ok' } },
+      },
       [common]: { Error: { type: 'object' } },
     };
     const before = JSON.stringify(filesystem);
@@ -137,15 +170,19 @@ describe('bundleForValidation', () => {
   });
 
   it('refuses a reference to a document that is not in the filesystem', () => {
-    expect(() => bundleForValidation({ 'https://h.example/a.json': { $ref: 'b.json' } }, 'https://h.example/a.json')).toThrow(/not fetched/);
+    expect(() => bundleForValidation({ 'https://h.example/a.json': { $ref: 'b.json' } }, 'https://h.example/a.json')).toThrow(
+      /not fetched/,
+    );
   });
 });
 
 describe('error codes', () => {
   it('maps precise reasons onto GitBook codes', () => {
     expect(processErrorCode('FETCH_TIMEOUT')).toBe('FETCH_TIMEOUT');
-    for (const detail of ['ADDRESS_NOT_ALLOWED', 'HTTP_ERROR', 'TOO_LARGE', 'NETWORK_ERROR', 'DNS_FAILURE']) expect(processErrorCode(detail)).toBe('FETCH_ERROR');
-    for (const detail of ['SYNTAX_ERROR', 'INVALID_SPEC', 'UNRESOLVABLE_REF', 'TOO_MANY_FILES']) expect(processErrorCode(detail)).toBe('PARSE_ERROR');
+    for (const detail of ['ADDRESS_NOT_ALLOWED', 'HTTP_ERROR', 'TOO_LARGE', 'NETWORK_ERROR', 'DNS_FAILURE'])
+      expect(processErrorCode(detail)).toBe('FETCH_ERROR');
+    for (const detail of ['SYNTAX_ERROR', 'INVALID_SPEC', 'UNRESOLVABLE_REF', 'TOO_MANY_FILES'])
+      expect(processErrorCode(detail)).toBe('PARSE_ERROR');
     expect(processErrorCode('SOMETHING_NEW')).toBe('FETCH_ERROR');
   });
 

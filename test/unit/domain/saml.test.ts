@@ -1,8 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import {
-  assertionFacts, assertionProblem, CLOCK_SKEW_MS, describeSamlFailure, hasSignatureElement, identityFromProfile, isEmail, missingSettings,
-  normalizeCertificate, providerStatus,
+  assertionFacts,
+  assertionProblem,
+  CLOCK_SKEW_MS,
+  describeSamlFailure,
+  hasSignatureElement,
+  identityFromProfile,
+  isEmail,
+  missingSettings,
+  normalizeCertificate,
+  providerStatus,
 } from '../../../src/domain/saml.ts';
 
 const cert = readFileSync(new URL('../../fixtures/saml/idp-cert.pem', import.meta.url), 'utf8');
@@ -25,7 +33,15 @@ describe('normalizeCertificate', () => {
   });
 
   it('refuses what is not one X.509 certificate, naming the field', () => {
-    for (const input of ['', 'hello world!', key, `${cert}\n${cert}`, `${cert}trailing`, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----', 'QUJD']) {
+    for (const input of [
+      '',
+      'hello world!',
+      key,
+      `${cert}\n${cert}`,
+      `${cert}trailing`,
+      '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----',
+      'QUJD',
+    ]) {
       const out = normalizeCertificate(input);
       expect('error' in out && out.error).toMatch(/^certificate /);
     }
@@ -43,8 +59,15 @@ describe('provider readiness', () => {
 describe('identityFromProfile', () => {
   it('prefers an email attribute (any usual name, any case, first of several values)', () => {
     expect(identityFromProfile({ nameID: 'opaque', attributes: { Email: 'a@example.com' } })?.email).toBe('a@example.com');
-    expect(identityFromProfile({ nameID: 'x@example.com', attributes: { 'urn:oid:0.9.2342.19200300.100.1.3': ['b@example.com', 'c@example.com'] } })?.email).toBe('b@example.com');
-    expect(identityFromProfile({ attributes: { 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress': 'd@example.com' } })?.email).toBe('d@example.com');
+    expect(
+      identityFromProfile({
+        nameID: 'x@example.com',
+        attributes: { 'urn:oid:0.9.2342.19200300.100.1.3': ['b@example.com', 'c@example.com'] },
+      })?.email,
+    ).toBe('b@example.com');
+    expect(
+      identityFromProfile({ attributes: { 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress': 'd@example.com' } })?.email,
+    ).toBe('d@example.com');
   });
 
   it('falls back on a NameID that is an email address, and otherwise finds nobody', () => {
@@ -55,14 +78,19 @@ describe('identityFromProfile', () => {
   });
 
   it('builds a display name from the usual attributes', () => {
-    expect(identityFromProfile({ nameID: 'g@example.com', attributes: { displayName: 'Grace Hopper', givenName: 'G' } })?.displayName).toBe('Grace Hopper');
-    expect(identityFromProfile({ nameID: 'g@example.com', attributes: { givenName: 'Grace', surname: 'Hopper' } })?.displayName).toBe('Grace Hopper');
+    expect(identityFromProfile({ nameID: 'g@example.com', attributes: { displayName: 'Grace Hopper', givenName: 'G' } })?.displayName).toBe(
+      'Grace Hopper',
+    );
+    expect(identityFromProfile({ nameID: 'g@example.com', attributes: { givenName: 'Grace', surname: 'Hopper' } })?.displayName).toBe(
+      'Grace Hopper',
+    );
     expect(identityFromProfile({ nameID: 'g@example.com', attributes: { givenName: 'Grace' } })?.displayName).toBe('Grace');
   });
 
   it('recognises email addresses', () => {
     expect(isEmail('a.b+c@sub.example.co')).toBe(true);
-    for (const bad of ['a@b', '@example.com', 'a b@example.com', 'a@@example.com', `${'x'.repeat(320)}@example.com`]) expect(isEmail(bad)).toBe(false);
+    for (const bad of ['a@b', '@example.com', 'a b@example.com', 'a@@example.com', `${'x'.repeat(320)}@example.com`])
+      expect(isEmail(bad)).toBe(false);
   });
 });
 
@@ -83,7 +111,12 @@ describe('assertion facts and checks', () => {
       notOnOrAfter: new Date('2030-01-01T00:05:00Z'),
       notBefore: new Date('2030-01-01T00:00:00Z'),
     });
-    expect(assertionFacts({ Assertion: { Issuer: ['plain'] } })).toEqual({ id: null, issuer: 'plain', notOnOrAfter: null, notBefore: null });
+    expect(assertionFacts({ Assertion: { Issuer: ['plain'] } })).toEqual({
+      id: null,
+      issuer: 'plain',
+      notOnOrAfter: null,
+      notBefore: null,
+    });
   });
 
   it('checks ID, issuer and the validity window with the clock skew', () => {
@@ -125,7 +158,9 @@ describe('describeSamlFailure', () => {
   });
 
   it('tells a signed document from an unsigned one', () => {
-    expect(hasSignatureElement('<samlp:Response><ds:Signature xmlns:ds="http://www.w3.org/2000/09/xmldsig#"></ds:Signature></samlp:Response>')).toBe(true);
+    expect(
+      hasSignatureElement('<samlp:Response><ds:Signature xmlns:ds="http://www.w3.org/2000/09/xmldsig#"></ds:Signature></samlp:Response>'),
+    ).toBe(true);
     expect(hasSignatureElement('<Response><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"/></Response>')).toBe(true);
     expect(hasSignatureElement('<samlp:Response><saml:Assertion/></samlp:Response>')).toBe(false);
     expect(hasSignatureElement('<Response><SignatureMethod/></Response>')).toBe(false);

@@ -3,9 +3,11 @@ import { normalizeFolder, readFolder, type FolderFile } from '../../../../src/do
 import { buildTree, type PageMap, type TreeEntry } from '../../../../src/domain/content/tree.ts';
 import { LayoutError } from '../../../../src/domain/git/summary.ts';
 
-const files = (entries: Record<string, string>): FolderFile[] => Object.entries(entries).map(([path, text]) => ({ path, bytes: new TextEncoder().encode(text) }));
+const files = (entries: Record<string, string>): FolderFile[] =>
+  Object.entries(entries).map(([path, text]) => ({ path, bytes: new TextEncoder().encode(text) }));
 const shape = (map: PageMap) => {
-  const walk = (entries: TreeEntry[]): unknown[] => entries.map((e) => (e.children.length ? [e.node.title, walk(e.children)] : e.node.title));
+  const walk = (entries: TreeEntry[]): unknown[] =>
+    entries.map((e) => (e.children.length ? [e.node.title, walk(e.children)] : e.node.title));
   return walk(buildTree(map));
 };
 const byTitle = (map: PageMap, title: string) => Object.values(map).find((p) => p.title === title)!;
@@ -13,7 +15,15 @@ const byTitle = (map: PageMap, title: string) => Object.values(map).find((p) => 
 describe('normalizeFolder', () => {
   it('drops junk and dot files (but .gitbook), `..` paths and one wrapping folder', () => {
     const out = normalizeFolder(
-      files({ 'repo-main/README.md': '', 'repo-main/.gitbook/assets/a.png': '', 'repo-main/.gitbook.yaml': '', 'repo-main/.DS_Store': '', '__MACOSX/x': '', 'repo-main/.hidden': '', 'repo-main/../evil.md': '' }),
+      files({
+        'repo-main/README.md': '',
+        'repo-main/.gitbook/assets/a.png': '',
+        'repo-main/.gitbook.yaml': '',
+        'repo-main/.DS_Store': '',
+        '__MACOSX/x': '',
+        'repo-main/.hidden': '',
+        'repo-main/../evil.md': '',
+      }),
     );
     expect(out.map((f) => f.path).sort()).toEqual(['.gitbook.yaml', '.gitbook/assets/a.png', 'README.md']);
   });
@@ -42,7 +52,13 @@ describe('readFolder', () => {
 
   it('reads a GitHub wiki: Home first, [[links]], sidebar and footer left out', () => {
     const { layout } = readFolder(
-      files({ 'Home.md': 'Start: [[Install Guide]].\n', 'Install-Guide.md': 'Back [[Home]].\n', 'Zeta.md': 'z\n', '_Sidebar.md': '[[Home]]\n', '_Footer.md': 'f\n' }),
+      files({
+        'Home.md': 'Start: [[Install Guide]].\n',
+        'Install-Guide.md': 'Back [[Home]].\n',
+        'Zeta.md': 'z\n',
+        '_Sidebar.md': '[[Home]]\n',
+        '_Footer.md': 'f\n',
+      }),
       { wiki: true },
     );
     expect(shape(layout.pages)).toEqual(['Home', 'Install Guide', 'Zeta']);

@@ -8,7 +8,9 @@ describe('htmlToMarkdown', () => {
         '<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table><pre><code class="language-js">let x = 1;</code></pre>',
     );
     expect(out.title).toBe('Title');
-    expect(out.body).toBe('## Part\n\nSome **bold**, _italic_ and `code`.\n\n- one\n- two\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\n```js\nlet x = 1;\n```\n');
+    expect(out.body).toBe(
+      '## Part\n\nSome **bold**, _italic_ and `code`.\n\n- one\n- two\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\n```js\nlet x = 1;\n```\n',
+    );
     expect(out.markdown).toBe(`# Title\n\n${out.body}`);
   });
 
@@ -38,7 +40,9 @@ describe('htmlToMarkdown', () => {
   });
 
   it('lets the caller rewrite targets', () => {
-    const out = htmlToMarkdown('<p><img src="media/1.png" alt="one"><a href="x">x</a></p>', { rewrite: (url, kind) => (kind === 'image' ? `files/${url}` : null) });
+    const out = htmlToMarkdown('<p><img src="media/1.png" alt="one"><a href="x">x</a></p>', {
+      rewrite: (url, kind) => (kind === 'image' ? `files/${url}` : null),
+    });
     expect(out.body).toBe('![one](files/media/1.png)[x](x)\n');
   });
 

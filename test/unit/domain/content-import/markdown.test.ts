@@ -24,7 +24,8 @@ describe('convertWikiLinks', () => {
 
 describe('absolutizeMarkdownUrls', () => {
   it('resolves relative links and images against the document URL, keeping absolute ones and anchors', () => {
-    const input = '[a](b.md) ![i](../img/x.png) [abs](https://x.example/y) [top](#top) [m](mailto:a@b.c)\n\n[ref]: ./ref.md\n\n    [code](c.md)\n';
+    const input =
+      '[a](b.md) ![i](../img/x.png) [abs](https://x.example/y) [top](#top) [m](mailto:a@b.c)\n\n[ref]: ./ref.md\n\n    [code](c.md)\n';
     expect(absolutizeMarkdownUrls(input, 'https://h.example/docs/intro.md')).toBe(
       '[a](https://h.example/docs/b.md) ![i](https://h.example/img/x.png) [abs](https://x.example/y) [top](#top) [m](mailto:a@b.c)\n\n[ref]: https://h.example/docs/ref.md\n\n    [code](c.md)\n',
     );

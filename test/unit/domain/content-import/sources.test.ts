@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { IMPORT_SOURCES, isSupportedSource, sealContext, unsupportedReason, wikiRepositoryUrl } from '../../../../src/domain/content-import/sources.ts';
+import {
+  IMPORT_SOURCES,
+  isSupportedSource,
+  sealContext,
+  unsupportedReason,
+  wikiRepositoryUrl,
+} from '../../../../src/domain/content-import/sources.ts';
 
 describe('import sources', () => {
   it("lists GitBook's sources; six are read here", () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { mergeImported, placement, planPages, titleFromFileName, toPageMap, type ImportedPage } from '../../../../src/domain/content-import/tree.ts';
+import {
+  mergeImported,
+  placement,
+  planPages,
+  titleFromFileName,
+  toPageMap,
+  type ImportedPage,
+} from '../../../../src/domain/content-import/tree.ts';
 import { buildTree, validateTree, type PageMap, type PageNode } from '../../../../src/domain/content/tree.ts';
 
 const page = (title: string, children: ImportedPage[] = []): ImportedPage => ({ title, markdown: `${title} text\n`, children });
@@ -7,7 +14,16 @@ const ids = () => {
   let n = 0;
   return () => `id${++n}`;
 };
-const node = (id: string, over: Partial<PageNode> = {}): PageNode => ({ id, parentId: null, position: 'a0', type: 'document', title: id, slug: id, markdown: '', ...over });
+const node = (id: string, over: Partial<PageNode> = {}): PageNode => ({
+  id,
+  parentId: null,
+  position: 'a0',
+  type: 'document',
+  title: id,
+  slug: id,
+  markdown: '',
+  ...over,
+});
 
 describe('planPages / toPageMap', () => {
   it('gives ids, ordered positions, sibling-unique slugs and paths, depth first', () => {

@@ -67,13 +67,45 @@ describe('markdownToDocument', () => {
   it('maps headings, lists, tasks, code, quotes, dividers, links and images', () => {
     const doc = markdownToDocument(
       [
-        '# One', '#### Four', '- a', '- b', '', '3. c', '', '- [x] done', '- [ ] todo', '', '```ts', 'let x;', 'x = 1;', '```',
-        '> quoted', '> ```', '> raw', '> ```', '', '***', '', 'See [site](https://example.com) ![pic](https://example.com/p.png)',
-        '', '[ref]: https://ref.example', '', 'A [reference][ref].',
+        '# One',
+        '#### Four',
+        '- a',
+        '- b',
+        '',
+        '3. c',
+        '',
+        '- [x] done',
+        '- [ ] todo',
+        '',
+        '```ts',
+        'let x;',
+        'x = 1;',
+        '```',
+        '> quoted',
+        '> ```',
+        '> raw',
+        '> ```',
+        '',
+        '***',
+        '',
+        'See [site](https://example.com) ![pic](https://example.com/p.png)',
+        '',
+        '[ref]: https://ref.example',
+        '',
+        'A [reference][ref].',
       ].join('\n'),
     );
     expect(doc.nodes.map((n) => n.type)).toEqual([
-      'heading-1', 'heading-3', 'list-unordered', 'list-ordered', 'list-tasks', 'code', 'blockquote', 'divider', 'paragraph', 'paragraph',
+      'heading-1',
+      'heading-3',
+      'list-unordered',
+      'list-ordered',
+      'list-tasks',
+      'code',
+      'blockquote',
+      'divider',
+      'paragraph',
+      'paragraph',
     ]);
     expect(doc.nodes[3].data).toEqual({ start: 3 });
     expect(doc.nodes[4].nodes!.map((n) => (n as { data: object }).data)).toEqual([{ checked: true }, { checked: false }]);
@@ -82,7 +114,12 @@ describe('markdownToDocument', () => {
     expect((doc.nodes[6].nodes![1] as { type: string }).type).toBe('paragraph');
     const [, link, , image] = doc.nodes[8].nodes as { object: string; type?: string; data?: object }[];
     expect(link).toMatchObject({ object: 'inline', type: 'link', data: { ref: { kind: 'url', url: 'https://example.com' } } });
-    expect(image).toMatchObject({ object: 'inline', type: 'inline-image', isVoid: true, data: { ref: { kind: 'url', url: 'https://example.com/p.png' }, alt: 'pic' } });
+    expect(image).toMatchObject({
+      object: 'inline',
+      type: 'inline-image',
+      isVoid: true,
+      data: { ref: { kind: 'url', url: 'https://example.com/p.png' }, alt: 'pic' },
+    });
     expect(doc.nodes[9].nodes![1]).toMatchObject({ type: 'link', data: { ref: { url: 'https://ref.example' } } });
   });
 
@@ -130,7 +167,11 @@ describe('documentToMarkdown', () => {
     const doc = {
       object: 'document',
       nodes: [
-        { object: 'block', type: 'expandable', nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ text: 'inside' }] }] }] },
+        {
+          object: 'block',
+          type: 'expandable',
+          nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ text: 'inside' }] }] }],
+        },
         { object: 'block', type: 'paragraph', nodes: [{ object: 'inline', type: 'emoji', data: { code: '1f600' } }] },
         { object: 'block', type: 'paragraph', nodes: 'nonsense' },
         null,
@@ -152,7 +193,11 @@ describe('documentToMarkdown', () => {
     });
     fc.assert(
       fc.property(fc.array(leafArb, { minLength: 1, maxLength: 6 }), (leaves) => {
-        const doc = { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves }], isVoid: false }] };
+        const doc = {
+          object: 'document',
+          data: {},
+          nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves }], isVoid: false }],
+        };
         const written = documentToMarkdown(doc);
         expect({ written, doc: normalize(markdownToDocument(written)) }).toEqual({ written, doc: normalize(doc) });
       }),

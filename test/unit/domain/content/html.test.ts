@@ -2,14 +2,23 @@ import { describe, expect, it } from '@jest/globals';
 import type { Element, Root } from 'hast';
 import rehypeStringify from 'rehype-stringify';
 import { unified } from 'unified';
-import { imageSources, markdownToHtml, markdownToSafeTree, printDocumentHtml, sanitizeTree, selectPrintPages } from '../../../../src/domain/content/html.ts';
+import {
+  imageSources,
+  markdownToHtml,
+  markdownToSafeTree,
+  printDocumentHtml,
+  sanitizeTree,
+  selectPrintPages,
+} from '../../../../src/domain/content/html.ts';
 import type { PageMap, PageNode } from '../../../../src/domain/content/tree.ts';
 
 const md = (...lines: string[]) => lines.join('\n');
 
 describe('markdownToHtml: sanitization', () => {
   it('removes script elements, whatever their form', () => {
-    const html = markdownToHtml(md('<script>alert(1)</script>', '', 'Text <script src="https://evil.example/x.js"></script> after', '', '<SCRIPT>alert(2)</SCRIPT>'));
+    const html = markdownToHtml(
+      md('<script>alert(1)</script>', '', 'Text <script src="https://evil.example/x.js"></script> after', '', '<SCRIPT>alert(2)</SCRIPT>'),
+    );
     expect(html).not.toMatch(/<script/i);
     expect(html).not.toContain('evil.example');
     expect(html).toContain('after');
@@ -57,7 +66,12 @@ describe('markdownToHtml: sanitization', () => {
   const toHtml = (tree: Root) => unified().use(rehypeStringify).stringify(tree);
 
   it('cleans an HTML tree: scripts, handlers, styles and unsafe URLs go, the rest stays', () => {
-    const el = (tagName: string, properties: Element['properties'], children: Element['children'] = []): Element => ({ type: 'element', tagName, properties, children });
+    const el = (tagName: string, properties: Element['properties'], children: Element['children'] = []): Element => ({
+      type: 'element',
+      tagName,
+      properties,
+      children,
+    });
     const tree: Root = {
       type: 'root',
       children: [
@@ -72,7 +86,9 @@ describe('markdownToHtml: sanitization', () => {
         el('h2', { id: 'part' }, [{ type: 'text', value: 'Part' }]),
       ],
     };
-    expect(toHtml(sanitizeTree(tree))).toBe('<p><a>js</a><a href="https://ok.example/">ok</a><img src="https://img.example/a.png" alt="a"></p>body{}<h2 id="user-content-part">Part</h2>');
+    expect(toHtml(sanitizeTree(tree))).toBe(
+      '<p><a>js</a><a href="https://ok.example/">ok</a><img src="https://img.example/a.png" alt="a"></p>body{}<h2 id="user-content-part">Part</h2>',
+    );
     expect(toHtml(tree)).toContain('onclick');
   });
 
@@ -84,7 +100,22 @@ describe('markdownToHtml: sanitization', () => {
 describe('markdownToHtml: structure kept', () => {
   it('keeps headings, emphasis, links and lists', () => {
     const html = markdownToHtml(
-      md('# Guide', '', '## Install', '', 'Some *emphasis*, **strong**, ~~gone~~ and [a link](https://docs.example/x "Title").', '', '- one', '- two', '  1. nested', '', 'Tasks:', '', '* [x] done', '* [ ] todo'),
+      md(
+        '# Guide',
+        '',
+        '## Install',
+        '',
+        'Some *emphasis*, **strong**, ~~gone~~ and [a link](https://docs.example/x "Title").',
+        '',
+        '- one',
+        '- two',
+        '  1. nested',
+        '',
+        'Tasks:',
+        '',
+        '* [x] done',
+        '* [ ] todo',
+      ),
     );
     expect(html).toContain('<h1>Guide</h1>');
     expect(html).toContain('<h2>Install</h2>');
@@ -123,7 +154,9 @@ describe('markdownToHtml: structure kept', () => {
 });
 
 describe('images', () => {
-  const markdown = md('![Logo](.gitbook/assets/logo.png) ![Remote](https://img.example/a.png) ![Local](missing.png) ![](https://img.example/b.png)');
+  const markdown = md(
+    '![Logo](.gitbook/assets/logo.png) ![Remote](https://img.example/a.png) ![Local](missing.png) ![](https://img.example/b.png)',
+  );
 
   it('lists the sources as they appear after sanitization', () => {
     expect(imageSources(markdownToSafeTree(markdown + ' ![x](javascript:alert(1)) ![dup](.gitbook/assets/logo.png)'))).toEqual([
@@ -135,7 +168,9 @@ describe('images', () => {
   });
 
   it('inlines what the resolver gives and turns other images into links or text', () => {
-    const html = markdownToHtml(markdown, { image: (src) => (src === '.gitbook/assets/logo.png' ? 'data:image/png;base64,iVBORw0KGgo=' : null) });
+    const html = markdownToHtml(markdown, {
+      image: (src) => (src === '.gitbook/assets/logo.png' ? 'data:image/png;base64,iVBORw0KGgo=' : null),
+    });
     expect(html).toContain('<img src="data:image/png;base64,iVBORw0KGgo=" alt="Logo">');
     expect(html).toContain('<a href="https://img.example/a.png" class="missing-image">[image: Remote]</a>');
     expect(html).toContain('<span class="missing-image">[image: Local]</span>');
@@ -199,7 +234,14 @@ describe('printDocumentHtml', () => {
       title: 'Release <notes> & more',
       subtitle: 'Docs · Change request #3: "Release"',
       pages: [
-        { depth: 0, page: page('a', null, 'a', { title: '<img src=x onerror=alert(1)>', description: 'About <this>', markdown: '# Hello\n\n<script>x()</script>' }) },
+        {
+          depth: 0,
+          page: page('a', null, 'a', {
+            title: '<img src=x onerror=alert(1)>',
+            description: 'About <this>',
+            markdown: '# Hello\n\n<script>x()</script>',
+          }),
+        },
         { depth: 1, page: page('g', null, 'b', { type: 'group', title: 'Group', markdown: 'ignored' }) },
         { depth: 0, page: page('l', null, 'c', { type: 'link', title: 'Out', href: 'https://example.com/x', markdown: '' }) },
         { depth: 0, page: page('j', null, 'd', { type: 'link', title: 'Bad', href: 'javascript:alert(1)', markdown: '' }) },
@@ -222,7 +264,13 @@ describe('printDocumentHtml', () => {
 
   it('keeps the anchors of each page apart', () => {
     const note = { markdown: 'Text[^1].\n\n[^1]: Note.' };
-    const html = printDocumentHtml({ title: 't', pages: [{ depth: 0, page: page('a', null, 'a', note) }, { depth: 0, page: page('b', null, 'b', note) }] });
+    const html = printDocumentHtml({
+      title: 't',
+      pages: [
+        { depth: 0, page: page('a', null, 'a', note) },
+        { depth: 0, page: page('b', null, 'b', note) },
+      ],
+    });
     const ids = [...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]);
     expect(new Set(ids).size).toBe(ids.length);
     for (const [, target] of html.matchAll(/href="#([^"]+)"/g)) expect(ids).toContain(target);

@@ -3,7 +3,13 @@ import { groupLinks, linkIndex, pageLinks, resolveLink } from '../../../../src/d
 import type { PageMap, PageNode } from '../../../../src/domain/content/tree.ts';
 
 const page = (id: string, parentId: string | null, position: string, slug: string, markdown = ''): PageNode => ({
-  id, parentId, position, type: 'document', title: slug, slug, markdown,
+  id,
+  parentId,
+  position,
+  type: 'document',
+  title: slug,
+  slug,
+  markdown,
 });
 
 // welcome, guides (→ install, upgrade), api
@@ -33,7 +39,12 @@ describe('linkIndex', () => {
   });
 
   it('never lets an alias shadow a real page path', () => {
-    const withPages = linkIndex({ publicUrl: 'http://docs.test', spaceId: 's1', pages: { ...pages, p6: page('p6', null, 'a3', 'pages') }, files: [] });
+    const withPages = linkIndex({
+      publicUrl: 'http://docs.test',
+      spaceId: 's1',
+      pages: { ...pages, p6: page('p6', null, 'a3', 'pages') },
+      files: [],
+    });
     expect(withPages.pageByPath.get('pages')).toBe('p6');
   });
 });
@@ -70,8 +81,14 @@ describe('resolveLink', () => {
   it('keeps absolute URLs as URLs, except app URLs of pages', () => {
     expect(at('p1', 'https://example.com/x')).toEqual({ status: 'ok', target: { kind: 'url', url: 'https://example.com/x' } });
     expect(at('p1', 'mailto:a@b.example')).toEqual({ status: 'ok', target: { kind: 'url', url: 'mailto:a@b.example' } });
-    expect(at('p1', 'http://docs.test/somewhere')).toEqual({ status: 'in-app', target: { kind: 'url', url: 'http://docs.test/somewhere' } });
-    expect(at('p1', 'http://docs.test/app/spaces/s2/pages/q9')).toEqual({ status: 'in-app', target: { kind: 'page', page: 'q9', space: 's2' } });
+    expect(at('p1', 'http://docs.test/somewhere')).toEqual({
+      status: 'in-app',
+      target: { kind: 'url', url: 'http://docs.test/somewhere' },
+    });
+    expect(at('p1', 'http://docs.test/app/spaces/s2/pages/q9')).toEqual({
+      status: 'in-app',
+      target: { kind: 'page', page: 'q9', space: 's2' },
+    });
   });
 
   it('points anchors and queries at the page itself', () => {
@@ -83,7 +100,10 @@ describe('resolveLink', () => {
 describe('groupLinks', () => {
   it('groups by status and target in order of first appearance, listing each page once', () => {
     const grouped = groupLinks([
-      { pageId: 'p1', links: pageLinks(index, 'p1', '[a](guides/install.md) [b](https://x.example) [c](guides/install.md#x) [d](nope.md)') },
+      {
+        pageId: 'p1',
+        links: pageLinks(index, 'p1', '[a](guides/install.md) [b](https://x.example) [c](guides/install.md#x) [d](nope.md)'),
+      },
       { pageId: 'p3', links: pageLinks(index, 'p3', '[d](nope.md) [a](./install.md) [e](https://x.example)') },
     ]);
     expect(grouped).toEqual([

@@ -14,7 +14,9 @@ const md = (...lines: string[]) => lines.join('\n');
 
 describe('extractLinks', () => {
   it('finds inline links and images with their text and line', () => {
-    const links = extractLinks(md('# Guide', '', 'See [the *install* page](install.md "Install") now.', '', '![Logo](.gitbook/assets/logo.png)'));
+    const links = extractLinks(
+      md('# Guide', '', 'See [the *install* page](install.md "Install") now.', '', '![Logo](.gitbook/assets/logo.png)'),
+    );
     expect(links).toEqual([
       { url: 'install.md', kind: 'link', text: 'the install page', line: 3 },
       { url: '.gitbook/assets/logo.png', kind: 'image', text: 'Logo', line: 5 },
@@ -199,7 +201,14 @@ describe('classifyLink', () => {
   });
 
   it('accepts other absolute URLs without checking them', () => {
-    for (const url of ['https://github.com/x', 'http://example.org', 'mailto:a@b.example', 'tel:+33123456789', 'ftp://f.example', '//cdn.example/x.js']) {
+    for (const url of [
+      'https://github.com/x',
+      'http://example.org',
+      'mailto:a@b.example',
+      'tel:+33123456789',
+      'ftp://f.example',
+      '//cdn.example/x.js',
+    ]) {
       expect(classifyLink(url, ctx())).toBe('ok');
     }
   });
@@ -212,7 +221,20 @@ describe('classifyLink', () => {
   });
 
   it('matches relative page links in either git layout, with or without extension or anchor', () => {
-    for (const url of ['../c.md', 'c.md', 'c', 'c/', 'c/README.md', '../c', 'c.md#anchor', '../c.md#anchor', './c.md', 'd.md', 'd/README.md', 'd']) {
+    for (const url of [
+      '../c.md',
+      'c.md',
+      'c',
+      'c/',
+      'c/README.md',
+      '../c',
+      'c.md#anchor',
+      '../c.md#anchor',
+      './c.md',
+      'd.md',
+      'd/README.md',
+      'd',
+    ]) {
       expect([url, classifyLink(url, ctx())]).toEqual([url, 'ok']);
     }
   });
@@ -280,7 +302,22 @@ describe('classifyLink', () => {
 describe('splitSections', () => {
   it('splits at headings of any depth, with the intro first', () => {
     const sections = splitSections(
-      md('Welcome to the **docs**.', '', '# Install', '', 'Run `npm i`.', '', '## On Linux', '', 'Use apt.', '', '### Notes', '', '# Usage', 'Call it.'),
+      md(
+        'Welcome to the **docs**.',
+        '',
+        '# Install',
+        '',
+        'Run `npm i`.',
+        '',
+        '## On Linux',
+        '',
+        'Use apt.',
+        '',
+        '### Notes',
+        '',
+        '# Usage',
+        'Call it.',
+      ),
     );
     expect(sections).toEqual([
       { id: '', title: '', depth: 0, body: 'Welcome to the docs.' },

@@ -2,17 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { mergePageMaps, mergeText, type MergeConflict } from '../../../../src/domain/content/merge.ts';
 import { validateTree, type PageMap } from '../../../../src/domain/content/tree.ts';
-import {
-  applyOps,
-  arbFieldOps,
-  arbOps,
-  arbTextAndMoveOps,
-  arbTree,
-  edit,
-  page,
-  pages,
-  without,
-} from './arbitraries.ts';
+import { applyOps, arbFieldOps, arbOps, arbTextAndMoveOps, arbTree, edit, page, pages, without } from './arbitraries.ts';
 
 const base = pages(
   page('intro', null, 'a0', { slug: 'intro', markdown: 'Welcome\n\nRead on.\n' }),
@@ -27,11 +17,7 @@ function kinds(conflicts: MergeConflict[]): string[] {
 
 describe('mergeText', () => {
   it('merges edits to different lines', () => {
-    const merged = mergeText(
-      'one\ntwo\nthree\nfour\nfive\n',
-      'ONE\ntwo\nthree\nfour\nfive\n',
-      'one\ntwo\nthree\nfour\nFIVE\n',
-    );
+    const merged = mergeText('one\ntwo\nthree\nfour\nfive\n', 'ONE\ntwo\nthree\nfour\nfive\n', 'one\ntwo\nthree\nfour\nFIVE\n');
     expect(merged).toEqual({ text: 'ONE\ntwo\nthree\nfour\nFIVE\n', clean: true, hunks: [] });
   });
 
@@ -84,11 +70,7 @@ describe('mergeText', () => {
     fc.assert(
       fc.property(lines, lines, lines, lines, (before, after, ourBefore, theirAfter) => {
         const text = (...parts: string[][]) => parts.flat().join('\n');
-        const merged = mergeText(
-          text(before, ['SEP'], after),
-          text(ourBefore, ['SEP'], after),
-          text(before, ['SEP'], theirAfter),
-        );
+        const merged = mergeText(text(before, ['SEP'], after), text(ourBefore, ['SEP'], after), text(before, ['SEP'], theirAfter));
         expect(merged).toEqual({ text: text(ourBefore, ['SEP'], theirAfter), clean: true, hunks: [] });
       }),
     );
@@ -337,26 +319,20 @@ describe('mergePageMaps properties', () => {
 
   it('merges edits confined to different parts of the tree without conflict, keeping both', () => {
     fc.assert(
-      fc.property(
-        arbTree(12),
-        fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
-        arbOps,
-        arbOps,
-        (tree, split, opsA, opsB) => {
-          // Each top-level page, with everything under it, belongs to one side.
-          const topOf = (id: string): string => (tree[id].parentId === null ? id : topOf(tree[id].parentId!));
-          const regionA = new Set<string>();
-          const regionB = new Set<string>();
-          for (const id of Object.keys(tree)) (split[Number(topOf(id).slice(1)) % 12] ? regionA : regionB).add(id);
+      fc.property(arbTree(12), fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }), arbOps, arbOps, (tree, split, opsA, opsB) => {
+        // Each top-level page, with everything under it, belongs to one side.
+        const topOf = (id: string): string => (tree[id].parentId === null ? id : topOf(tree[id].parentId!));
+        const regionA = new Set<string>();
+        const regionB = new Set<string>();
+        for (const id of Object.keys(tree)) (split[Number(topOf(id).slice(1)) % 12] ? regionA : regionB).add(id);
 
-          const a = applyOps(tree, opsA, { side: 'a', region: regionA, uniqueSlugs: true });
-          const b = applyOps(tree, opsB, { side: 'b', region: regionB, uniqueSlugs: true });
-          const both = applyOps(a, opsB, { side: 'b', region: regionB, uniqueSlugs: true });
-          const { result, conflicts } = mergePageMaps(tree, a, b);
-          expect(conflicts).toEqual([]);
-          expect(result).toEqual(both);
-        },
-      ),
+        const a = applyOps(tree, opsA, { side: 'a', region: regionA, uniqueSlugs: true });
+        const b = applyOps(tree, opsB, { side: 'b', region: regionB, uniqueSlugs: true });
+        const both = applyOps(a, opsB, { side: 'b', region: regionB, uniqueSlugs: true });
+        const { result, conflicts } = mergePageMaps(tree, a, b);
+        expect(conflicts).toEqual([]);
+        expect(result).toEqual(both);
+      }),
       { numRuns: 300 },
     );
   });

@@ -5,12 +5,22 @@ import type { PageMap } from '../../../../src/domain/content/tree.ts';
 let counter = 0;
 const ctx = (base: PageMap = {}) => ({ newId: () => `new${++counter}`, revertSources: { base } });
 const page = (id: string, parentId: string | null, position: string, extra: object = {}) => ({
-  id, parentId, position, type: 'document' as const, title: id, slug: id, markdown: `${id} text`, ...extra,
+  id,
+  parentId,
+  position,
+  type: 'document' as const,
+  title: id,
+  slug: id,
+  markdown: `${id} text`,
+  ...extra,
 });
 
 describe('document metadata', () => {
   it('reads the title from front matter, then from a leading level-1 heading only', () => {
-    expect(documentMetadata('---\ntitle: From YAML\ndescription: About\n---\n# Heading\n')).toEqual({ title: 'From YAML', description: 'About' });
+    expect(documentMetadata('---\ntitle: From YAML\ndescription: About\n---\n# Heading\n')).toEqual({
+      title: 'From YAML',
+      description: 'About',
+    });
     expect(documentMetadata('# Leading\n\nText')).toEqual({ title: 'Leading' });
     expect(documentMetadata('Intro\n\n# Later heading\n')).toEqual({});
     expect(documentMetadata('## Not level one\n')).toEqual({});
@@ -43,7 +53,14 @@ describe('applying content operations', () => {
 
   it('rejects the batch at the first invalid operation, naming its index', () => {
     const bad = () =>
-      applyOperations(base, [{ operation: 'update_page', page: 'a', title: 'ok' }, { operation: 'update_page', page: 'a', into: 'c' }], ctx());
+      applyOperations(
+        base,
+        [
+          { operation: 'update_page', page: 'a', title: 'ok' },
+          { operation: 'update_page', page: 'a', into: 'c' },
+        ],
+        ctx(),
+      );
     expect(bad).toThrow(OperationError);
     expect(bad).toThrow(/changes\[1\]/);
     expect(() => applyOperations(base, [{ operation: 'insert_page', title: 'B', slug: 'b', document: {} }], ctx())).toThrow(/slug "b"/);
@@ -52,7 +69,14 @@ describe('applying content operations', () => {
 
   it('reverts a page to the base revision, or removes a page the base did not have', () => {
     const edited: PageMap = { ...base, b: { ...base.b, title: 'Changed' }, x: page('x', null, 'a2') };
-    const { pages } = applyOperations(edited, [{ operation: 'revert_page', page: 'b' }, { operation: 'revert_page', page: 'x' }], ctx(base));
+    const { pages } = applyOperations(
+      edited,
+      [
+        { operation: 'revert_page', page: 'b' },
+        { operation: 'revert_page', page: 'x' },
+      ],
+      ctx(base),
+    );
     expect(pages.b.title).toBe('b');
     expect(pages.x).toBeUndefined();
     expect(() => applyOperations(edited, [{ operation: 'revert_page', page: 'b', block: ['k'] }], ctx(base))).toThrow(/block/);

@@ -1,13 +1,23 @@
 import { describe, expect, it } from '@jest/globals';
 import { extractLinks } from '../../../../src/domain/content/link-extraction.ts';
-import { attribute, closesElement, elementsNamed, hasEndTag, htmlText, parseHtmlFragment } from '../../../../src/domain/content/raw-html.ts';
+import {
+  attribute,
+  closesElement,
+  elementsNamed,
+  hasEndTag,
+  htmlText,
+  parseHtmlFragment,
+} from '../../../../src/domain/content/raw-html.ts';
 import { splitSections } from '../../../../src/domain/content/search-text.ts';
 
 const md = (...lines: string[]) => lines.join('\n');
 
 describe('raw HTML fragments', () => {
   it('decodes every named and numeric character reference in text and attributes', () => {
-    const [a] = elementsNamed(parseHtmlFragment('<a href="x.md?a=1&amp;b=2" title="&eacute;">&copy; 2024 &#169; &#xA9; &hellip; &nbsp;&lt;&gt;</a>'), 'a');
+    const [a] = elementsNamed(
+      parseHtmlFragment('<a href="x.md?a=1&amp;b=2" title="&eacute;">&copy; 2024 &#169; &#xA9; &hellip; &nbsp;&lt;&gt;</a>'),
+      'a',
+    );
     expect(attribute(a, 'href')).toBe('x.md?a=1&b=2');
     expect(htmlText(a)).toBe('© 2024 © © … \u00a0<>');
   });

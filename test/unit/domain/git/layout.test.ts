@@ -10,7 +10,14 @@ const md = (...lines: string[]) => lines.join('\n');
 /** A repository as GitBook users have them: root in docs/, nesting, groups, assets with spaces, blocks. */
 function sampleRepo() {
   return {
-    gitbookYaml: md('root: ./docs/', 'structure:', '  readme: README.md', '  summary: SUMMARY.md', 'redirects:', '  old/page: guides/install.md'),
+    gitbookYaml: md(
+      'root: ./docs/',
+      'structure:',
+      '  readme: README.md',
+      '  summary: SUMMARY.md',
+      'redirects:',
+      '  old/page: guides/install.md',
+    ),
     markdown: {
       'README.md': '# Not the docs\n',
       'docs/SUMMARY.md': md(
@@ -29,14 +36,61 @@ function sampleRepo() {
         '* [External](https://example.com/x)',
         '',
       ),
-      'docs/README.md': md('---', 'description: The start', '---', '', '# Welcome', '', 'See [install](guides/install.md#step-2) and ![logo](.gitbook/assets/my%20logo.png).', ''),
-      'docs/guides/README.md': md('# Guides', '', '{% hint style="info" %}', 'A [relative link](../reference/api.md).', '{% endhint %}', ''),
-      'docs/guides/install.md': md('---', 'icon: download', 'hidden: true', '---', '', '# Install', '', '![shot](<../.gitbook/assets/my logo.png>)', '', '{% tabs %}', '{% tab title="npm" %}', '```sh', 'npm i', '```', '{% endtab %}', '{% endtabs %}', ''),
+      'docs/README.md': md(
+        '---',
+        'description: The start',
+        '---',
+        '',
+        '# Welcome',
+        '',
+        'See [install](guides/install.md#step-2) and ![logo](.gitbook/assets/my%20logo.png).',
+        '',
+      ),
+      'docs/guides/README.md': md(
+        '# Guides',
+        '',
+        '{% hint style="info" %}',
+        'A [relative link](../reference/api.md).',
+        '{% endhint %}',
+        '',
+      ),
+      'docs/guides/install.md': md(
+        '---',
+        'icon: download',
+        'hidden: true',
+        '---',
+        '',
+        '# Install',
+        '',
+        '![shot](<../.gitbook/assets/my logo.png>)',
+        '',
+        '{% tabs %}',
+        '{% tab title="npm" %}',
+        '```sh',
+        'npm i',
+        '```',
+        '{% endtab %}',
+        '{% endtabs %}',
+        '',
+      ),
       'docs/guides/set up.md': md('# Set up', '', 'Back to [guides](./).', ''),
       'docs/guides/nested.md': md('Body without a heading.', '', '<img src="../.gitbook/assets/diagram.svg" alt="d">', ''),
-      'docs/reference/api.md': md('# API', '', '{% embed url="https://www.youtube.com/watch?v=x" %}', '', '[Home](../README.md) [file](../files/data.csv)', ''),
+      'docs/reference/api.md': md(
+        '# API',
+        '',
+        '{% embed url="https://www.youtube.com/watch?v=x" %}',
+        '',
+        '[Home](../README.md) [file](../files/data.csv)',
+        '',
+      ),
     },
-    assets: ['docs/.gitbook/assets/my logo.png', 'docs/.gitbook/assets/diagram.svg', 'docs/files/data.csv', 'docs/files/unused.bin', 'logo-outside.png'],
+    assets: [
+      'docs/.gitbook/assets/my logo.png',
+      'docs/.gitbook/assets/diagram.svg',
+      'docs/files/data.csv',
+      'docs/files/unused.bin',
+      'logo-outside.png',
+    ],
   };
 }
 
@@ -62,11 +116,16 @@ describe('readLayout', () => {
     const layout = readLayout(sampleRepo());
     const byTitle = (t: string) => Object.values(layout.pages).find((p) => p.title === t)!;
     const file = (path: string) => layout.files.find((f) => f.path === path)!.id;
-    expect(byTitle('Welcome')).toMatchObject({ description: 'The start', markdown: `See [install](gitbook://page/${byTitle('Install').id}#step-2) and ![logo](gitbook://file/${file('docs/.gitbook/assets/my logo.png')}).\n` });
+    expect(byTitle('Welcome')).toMatchObject({
+      description: 'The start',
+      markdown: `See [install](gitbook://page/${byTitle('Install').id}#step-2) and ![logo](gitbook://file/${file('docs/.gitbook/assets/my logo.png')}).\n`,
+    });
     expect(byTitle('Install')).toMatchObject({ icon: 'download', hidden: true, slug: 'install' });
     expect(byTitle('Install').markdown).toContain(`![shot](<gitbook://file/${file('docs/.gitbook/assets/my logo.png')}>)`);
     expect(byTitle('Install').markdown).toContain('{% tabs %}\n{% tab title="npm" %}');
-    expect(byTitle('Guides').markdown).toBe(`{% hint style="info" %}\nA [relative link](gitbook://page/${byTitle('API').id}).\n{% endhint %}\n`);
+    expect(byTitle('Guides').markdown).toBe(
+      `{% hint style="info" %}\nA [relative link](gitbook://page/${byTitle('API').id}).\n{% endhint %}\n`,
+    );
     expect(byTitle('Set up')).toMatchObject({ slug: 'set-up', markdown: `Back to [guides](gitbook://page/${byTitle('Guides').id}).\n` });
     expect(byTitle('Nested under a title').markdown).toContain(`<img src="gitbook://file/${file('docs/.gitbook/assets/diagram.svg')}"`);
     expect(byTitle('API').markdown).toContain(`[file](gitbook://file/${file('docs/files/data.csv')})`);
@@ -74,8 +133,16 @@ describe('readLayout', () => {
   });
 
   it('follows the folders without a SUMMARY.md', () => {
-    const layout = readLayout({ markdown: { 'README.md': '# Home\n', 'b.md': '# B\n', 'a/README.md': '# A\n', 'a/x.md': '# X\n', 'c/y.md': '# Y\n' }, assets: [] });
-    expect(titles(layout.pages)).toEqual(['document:Home', 'document:B', { 'document:A': ['document:X'] }, { 'document:c': ['document:Y'] }]);
+    const layout = readLayout({
+      markdown: { 'README.md': '# Home\n', 'b.md': '# B\n', 'a/README.md': '# A\n', 'a/x.md': '# X\n', 'c/y.md': '# Y\n' },
+      assets: [],
+    });
+    expect(titles(layout.pages)).toEqual([
+      'document:Home',
+      'document:B',
+      { 'document:A': ['document:X'] },
+      { 'document:c': ['document:Y'] },
+    ]);
   });
 
   it('refuses a repository without markdown as not a GitBook layout', () => {
@@ -122,7 +189,15 @@ describe('renderLayout', () => {
 
   it('writes the first page as README.md and a page with children as a folder README', () => {
     const pages: PageMap = {
-      a: { id: 'a', parentId: null, position: 'a0', type: 'document', title: 'Home', slug: 'home', markdown: 'Hi [b](gitbook://page/c#x)\n' },
+      a: {
+        id: 'a',
+        parentId: null,
+        position: 'a0',
+        type: 'document',
+        title: 'Home',
+        slug: 'home',
+        markdown: 'Hi [b](gitbook://page/c#x)\n',
+      },
       b: { id: 'b', parentId: null, position: 'a1', type: 'document', title: 'Guide', slug: 'guide', markdown: '' },
       c: { id: 'c', parentId: 'b', position: 'a0', type: 'document', title: 'Deep', slug: 'deep', markdown: '# Deep\n\nx' },
     };
@@ -159,7 +234,11 @@ describe('pieces', () => {
   });
 
   it('reads a page file', () => {
-    expect(readPageFile('---\nicon: x\n---\n\n# Title *here*\n\nBody\n')).toEqual({ fields: { icon: 'x' }, title: 'Title here', body: 'Body\n' });
+    expect(readPageFile('---\nicon: x\n---\n\n# Title *here*\n\nBody\n')).toEqual({
+      fields: { icon: 'x' },
+      title: 'Title here',
+      body: 'Body\n',
+    });
     expect(readPageFile('No heading\n')).toEqual({ fields: {}, title: null, body: 'No heading\n' });
   });
 
