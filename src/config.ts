@@ -29,6 +29,8 @@ export interface Config {
   openapiRefreshIntervalMs: number;
   /** The Chromium binary the worker prints PDFs with. */
   chromiumPath: string;
+  /** Base URL of published sites without a custom hostname: `{sitesUrl}/{organizationId}/{basename or siteId}/…`. */
+  sitesUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -101,6 +103,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch (e) {
     problems.push(`OPENAPI_REFRESH_INTERVAL: ${(e as Error).message}`);
   }
+  const sitesUrl = url('SITES_URL', optional('SITES_URL'), ['http:', 'https:']);
+  if (sitesUrl !== undefined && /[?#]/.test(sitesUrl)) problems.push(`SITES_URL="${sitesUrl}" must not have a query or fragment`);
   const logLevel = str('LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL="${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -124,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey,
     openapiRefreshIntervalMs,
     chromiumPath: str('CHROMIUM_PATH', '/usr/bin/chromium'),
+    sitesUrl: (sitesUrl ?? `${(publicUrl ?? `http://localhost:${portValue}`).replace(/\/+$/, '')}/sites`).replace(/\/+$/, ''),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
