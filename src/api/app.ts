@@ -27,6 +27,11 @@ import { commentRoutes } from './comments/routes.ts';
 import { searchRoutes } from './search/routes.ts';
 import { linkRoutes } from './content/links.ts';
 import { pdfRoutes } from './pdf/routes.ts';
+import { siteRoutes } from './sites/routes.ts';
+import { siteSectionRoutes } from './site-sections/routes.ts';
+import { siteSpaceRoutes } from './site-spaces/routes.ts';
+import { siteShareLinkRoutes } from './site-share-links/routes.ts';
+import { urlRoutes } from './urls/routes.ts';
 
 export interface AppOptions {
   logger?: Logger | false;
@@ -119,5 +124,10 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(searchRoutes);
   await app.register(linkRoutes);
   await app.register(pdfRoutes);
+  await app.register(siteRoutes);
+  await app.register(siteSectionRoutes);
+  await app.register(siteSpaceRoutes);
+  await app.register(siteShareLinkRoutes);
+  await app.register(urlRoutes);
   return app;
 }

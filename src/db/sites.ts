@@ -9,7 +9,7 @@ import { pageIndex, type PageIndex } from '../domain/sites/resolve.ts';
  * hides them and restoring it brings them back; the purge removes them by cascade.
  */
 
-export interface SiteRow {
+export type SiteRow = {
   id: string;
   organization_id: string;
   type: string;
@@ -30,9 +30,9 @@ export interface SiteRow {
   created_at: Date;
   /** Live site-spaces of the site. */
   site_spaces: number;
-}
+};
 
-export interface SectionRow {
+export type SectionRow = {
   id: string;
   site_id: string;
   group_id: string | null;
@@ -43,17 +43,17 @@ export interface SectionRow {
   icon: string | null;
   is_default: boolean;
   position: string;
-}
+};
 
-export interface GroupRow {
+export type GroupRow = {
   id: string;
   site_id: string;
   title: string;
   icon: string | null;
   position: string;
-}
+};
 
-export interface SiteSpaceRow {
+export type SiteSpaceRow = {
   id: string;
   site_id: string;
   section_id: string | null;
@@ -67,15 +67,15 @@ export interface SiteSpaceRow {
   /** Of the space: its title and current revision. */
   space_title: string;
   revision_id: string;
-}
+};
 
-export interface ShareLinkRow {
+export type ShareLinkRow = {
   id: string;
   site_id: string;
   name: string;
   active: boolean;
   created_at: Date;
-}
+};
 
 const LIVE_COUNT = `(select count(*)::int from site_space ss join space sp on sp.id = ss.space_id and sp.deleted_at is null where ss.site_id = s.id)`;
 const SITE_COLUMNS = `s.*, ${LIVE_COUNT} as site_spaces`;
@@ -105,8 +105,9 @@ export async function siteById(em: Em, organizationId: string, siteId: string): 
 }
 
 export async function insertSite(em: Em, site: { id: string; organizationId: string; type: string; title: string; visibility: string; authKeySealed: string }) {
-  await sql(em, 'insert into site (id, organization_id, type, title, visibility, auth_key_sealed) values (?, ?, ?, ?, ?, ?)', [
-    site.id, site.organizationId, site.type, site.title, site.visibility, site.authKeySealed,
+  // created_at at millisecond precision, like the cursors that page through it.
+  await sql(em, 'insert into site (id, organization_id, type, title, visibility, auth_key_sealed, created_at) values (?, ?, ?, ?, ?, ?, ?)', [
+    site.id, site.organizationId, site.type, site.title, site.visibility, site.authKeySealed, new Date(),
   ]);
 }
 
@@ -225,7 +226,7 @@ const SITE_SPACE_SELECT = `select ss.*, sp.title as space_title, sp.revision_id,
 export async function siteSpacesOf(em: Em, siteId: string, sectionId?: string | null): Promise<SiteSpaceRow[]> {
   const filter = sectionId === undefined ? '' : sectionId === null ? ' and ss.section_id is null' : ' and ss.section_id = ?';
   const params = sectionId ? [siteId, sectionId] : [siteId];
-  return sql<SiteSpaceRow>(em, `${SITE_SPACE_SELECT} where ss.site_id = ?${filter} order by ord collate "C", ss.id`, params);
+  return sql<SiteSpaceRow>(em, `select * from (${SITE_SPACE_SELECT} where ss.site_id = ?${filter}) q order by ord collate "C", id`, params);
 }
 
 export function siteSpacesListing(siteId: string, isDefault?: boolean) {
@@ -239,6 +240,12 @@ export function siteSpacesListing(siteId: string, isDefault?: boolean) {
 export async function siteSpacePathsIn(em: Em, siteId: string, sectionId: string | null): Promise<string[]> {
   const rows = await sql<{ path: string }>(em, 'select path from site_space where site_id = ? and section_id is not distinct from ?', [siteId, sectionId]);
   return rows.map((r) => r.path);
+}
+
+/** Ids of every root-level site-space row of a site (deleted spaces included). */
+export async function siteSpaceIdsAtRoot(em: Em, siteId: string): Promise<string[]> {
+  const rows = await sql<{ id: string }>(em, 'select id from site_space where site_id = ? and section_id is null', [siteId]);
+  return rows.map((r) => r.id);
 }
 
 export async function insertSiteSpace(em: Em, s: { id: string; siteId: string; sectionId: string | null; spaceId: string; path: string; title: string | null; isDefault: boolean; position: string }) {
@@ -280,7 +287,7 @@ export async function shareLinkById(em: Em, siteId: string, id: string): Promise
 }
 
 export async function insertShareLink(em: Em, link: { id: string; siteId: string; name: string; keyHash: string }): Promise<void> {
-  await sql(em, 'insert into site_share_link (id, site_id, name, key_hash) values (?, ?, ?, ?)', [link.id, link.siteId, link.name, link.keyHash]);
+  await sql(em, 'insert into site_share_link (id, site_id, name, key_hash, created_at) values (?, ?, ?, ?, ?)', [link.id, link.siteId, link.name, link.keyHash, new Date()]);
 }
 
 export async function updateShareLink(em: Em, id: string, fields: { name?: string; active?: boolean }): Promise<void> {

@@ -90,6 +90,7 @@ export interface PageEntry {
 /** A revision's pages by path, and where a visitor lands: computed once per revision (revisions never change). */
 export interface PageIndex {
   byPath: Map<string, PageEntry>;
+  byId: Map<string, PageEntry>;
   /** The first document page in tree order. */
   first: PageEntry | null;
   /** For a group page: its first document page below it. */
@@ -100,7 +101,12 @@ export function pageIndex(map: PageMap): PageIndex {
   const paths = allPaths(map);
   const byPath = new Map<string, PageEntry>();
   const entry = (id: string): PageEntry => ({ id, title: map[id].title, type: map[id].type, path: paths.get(id)! });
-  for (const [id, path] of paths) byPath.set(path, entry(id));
+  const byId = new Map<string, PageEntry>();
+  for (const [id, path] of paths) {
+    const e = entry(id);
+    byPath.set(path, e);
+    byId.set(id, e);
+  }
   const children = childrenIndex(map);
   const firstDocumentUnder = new Map<string, PageEntry>();
   const firstDocument = (parent: string | null): PageEntry | null => {
@@ -120,7 +126,7 @@ export function pageIndex(map: PageMap): PageIndex {
       if (found) firstDocumentUnder.set(id, found);
     }
   }
-  return { byPath, first: firstDocument(null), firstDocumentUnder };
+  return { byPath, byId, first: firstDocument(null), firstDocumentUnder };
 }
 
 export type PageLookup = { kind: 'page'; page: PageEntry } | { kind: 'redirect'; page: PageEntry } | { kind: 'missing' };

@@ -1,0 +1,28 @@
+import { Type } from 'typebox';
+import { Id, ListQuery } from '../schemas.ts';
+import { Condition, SectionPath, SiteTitle } from '../sites/schemas.ts';
+
+export const SiteSpaceParams = Type.Object({ organizationId: Id, siteId: Id, siteSpaceId: Id });
+
+export const ListSiteSpacesQuery = Type.Intersect([
+  ListQuery,
+  Type.Object({ shareKey: Type.Optional(Type.String({ maxLength: 512 })), default: Type.Optional(Type.Boolean()) }),
+]);
+
+export const AddSiteSpaceBody = Type.Object({
+  spaceId: Id,
+  sectionId: Type.Optional(Id),
+  title: Type.Optional(SiteTitle),
+});
+
+export const UpdateSiteSpaceBody = Type.Object({
+  path: Type.Optional(SectionPath),
+  condition: Type.Optional(Type.Union([Condition, Type.Null()])),
+  spaceId: Type.Optional(Id),
+  hidden: Type.Optional(Type.Boolean()),
+});
+
+const Pointer = Type.Object({ type: Type.Literal('site-space'), siteSpace: Id });
+export const MoveSiteSpaceBody = Type.Object({
+  position: Type.Optional(Type.Object({ before: Type.Optional(Pointer), after: Type.Optional(Pointer) })),
+});
