@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Id, ListQuery } from '../schemas.ts';
-import { Condition, GroupTitle, Icon, SectionDescription, SectionPath, SectionTitle } from '../sites/schemas.ts';
+import { NullableCondition, GroupTitle, Icon, SectionDescription, SectionPath, SectionTitle } from '../sites/schemas.ts';
 
 export const SectionParams = Type.Object({ organizationId: Id, siteId: Id, siteSectionId: Id });
 export const GroupParams = Type.Object({ organizationId: Id, siteId: Id, siteSectionGroupId: Id });
@@ -19,7 +19,7 @@ export const UpdateSectionBody = Type.Object({
   title: Type.Optional(SectionTitle),
   path: Type.Optional(SectionPath),
   defaultSiteSpace: Type.Optional(Id),
-  condition: Type.Optional(Type.Union([Condition, Type.Null()])),
+  condition: Type.Optional(NullableCondition),
   icon: Type.Optional(Type.Union([Icon, Type.Null()])),
   description: Type.Optional(Type.Union([SectionDescription, Type.Null()])),
   siteSectionGroupId: Type.Optional(Type.Union([Id, Type.Null()])),

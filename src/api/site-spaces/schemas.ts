@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Id, ListQuery } from '../schemas.ts';
-import { Condition, SectionPath, SiteTitle } from '../sites/schemas.ts';
+import { NullableCondition, SectionPath, SiteTitle } from '../sites/schemas.ts';
 
 export const SiteSpaceParams = Type.Object({ organizationId: Id, siteId: Id, siteSpaceId: Id });
 
@@ -17,7 +17,7 @@ export const AddSiteSpaceBody = Type.Object({
 
 export const UpdateSiteSpaceBody = Type.Object({
   path: Type.Optional(SectionPath),
-  condition: Type.Optional(Type.Union([Condition, Type.Null()])),
+  condition: Type.Optional(NullableCondition),
   spaceId: Type.Optional(Id),
   hidden: Type.Optional(Type.Boolean()),
 });

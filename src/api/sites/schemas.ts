@@ -7,15 +7,26 @@ import { SpaceSchema } from '../spaces/schemas.ts';
 const bool = Type.Boolean();
 const lit = (values: string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
+/**
+ * A string within bounds, or null. One `type: [string, null]` schema rather than a union, so the
+ * API's type coercion never reads an empty string as null: "" is a string, held to its bounds.
+ */
+export function nullable(schema: { minLength?: number; maxLength?: number; pattern?: string; format?: string }) {
+  return Type.Unsafe<string | null>({ type: ['string', 'null'], ...schema });
+}
+
 export const SiteType = lit(['basic', 'premium', 'ultimate', 'sponsored', 'legacy-basic', 'legacy-premium']);
 export const SiteVisibility = lit(['public', 'unlisted', 'share-link', 'visitor-auth']);
 export const SiteTitle = Type.String({ minLength: 2, maxLength: 128 });
-export const SiteHostname = Type.String({ maxLength: 512, pattern: '^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$' });
+const HOSTNAME_PATTERN = '^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$';
+export const SiteHostname = Type.String({ maxLength: 512, pattern: HOSTNAME_PATTERN });
 export const SiteBasename = Type.String({ minLength: 1, maxLength: 100 });
-export const SiteProxyOrigin = Type.String({ maxLength: 512, pattern: '^([\\w-]+\\.)*[\\w-]+\\.[a-zA-Z]{2,}(\\/[\\w-]+)+$' });
+const PROXY_PATTERN = '^([\\w-]+\\.)*[\\w-]+\\.[a-zA-Z]{2,}(\\/[\\w-]+)+$';
+export const SiteProxyOrigin = Type.String({ maxLength: 512, pattern: PROXY_PATTERN });
 export const SectionTitle = Type.String({ minLength: 2, maxLength: 128 });
 export const SectionPath = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^/?#\\s]+$' });
 export const Condition = Type.String({ minLength: 1, maxLength: 1024 });
+export const NullableCondition = nullable({ minLength: 1, maxLength: 1024 });
 export const Icon = Type.String({ maxLength: 50 });
 export const SectionDescription = Type.String({ maxLength: 256 });
 export const GroupTitle = Type.String({ minLength: 1, maxLength: 100 });
@@ -167,19 +178,19 @@ export const UpdateSiteBody = Type.Object({
   title: Type.Optional(SiteTitle),
   visibility: Type.Optional(SiteVisibility),
   basename: Type.Optional(SiteBasename),
-  hostname: Type.Optional(Type.Union([SiteHostname, Type.Null()])),
+  hostname: Type.Optional(nullable({ maxLength: 512, pattern: HOSTNAME_PATTERN })),
   adaptiveContent: Type.Optional(Type.Object({ enabled: Type.Boolean() })),
   defaultSiteSpace: Type.Optional(Id),
   defaultSiteSection: Type.Optional(Id),
-  proxy: Type.Optional(Type.Union([SiteProxyOrigin, Type.Null()])),
+  proxy: Type.Optional(nullable({ maxLength: 512, pattern: PROXY_PATTERN })),
 });
 
 export const AdaptiveSchemaBody = Type.Object({ jsonSchema: Type.Record(Type.String(), Type.Unknown()) });
 
 export const PublishingAuthBody = Type.Object({
   backend: Type.Optional(Type.Literal('custom')),
-  fallbackURL: Type.Optional(Type.Union([Type.String({ format: 'uri', maxLength: 2048, pattern: '^https?://' }), Type.Null()])),
-  logoutURL: Type.Optional(Type.Union([Type.String({ format: 'uri', maxLength: 2048, pattern: '^https?://' }), Type.Null()])),
+  fallbackURL: Type.Optional(nullable({ format: 'uri', maxLength: 2048, pattern: '^https?://' })),
+  logoutURL: Type.Optional(nullable({ format: 'uri', maxLength: 2048, pattern: '^https?://' })),
 });
 
 export const PublishedQuery = Type.Object({ shareKey: Type.Optional(Type.String({ maxLength: 512 })) });
