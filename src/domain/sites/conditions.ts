@@ -24,10 +24,14 @@ function compile(expression: string): Expression {
   return found;
 }
 
-/** Why an expression cannot be saved, or null when it parses. */
+/**
+ * Why an expression cannot be saved, or null when it is sound. Besides parsing it, it is run once
+ * against a visitor without claims: that surfaces what the parser lets through (an unclosed group,
+ * an unknown transform or function), while a missing claim only reads as undefined.
+ */
 export function conditionProblem(expression: string): string | null {
   try {
-    compile(expression);
+    compile(expression).evalSync(EMPTY_CONTEXT);
     return null;
   } catch (error) {
     return `condition is not a valid expression: ${(error as Error).message}`;
@@ -45,6 +49,8 @@ export function conditionContext(claims: VisitorClaims): object {
   const data = JSON.parse(JSON.stringify({ ...claims.signed, unsigned: claims.unsigned })) as Record<string, unknown>;
   return { visitor: { claims: data } };
 }
+
+const EMPTY_CONTEXT = { visitor: { claims: { unsigned: {} } } };
 
 /**
  * Whether a visitor sees an item: no condition, or a condition that evaluates truthy. A condition
