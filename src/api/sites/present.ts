@@ -10,7 +10,7 @@ export interface SiteUrlsContext {
 }
 
 /** The published base URL of a site (whether or not it is published). */
-export function baseOf(site: SiteRow, urls: SiteUrlsContext): string {
+export function baseOf(site: Pick<SiteRow, 'id' | 'organization_id' | 'basename' | 'hostname' | 'proxy'>, urls: SiteUrlsContext): string {
   return siteBaseUrl({ id: site.id, organizationId: site.organization_id, basename: site.basename, hostname: site.hostname, proxy: site.proxy }, urls.sitesUrl);
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Collection } from '../../db/entities.ts';
 import { loadPage } from '../../db/content.ts';
 import {
-  revisionPageIndex, siteForVisitorByHost, siteForVisitorByKey, type SectionRow, type SiteForVisitor, type SiteSpaceRow,
+  revisionPageIndex, siteForVisitorByHost, siteForVisitorByKey, type SiteForVisitor, type VisitorSection, type VisitorSiteSpace,
 } from '../../db/sites.ts';
 import { unsignedClaimsProblem } from '../../domain/sites/adaptive.ts';
 import { conditionContext } from '../../domain/sites/conditions.ts';
@@ -66,8 +66,8 @@ async function visitorAccess(ctx: Ctx, found: SiteForVisitor, token: string | un
   return { ok: true, signed: {} };
 }
 
-const sectionNode = (s: SectionRow) => ({ ...s, isDefault: s.is_default });
-const siteSpaceNode = (s: SiteSpaceRow) => ({ ...s, sectionId: s.section_id, isDefault: s.is_default });
+const sectionNode = (s: VisitorSection) => ({ ...s, isDefault: s.is_default });
+const siteSpaceNode = (s: VisitorSiteSpace) => ({ ...s, sectionId: s.section_id, isDefault: s.is_default });
 
 export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
   const locator = parsePublishedUrl(input.url, ctx.deps.config.sitesUrl);
