@@ -6,7 +6,8 @@ import { pageIndex, type PageIndex } from '../domain/sites/resolve.ts';
 /**
  * Sites, their sections, section groups, site-spaces and share links (Migration0013Sites).
  * Site-spaces whose space is deleted (restorable) are left out of every read, so deleting a space
- * hides them and restoring it brings them back; the purge removes them by cascade.
+ * hides them and restoring it brings them back; the purge removes them by cascade. So are those of a
+ * space transferred to another organization (it is no longer the site's to publish).
  */
 
 export type SiteRow = {
@@ -77,7 +78,7 @@ export type ShareLinkRow = {
   created_at: Date;
 };
 
-const LIVE_COUNT = `(select count(*)::int from site_space ss join space sp on sp.id = ss.space_id and sp.deleted_at is null where ss.site_id = s.id)`;
+const LIVE_COUNT = `(select count(*)::int from site_space ss join space sp on sp.id = ss.space_id and sp.deleted_at is null and sp.organization_id = s.organization_id where ss.site_id = s.id)`;
 const SITE_COLUMNS = `s.*, ${LIVE_COUNT} as site_spaces`;
 
 /** A listing of the sites of an organization, with optional filters, for paginateSql. */
@@ -85,7 +86,7 @@ export function sitesListing(organizationId: string, filters: { space?: string; 
   const where = ['s.organization_id = ?'];
   const params: unknown[] = [organizationId];
   if (filters.space !== undefined) {
-    where.push(`exists (select 1 from site_space ss join space sp on sp.id = ss.space_id and sp.deleted_at is null where ss.site_id = s.id and ss.space_id = ?)`);
+    where.push(`exists (select 1 from site_space ss join space sp on sp.id = ss.space_id and sp.deleted_at is null and sp.organization_id = s.organization_id where ss.site_id = s.id and ss.space_id = ?)`);
     params.push(filters.space);
   }
   if (filters.title !== undefined) {
@@ -219,7 +220,8 @@ export async function setSectionsGroup(em: Em, siteId: string, sectionIds: strin
 const SITE_SPACE_SELECT = `select ss.*, sp.title as space_title, sp.revision_id,
     coalesce(sec.position, '') || ' ' || ss.position as ord
   from site_space ss
-  join space sp on sp.id = ss.space_id and sp.deleted_at is null
+  join site st on st.id = ss.site_id
+  join space sp on sp.id = ss.space_id and sp.deleted_at is null and sp.organization_id = st.organization_id
   left join site_section sec on sec.id = ss.section_id`;
 
 /** The live site-spaces of a site (or of one section, or of the root level with `null`), in order. */
@@ -269,7 +271,8 @@ export async function deleteSiteSpace(em: Em, id: string): Promise<void> {
 export async function setDefaultSiteSpace(em: Em, siteId: string, sectionId: string | null, siteSpaceId: string | null): Promise<void> {
   await sql(em,
     `update site_space set is_default = (id = coalesce(?, (
-        select ss.id from site_space ss join space sp on sp.id = ss.space_id and sp.deleted_at is null
+        select ss.id from site_space ss join site st on st.id = ss.site_id
+          join space sp on sp.id = ss.space_id and sp.deleted_at is null and sp.organization_id = st.organization_id
          where ss.site_id = ? and ss.section_id is not distinct from ? order by ss.position collate "C", ss.id limit 1)))
       where site_id = ? and section_id is not distinct from ?`,
     [siteSpaceId, siteId, sectionId, siteId, sectionId]);
@@ -322,7 +325,7 @@ const VISITOR_SELECT = `
                      from site_section sec where sec.site_id = s.id), '[]') as sections,
          coalesce((select json_agg(json_build_array(ss.id, ss.section_id, ss.space_id, ss.path, ss.condition, ss.is_default, ss.position, sp.revision_id)
                             order by ss.position collate "C", ss.id)
-                     from site_space ss join space sp on sp.id = ss.space_id and sp.deleted_at is null where ss.site_id = s.id), '[]') as site_spaces,
+                     from site_space ss join space sp on sp.id = ss.space_id and sp.deleted_at is null and sp.organization_id = s.organization_id where ss.site_id = s.id), '[]') as site_spaces,
          exists (select 1 from site_share_link l where l.site_id = s.id and l.key_hash = $KEY and l.active) as share_key_active
     from site s`;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { addMember, client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 
 let t: TestApp;
 let org: TestOrg;
@@ -162,5 +162,17 @@ describe('sites', () => {
     expect((await other.members.admin.api.get(`${sites(other.id)}/${site.id}`)).status).toBe(404);
     expect((await other.members.admin.api.patch(`${sites(other.id)}/${site.id}`, { title: 'Mine' })).status).toBe(404);
     expect((await other.members.admin.api.delete(`${sites(other.id)}/${site.id}`)).status).toBe(404);
+  });
+
+  it('stops publishing a space transferred to another organization', async () => {
+    const a = await newSpace('Stays');
+    const b = await newSpace('Leaves');
+    const site = await newSite({ spaces: [a.id, b.id] });
+    expect(site.siteSpaces).toBe(2);
+    const third = await createTestOrg(t, 'Transfer target');
+    await addMember(t, third.id, org.members.admin.userId, 'admin');
+    expect((await admin().post(`/v1/spaces/${b.id}/transfer`, { organization: third.id })).status).toBe(200);
+    expect((await admin().get(`${sites()}/${site.id}`)).body.siteSpaces).toBe(1);
+    expect((await admin().get(`${sites()}/${site.id}/site-spaces`)).body.items.map((s: any) => s.space.id)).toEqual([a.id]);
   });
 });
