@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SignJWT } from 'jose';
 import { createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
-import { writeRevision } from '../../src/db/content.ts';
+import { loadPageMap, writeRevision } from '../../src/db/content.ts';
 import { sql } from '../../src/db/sql.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { positionBetween } from '../../src/domain/positions.ts';
@@ -125,6 +125,23 @@ describe('POST /v1/urls/published on a public site', () => {
     expect((await resolve({ url: 'not a url' })).status).toBe(400);
     expect((await resolve({ url: `${base}/${'x'.repeat(2048)}` })).status).toBe(400);
     expect((await resolve({})).status).toBe(400);
+  });
+
+  it('redirects the old path of a page that moved to its new place', async () => {
+    const own = await publishedSite('public', 'Moves');
+    const base = `${SITES}/${org.id}/${own.site.id}`;
+    // The next revision of version one moves "On Linux" to the top level, as "linux-setup".
+    await t.orm.em.fork().transactional(async (tx) => {
+      const current = (await sql<{ revision_id: string }>(tx, 'select revision_id from space where id = ?', [own.v1.id]))[0].revision_id;
+      const pages = await loadPageMap(tx, current, true);
+      const linux = own.v1.ids['guides/install/linux'];
+      pages[linux] = { ...pages[linux], parentId: null, slug: 'linux-setup', position: 'z0' };
+      const revision = await writeRevision(tx, { spaceId: own.v1.id, parents: [current], type: 'edits', base: null, pages });
+      await sql(tx, 'update space set revision_id = ? where id = ?', [revision, own.v1.id]);
+    });
+    expect((await resolve({ url: `${base}/guides/install/linux` })).body).toEqual({ target: 'content', redirect: `${base}/linux-setup` });
+    expect((await resolve({ url: `${base}/linux-setup` })).body.page).toBe(own.v1.ids['guides/install/linux']);
+    expect((await resolve({ url: `${base}/guides/install/nothing` })).status).toBe(404);
   });
 
   it('resolves by basename, custom hostname and proxy', async () => {

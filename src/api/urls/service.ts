@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Collection } from '../../db/entities.ts';
-import { loadPage } from '../../db/content.ts';
+import { loadPage, loadRevision } from '../../db/content.ts';
 import {
   revisionPageIndex, siteForVisitorByHost, siteForVisitorByKey, type SiteForVisitor, type VisitorSection, type VisitorSiteSpace,
 } from '../../db/sites.ts';
 import { unsignedClaimsProblem } from '../../domain/sites/adaptive.ts';
 import { conditionContext } from '../../domain/sites/conditions.ts';
-import { lookupPage, resolveSitePath, visibleStructure } from '../../domain/sites/resolve.ts';
+import { lookupPage, resolveSitePath, visibleStructure, type PageEntry, type PageIndex } from '../../domain/sites/resolve.ts';
 import { parsePublishedUrl, siteUrl, type SiteLocator } from '../../domain/sites/urls.ts';
 import { verifyVisitorToken } from '../../domain/sites/visitor.ts';
 import { loadCollection, loadSpace } from '../access.ts';
@@ -99,8 +99,12 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
   if (!resolved) throw notFound(NOT_FOUND);
 
   const index = await revisionPageIndex(ctx.em, resolved.siteSpace.revision_id);
-  const lookup = lookupPage(index, resolved.pageSegments);
-  if (lookup.kind === 'missing') throw notFound(NOT_FOUND);
+  let lookup = lookupPage(index, resolved.pageSegments);
+  if (lookup.kind === 'missing') {
+    const moved = await movedPage(ctx, resolved.siteSpace.revision_id, index, resolved.pageSegments.join('/'));
+    if (!moved) throw notFound(NOT_FOUND);
+    lookup = { kind: 'redirect', page: moved };
+  }
   const query = shareKey ? { shareKey } : undefined;
   const canonical = siteUrl(baseOf(site, siteUrls(ctx.deps)), [
     resolved.sectionIsDefault ? null : resolved.section?.path,
@@ -133,6 +137,27 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
       : {}),
     canonicalUrl: canonical,
   };
+}
+
+/** How many earlier revisions a missing path is looked up in, to follow a page that moved. */
+const MOVED_LOOKBACK = 5;
+
+/**
+ * A page that was at `path` in one of the few revisions before `revisionId` and is elsewhere now:
+ * its current place. Only runs when a path is not found, so it costs nothing on the hot path.
+ */
+async function movedPage(ctx: Ctx, revisionId: string, current: PageIndex, path: string): Promise<PageEntry | undefined> {
+  if (path === '') return undefined;
+  let at = await loadRevision(ctx.em, revisionId);
+  for (let depth = 0; at && depth < MOVED_LOOKBACK; depth++) {
+    const parent = at.parents[0];
+    if (!parent) return undefined;
+    const earlier = (await revisionPageIndex(ctx.em, parent)).byPath.get(path);
+    const now = earlier && current.byId.get(earlier.id);
+    if (now) return now.type === 'group' ? current.firstDocumentUnder.get(now.id) : now;
+    at = await loadRevision(ctx.em, parent);
+  }
+  return undefined;
 }
 
 /** `GET /v1/urls/embed`: the title of a published page, for a link preview. Only public content. */
