@@ -215,6 +215,12 @@ describe('share-link sites', () => {
     expect((await stranger.get(`${site(s.site.id)}/published?shareKey=wrong`)).status).toBe(404);
     expect((await stranger.get(`${site(s.site.id)}/published`)).status).toBe(404);
     expect((await stranger.get(`${site(s.site.id)}/sections?shareKey=${link.key}`)).status).toBe(200);
+    // A section behind a condition is not shown to a share-key holder (no claims); members see it.
+    await admin().patch(`${site(s.site.id)}/sections/${s.apiSection.id}`, { condition: 'visitor.claims.unsigned.beta == true' });
+    const shown = (await stranger.get(`${site(s.site.id)}/published?shareKey=${link.key}`)).body.structure.structure.map((x: any) => x.id);
+    expect(shown).toEqual([s.docs.id]);
+    expect((await admin().get(`${site(s.site.id)}/published`)).body.structure.structure.map((x: any) => x.id)).toEqual([s.docs.id, s.apiSection.id]);
+    await admin().patch(`${site(s.site.id)}/sections/${s.apiSection.id}`, { condition: null });
 
     expect((await admin().patch(`${site(s.site.id)}/share-links/${link.id}`, { active: false })).body.active).toBe(false);
     expect((await resolve({ url: withKey })).status).toBe(404);

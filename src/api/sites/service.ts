@@ -14,6 +14,7 @@ import { atLeast, type Role } from '../../domain/roles.ts';
 import { adaptiveSchemaProblem } from '../../domain/sites/adaptive.ts';
 import { effectiveCustomization, mergeCustomization, type JsonObject } from '../../domain/sites/customization.ts';
 import { effectiveDefault, lastKey, sortOrdered, uniquePath } from '../../domain/sites/order.ts';
+import { conditionContext, conditionHolds } from '../../domain/sites/conditions.ts';
 import { lazySecretBox, type SecretBox } from '../../lib/secrets.ts';
 import { contentRoles, loadSpace, requireOrganization, requireRole } from '../access.ts';
 import type { AppDeps, Ctx } from '../context.ts';
@@ -103,6 +104,21 @@ export interface SiteStructure {
 export async function loadStructure(em: Em, siteId: string): Promise<SiteStructure> {
   const [sections, groups, siteSpaces] = [await sectionsOf(em, siteId), await groupsOf(em, siteId), await siteSpacesOf(em, siteId)];
   return { sections, groups, siteSpaces };
+}
+
+/**
+ * The structure a visitor without claims sees (a share-key holder): sections and site-spaces whose
+ * condition holds for nobody in particular. Members see everything.
+ */
+export function structureForVisitor(structure: SiteStructure): SiteStructure {
+  const context = conditionContext({ signed: {}, unsigned: {} });
+  const sections = structure.sections.filter((s) => conditionHolds(s.condition, context));
+  const shown = new Set(sections.map((s) => s.id));
+  return {
+    sections,
+    groups: structure.groups,
+    siteSpaces: structure.siteSpaces.filter((p) => (p.section_id === null || shown.has(p.section_id)) && conditionHolds(p.condition, context)),
+  };
 }
 
 const asOrdered = <T extends { is_default: boolean; position: string; id: string }>(rows: T[]) => rows.map((r) => ({ ...r, isDefault: r.is_default }));
@@ -301,13 +317,16 @@ export async function changeCustomization(ctx: Ctx, organizationId: string, site
  * the site, its structure (sections and groups, or root site-spaces) and customizations.
  */
 export async function getPublishedSite(ctx: Ctx, organizationId: string, siteId: string, shareKey?: string) {
-  const { site, role } = await siteReader(ctx, organizationId, siteId, shareKey);
-  const structure = await loadStructure(ctx.em, site.id);
+  const { site, role, viaShareKey } = await siteReader(ctx, organizationId, siteId, shareKey);
+  const all = await loadStructure(ctx.em, site.id);
+  const structure = viaShareKey ? structureForVisitor(all) : all;
   const p = await structurePresenter(ctx, site, structure, role ?? undefined);
   let tree;
   if (structure.sections.length > 0) {
     const items = sortOrdered([
-      ...structure.groups.map((g) => ({ id: g.id, position: g.position, out: p.group(g) })),
+      ...structure.groups
+        .filter((g) => !viaShareKey || structure.sections.some((s) => s.group_id === g.id))
+        .map((g) => ({ id: g.id, position: g.position, out: p.group(g) })),
       ...structure.sections.filter((s) => !s.group_id).map((s) => ({ id: s.id, position: s.position, out: p.section(s) })),
     ]);
     tree = { type: 'sections' as const, structure: items.map((i) => i.out) };
