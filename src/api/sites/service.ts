@@ -137,20 +137,25 @@ export async function structurePresenter(ctx: Ctx, site: SiteRow, structure: Sit
   const defaultSection = effectiveDefault(asOrdered(structure.sections))?.id;
   const sectionById = new Map(structure.sections.map((s) => [s.id, s]));
 
-  const siteSpacesIn = (sectionId: string | null, only?: (row: SiteSpaceRow) => boolean) => {
-    const level = structure.siteSpaces.filter((s) => s.section_id === sectionId);
-    const def = effectiveDefault(asOrdered(level))?.id;
-    return sortOrdered(level)
-      .filter((row) => !only || only(row))
-      .map((row) => presentSiteSpace(row, spaceById.get(row.space_id), {
+  // Each level (a section, or the root) is presented once, however many of its rows are asked for.
+  const levels = new Map<string | null, ReturnType<typeof presentSiteSpace>[]>();
+  const siteSpacesIn = (sectionId: string | null) => {
+    let presented = levels.get(sectionId);
+    if (!presented) {
+      const level = sortOrdered(structure.siteSpaces.filter((s) => s.section_id === sectionId));
+      const def = effectiveDefault(asOrdered(level))?.id;
+      presented = level.map((row) => presentSiteSpace(row, spaceById.get(row.space_id), {
         isDefault: row.id === def, sectionPath: sectionId ? (sectionById.get(sectionId)?.path ?? null) : null, site, urls: siteUrlsCtx,
       }));
+      levels.set(sectionId, presented);
+    }
+    return presented;
   };
-  const section = (row: SectionRow, only?: (row: SiteSpaceRow) => boolean) =>
-    presentSection(row, siteSpacesIn(row.id, only), { isDefault: row.id === defaultSection, site, urls: siteUrlsCtx });
+  const section = (row: SectionRow) =>
+    presentSection(row, siteSpacesIn(row.id), { isDefault: row.id === defaultSection, site, urls: siteUrlsCtx });
   const siteSpace = (row: SiteSpaceRow) => siteSpacesIn(row.section_id).find((s) => s.id === row.id)!;
-  const group = (row: GroupRow, only?: (row: SiteSpaceRow) => boolean) =>
-    presentGroup(row, sortOrdered(structure.sections.filter((s) => s.group_id === row.id)).map((s) => section(s, only)));
+  const group = (row: GroupRow) =>
+    presentGroup(row, sortOrdered(structure.sections.filter((s) => s.group_id === row.id)).map((s) => section(s)));
   return { section, siteSpace, group, siteSpacesIn };
 }
 
