@@ -314,20 +314,28 @@ export async function activeShareLink(em: Em, siteId: string, keyHash: string): 
 
 
 /**
- * Only what resolution reads: the site's own columns (no customization), and sections and
- * site-spaces as compact arrays, ordered, so the database builds and the driver parses little.
+ * Resolution reads the site row every time (visibility, key, addresses change at once) and the
+ * structure (sections and live site-spaces with their spaces' current revisions) from a
+ * per-process cache keyed by the site's `structure_version`, which database triggers bump in the
+ * same transaction as any change to it (sections, site-spaces, and the revision, deletion or
+ * organization of a space it publishes; see Migration0013Sites). So the hot path is one small
+ * indexed statement, and a second one only after a change.
  */
-const VISITOR_SELECT = `
-  select json_build_object('id', s.id, 'organization_id', s.organization_id, 'title', s.title, 'hostname', s.hostname, 'basename', s.basename,
-           'proxy', s.proxy, 'visibility', s.visibility, 'published', s.published, 'adaptive_content', s.adaptive_content,
-           'adaptive_schema', s.adaptive_schema, 'auth_key_sealed', s.auth_key_sealed, 'fallback_url', s.fallback_url) as site,
+const VISITOR_SITE = `
+  select s.id, s.organization_id, s.title, s.hostname, s.basename, s.proxy, s.visibility, s.published, s.adaptive_content,
+         s.adaptive_schema, s.auth_key_sealed, s.fallback_url, s.structure_version::text as structure_version,
+         exists (select 1 from site_share_link l where l.site_id = s.id and l.key_hash = $KEY and l.active) as share_key_active
+    from site s`;
+
+const VISITOR_STRUCTURE = `
+  select s.structure_version::text as structure_version,
          coalesce((select json_agg(json_build_array(sec.id, sec.path, sec.condition, sec.is_default, sec.position) order by sec.position collate "C", sec.id)
                      from site_section sec where sec.site_id = s.id), '[]') as sections,
          coalesce((select json_agg(json_build_array(ss.id, ss.section_id, ss.space_id, ss.path, ss.condition, ss.is_default, ss.position, sp.revision_id)
                             order by ss.position collate "C", ss.id)
-                     from site_space ss join space sp on sp.id = ss.space_id and sp.deleted_at is null and sp.organization_id = s.organization_id where ss.site_id = s.id), '[]') as site_spaces,
-         exists (select 1 from site_share_link l where l.site_id = s.id and l.key_hash = $KEY and l.active) as share_key_active
-    from site s`;
+                     from site_space ss join space sp on sp.id = ss.space_id and sp.deleted_at is null and sp.organization_id = s.organization_id
+                    where ss.site_id = s.id), '[]') as site_spaces
+    from site s where s.id = $1`;
 
 /** What resolution needs of a site. */
 export type VisitorSite = Pick<SiteRow, 'id' | 'organization_id' | 'title' | 'hostname' | 'basename' | 'proxy' | 'visibility' | 'published'
@@ -344,12 +352,21 @@ export interface SiteForVisitor {
 }
 
 type Tuple = (string | boolean | null)[];
-type VisitorRaw = { site: VisitorSite; sections: Tuple[]; site_spaces: Tuple[]; share_key_active: boolean };
+type VisitorSiteRaw = VisitorSite & { structure_version: string; share_key_active: boolean };
+interface VisitorStructure {
+  sections: VisitorSection[];
+  siteSpaces: VisitorSiteSpace[];
+}
 
-function visitorRow(raw: VisitorRaw | undefined): SiteForVisitor | undefined {
-  if (!raw) return undefined;
-  return {
-    site: raw.site,
+const STRUCTURE_CACHE = 1000;
+const structures = new Map<string, { version: string; structure: VisitorStructure }>();
+
+async function visitorStructure(em: Em, siteId: string, version: string): Promise<VisitorStructure> {
+  const cached = structures.get(siteId);
+  if (cached?.version === version) return cached.structure;
+  const rows = await prepared<{ structure_version: string; sections: Tuple[]; site_spaces: Tuple[] }>(em, 'site_visitor_structure', VISITOR_STRUCTURE, [siteId]);
+  const raw = rows[0] ?? { structure_version: version, sections: [], site_spaces: [] };
+  const structure: VisitorStructure = {
     sections: raw.sections.map(([id, path, condition, isDefault, position]) => ({
       id: id as string, path: path as string, condition: condition as string | null, is_default: isDefault as boolean, position: position as string,
     })),
@@ -357,31 +374,42 @@ function visitorRow(raw: VisitorRaw | undefined): SiteForVisitor | undefined {
       id: id as string, section_id: sectionId as string | null, space_id: spaceId as string, path: path as string, condition: condition as string | null,
       is_default: isDefault as boolean, position: position as string, revision_id: revisionId as string,
     })),
-    shareKeyActive: raw.share_key_active,
   };
+  // Cached under the version it was read at (read with it, in the same statement).
+  structures.delete(siteId);
+  structures.set(siteId, { version: raw.structure_version, structure });
+  if (structures.size > STRUCTURE_CACHE) structures.delete(structures.keys().next().value!);
+  return structure;
 }
 
-/** A site by organization and basename (or id), in one statement. */
+async function withStructure(em: Em, row: VisitorSiteRaw | undefined): Promise<SiteForVisitor | undefined> {
+  if (!row) return undefined;
+  const { structure_version: version, share_key_active: shareKeyActive, ...site } = row;
+  const structure = await visitorStructure(em, site.id, version);
+  return { site, ...structure, shareKeyActive };
+}
+
+/** A site by organization and basename (or id). */
 export async function siteForVisitorByKey(em: Em, organizationId: string, siteKey: string, keyHash: string): Promise<SiteForVisitor | undefined> {
-  const rows = await prepared<VisitorRaw>(em, 'site_visitor_by_key',
-    `${VISITOR_SELECT.replace('$KEY', '$3')} where s.organization_id = $1 and (s.basename = $2 or s.id = $2) order by (s.basename = $2) desc nulls last limit 1`,
+  const rows = await prepared<VisitorSiteRaw>(em, 'site_visitor_by_key',
+    `${VISITOR_SITE.replace('$KEY', '$3')} where s.organization_id = $1 and (s.basename = $2 or s.id = $2) order by (s.basename = $2) desc nulls last limit 1`,
     [organizationId, siteKey, keyHash]);
-  return visitorRow(rows[0]);
+  return withStructure(em, rows[0]);
 }
 
-/** A site by custom hostname or proxy origin (the longest proxy prefix wins), in one statement. */
+/** A site by custom hostname or proxy origin (the longest proxy prefix wins). */
 export async function siteForVisitorByHost(em: Em, hostname: string, proxies: string[], keyHash: string): Promise<SiteForVisitor | undefined> {
-  const rows = await prepared<VisitorRaw>(em, 'site_visitor_by_host',
-    `${VISITOR_SELECT.replace('$KEY', '$3')} where s.hostname = $1 or s.proxy = any($2::text[]) order by length(s.proxy) desc nulls last limit 1`,
+  const rows = await prepared<VisitorSiteRaw>(em, 'site_visitor_by_host',
+    `${VISITOR_SITE.replace('$KEY', '$3')} where s.hostname = $1 or s.proxy = any($2::text[]) order by length(s.proxy) desc nulls last limit 1`,
     [hostname, proxies, keyHash]);
-  return visitorRow(rows[0]);
+  return withStructure(em, rows[0]);
 }
 
 /** A site by id (for `GET …/sites/{siteId}/published`). */
 export async function siteForVisitorById(em: Em, organizationId: string, siteId: string, keyHash: string): Promise<SiteForVisitor | undefined> {
-  const rows = await prepared<VisitorRaw>(em, 'site_visitor_by_id',
-    `${VISITOR_SELECT.replace('$KEY', '$3')} where s.organization_id = $1 and s.id = $2`, [organizationId, siteId, keyHash]);
-  return visitorRow(rows[0]);
+  const rows = await prepared<VisitorSiteRaw>(em, 'site_visitor_by_id',
+    `${VISITOR_SITE.replace('$KEY', '$3')} where s.organization_id = $1 and s.id = $2`, [organizationId, siteId, keyHash]);
+  return withStructure(em, rows[0]);
 }
 
 // Page paths of revisions: revisions never change, so their page index is computed once per process.

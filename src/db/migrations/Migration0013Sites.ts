@@ -8,6 +8,9 @@ import { Migration } from '@mikro-orm/migrations';
  * it); while the space is only deleted (restorable), readers filter it out.
  * Secrets: share-link keys are stored as SHA-256 hashes, the visitor signing key sealed
  * (src/lib/secrets.ts).
+ * `site.structure_version` is bumped by triggers in the transaction of any change to what URL
+ * resolution caches of a site: its sections and site-spaces, and the current revision, deletion
+ * or organization of a space it publishes.
  */
 export class Migration0013Sites extends Migration {
   override name = 'Migration0013Sites';
@@ -91,6 +94,34 @@ export class Migration0013Sites extends Migration {
         created_at timestamptz not null default now()
       );
       create index site_share_link_site on site_share_link (site_id, created_at, id);
+
+      alter table site add column structure_version bigint not null default 0;
+
+      create function site_structure_changed() returns trigger language plpgsql as $$
+      begin
+        if tg_op in ('UPDATE', 'DELETE') then
+          update site set structure_version = structure_version + 1 where id = old.site_id;
+        end if;
+        if tg_op = 'INSERT' or (tg_op = 'UPDATE' and new.site_id is distinct from old.site_id) then
+          update site set structure_version = structure_version + 1 where id = new.site_id;
+        end if;
+        return null;
+      end $$;
+      create trigger site_section_structure after insert or update or delete on site_section
+        for each row execute function site_structure_changed();
+      create trigger site_space_structure after insert or update or delete on site_space
+        for each row execute function site_structure_changed();
+
+      create function site_space_source_changed() returns trigger language plpgsql as $$
+      begin
+        update site set structure_version = structure_version + 1
+         where id in (select site_id from site_space where space_id = new.id);
+        return null;
+      end $$;
+      create trigger space_published_structure after update of revision_id, deleted_at, organization_id on space
+        for each row when (old.revision_id is distinct from new.revision_id or old.deleted_at is distinct from new.deleted_at
+                           or old.organization_id is distinct from new.organization_id)
+        execute function site_space_source_changed();
     `);
   }
 }
