@@ -220,6 +220,8 @@ describe('share-link sites', () => {
     const shown = (await stranger.get(`${site(s.site.id)}/published?shareKey=${link.key}`)).body.structure.structure.map((x: any) => x.id);
     expect(shown).toEqual([s.docs.id]);
     expect((await admin().get(`${site(s.site.id)}/published`)).body.structure.structure.map((x: any) => x.id)).toEqual([s.docs.id, s.apiSection.id]);
+    expect((await stranger.get(`${site(s.site.id)}/sections?shareKey=${link.key}`)).body.items.map((x: any) => x.id)).toEqual([s.docs.id]);
+    expect((await stranger.get(`${site(s.site.id)}/site-spaces?shareKey=${link.key}`)).body.items.map((x: any) => x.space.id)).toEqual([s.v1.id, s.v2.id]);
     await admin().patch(`${site(s.site.id)}/sections/${s.apiSection.id}`, { condition: null });
 
     expect((await admin().patch(`${site(s.site.id)}/share-links/${link.id}`, { active: false })).body.active).toBe(false);

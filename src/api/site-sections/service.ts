@@ -13,7 +13,7 @@ import { loadSpace } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { paginateSql } from '../pagination.ts';
-import { isUniqueViolation, loadStructure, requireSite, siteReader, structurePresenter } from '../sites/service.ts';
+import { isUniqueViolation, loadStructure, requireSite, siteReader, structureForVisitor, structurePresenter } from '../sites/service.ts';
 import type {
   AddGroupBody, AddSectionBody, ListSectionsQuery, MoveGroupBody, MoveSectionBody, UpdateGroupBody, UpdateSectionBody,
 } from './schemas.ts';
@@ -78,14 +78,17 @@ function keyOrBadRequest(run: () => string): string {
 // Sections --------------------------------------------------------------------------------------
 
 export async function listSections(ctx: Ctx, organizationId: string, siteId: string, query: Static<typeof ListSectionsQuery>) {
-  const { site, role } = await siteReader(ctx, organizationId, siteId, query.shareKey);
-  const structure = await loadStructure(ctx.em, site.id);
+  const { site, role, viaShareKey } = await siteReader(ctx, organizationId, siteId, query.shareKey);
+  const all = await loadStructure(ctx.em, site.id);
+  // A share-key holder has no claims: conditional sections and site-spaces are left out for them.
+  const structure = viaShareKey ? structureForVisitor(all) : all;
+  const byId = new Map(structure.sections.map((s) => [s.id, s]));
   const p = await structurePresenter(ctx, site, structure, role ?? undefined);
   return paginateSql<SectionRow, ReturnType<typeof p.section>>(
     ctx.em,
     { ...sectionsListing(site.id), keys: [{ field: 'position', kind: 'string' }, { field: 'id', kind: 'string' }] },
     query,
-    (rows) => rows.map((r) => p.section(structure.sections.find((s) => s.id === r.id) ?? r)),
+    (rows) => rows.filter((r) => byId.has(r.id)).map((r) => p.section(byId.get(r.id)!)),
   );
 }
 

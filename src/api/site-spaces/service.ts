@@ -12,7 +12,7 @@ import { loadSpace } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { paginateSql } from '../pagination.ts';
-import { loadStructure, requireSite, siteReader, structurePresenter } from '../sites/service.ts';
+import { loadStructure, requireSite, siteReader, structureForVisitor, structurePresenter } from '../sites/service.ts';
 import type { AddSiteSpaceBody, ListSiteSpacesQuery, MoveSiteSpaceBody, UpdateSiteSpaceBody } from './schemas.ts';
 
 /**
@@ -43,14 +43,17 @@ async function spaceOfOrganization(ctx: Ctx, organizationId: string, spaceId: st
 }
 
 export async function listSiteSpaces(ctx: Ctx, organizationId: string, siteId: string, query: Static<typeof ListSiteSpacesQuery>) {
-  const { site, role } = await siteReader(ctx, organizationId, siteId, query.shareKey);
-  const structure = await loadStructure(ctx.em, site.id);
+  const { site, role, viaShareKey } = await siteReader(ctx, organizationId, siteId, query.shareKey);
+  const all = await loadStructure(ctx.em, site.id);
+  // A share-key holder has no claims: conditional site-spaces (and those of hidden sections) are left out.
+  const structure = viaShareKey ? structureForVisitor(all) : all;
+  const shown = new Set(structure.siteSpaces.map((s) => s.id));
   const p = await structurePresenter(ctx, site, structure, role ?? undefined);
   return paginateSql<SiteSpaceRow & { ord: string }, ReturnType<typeof p.siteSpace>>(
     ctx.em,
     { ...siteSpacesListing(site.id, query.default), keys: [{ field: 'ord', kind: 'string' }, { field: 'id', kind: 'string' }] },
     query,
-    (rows) => rows.map((r) => p.siteSpace(r)),
+    (rows) => rows.filter((r) => shown.has(r.id)).map((r) => p.siteSpace(r)),
   );
 }
 
