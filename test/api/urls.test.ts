@@ -229,6 +229,12 @@ describe('share-link sites', () => {
     expect((await stranger.get(`${site(s.site.id)}/published?shareKey=${link.key}`)).status).toBe(404);
     expect((await admin().patch(`${site(s.site.id)}/share-links/${link.id}`, { active: true })).body.active).toBe(true);
     expect((await resolve({ url: withKey })).status).toBe(200);
+    // An unpublished site opens for nobody, key or not.
+    await admin().post(`${site(s.site.id)}/unpublish`);
+    expect((await resolve({ url: withKey })).status).toBe(404);
+    expect((await stranger.get(`${site(s.site.id)}/published?shareKey=${link.key}`)).status).toBe(404);
+    await admin().post(`${site(s.site.id)}/publish`);
+    expect((await resolve({ url: withKey })).status).toBe(200);
     expect((await admin().delete(`${site(s.site.id)}/share-links/${link.id}`)).status).toBe(205);
     expect((await resolve({ url: withKey })).status).toBe(404);
   });
