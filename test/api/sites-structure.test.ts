@@ -56,6 +56,18 @@ describe('sections', () => {
     expect(added2.body).toMatchObject({ section: list.items[0].id, default: false, path: 'gamma' });
   });
 
+  it('creates a new space for a section or site-space given spaceId null', async () => {
+    const s = await site();
+    const section = await admin().post(`${siteUrl(s.id)}/sections`, { spaceId: null, title: 'Fresh section' });
+    expect(section.status).toBe(201);
+    const created = section.body.siteSpaces[0].space;
+    expect(created).toMatchObject({ object: 'space', title: 'Fresh section', organization: org.id });
+    expect((await admin().get(`/v1/spaces/${created.id}`)).status).toBe(200);
+    const variant = await admin().post(`${siteUrl(s.id)}/site-spaces`, { spaceId: null, title: 'Fresh variant', sectionId: section.body.id });
+    expect(variant.status).toBe(201);
+    expect(variant.body).toMatchObject({ title: 'Fresh variant', path: 'fresh-variant', section: section.body.id, space: { title: 'Fresh variant' } });
+  });
+
   it('validates bounds and conditions, and keeps unset fields unchanged', async () => {
     const s = await site();
     const sec = (await admin().post(`${siteUrl(s.id)}/sections`, { spaceId: (await space('Only')).id })).body;

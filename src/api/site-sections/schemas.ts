@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Id, ListQuery } from '../schemas.ts';
-import { NullableCondition, GroupTitle, Icon, SectionDescription, SectionPath, SectionTitle } from '../sites/schemas.ts';
+import { NullableCondition, GroupTitle, Icon, SectionDescription, SectionPath, SectionTitle, nullable } from '../sites/schemas.ts';
 
 export const SectionParams = Type.Object({ organizationId: Id, siteId: Id, siteSectionId: Id });
 export const GroupParams = Type.Object({ organizationId: Id, siteId: Id, siteSectionGroupId: Id });
@@ -9,7 +9,8 @@ export const GroupSectionParams = Type.Object({ organizationId: Id, siteId: Id, 
 export const ListSectionsQuery = Type.Intersect([ListQuery, Type.Object({ shareKey: Type.Optional(Type.String({ maxLength: 512 })) })]);
 
 export const AddSectionBody = Type.Object({
-  spaceId: Id,
+  /** An existing space, or null to create a new one titled after the section (or site-space). */
+  spaceId: nullable({ minLength: 1, maxLength: 64 }),
   title: Type.Optional(Type.Union([Type.String({ minLength: 2, maxLength: 64 }), Type.Null()])),
   icon: Type.Optional(Type.Union([Icon, Type.Null()])),
   siteSectionGroupId: Type.Optional(Id),

@@ -9,11 +9,10 @@ import { slugify } from '../../domain/content/tree.ts';
 import { newId } from '../../domain/ids.ts';
 import { conditionProblem } from '../../domain/sites/conditions.ts';
 import { lastKey, moveKey, OrderError, uniquePath } from '../../domain/sites/order.ts';
-import { loadSpace } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { paginateSql } from '../pagination.ts';
-import { isUniqueViolation, loadStructure, requireSite, siteReader, structureForVisitor, structurePresenter } from '../sites/service.ts';
+import { isUniqueViolation, loadStructure, requireSite, siteReader, spaceForSite, structureForVisitor, structurePresenter } from '../sites/service.ts';
 import type {
   AddGroupBody, AddSectionBody, ListSectionsQuery, MoveGroupBody, MoveSectionBody, UpdateGroupBody, UpdateSectionBody,
 } from './schemas.ts';
@@ -98,10 +97,8 @@ export async function listSections(ctx: Ctx, organizationId: string, siteId: str
  */
 export async function addSection(ctx: Ctx, organizationId: string, siteId: string, body: Static<typeof AddSectionBody>) {
   const { site, role } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
-  const found = await loadSpace(ctx.em, ctx.caller, body.spaceId).catch(() => undefined);
-  if (!found || found.space.organizationId !== organizationId) throw badRequest(`spaceId: space ${body.spaceId} does not exist in this organization`);
-  const space = found.space;
   if (body.siteSectionGroupId !== undefined) await requireGroup(ctx.em, site, body.siteSectionGroupId);
+  const space = await spaceForSite(ctx, organizationId, body.spaceId, body.title ?? 'New section');
   const id = newId();
   await ctx.em.transactional(async (tx) => {
     const sections = await sectionsOf(tx, site.id);

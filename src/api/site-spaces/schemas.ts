@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Id, ListQuery } from '../schemas.ts';
-import { NullableCondition, SectionPath, SiteTitle } from '../sites/schemas.ts';
+import { NullableCondition, SectionPath, SiteTitle, nullable } from '../sites/schemas.ts';
 
 export const SiteSpaceParams = Type.Object({ organizationId: Id, siteId: Id, siteSpaceId: Id });
 
@@ -10,7 +10,8 @@ export const ListSiteSpacesQuery = Type.Intersect([
 ]);
 
 export const AddSiteSpaceBody = Type.Object({
-  spaceId: Id,
+  /** An existing space, or null to create a new one titled after the section (or site-space). */
+  spaceId: nullable({ minLength: 1, maxLength: 64 }),
   sectionId: Type.Optional(Id),
   title: Type.Optional(SiteTitle),
 });

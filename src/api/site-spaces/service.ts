@@ -8,11 +8,10 @@ import { slugify } from '../../domain/content/tree.ts';
 import { newId } from '../../domain/ids.ts';
 import { conditionProblem } from '../../domain/sites/conditions.ts';
 import { effectiveDefault, lastKey, moveKey, OrderError, uniquePath } from '../../domain/sites/order.ts';
-import { loadSpace } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { paginateSql } from '../pagination.ts';
-import { loadStructure, requireSite, siteReader, structureForVisitor, structurePresenter } from '../sites/service.ts';
+import { loadStructure, requireSite, siteReader, spaceForSite, structureForVisitor, structurePresenter } from '../sites/service.ts';
 import type { AddSiteSpaceBody, ListSiteSpacesQuery, MoveSiteSpaceBody, UpdateSiteSpaceBody } from './schemas.ts';
 
 /**
@@ -36,11 +35,6 @@ async function requireSiteSpace(em: Em, site: SiteRow, id: string): Promise<Site
   return found;
 }
 
-async function spaceOfOrganization(ctx: Ctx, organizationId: string, spaceId: string) {
-  const found = await loadSpace(ctx.em, ctx.caller, spaceId).catch(() => undefined);
-  if (!found || found.space.organizationId !== organizationId) throw badRequest(`spaceId: space ${spaceId} does not exist in this organization`);
-  return found.space;
-}
 
 export async function listSiteSpaces(ctx: Ctx, organizationId: string, siteId: string, query: Static<typeof ListSiteSpacesQuery>) {
   const { site, role, viaShareKey } = await siteReader(ctx, organizationId, siteId, query.shareKey);
@@ -60,7 +54,7 @@ export async function listSiteSpaces(ctx: Ctx, organizationId: string, siteId: s
 /** Adds a space to a site: in `sectionId`, else in the default section, else at the root. */
 export async function addSiteSpace(ctx: Ctx, organizationId: string, siteId: string, body: Static<typeof AddSiteSpaceBody>) {
   const { site, role } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
-  const space = await spaceOfOrganization(ctx, organizationId, body.spaceId);
+  const space = await spaceForSite(ctx, organizationId, body.spaceId, body.title ?? 'New space');
   const id = newId();
   await ctx.em.transactional(async (tx) => {
     const sections = await sectionsOf(tx, site.id);
@@ -87,7 +81,7 @@ export async function updateSiteSpace(ctx: Ctx, organizationId: string, siteId: 
     const problem = conditionProblem(body.condition);
     if (problem) throw badRequest(problem);
   }
-  if (body.spaceId !== undefined) await spaceOfOrganization(ctx, organizationId, body.spaceId);
+  if (body.spaceId !== undefined) await spaceForSite(ctx, organizationId, body.spaceId, '');
   if (body.path !== undefined && body.path !== row.path && (await siteSpacePathsIn(ctx.em, site.id, row.section_id)).includes(body.path)) {
     throw conflict(`path "${body.path}" is already used by another site-space at this level`);
   }

@@ -21,6 +21,7 @@ import type { AppDeps, Ctx } from '../context.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { paginateSql } from '../pagination.ts';
 import { presentSpace } from '../spaces/present.ts';
+import { createSpace } from '../spaces/service.ts';
 import { urlsFor } from '../urls.ts';
 import {
   presentAdaptiveSchema, presentGroup, presentPublishingAuth, presentSection, presentSite, presentSiteSpace, type SiteUrlsContext,
@@ -181,6 +182,19 @@ async function usableSpaces(ctx: Ctx, organizationId: string, spaceIds: string[]
     out.push(found.space);
   }
   return out;
+}
+
+/**
+ * The space a section or site-space publishes: an existing live space of the organization that
+ * the caller can read (400 otherwise), or, for `null`, a new empty-page space titled `title`.
+ */
+export async function spaceForSite(ctx: Ctx, organizationId: string, spaceId: string | null, title: string): Promise<Space> {
+  if (spaceId === null) {
+    return ctx.em.transactional((tx) => createSpace(tx, {
+      organizationId, parentId: null, title: title.slice(0, 50), emoji: '', visibility: 'private', editMode: 'live', defaultLevel: null,
+    }));
+  }
+  return (await usableSpaces(ctx, organizationId, [spaceId], 'spaceId'))[0];
 }
 
 export async function createSite(ctx: Ctx, organizationId: string, body: Static<typeof CreateSiteBody>) {
