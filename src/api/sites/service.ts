@@ -18,7 +18,7 @@ import { conditionContext, conditionHolds } from '../../domain/sites/conditions.
 import { lazySecretBox, type SecretBox } from '../../lib/secrets.ts';
 import { contentRoles, loadSpace, requireOrganization, requireRole } from '../access.ts';
 import type { AppDeps, Ctx } from '../context.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { badRequest, conflict, HttpError, notFound } from '../errors.ts';
 import { paginateSql } from '../pagination.ts';
 import { presentSpace } from '../spaces/present.ts';
 import { createSpace } from '../spaces/service.ts';
@@ -68,7 +68,10 @@ export async function requireSite(ctx: Ctx, organizationId: string, siteId: stri
  * of the site. 404 otherwise (also for a share key that is wrong or inactive).
  */
 export async function siteReader(ctx: Ctx, organizationId: string, siteId: string, shareKey?: string) {
-  const membership = await requireOrganization(ctx, organizationId).catch(() => undefined);
+  const membership = await requireOrganization(ctx, organizationId).catch((error: unknown) => {
+    if (error instanceof HttpError && error.statusCode === 404) return undefined;
+    throw error;
+  });
   if (membership && atLeast(membership.role, 'read')) {
     const site = await siteById(ctx.em, organizationId, siteId);
     if (!site) throw notFound('Site');
@@ -177,7 +180,10 @@ export async function listSites(ctx: Ctx, organizationId: string, query: Static<
 async function usableSpaces(ctx: Ctx, organizationId: string, spaceIds: string[], field: string) {
   const out: Space[] = [];
   for (const id of spaceIds) {
-    const found = await loadSpace(ctx.em, ctx.caller, id).catch(() => undefined);
+    const found = await loadSpace(ctx.em, ctx.caller, id).catch((error: unknown) => {
+      if (error instanceof HttpError && error.statusCode === 404) return undefined;
+      throw error;
+    });
     if (!found || found.space.organizationId !== organizationId) throw badRequest(`${field}: space ${id} does not exist in this organization`);
     out.push(found.space);
   }
