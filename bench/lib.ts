@@ -57,7 +57,15 @@ export async function runLoad<S = unknown>(
   origin: string,
   path: string,
   headers: Record<string, string>,
-  options: { connections: number; durationMs: number; warmupMs: number; sample?: () => Promise<S>; signal?: AbortSignal },
+  options: {
+    connections: number;
+    durationMs: number;
+    warmupMs: number;
+    sample?: () => Promise<S>;
+    signal?: AbortSignal;
+    method?: 'GET' | 'POST';
+    body?: string;
+  },
 ): Promise<RoundResult<S>> {
   const url = new URL(origin);
   if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost' && url.hostname !== '[::1]') {
@@ -98,7 +106,7 @@ export async function runLoad<S = unknown>(
     while (!stopped) {
       const started = performance.now();
       try {
-        const { statusCode, body } = await pool.request({ path, method: 'GET', headers });
+        const { statusCode, body } = await pool.request({ path, method: options.method ?? 'GET', headers, body: options.body });
         const text = await body.text();
         if (statusCode !== 200) {
           fail(`HTTP ${statusCode}: ${text.slice(0, 300)}`);

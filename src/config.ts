@@ -37,6 +37,8 @@ export interface Config {
   fetch: FetchPolicy;
   /** Content import (`POST …/content/import`): limits of what one import reads, and how long the API waits for it. */
   contentImport: ContentImportConfig;
+  /** Base URL of published sites without a custom hostname: `{sitesUrl}/{organizationId}/{basename or siteId}/…`. */
+  sitesUrl: string;
 }
 
 export interface ContentImportConfig {
@@ -123,6 +125,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`OPENAPI_REFRESH_INTERVAL: ${(e as Error).message}`);
   }
   const contentImport = contentImportConfig(env, problems);
+  const sitesUrl = url('SITES_URL', optional('SITES_URL'), ['http:', 'https:']);
+  if (sitesUrl !== undefined && /[?#]/.test(sitesUrl)) problems.push(`SITES_URL="${sitesUrl}" must not have a query or fragment`);
   const logLevel = str('LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL="${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
   const chromiumPath = str('CHROMIUM_PATH', '/usr/bin/chromium');
@@ -153,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chromiumPath,
     fetch: fetch.policy,
     contentImport,
+    sitesUrl: (sitesUrl ?? `${(publicUrl ?? `http://localhost:${portValue}`).replace(/\/+$/, '')}/sites`).replace(/\/+$/, ''),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -30,6 +30,11 @@ import { linkRoutes } from './links/routes.ts';
 import { CHANGE_REQUEST_CONTENT_PREFIX, SPACE_CONTENT_PREFIX } from './content/schemas.ts';
 import { pdfRoutes } from './pdf/routes.ts';
 import { contentImportRoutes } from './content-import/routes.ts';
+import { siteRoutes } from './sites/routes.ts';
+import { siteSectionRoutes } from './site-sections/routes.ts';
+import { siteSpaceRoutes } from './site-spaces/routes.ts';
+import { siteShareLinkRoutes } from './site-share-links/routes.ts';
+import { urlRoutes } from './urls/routes.ts';
 
 export interface AppOptions {
   logger?: Logger | false;
@@ -136,5 +141,10 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(pdfRoutes);
   await app.register(contentImportRoutes, { prefix: '/v1/spaces/:spaceId', target: 'space' });
   await app.register(contentImportRoutes, { prefix: '/v1/spaces/:spaceId/change-requests/:changeRequestId', target: 'change-request' });
+  await app.register(siteRoutes);
+  await app.register(siteSectionRoutes);
+  await app.register(siteSpaceRoutes);
+  await app.register(siteShareLinkRoutes);
+  await app.register(urlRoutes);
   return app;
 }

@@ -8,9 +8,15 @@ export interface LoggerOptions {
   destination?: NodeJS.WritableStream;
 }
 
+/** Query parameters that carry credentials (visitor tokens, share keys): their values never reach a log line. */
+// Also inside an encoded URL passed as a parameter (`url=…%3FshareKey%3D…`).
+const SECRET_PARAMS = /((?:[?&]|%3F|%26)(?:visitorAuthToken|shareKey|jwt_token|token)(?:=|%3D))[^&#%]*/gi;
+export const redactUrl = (url: string) => url.replace(SECRET_PARAMS, '$1[redacted]');
+
 /**
  * Logs on stdout: JSON (one object a line) for log collectors, or human-readable coloured lines
- * when a person watches the terminal. Authorization headers and secrets are redacted wherever they appear.
+ * when a person watches the terminal. Authorization headers, secrets and credentials in request
+ * URLs are redacted wherever they appear.
  */
 export function logger(level = 'info', options: LoggerOptions = {}): Logger {
   const settings = {
@@ -18,6 +24,15 @@ export function logger(level = 'info', options: LoggerOptions = {}): Logger {
     redact: {
       paths: ['req.headers.authorization', 'headers.authorization', '*.token', '*.password', '*.secret', 'token'],
       censor: '[redacted]',
+    },
+    serializers: {
+      req: (req: { method?: string; url?: string; hostname?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+        method: req.method,
+        url: req.url === undefined ? undefined : redactUrl(req.url),
+        hostname: req.hostname,
+        remoteAddress: req.ip,
+        remotePort: req.socket?.remotePort,
+      }),
     },
   };
   const pretty = options.pretty ?? process.stdout.isTTY === true;

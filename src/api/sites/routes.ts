@@ -1,0 +1,244 @@
+import { ctxOf, type RoutePlugin } from '../context.ts';
+import { errors, NoContent } from '../schemas.ts';
+import {
+  AdaptiveSchemaBody,
+  AdaptiveSchemaSchema,
+  CreateSiteBody,
+  CustomizationInput,
+  CustomizationSchema,
+  ListSitesQuery,
+  OrgParams,
+  PublishedQuery,
+  PublishedSiteSchema,
+  PublishingAuthBody,
+  PublishingAuthSchema,
+  SiteList,
+  SiteParams,
+  SiteSchema,
+  UpdateSiteBody,
+} from './schemas.ts';
+import {
+  changeCustomization,
+  createSite,
+  deleteSite,
+  getAdaptiveSchema,
+  getCustomization,
+  getPublishedSite,
+  getPublishingAuth,
+  getSite,
+  listSites,
+  putAdaptiveSchema,
+  regeneratePublishingAuth,
+  setPublished,
+  updatePublishingAuth,
+  updateSite,
+} from './service.ts';
+
+/** Sites: HTTP only. The rules are in ./service.ts. */
+export const siteRoutes: RoutePlugin = async (app) => {
+  const tags = ['sites'];
+  const base = '/v1/orgs/:organizationId/sites';
+  const one = `${base}/:siteId`;
+
+  app.get(
+    base,
+    {
+      schema: {
+        tags,
+        summary: 'List the sites of an organization',
+        params: OrgParams,
+        querystring: ListSitesQuery,
+        response: { 200: SiteList, ...errors(403, 404) },
+      },
+    },
+    async (request) => listSites(ctxOf(request), request.params.organizationId, request.query),
+  );
+
+  app.post(
+    base,
+    {
+      schema: {
+        tags,
+        summary: 'Create a site',
+        params: OrgParams,
+        body: CreateSiteBody,
+        response: { 201: SiteSchema, ...errors(403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const site = await createSite(ctxOf(request), request.params.organizationId, request.body);
+      return reply.status(201).header('location', site.urls.location).send(site);
+    },
+  );
+
+  app.get(
+    one,
+    {
+      schema: { tags, summary: 'Get a site', params: SiteParams, response: { 200: SiteSchema, ...errors(403, 404) } },
+    },
+    async (request) => getSite(ctxOf(request), request.params.organizationId, request.params.siteId),
+  );
+
+  app.patch(
+    one,
+    {
+      schema: {
+        tags,
+        summary: 'Update a site',
+        params: SiteParams,
+        body: UpdateSiteBody,
+        response: { 200: SiteSchema, ...errors(403, 404, 409) },
+      },
+    },
+    async (request) => updateSite(ctxOf(request), request.params.organizationId, request.params.siteId, request.body),
+  );
+
+  app.delete(
+    one,
+    {
+      schema: { tags, summary: 'Delete a site', params: SiteParams, response: { 205: NoContent, ...errors(403, 404) } },
+    },
+    async (request, reply) => {
+      await deleteSite(ctxOf(request), request.params.organizationId, request.params.siteId);
+      return reply.status(205).send();
+    },
+  );
+
+  app.post(
+    `${one}/publish`,
+    {
+      schema: { tags, summary: 'Publish a site', params: SiteParams, response: { 200: SiteSchema, ...errors(403, 404) } },
+    },
+    async (request) => setPublished(ctxOf(request), request.params.organizationId, request.params.siteId, true),
+  );
+
+  app.post(
+    `${one}/unpublish`,
+    {
+      schema: { tags, summary: 'Unpublish a site', params: SiteParams, response: { 200: SiteSchema, ...errors(403, 404) } },
+    },
+    async (request) => setPublished(ctxOf(request), request.params.organizationId, request.params.siteId, false),
+  );
+
+  app.get(
+    `${one}/adaptive-schema`,
+    {
+      schema: {
+        tags,
+        summary: 'Get the adaptive schema of a site',
+        params: SiteParams,
+        response: { 200: AdaptiveSchemaSchema, ...errors(403, 404) },
+      },
+    },
+    async (request) => getAdaptiveSchema(ctxOf(request), request.params.organizationId, request.params.siteId),
+  );
+
+  app.put(
+    `${one}/adaptive-schema`,
+    {
+      schema: {
+        tags,
+        summary: 'Set the adaptive schema of a site',
+        params: SiteParams,
+        body: AdaptiveSchemaBody,
+        response: { 200: AdaptiveSchemaSchema, ...errors(403, 404) },
+      },
+    },
+    async (request) => putAdaptiveSchema(ctxOf(request), request.params.organizationId, request.params.siteId, request.body),
+  );
+
+  app.get(
+    `${one}/publishing/auth`,
+    {
+      schema: {
+        tags,
+        summary: 'Get the visitor authentication settings of a site',
+        params: SiteParams,
+        response: { 200: PublishingAuthSchema, ...errors(403, 404) },
+      },
+    },
+    async (request) => getPublishingAuth(ctxOf(request), request.params.organizationId, request.params.siteId),
+  );
+
+  app.patch(
+    `${one}/publishing/auth`,
+    {
+      schema: {
+        tags,
+        summary: 'Update the visitor authentication settings of a site',
+        params: SiteParams,
+        body: PublishingAuthBody,
+        response: { 200: PublishingAuthSchema, ...errors(403, 404) },
+      },
+    },
+    async (request) => updatePublishingAuth(ctxOf(request), request.params.organizationId, request.params.siteId, request.body),
+  );
+
+  app.post(
+    `${one}/publishing/auth/regenerate`,
+    {
+      schema: {
+        tags,
+        summary: 'Regenerate the visitor signing key of a site',
+        params: SiteParams,
+        response: { 200: PublishingAuthSchema, ...errors(403, 404) },
+      },
+    },
+    async (request) => regeneratePublishingAuth(ctxOf(request), request.params.organizationId, request.params.siteId),
+  );
+
+  app.get(
+    `${one}/customization`,
+    {
+      schema: {
+        tags,
+        summary: 'Get the customization of a site',
+        params: SiteParams,
+        response: { 200: CustomizationSchema, ...errors(403, 404) },
+      },
+    },
+    async (request) => getCustomization(ctxOf(request), request.params.organizationId, request.params.siteId),
+  );
+
+  app.put(
+    `${one}/customization`,
+    {
+      schema: {
+        tags,
+        summary: 'Replace the customization of a site',
+        params: SiteParams,
+        body: CustomizationInput,
+        response: { 200: CustomizationSchema, ...errors(403, 404) },
+      },
+    },
+    async (request) => changeCustomization(ctxOf(request), request.params.organizationId, request.params.siteId, request.body, true),
+  );
+
+  app.patch(
+    `${one}/customization`,
+    {
+      schema: {
+        tags,
+        summary: 'Change parts of the customization of a site',
+        params: SiteParams,
+        body: CustomizationInput,
+        response: { 200: CustomizationSchema, ...errors(403, 404) },
+      },
+    },
+    async (request) => changeCustomization(ctxOf(request), request.params.organizationId, request.params.siteId, request.body, false),
+  );
+
+  app.get(
+    `${one}/published`,
+    {
+      schema: {
+        tags,
+        summary: 'Get the published site (for members, or with a share key)',
+        params: SiteParams,
+        querystring: PublishedQuery,
+        response: { 200: PublishedSiteSchema, ...errors(404) },
+      },
+    },
+    async (request) => getPublishedSite(ctxOf(request), request.params.organizationId, request.params.siteId, request.query.shareKey),
+  );
+};

@@ -1,0 +1,56 @@
+import { Type } from 'typebox';
+
+const Url = Type.String({ minLength: 1, maxLength: 2048, format: 'uri' });
+
+export const Visitor = Type.Object({
+  type: Type.Optional(Type.Union([Type.Literal('human'), Type.Literal('agent')])),
+  jwtToken: Type.Optional(Type.String({ maxLength: 16384 })),
+  unsignedClaims: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+export const ResolvePublishedBody = Type.Object({
+  url: Url,
+  redirectOnError: Type.Optional(Type.Boolean({ default: false })),
+  visitor: Type.Optional(Visitor),
+});
+
+export const ResolvePublishedQuery = Type.Object({
+  url: Url,
+  visitorAuthToken: Type.Optional(Type.String({ maxLength: 16384 })),
+  redirectOnError: Type.Optional(Type.Boolean({ default: false })),
+});
+
+export const PublishedRedirect = Type.Object({
+  target: Type.Union([Type.Literal('application'), Type.Literal('content'), Type.Literal('external')]),
+  site: Type.Optional(Type.String()),
+  redirect: Type.String(),
+});
+
+export const PublishedContent = Type.Object({
+  site: Type.String(),
+  siteSection: Type.Optional(Type.String()),
+  siteSpace: Type.String(),
+  space: Type.String(),
+  revision: Type.String(),
+  page: Type.Optional(Type.String()),
+  pathname: Type.String(),
+  basePath: Type.String(),
+  siteBasePath: Type.String(),
+  apiToken: Type.String(),
+  organization: Type.String(),
+  shareKey: Type.Optional(Type.String()),
+  complete: Type.Boolean(),
+  contextId: Type.Optional(Type.String()),
+  canonicalUrl: Type.String(),
+});
+
+export const PublishedLookup = Type.Union([PublishedRedirect, PublishedContent]);
+
+export const UrlQuery = Type.Object({ url: Type.String({ minLength: 1, maxLength: 2048 }) });
+
+export const EmbedSchema = Type.Object({
+  title: Type.String(),
+  site: Type.String(),
+  icon: Type.Optional(Type.String()),
+  type: Type.Literal('link'),
+});

@@ -1,0 +1,219 @@
+import { createHash } from 'node:crypto';
+import { type Collection } from '../../db/entities.ts';
+import { loadPage, loadRevision } from '../../db/content.ts';
+import {
+  revisionPageIndex,
+  siteForVisitorByHost,
+  siteForVisitorByKey,
+  type SiteForVisitor,
+  type VisitorSection,
+  type VisitorSiteSpace,
+} from '../../db/sites.ts';
+import { unsignedClaimsProblem } from '../../domain/sites/adaptive.ts';
+import { conditionContext } from '../../domain/sites/conditions.ts';
+import { lookupPage, resolveSitePath, visibleStructure, type PageEntry, type PageIndex } from '../../domain/sites/resolve.ts';
+import { parsePublishedUrl, siteUrl, type SiteLocator } from '../../domain/sites/urls.ts';
+import { verifyVisitorToken } from '../../domain/sites/visitor.ts';
+import { loadCollection, loadSpace } from '../access.ts';
+import type { Ctx } from '../context.ts';
+import { badRequest, notFound } from '../errors.ts';
+import { presentCollection } from '../collections/present.ts';
+import { presentPage } from '../content/present.ts';
+import { presentSpace } from '../spaces/present.ts';
+import { baseOf } from '../sites/present.ts';
+import { hashShareKey, openSigningKey, siteUrls } from '../sites/service.ts';
+import { urlsFor } from '../urls.ts';
+
+/**
+ * URL resolution. `resolvePublished` is the hot path of every visitor page view: one statement
+ * finds the site with its sections, live site-spaces and the share-key check; the page paths of
+ * the revision come from a per-process cache (revisions never change). Everything else is pure.
+ */
+
+export interface PublishedRequest {
+  url: string;
+  redirectOnError?: boolean;
+  jwtToken?: string;
+  unsignedClaims?: Record<string, unknown>;
+}
+
+const NOT_FOUND = 'Published content';
+
+async function findSite(ctx: Ctx, locator: SiteLocator, keyHash: string): Promise<SiteForVisitor | undefined> {
+  return locator.kind === 'own'
+    ? siteForVisitorByKey(ctx.em, locator.organizationId, locator.siteKey, keyHash)
+    : siteForVisitorByHost(ctx.em, locator.hostname, locator.proxies, keyHash);
+}
+
+/** The site's base as the URL named it (origin plus path, no trailing slash) and the path parts after it. */
+function splitBase(locator: SiteLocator, found: SiteForVisitor): { base: string; segments: string[] } {
+  if (locator.kind === 'own') {
+    return {
+      base: `${locator.base}/${encodeURIComponent(locator.organizationId)}/${encodeURIComponent(locator.siteKey)}`,
+      segments: locator.segments,
+    };
+  }
+  const proxy = found.site.proxy;
+  if (proxy && found.site.hostname !== locator.hostname && locator.proxies.includes(proxy)) {
+    const depth = proxy.split('/').length - 1;
+    return {
+      base: `${locator.origin}/${locator.segments.slice(0, depth).map(encodeURIComponent).join('/')}`,
+      segments: locator.segments.slice(depth),
+    };
+  }
+  return { base: locator.origin, segments: locator.segments };
+}
+
+type Access = { ok: true; signed: Record<string, unknown> } | { ok: false };
+
+async function visitorAccess(ctx: Ctx, found: SiteForVisitor, token: string | undefined): Promise<Access> {
+  const { site } = found;
+  if (!site.published) return { ok: false };
+  if (site.visibility === 'share-link') return found.shareKeyActive ? { ok: true, signed: {} } : { ok: false };
+  if (site.visibility === 'visitor-auth') {
+    const verified = await verifyVisitorToken(token, await openSigningKey(ctx.deps, site));
+    return verified.ok ? { ok: true, signed: verified.claims } : { ok: false };
+  }
+  return { ok: true, signed: {} };
+}
+
+const sectionNode = (s: VisitorSection) => ({ ...s, isDefault: s.is_default });
+const siteSpaceNode = (s: VisitorSiteSpace) => ({ ...s, sectionId: s.section_id, isDefault: s.is_default });
+
+export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
+  const locator = parsePublishedUrl(input.url, ctx.deps.config.sitesUrl);
+  if (!locator) throw notFound(NOT_FOUND);
+  const shareKey = locator.query.get('shareKey') ?? undefined;
+  const found = await findSite(ctx, locator, shareKey ? hashShareKey(shareKey) : '');
+  if (!found) throw notFound(NOT_FOUND);
+  const { site } = found;
+  const token = input.jwtToken ?? locator.query.get('jwt_token') ?? undefined;
+  const access = await visitorAccess(ctx, found, token);
+  if (!access.ok) {
+    if (input.redirectOnError && site.published && site.visibility === 'visitor-auth' && site.fallback_url) {
+      return { target: 'external' as const, site: site.id, redirect: site.fallback_url };
+    }
+    throw notFound(NOT_FOUND);
+  }
+
+  // Unsigned claims count only on a site that declares them in its adaptive schema.
+  let unsigned: Record<string, unknown> = {};
+  if (site.adaptive_schema && input.unsignedClaims && Object.keys(input.unsignedClaims).length > 0) {
+    const problem = unsignedClaimsProblem(site.adaptive_schema, input.unsignedClaims);
+    if (problem) throw badRequest(problem);
+    unsigned = input.unsignedClaims;
+  }
+  const context = conditionContext({ signed: access.signed, unsigned });
+  const visible = visibleStructure(found.sections.map(sectionNode), found.siteSpaces.map(siteSpaceNode), context);
+  const { base, segments } = splitBase(locator, found);
+  const resolved = resolveSitePath(visible.sections, visible.siteSpaces, segments);
+  if (!resolved) throw notFound(NOT_FOUND);
+
+  const index = await revisionPageIndex(ctx.em, resolved.siteSpace.revision_id);
+  let lookup = lookupPage(index, resolved.pageSegments);
+  if (lookup.kind === 'missing') {
+    const moved = await movedPage(ctx, resolved.siteSpace.revision_id, index, resolved.pageSegments.join('/'));
+    if (!moved) throw notFound(NOT_FOUND);
+    lookup = { kind: 'redirect', page: moved };
+  }
+  const query = shareKey ? { shareKey } : undefined;
+  const canonical = siteUrl(baseOf(site, siteUrls(ctx.deps)), [
+    resolved.sectionIsDefault ? null : resolved.section?.path,
+    resolved.siteSpaceIsDefault ? null : resolved.siteSpace.path,
+    lookup.page.path,
+  ]);
+  if (lookup.kind === 'redirect') {
+    return { target: 'content' as const, redirect: siteUrl(base, [resolved.sectionPart, resolved.siteSpacePart, lookup.page.path], query) };
+  }
+  const siteBasePath = `${new URL(base).pathname.replace(/\/+$/, '')}/`;
+  const basePath = `${siteBasePath}${[resolved.sectionPart, resolved.siteSpacePart]
+    .filter(Boolean)
+    .map((p) => `${encodeURIComponent(p!)}/`)
+    .join('')}`;
+  const claims = { ...access.signed, unsigned };
+  return {
+    site: site.id,
+    ...(resolved.section ? { siteSection: resolved.section.id } : {}),
+    siteSpace: resolved.siteSpace.id,
+    space: resolved.siteSpace.space_id,
+    revision: resolved.siteSpace.revision_id,
+    page: lookup.page.id,
+    pathname: resolved.pageSegments.join('/'),
+    basePath,
+    siteBasePath,
+    // Content is read with the caller's own token: no separate short-lived token is issued.
+    apiToken: '',
+    organization: site.organization_id,
+    ...(shareKey ? { shareKey } : {}),
+    complete: true,
+    ...(site.visibility === 'visitor-auth' || Object.keys(unsigned).length > 0
+      ? { contextId: createHash('sha256').update(JSON.stringify(claims)).digest('base64url').slice(0, 22) }
+      : {}),
+    canonicalUrl: canonical,
+  };
+}
+
+/** How many earlier revisions a missing path is looked up in, to follow a page that moved. */
+const MOVED_LOOKBACK = 5;
+
+/**
+ * A page that was at `path` in one of the few revisions before `revisionId` and is elsewhere now:
+ * its current place. Only runs when a path is not found, so it costs nothing on the hot path.
+ */
+async function movedPage(ctx: Ctx, revisionId: string, current: PageIndex, path: string): Promise<PageEntry | undefined> {
+  if (path === '') return undefined;
+  let at = await loadRevision(ctx.em, revisionId);
+  for (let depth = 0; at && depth < MOVED_LOOKBACK; depth++) {
+    const parent = at.parents[0];
+    if (!parent) return undefined;
+    const earlier = (await revisionPageIndex(ctx.em, parent)).byPath.get(path);
+    const now = earlier && current.byId.get(earlier.id);
+    if (now) return now.type === 'group' ? current.firstDocumentUnder.get(now.id) : now;
+    at = await loadRevision(ctx.em, parent);
+  }
+  return undefined;
+}
+
+/** `GET /v1/urls/embed`: the title of a published page, for a link preview. Only public content. */
+export async function embedByUrl(ctx: Ctx, url: string) {
+  const resolved = await resolvePublished(ctx, { url, redirectOnError: false });
+  if (!('page' in resolved) || !resolved.page) throw notFound(NOT_FOUND);
+  const locator = parsePublishedUrl(url, ctx.deps.config.sitesUrl)!;
+  const found = (await findSite(ctx, locator, ''))!;
+  const index = await revisionPageIndex(ctx.em, resolved.revision);
+  const page = index.byId.get(resolved.page)!;
+  return { title: page.title, site: found.site.title, type: 'link' as const };
+}
+
+/**
+ * `GET /v1/urls/content`: the service's own app URLs (`{PUBLIC_URL}/app/collections/{id}`,
+ * `/app/spaces/{id}`, `/app/spaces/{id}/pages/{pageId}`, and the API's `/v1/collections/{id}`,
+ * `/v1/spaces/{id}`) resolved to the object, for callers who may read it (404 otherwise).
+ */
+export async function contentByUrl(ctx: Ctx, url: string) {
+  const publicUrl = ctx.deps.config.publicUrl;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw badRequest('url is not a valid URL');
+  }
+  if (parsed.origin !== new URL(publicUrl).origin) throw notFound('Content for this URL');
+  const match = /^\/(?:app|v1)\/(collections|spaces)\/([^/]+)(?:\/pages\/([^/]+))?\/?$/.exec(parsed.pathname);
+  if (!match) throw notFound('Content for this URL');
+  const [, kind, id, pageId] = match;
+  const urls = urlsFor(publicUrl);
+  if (kind === 'collections') {
+    if (pageId) throw notFound('Content for this URL');
+    const { collection, role } = await loadCollection(ctx.em, ctx.caller, decodeURIComponent(id));
+    return { collection: presentCollection(collection as Collection, role, urls) };
+  }
+  const { space, role } = await loadSpace(ctx.em, ctx.caller, decodeURIComponent(id));
+  const presented = presentSpace(space, role, urls);
+  if (!pageId) return { space: presented };
+  const page = await loadPage(ctx.em, space.revisionId, decodeURIComponent(pageId));
+  if (!page) throw notFound('Page');
+  const path = (await revisionPageIndex(ctx.em, space.revisionId)).byId.get(page.id)?.path ?? page.slug;
+  const options = { publicUrl, spaceId: space.id, metadata: true, base: `/v1/spaces/${space.id}` };
+  return { space: presented, page: presentPage(page, path, [], options) };
+}

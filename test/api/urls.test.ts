@@ -1,0 +1,425 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { SignJWT } from 'jose';
+import { createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { loadPageMap, writeRevision } from '../../src/db/content.ts';
+import { sql } from '../../src/db/sql.ts';
+import { newId } from '../../src/domain/ids.ts';
+import { positionBetween } from '../../src/domain/positions.ts';
+import type { PageMap } from '../../src/domain/content/tree.ts';
+
+/**
+ * Visitor URL resolution: `POST /v1/urls/published` (and the deprecated GET), the site's
+ * `…/published`, `/v1/urls/content` and `/v1/urls/embed`, with every visibility enforced.
+ */
+let t: TestApp;
+let org: TestOrg;
+let other: TestOrg;
+
+const SITES = 'http://docs.test/sites';
+
+beforeAll(async () => {
+  t = await startTestApp({ SECRETS_KEY: Buffer.alloc(32, 3).toString('base64') });
+  org = await createTestOrg(t, 'Urls org');
+  other = await createTestOrg(t, 'Urls other org');
+});
+afterAll(() => t.close());
+
+const admin = () => org.members.admin.api;
+const sites = `/v1/orgs/${'$ORG'}/sites`;
+const site = (id: string) => `${sites.replace('$ORG', org.id)}/${id}`;
+
+interface PageSpec {
+  title: string;
+  slug: string;
+  type?: 'document' | 'group';
+  children?: PageSpec[];
+}
+
+/** A space whose current revision holds exactly these pages; returns page ids by path. */
+async function spaceWith(title: string, pages: PageSpec[]) {
+  const space = (await admin().post(`/v1/orgs/${org.id}/spaces`, { title })).body;
+  const map: PageMap = {};
+  const ids: Record<string, string> = {};
+  const add = (specs: PageSpec[], parentId: string | null, prefix: string) => {
+    let last: string | null = null;
+    for (const spec of specs) {
+      const id = newId();
+      last = positionBetween(last, null);
+      map[id] = {
+        id,
+        parentId,
+        position: last,
+        type: spec.type ?? 'document',
+        title: spec.title,
+        slug: spec.slug,
+        markdown: spec.type === 'group' ? '' : `# ${spec.title}\n`,
+      };
+      const path = prefix ? `${prefix}/${spec.slug}` : spec.slug;
+      ids[path] = id;
+      add(spec.children ?? [], id, path);
+    }
+  };
+  add(pages, null, '');
+  await t.orm.em.fork().transactional(async (tx) => {
+    const revision = await writeRevision(tx, { spaceId: space.id, parents: [space.revision], type: 'edits', base: null, pages: map });
+    await sql(tx, 'update space set revision_id = ? where id = ?', [revision, space.id]);
+  });
+  return { id: space.id as string, ids };
+}
+
+const TREE: PageSpec[] = [
+  { title: 'Welcome', slug: 'welcome' },
+  {
+    title: 'Guides',
+    slug: 'guides',
+    type: 'group',
+    children: [{ title: 'Install', slug: 'install', children: [{ title: 'On Linux', slug: 'linux' }] }],
+  },
+];
+
+async function publishedSite(visibility: string, title = 'Docs') {
+  const v1 = await spaceWith('Version one', TREE);
+  const v2 = await spaceWith('Version two', TREE);
+  const api = await spaceWith('API reference', [
+    { title: 'Overview', slug: 'overview' },
+    { title: 'Endpoints', slug: 'endpoints' },
+  ]);
+  const created = (await admin().post(`/v1/orgs/${org.id}/sites`, { title, visibility, spaces: [v1.id] })).body;
+  // The first section takes the root site-space in a default section of its own.
+  const apiSection = (await admin().post(`${site(created.id)}/sections`, { spaceId: api.id, title: 'API' })).body;
+  const docs = (await admin().get(`${site(created.id)}/sections`)).body.items.find((s: any) => s.id !== apiSection.id);
+  const second = (await admin().post(`${site(created.id)}/site-spaces`, { spaceId: v2.id, sectionId: docs.id })).body;
+  expect((await admin().post(`${site(created.id)}/publish`)).status).toBe(200);
+  return { site: created, v1, v2, api, docs, apiSection, second };
+}
+
+const resolve = (body: object, api = admin()) => api.post('/v1/urls/published', body);
+
+describe('POST /v1/urls/published on a public site', () => {
+  let s: Awaited<ReturnType<typeof publishedSite>>;
+  beforeAll(async () => {
+    s = await publishedSite('public');
+  });
+
+  it('resolves section, site-space and a page three levels deep', async () => {
+    const base = `${SITES}/${org.id}/${s.site.id}`;
+    const res = await resolve({ url: `${base}/${s.docs.path}/version-two/guides/install/linux` });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      site: s.site.id,
+      siteSection: s.docs.id,
+      siteSpace: s.second.id,
+      space: s.v2.id,
+      revision: expect.any(String),
+      page: s.v2.ids['guides/install/linux'],
+      pathname: 'guides/install/linux',
+      basePath: `/sites/${org.id}/${s.site.id}/${s.docs.path}/version-two/`,
+      siteBasePath: `/sites/${org.id}/${s.site.id}/`,
+      apiToken: '',
+      organization: org.id,
+      complete: true,
+      canonicalUrl: `${base}/version-two/guides/install/linux`,
+    });
+  });
+
+  it('falls back to the default section, site-space and first page', async () => {
+    const base = `${SITES}/${org.id}/${s.site.id}`;
+    const root = await resolve({ url: `${base}/` });
+    expect(root.body).toMatchObject({
+      siteSection: s.docs.id,
+      space: s.v1.id,
+      page: s.v1.ids.welcome,
+      pathname: '',
+      basePath: `/sites/${org.id}/${s.site.id}/`,
+    });
+    const page = await resolve({ url: `${base}/guides/install` });
+    expect(page.body).toMatchObject({ space: s.v1.id, page: s.v1.ids['guides/install'], pathname: 'guides/install' });
+    const api = await resolve({ url: `${base}/api/endpoints` });
+    expect(api.body).toMatchObject({
+      siteSection: s.apiSection.id,
+      space: s.api.id,
+      page: s.api.ids.endpoints,
+      canonicalUrl: `${base}/api/endpoints`,
+    });
+  });
+
+  it('redirects a group page to its first document, and answers 404 for what does not exist', async () => {
+    const base = `${SITES}/${org.id}/${s.site.id}`;
+    const group = await resolve({ url: `${base}/guides` });
+    expect(group.body).toEqual({ target: 'content', redirect: `${base}/guides/install` });
+    for (const url of [
+      `${base}/nope`,
+      `${base}/guides/install/nope`,
+      `${SITES}/${org.id}/nope/welcome`,
+      `${SITES}/${other.id}/${s.site.id}/welcome`,
+      'https://unknown.example.com/x',
+    ]) {
+      const res = await resolve({ url });
+      expect([url, res.status]).toEqual([url, 404]);
+      expect(res.body.error.code).toBe(404);
+    }
+    expect((await resolve({ url: 'not a url' })).status).toBe(400);
+    expect((await resolve({ url: `${base}/${'x'.repeat(2048)}` })).status).toBe(400);
+    expect((await resolve({})).status).toBe(400);
+  });
+
+  it('redirects the old path of a page that moved to its new place', async () => {
+    const own = await publishedSite('public', 'Moves');
+    const base = `${SITES}/${org.id}/${own.site.id}`;
+    // The next revision of version one moves "On Linux" to the top level, as "linux-setup".
+    await t.orm.em.fork().transactional(async (tx) => {
+      const current = (await sql<{ revision_id: string }>(tx, 'select revision_id from space where id = ?', [own.v1.id]))[0].revision_id;
+      const pages = await loadPageMap(tx, current, true);
+      const linux = own.v1.ids['guides/install/linux'];
+      pages[linux] = { ...pages[linux], parentId: null, slug: 'linux-setup', position: 'z0' };
+      const revision = await writeRevision(tx, { spaceId: own.v1.id, parents: [current], type: 'edits', base: null, pages });
+      await sql(tx, 'update space set revision_id = ? where id = ?', [revision, own.v1.id]);
+    });
+    expect((await resolve({ url: `${base}/guides/install/linux` })).body).toEqual({ target: 'content', redirect: `${base}/linux-setup` });
+    expect((await resolve({ url: `${base}/linux-setup` })).body.page).toBe(own.v1.ids['guides/install/linux']);
+    expect((await resolve({ url: `${base}/guides/install/nothing` })).status).toBe(404);
+  });
+
+  it('resolves by basename, custom hostname and proxy', async () => {
+    const tag = Date.now().toString(36);
+    await admin().patch(site(s.site.id), { basename: `docs-${tag}`, hostname: `docs.${tag}.example.com` });
+    const byBasename = await resolve({ url: `${SITES}/${org.id}/docs-${tag}/api/overview` });
+    expect(byBasename.body).toMatchObject({ site: s.site.id, page: s.api.ids.overview });
+    const byHost = await resolve({ url: `https://docs.${tag}.example.com/api/overview` });
+    expect(byHost.body).toMatchObject({
+      site: s.site.id,
+      page: s.api.ids.overview,
+      siteBasePath: '/',
+      basePath: '/api/',
+      canonicalUrl: `https://docs.${tag}.example.com/api/overview`,
+    });
+    await admin().patch(site(s.site.id), { hostname: null, proxy: `www.${tag}.example.com/help/docs` });
+    const byProxy = await resolve({ url: `https://www.${tag}.example.com/help/docs/api/overview` });
+    expect(byProxy.body).toMatchObject({
+      site: s.site.id,
+      page: s.api.ids.overview,
+      siteBasePath: '/help/docs/',
+      basePath: '/help/docs/api/',
+    });
+    expect((await resolve({ url: `https://www.${tag}.example.com/help/api/overview` })).status).toBe(404);
+    await admin().patch(site(s.site.id), { proxy: null });
+  });
+
+  it('answers the deprecated GET with a Deprecation header', async () => {
+    const url = `${SITES}/${org.id}/${s.site.id}/api/overview`;
+    const res = await admin().get(`/v1/urls/published?url=${encodeURIComponent(url)}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.deprecation).toBe('true');
+    expect(res.body.page).toBe(s.api.ids.overview);
+  });
+
+  it('resolves for nobody once unpublished', async () => {
+    const own = await publishedSite('public', 'Short lived');
+    const url = `${SITES}/${org.id}/${own.site.id}/`;
+    expect((await resolve({ url })).status).toBe(200);
+    await admin().post(`${site(own.site.id)}/unpublish`);
+    expect((await resolve({ url })).status).toBe(404);
+    expect((await resolve({ url, redirectOnError: true })).status).toBe(404);
+  });
+
+  it('hides the site-spaces of a deleted space and brings them back on restore', async () => {
+    const own = await publishedSite('public', 'Deletions');
+    const url = `${SITES}/${org.id}/${own.site.id}/api/overview`;
+    expect((await resolve({ url })).status).toBe(200);
+    const before = (await admin().get(site(own.site.id))).body.siteSpaces;
+    expect((await admin().delete(`/v1/spaces/${own.api.id}`)).status).toBe(205);
+    expect((await resolve({ url })).status).toBe(404);
+    expect((await admin().get(site(own.site.id))).body.siteSpaces).toBe(before - 1);
+    const sections = (await admin().get(`${site(own.site.id)}/sections`)).body.items;
+    expect(sections.find((x: any) => x.id === own.apiSection.id).siteSpaces).toEqual([]);
+    expect((await admin().post(`/v1/spaces/${own.api.id}/restore`)).status).toBe(200);
+    expect((await resolve({ url })).status).toBe(200);
+    expect((await admin().get(site(own.site.id))).body.siteSpaces).toBe(before);
+  });
+
+  it('needs an API token', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/v1/urls/published', payload: { url: `${SITES}/${org.id}/${s.site.id}/` } });
+    expect(res.statusCode).toBe(401);
+  });
+});
+
+describe('share-link sites', () => {
+  it('resolve only with an active key', async () => {
+    const s = await publishedSite('share-link', 'Shared');
+    const url = `${SITES}/${org.id}/${s.site.id}/api/overview`;
+    expect((await resolve({ url })).status).toBe(404);
+    const link = (await admin().post(`${site(s.site.id)}/share-links`, { name: 'Partners' })).body;
+    expect(link.key).toEqual(expect.any(String));
+    const withKey = `${url}?shareKey=${link.key}`;
+    const ok = await resolve({ url: withKey });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ page: s.api.ids.overview, shareKey: link.key });
+    expect((await resolve({ url: `${url}?shareKey=wrong` })).status).toBe(404);
+
+    // The published site, for a non-member holding the key.
+    const stranger = other.members.admin.api;
+    expect((await stranger.get(`${site(s.site.id)}/published?shareKey=${link.key}`)).status).toBe(200);
+    expect((await stranger.get(`${site(s.site.id)}/published?shareKey=wrong`)).status).toBe(404);
+    expect((await stranger.get(`${site(s.site.id)}/published`)).status).toBe(404);
+    expect((await stranger.get(`${site(s.site.id)}/sections?shareKey=${link.key}`)).status).toBe(200);
+    // A section behind a condition is not shown to a share-key holder (no claims); members see it.
+    await admin().patch(`${site(s.site.id)}/sections/${s.apiSection.id}`, { condition: 'visitor.claims.unsigned.beta == true' });
+    const shown = (await stranger.get(`${site(s.site.id)}/published?shareKey=${link.key}`)).body.structure.structure.map((x: any) => x.id);
+    expect(shown).toEqual([s.docs.id]);
+    expect((await admin().get(`${site(s.site.id)}/published`)).body.structure.structure.map((x: any) => x.id)).toEqual([
+      s.docs.id,
+      s.apiSection.id,
+    ]);
+    expect((await stranger.get(`${site(s.site.id)}/sections?shareKey=${link.key}`)).body.items.map((x: any) => x.id)).toEqual([s.docs.id]);
+    expect((await stranger.get(`${site(s.site.id)}/site-spaces?shareKey=${link.key}`)).body.items.map((x: any) => x.space.id)).toEqual([
+      s.v1.id,
+      s.v2.id,
+    ]);
+    await admin().patch(`${site(s.site.id)}/sections/${s.apiSection.id}`, { condition: null });
+
+    expect((await admin().patch(`${site(s.site.id)}/share-links/${link.id}`, { active: false })).body.active).toBe(false);
+    expect((await resolve({ url: withKey })).status).toBe(404);
+    expect((await stranger.get(`${site(s.site.id)}/published?shareKey=${link.key}`)).status).toBe(404);
+    expect((await admin().patch(`${site(s.site.id)}/share-links/${link.id}`, { active: true })).body.active).toBe(true);
+    expect((await resolve({ url: withKey })).status).toBe(200);
+    // An unpublished site opens for nobody, key or not.
+    await admin().post(`${site(s.site.id)}/unpublish`);
+    expect((await resolve({ url: withKey })).status).toBe(404);
+    expect((await stranger.get(`${site(s.site.id)}/published?shareKey=${link.key}`)).status).toBe(404);
+    await admin().post(`${site(s.site.id)}/publish`);
+    expect((await resolve({ url: withKey })).status).toBe(200);
+    expect((await admin().delete(`${site(s.site.id)}/share-links/${link.id}`)).status).toBe(205);
+    expect((await resolve({ url: withKey })).status).toBe(404);
+  });
+});
+
+describe('visitor-auth sites', () => {
+  let s: Awaited<ReturnType<typeof publishedSite>>;
+  let key: string;
+  const sign = (claims: object, secret: string, expiresIn = '1h') =>
+    new SignJWT({ ...claims })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .setExpirationTime(expiresIn)
+      .sign(new TextEncoder().encode(secret));
+
+  beforeAll(async () => {
+    s = await publishedSite('visitor-auth', 'Private docs');
+    key = (await admin().get(`${site(s.site.id)}/publishing/auth`)).body.privateKey;
+  });
+
+  it('resolve with a valid token only', async () => {
+    const url = `${SITES}/${org.id}/${s.site.id}/api/overview`;
+    const valid = await resolve({ url, visitor: { jwtToken: await sign({ plan: 'pro' }, key) } });
+    expect(valid.status).toBe(200);
+    expect(valid.body.contextId).toEqual(expect.any(String));
+    const viaGet = await admin().get(`/v1/urls/published?url=${encodeURIComponent(url)}&visitorAuthToken=${await sign({}, key)}`);
+    expect(viaGet.status).toBe(200);
+    const expired = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+      .sign(new TextEncoder().encode(key));
+    for (const jwtToken of [undefined, expired, await sign({}, 'some other key'), 'not.a.jwt']) {
+      const res = await resolve({ url, visitor: jwtToken ? { jwtToken } : undefined });
+      expect(res.status).toBe(404);
+    }
+  });
+
+  it('redirects to the fallback URL on error when asked to', async () => {
+    const url = `${SITES}/${org.id}/${s.site.id}/api/overview`;
+    expect((await resolve({ url, redirectOnError: true })).status).toBe(404);
+    const auth = await admin().patch(`${site(s.site.id)}/publishing/auth`, { fallbackURL: 'https://login.example.com/docs' });
+    expect(auth.body).toMatchObject({ object: 'publishing-auth', fallbackURL: 'https://login.example.com/docs', privateKey: key });
+    expect((await resolve({ url, redirectOnError: true })).body).toEqual({
+      target: 'external',
+      site: s.site.id,
+      redirect: 'https://login.example.com/docs',
+    });
+    expect((await resolve({ url, redirectOnError: false })).status).toBe(404);
+  });
+
+  it('stops accepting tokens signed with the old key once regenerated', async () => {
+    const url = `${SITES}/${org.id}/${s.site.id}/api/overview`;
+    const old = await sign({}, key);
+    expect((await resolve({ url, visitor: { jwtToken: old } })).status).toBe(200);
+    const regenerated = (await admin().post(`${site(s.site.id)}/publishing/auth/regenerate`)).body;
+    expect(regenerated.privateKey).not.toBe(key);
+    expect((await resolve({ url, visitor: { jwtToken: old } })).status).toBe(404);
+    expect((await resolve({ url, visitor: { jwtToken: await sign({}, regenerated.privateKey) } })).status).toBe(200);
+    key = regenerated.privateKey;
+  });
+
+  it('evaluates conditions on signed claims', async () => {
+    await admin().patch(`${site(s.site.id)}/site-spaces/${s.second.id}`, { condition: 'visitor.claims.plan == "pro"' });
+    const url = `${SITES}/${org.id}/${s.site.id}/${s.docs.path}/version-two/welcome`;
+    const pro = await resolve({ url, visitor: { jwtToken: await sign({ plan: 'pro' }, key) } });
+    expect(pro.body).toMatchObject({ siteSpace: s.second.id });
+    // Without the claim the site-space is invisible: its path reads as a page path of the default one.
+    const free = await resolve({ url, visitor: { jwtToken: await sign({ plan: 'free' }, key) } });
+    expect(free.status).toBe(404);
+  });
+});
+
+describe('adaptive content', () => {
+  it('shows conditional sections for the unsigned claims the schema allows', async () => {
+    const s = await publishedSite('public', 'Adaptive');
+    const schema = {
+      type: 'object',
+      properties: {
+        unsigned: {
+          type: 'object',
+          description: 'Unsigned claims of the site visitor.',
+          properties: { betaUser: { type: 'boolean', description: 'In the beta' } },
+          additionalProperties: false,
+        },
+      },
+      additionalProperties: false,
+    };
+    expect((await admin().put(`${site(s.site.id)}/adaptive-schema`, { jsonSchema: schema })).status).toBe(200);
+    expect(
+      (await admin().patch(`${site(s.site.id)}/sections/${s.apiSection.id}`, { condition: 'visitor.claims.unsigned.betaUser == true' }))
+        .status,
+    ).toBe(200);
+    const url = `${SITES}/${org.id}/${s.site.id}/api/overview`;
+    expect((await resolve({ url })).status).toBe(404);
+    expect((await resolve({ url, visitor: { unsignedClaims: { betaUser: false } } })).status).toBe(404);
+    const beta = await resolve({ url, visitor: { unsignedClaims: { betaUser: true } } });
+    expect(beta.body).toMatchObject({ siteSection: s.apiSection.id, page: s.api.ids.overview });
+    const wrong = await resolve({ url, visitor: { unsignedClaims: { betaUser: 'yes' } } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.message).toMatch(/unsignedClaims/);
+    expect((await resolve({ url, visitor: { unsignedClaims: { admin: true } } })).status).toBe(400);
+    // Removing the condition shows the section to everyone.
+    expect((await admin().patch(`${site(s.site.id)}/sections/${s.apiSection.id}`, { condition: null })).body.condition).toBeUndefined();
+    expect((await resolve({ url })).status).toBe(200);
+  });
+});
+
+describe('GET /v1/urls/content and /v1/urls/embed', () => {
+  it('resolves app URLs of collections, spaces and pages for callers who may see them', async () => {
+    const collection = (await admin().post(`/v1/orgs/${org.id}/collections`, { title: 'Handbook' })).body;
+    const space = await spaceWith('Content space', TREE);
+    const get = (url: string, api = admin()) => api.get(`/v1/urls/content?url=${encodeURIComponent(url)}`);
+    expect((await get(`http://docs.test/app/collections/${collection.id}`)).body.collection.id).toBe(collection.id);
+    expect((await get(`http://docs.test/app/spaces/${space.id}`)).body.space.id).toBe(space.id);
+    const page = await get(`http://docs.test/app/spaces/${space.id}/pages/${space.ids['guides/install/linux']}`);
+    expect(page.body.page).toMatchObject({ id: space.ids['guides/install/linux'], path: 'guides/install/linux', title: 'On Linux' });
+    expect((await get(`http://docs.test/app/spaces/${space.id}`, other.members.admin.api)).status).toBe(404);
+    expect((await get(`http://docs.test/app/spaces/${space.id}/pages/nope`)).status).toBe(404);
+    expect((await get('https://elsewhere.example.com/app/spaces/x')).status).toBe(404);
+    expect((await get('nonsense')).status).toBe(400);
+  });
+
+  it('describes a published page', async () => {
+    const s = await publishedSite('public', 'Embeddable');
+    const url = `${SITES}/${org.id}/${s.site.id}/api/endpoints`;
+    expect((await admin().get(`/v1/urls/embed?url=${encodeURIComponent(url)}`)).body).toEqual({
+      title: 'Endpoints',
+      site: 'Embeddable',
+      type: 'link',
+    });
+    expect((await admin().get(`/v1/urls/embed?url=${encodeURIComponent(`${url}/nope`)}`)).status).toBe(404);
+  });
+});
+
+void eventually;
