@@ -1,5 +1,5 @@
 import type { Em } from './orm.ts';
-import { prepared, sql } from './sql.ts';
+import { prepared, sql, textArray } from './sql.ts';
 import { loadPageMap } from './content.ts';
 import { pageIndex, type PageIndex } from '../domain/sites/resolve.ts';
 
@@ -193,8 +193,10 @@ export async function groupsOf(em: Em, siteId: string): Promise<GroupRow[]> {
   return sql<GroupRow>(em, 'select * from site_section_group where site_id = ? order by position collate "C", id', [siteId]);
 }
 
-export function sectionsListing(siteId: string) {
-  return { sql: 'select * from site_section where site_id = ?', params: [siteId] };
+/** The sections of a site; with `onlyIds`, just those (what a visitor may see). */
+export function sectionsListing(siteId: string, onlyIds?: string[]) {
+  if (onlyIds === undefined) return { sql: 'select * from site_section where site_id = ?', params: [siteId] };
+  return { sql: 'select * from site_section where site_id = ? and id = any(?::text[])', params: [siteId, textArray(onlyIds)] };
 }
 
 export function groupsListing(siteId: string) {
@@ -291,10 +293,11 @@ export async function siteSpacesOf(em: Em, siteId: string, sectionId?: string | 
   return sql<SiteSpaceRow>(em, `select * from (${SITE_SPACE_SELECT} where ss.site_id = ?${filter}) q order by ord collate "C", id`, params);
 }
 
-export function siteSpacesListing(siteId: string, isDefault?: boolean) {
+/** The site-spaces of a site, the default ones only or all but them; with `onlyIds`, just those (what a visitor may see). */
+export function siteSpacesListing(siteId: string, isDefault?: boolean, onlyIds?: string[]) {
   return {
-    sql: `${SITE_SPACE_SELECT} where ss.site_id = ?${isDefault === undefined ? '' : ' and ss.is_default = ?'}`,
-    params: isDefault === undefined ? [siteId] : [siteId, isDefault],
+    sql: `${SITE_SPACE_SELECT} where ss.site_id = ?${isDefault === undefined ? '' : ' and ss.is_default = ?'}${onlyIds === undefined ? '' : ' and ss.id = any(?::text[])'}`,
+    params: [siteId, ...(isDefault === undefined ? [] : [isDefault]), ...(onlyIds === undefined ? [] : [textArray(onlyIds)])],
   };
 }
 

@@ -270,11 +270,16 @@ describe('share-link sites', () => {
       s.docs.id,
       s.apiSection.id,
     ]);
-    expect((await stranger.get(`${site(s.site.id)}/sections?shareKey=${link.key}`)).body.items.map((x: any) => x.id)).toEqual([s.docs.id]);
-    expect((await stranger.get(`${site(s.site.id)}/site-spaces?shareKey=${link.key}`)).body.items.map((x: any) => x.space.id)).toEqual([
-      s.v1.id,
-      s.v2.id,
-    ]);
+    const sections = (await stranger.get(`${site(s.site.id)}/sections?shareKey=${link.key}`)).body;
+    expect(sections.items.map((x: any) => x.id)).toEqual([s.docs.id]);
+    expect(sections.count).toBe(1);
+    const siteSpaces = (await stranger.get(`${site(s.site.id)}/site-spaces?shareKey=${link.key}`)).body;
+    expect(siteSpaces.items.map((x: any) => x.space.id)).toEqual([s.v1.id, s.v2.id]);
+    expect(siteSpaces.count).toBe(2);
+    // A page of one still holds one visible item: hidden sections are left out before paging.
+    const first = (await stranger.get(`${site(s.site.id)}/sections?shareKey=${link.key}&limit=1`)).body;
+    expect(first.items.map((x: any) => x.id)).toEqual([s.docs.id]);
+    expect(first.next).toBeUndefined();
     await admin().patch(`${site(s.site.id)}/sections/${s.apiSection.id}`, { condition: null });
 
     expect((await admin().patch(`${site(s.site.id)}/share-links/${link.id}`, { active: false })).body.active).toBe(false);

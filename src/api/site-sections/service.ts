@@ -118,14 +118,14 @@ export async function listSections(ctx: Ctx, organizationId: string, siteId: str
   return paginateSql<SectionRow, ReturnType<typeof p.section>>(
     ctx.em,
     {
-      ...sectionsListing(site.id),
+      ...sectionsListing(site.id, viaShareKey ? [...byId.keys()] : undefined),
       keys: [
         { field: 'position', kind: 'string' },
         { field: 'id', kind: 'string' },
       ],
     },
     query,
-    (rows) => rows.filter((r) => byId.has(r.id)).map((r) => p.section(byId.get(r.id)!)),
+    (rows) => rows.map((r) => p.section(byId.get(r.id)!)),
   );
 }
 

@@ -53,14 +53,14 @@ export async function listSiteSpaces(ctx: Ctx, organizationId: string, siteId: s
   return paginateSql<SiteSpaceRow & { ord: string }, ReturnType<typeof p.siteSpace>>(
     ctx.em,
     {
-      ...siteSpacesListing(site.id, query.default),
+      ...siteSpacesListing(site.id, query.default, viaShareKey ? [...shown] : undefined),
       keys: [
         { field: 'ord', kind: 'string' },
         { field: 'id', kind: 'string' },
       ],
     },
     query,
-    (rows) => rows.filter((r) => shown.has(r.id)).map((r) => p.siteSpace(r)),
+    (rows) => rows.map((r) => p.siteSpace(r)),
   );
 }
 
