@@ -29,6 +29,12 @@ export interface Config {
   openapiRefreshIntervalMs: number;
   /** The Chromium binary the worker prints PDFs with. */
   chromiumPath: string;
+  /** Where the worker keeps its git repository caches (one per repoCacheID); default `git-cache` under DATA_DIR. */
+  gitCacheDir: string;
+  /** Largest file a git import accepts (GIT_MAX_FILE_BYTES, e.g. 100MiB). */
+  gitMaxFileBytes: number;
+  /** Deadline of one git command (GIT_TIMEOUT). */
+  gitTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -101,6 +107,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch (e) {
     problems.push(`OPENAPI_REFRESH_INTERVAL: ${(e as Error).message}`);
   }
+  let gitTimeoutMs = 10 * 60_000;
+  try {
+    gitTimeoutMs = parseDuration(str('GIT_TIMEOUT', '10m'));
+    if (gitTimeoutMs < 1000) problems.push('GIT_TIMEOUT must be at least 1s');
+  } catch (e) {
+    problems.push(`GIT_TIMEOUT: ${(e as Error).message}`);
+  }
+  let gitMaxFileBytes = 100 * 1024 * 1024;
+  const rawMaxFile = optional('GIT_MAX_FILE_BYTES');
+  if (rawMaxFile !== undefined) {
+    const match = /^(\d+)\s*(b|kib|mib|gib)?$/i.exec(rawMaxFile.trim());
+    const unit = { b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 }[(match?.[2] ?? 'b').toLowerCase() as 'b'];
+    if (!match || Number(match[1]) * unit <= 0) problems.push(`GIT_MAX_FILE_BYTES="${rawMaxFile}" must be a positive number of bytes, optionally with KiB, MiB or GiB`);
+    else gitMaxFileBytes = Number(match[1]) * unit;
+  }
   const logLevel = str('LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL="${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -124,6 +145,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey,
     openapiRefreshIntervalMs,
     chromiumPath: str('CHROMIUM_PATH', '/usr/bin/chromium'),
+    gitCacheDir: str('GIT_CACHE_DIR', `${str('DATA_DIR', '.data')}/git-cache`),
+    gitMaxFileBytes,
+    gitTimeoutMs,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

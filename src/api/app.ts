@@ -27,6 +27,7 @@ import { commentRoutes } from './comments/routes.ts';
 import { searchRoutes } from './search/routes.ts';
 import { linkRoutes } from './content/links.ts';
 import { pdfRoutes } from './pdf/routes.ts';
+import { gitRoutes, gitWebhookRoutes } from './git/routes.ts';
 
 export interface AppOptions {
   logger?: Logger | false;
@@ -119,5 +120,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(searchRoutes);
   await app.register(linkRoutes);
   await app.register(pdfRoutes);
+  await app.register(gitRoutes);
+  await app.register(gitWebhookRoutes);
   return app;
 }

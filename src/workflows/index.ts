@@ -3,3 +3,4 @@ export { spaceDeletion } from './space-deletion.ts';
 export { openapiProcessing } from './openapi-processing.ts';
 export { changeRequestMerge, changeRequestUpdate } from './change-requests.ts';
 export { pdfExport } from './pdf-export.ts';
+export { gitSync } from './git-sync.ts';
