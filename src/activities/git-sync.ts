@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { heartbeat } from '@temporalio/activity';
 import { imageSize } from 'image-size';
 import { loadConfig } from '../config.ts';
@@ -53,7 +53,7 @@ function optionsFromConfig(): GitSyncActivityOptions {
   const config = loadConfig();
   return {
     blobs: new LocalBlobStore(config.blobDir),
-    cacheDir: config.gitCacheDir,
+    cacheDir: resolve(config.gitCacheDir),
     maxFileBytes: config.gitMaxFileBytes,
     timeoutMs: config.gitTimeoutMs,
     policy: fetchPolicyFromEnv(),
