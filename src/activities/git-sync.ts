@@ -78,6 +78,9 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 const contentTypeOf = (name: string) => CONTENT_TYPES[name.slice(name.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream';
 const isMarkdown = (path: string) => /\.(md|markdown)$/i.test(path);
+/** Files up to this size are read in memory (in batches of BATCH_BYTES); larger ones are streamed. */
+const SMALL_FILE = 1024 * 1024;
+const BATCH_BYTES = 32 * 1024 * 1024;
 
 /** One mutex per cache directory: git commands on one repository never overlap in this process. */
 const cacheLocks = new Map<string, Promise<unknown>>();
@@ -215,26 +218,49 @@ export function gitSyncActivities(orm: Orm, options: GitSyncActivityOptions | ((
       },
     );
     const byPath = new Map(entries.map((e) => [e.path, e]));
-    const files: FileRow[] = [];
-    for (const [i, file] of layout.files.entries()) {
+    for (const file of layout.files) {
       const entry = byPath.get(file.path)!;
       if (entry.size > o.maxFileBytes) throw new GitSyncError('FILE_TOO_LARGE', `${file.path} is ${entry.size} bytes, more than the limit of ${o.maxFileBytes}`);
-      const { stream, done } = blobStream(gitDir, entry.oid);
-      const [stored] = await Promise.all([o.blobs.putStream(stream, o.maxFileBytes), done]);
+    }
+    const files: FileRow[] = [];
+    const describe = (file: { id: string; name: string }, stored: { sha256: string; size: number }, bytes: Buffer | null): FileRow => {
       const contentType = contentTypeOf(file.name);
       let width: number | null = null;
       let height: number | null = null;
-      if (contentType.startsWith('image/') && stored.size <= 10 * 1024 * 1024) {
+      if (contentType.startsWith('image/') && bytes !== null) {
         try {
-          const size = imageSize((await o.blobs.get(stored.sha256))!);
+          const size = imageSize(bytes);
           width = size.width ?? null;
           height = size.height ?? null;
         } catch {
           // not measurable
         }
       }
-      files.push({ id: file.id, name: file.name, contentType, size: stored.size, width, height, sha256: stored.sha256 });
-      if (i % 50 === 0) beat({ phase: 'assets', stored: i, total: layout.files.length });
+      return { id: file.id, name: file.name, contentType, size: stored.size, width, height, sha256: stored.sha256 };
+    };
+    // Small files are read in batches through one `git cat-file --batch`; large ones are streamed.
+    const small = layout.files.filter((f) => byPath.get(f.path)!.size <= SMALL_FILE);
+    const large = layout.files.filter((f) => byPath.get(f.path)!.size > SMALL_FILE);
+    for (let start = 0; start < small.length; ) {
+      let bytes = 0;
+      let end = start;
+      while (end < small.length && (end === start || bytes + byPath.get(small[end].path)!.size <= BATCH_BYTES)) bytes += byPath.get(small[end++].path)!.size;
+      const batch = small.slice(start, end);
+      const contents = await readBlobs(gitDir, [...new Set(batch.map((f) => byPath.get(f.path)!.oid))]);
+      for (const file of batch) {
+        const data = contents.get(byPath.get(file.path)!.oid) ?? Buffer.alloc(0);
+        const sha256 = await o.blobs.put(data);
+        files.push(describe(file, { sha256, size: data.length }, data));
+      }
+      start = end;
+      beat({ phase: 'assets', stored: files.length, total: layout.files.length });
+    }
+    for (const file of large) {
+      const { stream, done } = blobStream(gitDir, byPath.get(file.path)!.oid);
+      const [stored] = await Promise.all([o.blobs.putStream(stream, o.maxFileBytes), done]);
+      const head = contentTypeOf(file.name).startsWith('image/') && stored.size <= 10 * 1024 * 1024 ? await o.blobs.get(stored.sha256) : null;
+      files.push(describe(file, stored, head));
+      beat({ phase: 'assets', stored: files.length, total: layout.files.length });
     }
     void em;
     return { pages: layout.pages, files, warnings: layout.warnings };
