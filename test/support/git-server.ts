@@ -21,6 +21,8 @@ export interface GitServer {
   /** The files of a branch, as texts (or buffers for binary paths). */
   read(name: string, branch?: string): Record<string, Buffer>;
   head(name: string, branch?: string): string;
+  /** Makes fetches from the repository wait this long before the server answers (0: no delay). */
+  slow(name: string, delayMs: number): void;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ const run = (args: string[], cwd?: string, env: Record<string, string> = {}) => 
 
 export async function startGitServer(credentials = { username: 'git-user', password: 's3cret-pass' }): Promise<GitServer> {
   const root = mkdtempSync(join(tmpdir(), 'git-server-'));
+  const delays = new Map<string, number>();
   const expected = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
   const server: Server = createServer((req, res) => {
     if (req.headers.authorization !== expected) {
@@ -46,6 +49,14 @@ export async function startGitServer(credentials = { username: 'git-user', passw
       return;
     }
     const url = new URL(req.url ?? '/', 'http://localhost');
+    const delay = [...delays.entries()].find(([name]) => url.pathname.startsWith(`/${name}.git/git-upload-pack`))?.[1] ?? 0;
+    if (delay > 0) {
+      setTimeout(() => serve(req, res, url), delay);
+      return;
+    }
+    serve(req, res, url);
+  });
+  const serve = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, url: URL) => {
     const child = spawn('git', ['http-backend'], {
       env: {
         ...ENV,
@@ -87,7 +98,7 @@ export async function startGitServer(credentials = { username: 'git-user', passw
       res.write(head.subarray(end + 4));
     });
     child.on('close', () => res.end());
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   const base = `http://127.0.0.1:${port}`;
@@ -134,6 +145,9 @@ export async function startGitServer(credentials = { username: 'git-user', passw
       } finally {
         rmSync(work, { recursive: true, force: true });
       }
+    },
+    slow(name, delayMs) {
+      delays.set(name, delayMs);
     },
     head(name, branch = 'main') {
       return run(['rev-parse', `refs/heads/${branch}`], bare(name)).toString().trim();
