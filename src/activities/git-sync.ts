@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { heartbeat } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import { imageSize } from 'image-size';
 import { loadConfig } from '../config.ts';
 import { loadFiles, loadPageMap, writeRevision, type FileRow } from '../db/content.ts';
@@ -61,14 +61,20 @@ function optionsFromConfig(): GitSyncActivityOptions {
   };
 }
 
-let progress: Record<string, unknown> = {};
-function beat(details: Record<string, unknown>): void {
-  progress = details;
+/** The last progress each running activity reported, re-sent while a long git command runs. */
+const progress = new WeakMap<Context, Record<string, unknown>>();
+function currentContext(): Context | null {
   try {
-    heartbeat(details);
+    return Context.current();
   } catch {
-    // not running inside an activity
+    return null; // called directly, not as an activity
   }
+}
+function beat(details: Record<string, unknown>): void {
+  const context = currentContext();
+  if (!context) return;
+  progress.set(context, details);
+  context.heartbeat(details);
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -480,7 +486,8 @@ export function gitSyncActivities(orm: Orm, options: GitSyncActivityOptions | ((
         await orm.em.fork().transactional((tx) => finishGitSyncRequest(tx, request.id, 'skipped', { detail: { code: 'OUT_OF_ORDER', message: 'A later sync was applied first' } }));
         return { state: 'skipped', code: 'OUT_OF_ORDER' };
       }
-      const timer = setInterval(() => beat(progress), 5000);
+      const context = currentContext();
+      const timer = setInterval(() => context?.heartbeat(progress.get(context) ?? { phase: 'starting' }), 5000);
       try {
         const credentials = request.credentials
           ? (JSON.parse((await opts().secrets()).open(request.credentials, requestSecretContext(request.id))) as { username: string; password: string })

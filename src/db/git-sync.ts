@@ -66,6 +66,13 @@ export async function loadGitSync(em: Em, spaceId: string): Promise<GitSyncRow |
   return (await sql<GitSyncRow>(em, 'select * from git_sync where space_id = ?', [spaceId]))[0];
 }
 
+/** Git sync rows of many spaces (those that have one), by space id, in one statement. */
+export async function loadGitSyncs(em: Em, spaceIds: string[]): Promise<Map<string, GitSyncRow>> {
+  if (spaceIds.length === 0) return new Map();
+  const rows = await sql<GitSyncRow>(em, 'select * from git_sync where space_id in (select jsonb_array_elements_text(?::jsonb)) and url is not null', [JSON.stringify(spaceIds)]);
+  return new Map(rows.map((r) => [r.space_id, r]));
+}
+
 /** The git sync row of a space, locked for the rest of the transaction (created when missing). */
 export async function lockGitSync(em: Em, spaceId: string): Promise<GitSyncRow> {
   await sql(em, 'insert into git_sync (space_id) values (?) on conflict do nothing', [spaceId]);

@@ -3,7 +3,7 @@ import { Space } from '../../db/entities.ts';
 import { insertCopyRevision, markSpacesDeleted, undeleteSpace } from '../../db/spaces.ts';
 import { copyRevisionToSpace, loadPageMap, writeRevision } from '../../db/content.ts';
 import { reindexSpace } from '../../db/search.ts';
-import { loadGitSync, type GitSyncRow } from '../../db/git-sync.ts';
+import { loadGitSync, loadGitSyncs, type GitSyncRow } from '../../db/git-sync.ts';
 import { positionBetween } from '../../domain/positions.ts';
 import type { PageMap } from '../../domain/content/tree.ts';
 import type { Em } from '../../db/orm.ts';
@@ -39,8 +39,8 @@ export async function listSpaces(ctx: Ctx, organizationId: string, query: Static
       ? { organizationId, deletedAt: null, id: { $in: (await grantedContent(em, organizationId, caller.user.id)).spaces } }
       : { organizationId, deletedAt: null };
   const page = await paginate(em, Space, where, [{ field: 'createdAt', kind: 'date' }, { field: 'id', kind: 'string' }], query, (s) => s);
-  const roles = await contentRoles(em, { userId: caller.user.id, role }, 'space', page.items);
-  return { ...page, items: page.items.map((s) => present(ctx, s, roles.get(s.id) ?? null)) };
+  const [roles, syncs] = await Promise.all([contentRoles(em, { userId: caller.user.id, role }, 'space', page.items), loadGitSyncs(em, page.items.map((s) => s.id))]);
+  return { ...page, items: page.items.map((s) => present(ctx, s, roles.get(s.id) ?? null, syncs.get(s.id))) };
 }
 
 /** Creates a space at the organization's root or in a collection the caller may create in. */
