@@ -9,9 +9,9 @@ FROM node:24-slim
 ENV NODE_ENV=production
 WORKDIR /app
 
-# Chromium prints change-request PDFs in the worker (CHROMIUM_PATH defaults to /usr/bin/chromium).
+# Chromium prints change-request PDFs in the worker (CHROMIUM_PATH defaults to /usr/bin/chromium); git runs Git Sync.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends chromium fonts-dejavu-core \
+  && apt-get install -y --no-install-recommends chromium fonts-dejavu-core git \
   && rm -rf /var/lib/apt/lists/*
 
 COPY package.json package-lock.json ./

@@ -39,6 +39,12 @@ export interface Config {
   contentImport: ContentImportConfig;
   /** Base URL of published sites without a custom hostname: `{sitesUrl}/{organizationId}/{basename or siteId}/…`. */
   sitesUrl: string;
+  /** Where the worker keeps its git repository caches (one per repoCacheID); default `git-cache` under DATA_DIR. */
+  gitCacheDir: string;
+  /** Largest file a git import accepts (GIT_MAX_FILE_BYTES, e.g. 100MiB). */
+  gitMaxFileBytes: number;
+  /** Deadline of one git command (GIT_TIMEOUT). */
+  gitTimeoutMs: number;
 }
 
 export interface ContentImportConfig {
@@ -127,6 +133,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const contentImport = contentImportConfig(env, problems);
   const sitesUrl = url('SITES_URL', optional('SITES_URL'), ['http:', 'https:']);
   if (sitesUrl !== undefined && /[?#]/.test(sitesUrl)) problems.push(`SITES_URL="${sitesUrl}" must not have a query or fragment`);
+  let gitTimeoutMs = 10 * 60_000;
+  try {
+    gitTimeoutMs = parseDuration(str('GIT_TIMEOUT', '10m'));
+    if (gitTimeoutMs < 1000) problems.push('GIT_TIMEOUT must be at least 1s');
+  } catch (e) {
+    problems.push(`GIT_TIMEOUT: ${(e as Error).message}`);
+  }
+  let gitMaxFileBytes = 100 * 1024 * 1024;
+  const rawMaxFile = optional('GIT_MAX_FILE_BYTES');
+  if (rawMaxFile !== undefined) {
+    const match = /^(\d+)\s*(b|kib|mib|gib)?$/i.exec(rawMaxFile.trim());
+    const unit = { b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 }[(match?.[2] ?? 'b').toLowerCase() as 'b'];
+    if (!match || Number(match[1]) * unit <= 0)
+      problems.push(`GIT_MAX_FILE_BYTES="${rawMaxFile}" must be a positive number of bytes, optionally with KiB, MiB or GiB`);
+    else gitMaxFileBytes = Number(match[1]) * unit;
+  }
   const logLevel = str('LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL="${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
   const chromiumPath = str('CHROMIUM_PATH', '/usr/bin/chromium');
@@ -158,6 +180,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fetch: fetch.policy,
     contentImport,
     sitesUrl: (sitesUrl ?? `${(publicUrl ?? `http://localhost:${portValue}`).replace(/\/+$/, '')}/sites`).replace(/\/+$/, ''),
+    gitCacheDir: str('GIT_CACHE_DIR', `${str('DATA_DIR', '.data')}/git-cache`),
+    gitMaxFileBytes,
+    gitTimeoutMs,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

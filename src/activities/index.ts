@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import { LocalBlobStore } from '../lib/blob-store.ts';
@@ -7,6 +8,7 @@ import { changeRequestMergeActivities } from './change-request-merge.ts';
 import { openapiActivities } from './openapi-processing.ts';
 import { pdfActivities } from './pdf-export.ts';
 import { contentImportActivities } from './content-import.ts';
+import { gitSyncActivities } from './git-sync.ts';
 
 /**
  * Every activity the worker registers, one module per job (named like its workflow). Each
@@ -21,5 +23,13 @@ export function createActivities(deps: { orm: Orm; config: Config }) {
     ...openapiActivities(orm, config.fetch),
     ...pdfActivities(orm, { blobs, chromiumPath: config.chromiumPath, publicUrl: config.publicUrl }),
     ...contentImportActivities(orm, { blobs, policy: config.fetch, limits: config.contentImport, secrets: lazySecretBox(config) }),
+    ...gitSyncActivities(orm, {
+      blobs,
+      cacheDir: resolve(config.gitCacheDir),
+      maxFileBytes: config.gitMaxFileBytes,
+      timeoutMs: config.gitTimeoutMs,
+      policy: config.fetch,
+      secrets: lazySecretBox(config),
+    }),
   };
 }

@@ -35,6 +35,7 @@ import { siteSectionRoutes } from './site-sections/routes.ts';
 import { siteSpaceRoutes } from './site-spaces/routes.ts';
 import { siteShareLinkRoutes } from './site-share-links/routes.ts';
 import { urlRoutes } from './urls/routes.ts';
+import { gitRoutes, gitWebhookRoutes } from './git/routes.ts';
 
 export interface AppOptions {
   logger?: Logger | false;
@@ -146,5 +147,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(siteSpaceRoutes);
   await app.register(siteShareLinkRoutes);
   await app.register(urlRoutes);
+  await app.register(gitRoutes);
+  await app.register(gitWebhookRoutes);
   return app;
 }

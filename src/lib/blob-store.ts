@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
 
 /** Where file bytes live, addressed by their sha256 so identical bytes are stored once. */
@@ -34,6 +37,42 @@ export class LocalBlobStore implements BlobStore {
     await writeFile(temporary, bytes);
     await rename(temporary, target);
     return hash;
+  }
+
+  /**
+   * Stores the bytes of a stream without holding them in memory (hashed while written to a
+   * temporary file, then renamed into place). Rejects with a RangeError past `maxBytes`.
+   */
+  async putStream(stream: Readable, maxBytes = Number.POSITIVE_INFINITY): Promise<{ sha256: string; size: number }> {
+    await mkdir(this.dir, { recursive: true });
+    const temporary = join(this.dir, `.incoming.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`);
+    const hash = createHash('sha256');
+    let size = 0;
+    try {
+      await pipeline(
+        stream,
+        async function* (source: AsyncIterable<Buffer>) {
+          for await (const chunk of source) {
+            size += chunk.length;
+            if (size > maxBytes) throw new RangeError(`larger than ${maxBytes} bytes`);
+            hash.update(chunk);
+            yield chunk;
+          }
+        },
+        createWriteStream(temporary),
+      );
+      const sha = hash.digest('hex');
+      const target = this.path(sha);
+      if (await this.has(sha)) await unlink(temporary);
+      else {
+        await mkdir(dirname(target), { recursive: true });
+        await rename(temporary, target);
+      }
+      return { sha256: sha, size };
+    } catch (error) {
+      await unlink(temporary).catch(() => undefined);
+      throw error;
+    }
   }
 
   async get(hash: string): Promise<Buffer | null> {

@@ -4,3 +4,4 @@ export { openapiProcessing } from './openapi-processing.ts';
 export { changeRequestMerge, changeRequestUpdate } from './change-request-merge.ts';
 export { pdfExport } from './pdf-export.ts';
 export { contentImport } from './content-import.ts';
+export { gitSync } from './git-sync.ts';

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { DefaultLevel, Id, ListOf, Timestamp } from '../schemas.ts';
+import { SpaceGitSync } from '../git/schemas.ts';
 
 const bool = Type.Boolean();
 
@@ -22,6 +23,7 @@ export const SpaceSchema = Type.Object({
   editMode: EditMode,
   organization: Type.String(),
   parent: Type.Optional(Type.String()),
+  gitSync: Type.Optional(SpaceGitSync),
   revision: Type.String(),
   defaultLevel: DefaultLevel,
   comments: Type.Integer(),

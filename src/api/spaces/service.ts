@@ -3,6 +3,7 @@ import { Space } from '../../db/entities.ts';
 import { insertCopyRevision, markSpacesDeleted, undeleteSpace } from '../../db/spaces.ts';
 import { copyRevisionToSpace, loadPageMap, writeRevision } from '../../db/content.ts';
 import { reindexSpace } from '../../db/search.ts';
+import { loadGitSync, loadGitSyncs, type GitSyncRow } from '../../db/git-sync.ts';
 import { positionBetween } from '../../domain/positions.ts';
 import type { PageMap } from '../../domain/content/tree.ts';
 import type { Em } from '../../db/orm.ts';
@@ -21,13 +22,13 @@ import type { CreateSpaceBody, MoveBody, TransferBody, UpdateSpaceBody } from '.
 
 /** The rules of spaces: who may do what, and the writes each operation makes. */
 
-const present = (ctx: Ctx, space: Space, role: Parameters<typeof presentSpace>[1]) =>
-  presentSpace(space, role, urlsFor(ctx.deps.config.publicUrl));
+const present = (ctx: Ctx, space: Space, role: Parameters<typeof presentSpace>[1], gitSync?: GitSyncRow) =>
+  presentSpace(space, role, urlsFor(ctx.deps.config.publicUrl), gitSync);
 
 /** A space as the caller sees it, read again (after a write). */
 async function fresh(ctx: Ctx, spaceId: string) {
   const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
-  return present(ctx, space, role);
+  return present(ctx, space, role, await loadGitSync(ctx.em, space.id));
 }
 
 /** The spaces of an organization: every one for members with a role, what is granted for guests. */
@@ -49,8 +50,14 @@ export async function listSpaces(ctx: Ctx, organizationId: string, query: Static
     query,
     (s) => s,
   );
-  const roles = await contentRoles(em, { userId: caller.user.id, role }, 'space', page.items);
-  return { ...page, items: page.items.map((s) => present(ctx, s, roles.get(s.id) ?? null)) };
+  const [roles, syncs] = await Promise.all([
+    contentRoles(em, { userId: caller.user.id, role }, 'space', page.items),
+    loadGitSyncs(
+      em,
+      page.items.map((s) => s.id),
+    ),
+  ]);
+  return { ...page, items: page.items.map((s) => present(ctx, s, roles.get(s.id) ?? null, syncs.get(s.id))) };
 }
 
 /** Creates a space at the organization's root or in a collection the caller may create in. */
@@ -83,7 +90,7 @@ export async function createSpaceFor(ctx: Ctx, organizationId: string, body: Sta
 
 export async function getSpace(ctx: Ctx, spaceId: string) {
   const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
-  return present(ctx, space, role);
+  return present(ctx, space, role, await loadGitSync(ctx.em, space.id));
 }
 
 /** Title and emoji need `edit`; access, visibility and edit mode need `admin`. A locked space keeps its title and emoji. */

@@ -8,6 +8,7 @@ import { Migration0006Saml } from './Migration0006Saml.ts';
 import { Migration0008Comments } from './Migration0008Comments.ts';
 import { Migration0009Pdf } from './Migration0009Pdf.ts';
 import { Migration0010SpaceCounters } from './Migration0010SpaceCounters.ts';
+import { Migration0011GitSync } from './Migration0011GitSync.ts';
 import { Migration0013Sites } from './Migration0013Sites.ts';
 
 /**
@@ -17,4 +18,4 @@ import { Migration0013Sites } from './Migration0013Sites.ts';
  * Every table that hangs off a space references it with `on delete cascade`, so the purge of a
  * deleted space removes everything in one statement.
  */
-export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0005OpenApi, Migration0006Saml, Migration0007TeamsExtra, Migration0008Comments, Migration0009Pdf, Migration0010SpaceCounters, Migration0013Sites];
+export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0005OpenApi, Migration0006Saml, Migration0007TeamsExtra, Migration0008Comments, Migration0009Pdf, Migration0010SpaceCounters, Migration0011GitSync, Migration0013Sites];

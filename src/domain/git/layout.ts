@@ -106,7 +106,8 @@ export function readPageFile(text: string): { fields: PageFrontMatter; title: st
     const fmTitle = typeof data.title === 'string' && data.title.trim() !== '' ? data.title.trim() : null;
     return { fields, title: fmTitle, body: afterFm.replace(/^(?:[ \t]*\r?\n)+/, '') };
   }
-  const title = toString(parseMarkdown(match[1])).trim() || match[1].trim();
+  // Plain titles (the usual case) need no parsing.
+  const title = /[\\`*_[\]<>&!~]/.test(match[1]) ? toString(parseMarkdown(match[1])).trim() || match[1].trim() : match[1].trim();
   let j = i + 1;
   while (j < lines.length && lines[j].trim() === '' && j < lines.length - 1) j++;
   const body = j >= lines.length ? '' : lines.slice(j).join('\n');

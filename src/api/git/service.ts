@@ -1,0 +1,272 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { Static } from 'typebox';
+import type { Config } from '../../config.ts';
+import {
+  insertGitSyncRequest,
+  loadGitSync,
+  loadGitSyncRequest,
+  recordDelivery,
+  requestSecretContext,
+  saveGitSyncTarget,
+  saveWebhook,
+  webhookTarget,
+  type GitSyncParams,
+} from '../../db/git-sync.ts';
+import type { Em } from '../../db/orm.ts';
+import { describeRepository } from '../../domain/git/errors.ts';
+import { newId } from '../../domain/ids.ts';
+import { redactUrl } from '../../lib/guarded-fetch.ts';
+import { lazySecretBox, type SecretBox } from '../../lib/secrets.ts';
+import { enqueueGitSync } from '../../temporal/git-sync.ts';
+import { loadSpace, requireRole } from '../access.ts';
+import type { AppDeps, Ctx } from '../context.ts';
+import { badRequest, forbidden, notFound, unauthorized, unavailable } from '../errors.ts';
+import { presentGitInfo } from './present.ts';
+import type { ExportGitBody, ImportGitBody, WebhookBody, WebhookHeaders } from './schemas.ts';
+
+/**
+ * Git Sync: imports and exports are recorded as requests (parameters without credentials; the
+ * credentials sealed with the secrets key, bound to the request, erased once it has run) and
+ * handed to the space's `git-sync/<spaceId>` workflow, which applies them one at a time in
+ * timestamp order. The same request sent twice (same push: same URL, ref, timestamp and options)
+ * is recorded once.
+ */
+
+const boxes = new WeakMap<Config, () => Promise<SecretBox>>();
+function secrets(config: Config): Promise<SecretBox> {
+  let box = boxes.get(config);
+  if (!box) boxes.set(config, (box = lazySecretBox(config)));
+  return box();
+}
+
+const webhookUrl = (config: Config, spaceId: string) => `${config.publicUrl}/hooks/git/${spaceId}`;
+
+/** The URL without credentials, and the credentials it carried (null when none). */
+function splitRemote(raw: string): { url: string; credentials: { username: string; password: string } | null } {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw badRequest(`url is not a valid URL: ${redactUrl(raw)}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badRequest('url must be an http: or https: URL of the repository');
+  const credentials =
+    url.username || url.password ? { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) } : null;
+  url.username = '';
+  url.password = '';
+  url.hash = '';
+  return { url: url.href, credentials };
+}
+
+interface NewRequest {
+  spaceId: string;
+  organizationId: string;
+  kind: 'import' | 'export';
+  rawUrl: string;
+  params: Omit<GitSyncParams, 'url'>;
+  timestamp: string | undefined;
+  requestedBy: string | null;
+  integration: string | null;
+  /** A stable id (webhook delivery); otherwise derived from the request when it has a timestamp. */
+  id?: string;
+  credentials?: { username: string; password: string } | null;
+}
+
+/** Records a request and signals the space's workflow; returns the request id. */
+async function submit(deps: AppDeps, em: Em, input: NewRequest): Promise<string> {
+  const { url, credentials: fromUrl } = splitRemote(input.rawUrl);
+  const credentials = fromUrl ?? input.credentials ?? null;
+  const params: GitSyncParams = { ...input.params, url };
+  const requestedAt = input.timestamp ? new Date(input.timestamp) : new Date();
+  const id =
+    input.id ??
+    (input.timestamp
+      ? `req-${createHash('sha256')
+          .update(JSON.stringify([input.spaceId, input.kind, params, requestedAt.toISOString()]))
+          .digest('hex')
+          .slice(0, 32)}`
+      : `req-${newId()}`);
+  const sealed = credentials ? (await secrets(deps.config)).seal(JSON.stringify(credentials), requestSecretContext(id)) : null;
+  const { repoName, provider } = describeRepository(url);
+  await em.transactional(async (tx) => {
+    await saveGitSyncTarget(tx, input.spaceId, {
+      provider: input.params.provider ?? provider,
+      url,
+      ref: input.params.ref,
+      repoName,
+      integration: input.integration,
+      projectDirectory: input.params.repoProjectDirectory ?? null,
+    });
+    await insertGitSyncRequest(tx, {
+      id,
+      spaceId: input.spaceId,
+      kind: input.kind,
+      requestedAt,
+      params,
+      credentials: sealed,
+      requestedBy: input.requestedBy,
+    });
+  });
+  // A request already finished is not signalled again; a queued one is (its first signal may have failed).
+  const stored = await loadGitSyncRequest(em, id);
+  if (stored?.state !== 'queued') return id;
+  try {
+    await enqueueGitSync(deps.temporal, deps.config.temporalTaskQueue, {
+      spaceId: input.spaceId,
+      organizationId: input.organizationId,
+      requestId: id,
+      requestedAt: new Date(stored.requested_at),
+      kind: input.kind,
+      requestedBy: input.requestedBy,
+    });
+  } catch (error) {
+    throw Object.assign(unavailable('The job service is unavailable; the sync is recorded and will run when it is sent again.'), {
+      cause: error,
+    });
+  }
+  return id;
+}
+
+async function syncableSpace(ctx: Ctx, spaceId: string) {
+  const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  requireRole(role, 'edit', 'trigger a Git Sync of this space');
+  return space;
+}
+
+const paramsOf = (body: Static<typeof ImportGitBody> | Static<typeof ExportGitBody>) => ({
+  ref: body.ref,
+  ...(body.repoCacheID !== undefined ? { repoCacheID: body.repoCacheID } : {}),
+  ...(body.repoTreeURL !== undefined ? { repoTreeURL: body.repoTreeURL } : {}),
+  ...(body.repoCommitURL !== undefined ? { repoCommitURL: body.repoCommitURL } : {}),
+  ...(body.repoProjectDirectory !== undefined ? { repoProjectDirectory: body.repoProjectDirectory } : {}),
+  ...(body.force !== undefined ? { force: body.force } : {}),
+  ...(body.gitInfo?.provider ? { provider: body.gitInfo.provider } : {}),
+});
+
+/** Starts an import of `ref` into the space (or a standalone revision); answers at once. */
+export async function importGit(ctx: Ctx, spaceId: string, body: Static<typeof ImportGitBody>): Promise<void> {
+  const space = await syncableSpace(ctx, spaceId);
+  if (space.editMode === 'locked' && body.standalone !== true)
+    throw forbidden('The space is locked: unlock it (editMode "live") to import into it');
+  await submit(ctx.deps, ctx.em, {
+    spaceId: space.id,
+    organizationId: space.organizationId,
+    kind: 'import',
+    rawUrl: body.url,
+    timestamp: body.timestamp,
+    params: { ...paramsOf(body), ...(body.standalone !== undefined ? { standalone: body.standalone } : {}) },
+    requestedBy: ctx.caller.user.id,
+    integration: null,
+  });
+}
+
+/** Starts an export of the space's current content to `ref`; answers at once. */
+export async function exportGit(ctx: Ctx, spaceId: string, body: Static<typeof ExportGitBody>): Promise<void> {
+  const space = await syncableSpace(ctx, spaceId);
+  await submit(ctx.deps, ctx.em, {
+    spaceId: space.id,
+    organizationId: space.organizationId,
+    kind: 'export',
+    rawUrl: body.url,
+    timestamp: body.timestamp,
+    params: { ...paramsOf(body), commitMessage: body.commitMessage },
+    requestedBy: ctx.caller.user.id,
+    integration: null,
+  });
+}
+
+export async function getGitInfo(ctx: Ctx, spaceId: string) {
+  const { space } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  const row = await loadGitSync(ctx.em, space.id);
+  if (!row || (row.url === null && row.webhook_repository === null)) throw notFound('Git Sync of this space');
+  return presentGitInfo(row, webhookUrl(ctx.deps.config, space.id));
+}
+
+/** Sets the repository, branch and secret of the space's push webhook (admins). */
+export async function configureWebhook(ctx: Ctx, spaceId: string, body: Static<typeof WebhookBody>) {
+  const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  requireRole(role, 'admin', 'set up the push webhook of this space');
+  const { url, credentials } = splitRemote(body.url);
+  const box = await secrets(ctx.deps.config);
+  await saveWebhook(ctx.em, space.id, {
+    provider: body.provider,
+    repository: url,
+    branch: body.branch,
+    secret: box.seal(body.secret, `git-webhook:${space.id}`),
+    credentials: credentials ? box.seal(JSON.stringify(credentials), `git-webhook-credentials:${space.id}`) : null,
+  });
+  return { provider: body.provider, repository: url, branch: body.branch, url: webhookUrl(ctx.deps.config, space.id) };
+}
+
+const sameSecret = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+interface PushPayload {
+  ref?: unknown;
+  after?: unknown;
+  checkout_sha?: unknown;
+  head_commit?: { timestamp?: unknown } | null;
+  commits?: { timestamp?: unknown }[];
+}
+
+/**
+ * A push delivery from GitHub (X-Hub-Signature-256 over the raw body) or GitLab (X-Gitlab-Token).
+ * Unknown spaces and bad signatures answer 404 and 401; other events and branches are ignored; a
+ * delivery id seen before starts nothing.
+ */
+export async function receivePush(deps: AppDeps, em: Em, spaceId: string, headers: Static<typeof WebhookHeaders>, raw: Buffer) {
+  const target = await webhookTarget(em, spaceId);
+  if (!target) throw notFound('Webhook');
+  const box = await secrets(deps.config);
+  const secret = box.open(target.webhook_secret!, `git-webhook:${spaceId}`);
+  let deliveryId: string | undefined;
+  let event: string | undefined;
+  if (target.webhook_provider === 'github') {
+    const signature = headers['x-hub-signature-256'];
+    const expected = `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+    if (!signature || !sameSecret(signature, expected)) throw unauthorized('Invalid X-Hub-Signature-256');
+    deliveryId = headers['x-github-delivery'];
+    event = headers['x-github-event'];
+    if (event === 'ping') return { status: 'pong' };
+    if (event !== 'push') return { status: 'ignored' };
+  } else {
+    const token = headers['x-gitlab-token'];
+    if (!token || !sameSecret(token, secret)) throw unauthorized('Invalid X-Gitlab-Token');
+    deliveryId = headers['x-gitlab-event-uuid'];
+    event = headers['x-gitlab-event'];
+    if (event !== 'Push Hook') return { status: 'ignored' };
+  }
+  let payload: PushPayload;
+  try {
+    payload = JSON.parse(raw.toString('utf8')) as PushPayload;
+  } catch {
+    throw badRequest('The delivery body is not JSON');
+  }
+  if (payload.ref !== `refs/heads/${target.webhook_branch}`) return { status: 'ignored' };
+  const commit = typeof payload.after === 'string' ? payload.after : typeof payload.checkout_sha === 'string' ? payload.checkout_sha : '';
+  if (/^0+$/.test(commit)) return { status: 'ignored' };
+  deliveryId ??= `${target.webhook_provider}:${commit}`;
+  if (!(await recordDelivery(em, spaceId, deliveryId))) return { status: 'duplicate' };
+  const stamp = payload.head_commit?.timestamp ?? payload.commits?.[payload.commits.length - 1]?.timestamp;
+  const timestamp =
+    typeof stamp === 'string' && !Number.isNaN(Date.parse(stamp)) ? new Date(stamp).toISOString() : new Date().toISOString();
+  const credentials = target.webhook_credentials
+    ? (JSON.parse(box.open(target.webhook_credentials, `git-webhook-credentials:${spaceId}`)) as { username: string; password: string })
+    : null;
+  const requestId = await submit(deps, em, {
+    spaceId,
+    organizationId: target.organization_id,
+    kind: 'import',
+    rawUrl: target.webhook_repository!,
+    timestamp,
+    params: { ref: `refs/heads/${target.webhook_branch}`, provider: target.webhook_provider! },
+    requestedBy: null,
+    integration: `${target.webhook_provider}-webhook`,
+    credentials,
+    id: `hook-${createHash('sha256').update(`${spaceId}\n${deliveryId}`).digest('hex').slice(0, 32)}`,
+  });
+  return { status: 'accepted', requestId };
+}

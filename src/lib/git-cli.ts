@@ -1,0 +1,209 @@
+/**
+ * Running the `git` CLI against a user-given remote under the guarded fetcher's rules
+ * (src/lib/guarded-fetch.ts): only http(s); every address the host resolves to must be public
+ * unless allowed (FETCH_ALLOW_PRIVATE, FETCH_ALLOW_HOSTS); git connects to exactly the checked
+ * addresses (`http.curloptResolve` pins DNS); redirects are refused (`http.followRedirects=false`);
+ * other transports (file, ssh, ext) are disabled. Credentials go to git as an Authorization header
+ * through GIT_CONFIG_* environment variables, never on the command line, in a URL git prints, or
+ * in any message.
+ */
+import { spawn } from 'node:child_process';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { Readable } from 'node:stream';
+import { classifyAddress, isHostAllowed, isIpLiteral } from '../domain/net.ts';
+import { GitSyncError, classifyGitFailure, redactText } from '../domain/git/errors.ts';
+import { redactUrl, type FetchPolicy } from './guarded-fetch.ts';
+
+export interface GitRemote {
+  /** The URL git is given: no credentials. */
+  url: string;
+  /** The same, for messages. */
+  shown: string;
+  /** Environment for every git command that talks to the remote. */
+  env: Record<string, string>;
+}
+
+/** Checks a remote URL against the policy and prepares git's environment for it. Throws GitSyncError. */
+export async function prepareRemote(
+  rawUrl: string,
+  credentials: { username: string; password: string } | null,
+  policy: FetchPolicy,
+): Promise<GitRemote> {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    throw new GitSyncError('INVALID_URL', `Not a valid URL: ${redactUrl(rawUrl)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new GitSyncError('INVALID_URL', `Only http: and https: remotes are supported, not ${url.protocol}`);
+  const user = url.username ? decodeURIComponent(url.username) : credentials?.username;
+  const pass = url.password ? decodeURIComponent(url.password) : credentials?.password;
+  url.username = '';
+  url.password = '';
+  url.hash = '';
+  const shown = url.href;
+  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  let addresses: { address: string; family: number }[];
+  if (isIpLiteral(hostname)) addresses = [{ address: hostname, family: hostname.includes(':') ? 6 : 4 }];
+  else {
+    try {
+      addresses = await dnsLookup(hostname, { all: true, verbatim: true });
+    } catch (error) {
+      throw new GitSyncError(
+        'UNREACHABLE',
+        `Could not resolve ${hostname} (${(error as NodeJS.ErrnoException).code ?? 'error'}) for ${shown}`,
+      );
+    }
+  }
+  if (!isHostAllowed(url.host, policy.allowHosts)) {
+    for (const { address } of addresses) {
+      const kind = classifyAddress(address);
+      if (kind === 'public' || (policy.allowPrivate && kind !== 'metadata')) continue;
+      throw new GitSyncError(
+        'ADDRESS_NOT_ALLOWED',
+        `Refusing to reach ${shown}: ${hostname} is a ${kind} address (allow it with FETCH_ALLOW_HOSTS)`,
+      );
+    }
+  }
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const config: [string, string][] = [
+    ['protocol.allow', 'never'],
+    ['protocol.http.allow', 'always'],
+    ['protocol.https.allow', 'always'],
+    ['http.followRedirects', 'false'],
+    ['credential.helper', ''],
+    ['http.lowSpeedLimit', '1'],
+    ['http.lowSpeedTime', String(Math.max(5, Math.ceil(policy.timeoutMs / 1000)))],
+  ];
+  if (!isIpLiteral(hostname)) {
+    config.push([
+      'http.curloptResolve',
+      `${hostname}:${port}:${addresses.map((a) => (a.family === 6 ? `[${a.address}]` : a.address)).join(',')}`,
+    ]);
+  }
+  if (user !== undefined || pass !== undefined) {
+    config.push(['http.extraHeader', `Authorization: Basic ${Buffer.from(`${user ?? ''}:${pass ?? ''}`).toString('base64')}`]);
+  }
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(config.length) };
+  config.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return { url: shown, shown, env };
+}
+
+export interface RunOptions {
+  gitDir?: string;
+  cwd?: string;
+  env?: Record<string, string>;
+  input?: string | Buffer;
+  timeoutMs?: number;
+}
+
+/** The environment every git command runs with: no prompts, no system or global config, a fixed identity. */
+function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: '/nonexistent',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: '/bin/false',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_AUTHOR_NAME: 'Docs service',
+    GIT_AUTHOR_EMAIL: 'docs-service@localhost',
+    GIT_COMMITTER_NAME: 'Docs service',
+    GIT_COMMITTER_EMAIL: 'docs-service@localhost',
+    LC_ALL: 'C',
+    ...extra,
+  };
+}
+
+/** Runs git and resolves with its stdout; rejects with the raw failure (stderr redacted). */
+export function git(args: string[], options: RunOptions = {}): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const fullArgs = options.gitDir ? [`--git-dir=${options.gitDir}`, ...args] : args;
+    const child = spawn('git', fullArgs, { cwd: options.cwd, env: baseEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let timedOut = false;
+    const timer = options.timeoutMs ? setTimeout(() => ((timedOut = true), child.kill('SIGKILL')), options.timeoutMs) : undefined;
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.on('error', (e) => reject(e));
+    child.on('close', (code) => {
+      if (timer) clearTimeout(timer);
+      if (code === 0) resolve(Buffer.concat(out));
+      else reject(new GitCommandError(redactText(Buffer.concat(err).toString('utf8')), timedOut));
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+export class GitCommandError extends Error {
+  readonly stderr: string;
+  readonly timedOut: boolean;
+  constructor(stderr: string, timedOut: boolean) {
+    super(timedOut ? 'git took too long' : stderr.trim().split('\n').slice(-1)[0] || 'git failed');
+    this.stderr = stderr;
+    this.timedOut = timedOut;
+  }
+}
+
+/** Runs a git command that talks to the remote; failures become GitSyncError with a readable reason. */
+export async function gitRemote(remote: GitRemote, ref: string, args: string[], options: RunOptions): Promise<Buffer> {
+  try {
+    return await git(args, { ...options, env: { ...remote.env, ...options.env } });
+  } catch (error) {
+    if (error instanceof GitCommandError) {
+      if (error.timedOut) throw new GitSyncError('TIMEOUT', `${remote.shown} took too long to answer`);
+      throw classifyGitFailure(error.stderr, remote.shown, ref);
+    }
+    throw error;
+  }
+}
+
+/** Streams one blob's bytes (`git cat-file blob <oid>`). */
+export function blobStream(gitDir: string, oid: string): { stream: Readable; done: Promise<void> } {
+  const child = spawn('git', [`--git-dir=${gitDir}`, 'cat-file', 'blob', oid], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const done = new Promise<void>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`git cat-file blob ${oid} failed`))));
+  });
+  return { stream: child.stdout, done };
+}
+
+/** Reads many blobs through one `git cat-file --batch`; resolves oid → bytes. */
+export function readBlobs(gitDir: string, oids: string[]): Promise<Map<string, Buffer>> {
+  return new Promise((resolve, reject) => {
+    const result = new Map<string, Buffer>();
+    if (oids.length === 0) return resolve(result);
+    const child = spawn('git', [`--git-dir=${gitDir}`, 'cat-file', '--batch'], { env: baseEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let buffer: Buffer = Buffer.alloc(0);
+    let index = 0;
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+      for (;;) {
+        const nl = buffer.indexOf(10);
+        if (nl === -1) return;
+        const header = buffer.subarray(0, nl).toString('utf8');
+        const parts = header.split(' ');
+        if (parts[1] === 'missing') {
+          buffer = buffer.subarray(nl + 1);
+          index++;
+          continue;
+        }
+        const size = Number(parts[2]);
+        if (buffer.length < nl + 1 + size + 1) return;
+        result.set(parts[0], Buffer.from(buffer.subarray(nl + 1, nl + 1 + size)));
+        buffer = buffer.subarray(nl + 1 + size + 1);
+        index++;
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 && index >= oids.length ? resolve(result) : reject(new Error('git cat-file --batch failed'))));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(`${oids.join('\n')}\n`);
+  });
+}

@@ -1,0 +1,89 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  proxyActivities,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { GitSyncActivities, GitSyncOutcome } from '../activities/git-sync.ts';
+
+/**
+ * `git-sync/<spaceId>`: every import and export of one space, one at a time, in timestamp order.
+ * Requests arrive by signal (signal-with-start from the API and the webhook receiver); each names
+ * a request row holding its parameters, so the history never carries a URL's credentials. After a
+ * bounded number of requests the workflow continues as new with what is still pending; when idle
+ * for a while it ends, and the next request starts it again.
+ */
+
+export interface GitSyncRequestSignal {
+  requestId: string;
+  /** The request's timestamp (ms since the epoch): the order requests are applied in. */
+  requestedAt: number;
+}
+
+export interface GitSyncWorkflowInput {
+  spaceId: string;
+  organizationId: string;
+  pending?: GitSyncRequestSignal[];
+}
+
+export const gitSyncRequestSignal = defineSignal<[GitSyncRequestSignal]>('gitSyncRequest');
+export const gitSyncStatusQuery = defineQuery<{ pending: string[]; running: string | null; applied: number }>('gitSyncStatus');
+
+const { runGitSyncRequest } = proxyActivities<GitSyncActivities>({
+  startToCloseTimeout: '1 hour',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+});
+const { recordGitSyncFailure } = proxyActivities<GitSyncActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1s', maximumInterval: '30s' },
+});
+
+/** Requests handled by one run before it continues as new (keeps the history short). */
+const MAX_PER_RUN = 100;
+/** Requests arriving this close together are ordered by timestamp before the first is applied. */
+const SETTLE = '500 milliseconds';
+const IDLE = '2 minutes';
+
+export async function gitSync(
+  input: GitSyncWorkflowInput,
+): Promise<{ applied: number; outcomes: Record<string, GitSyncOutcome['state']> }> {
+  const pending: GitSyncRequestSignal[] = [...(input.pending ?? [])];
+  const seen = new Set(pending.map((r) => r.requestId));
+  let running: string | null = null;
+  let applied = 0;
+  const outcomes: Record<string, GitSyncOutcome['state']> = {};
+  setHandler(gitSyncRequestSignal, (request) => {
+    if (seen.has(request.requestId)) return;
+    seen.add(request.requestId);
+    pending.push(request);
+  });
+  setHandler(gitSyncStatusQuery, () => ({ pending: pending.map((r) => r.requestId), running, applied }));
+
+  for (;;) {
+    if (!(await condition(() => pending.length > 0, IDLE))) return { applied, outcomes };
+    await sleep(SETTLE);
+    pending.sort((a, b) => a.requestedAt - b.requestedAt || (a.requestId < b.requestId ? -1 : a.requestId > b.requestId ? 1 : 0));
+    const next = pending.shift()!;
+    running = next.requestId;
+    try {
+      outcomes[next.requestId] = (await runGitSyncRequest(next.requestId)).state;
+    } catch (error) {
+      const cause =
+        error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause.message : (error as Error).message;
+      await recordGitSyncFailure({ requestId: next.requestId, message: `The sync failed after several attempts: ${cause}` });
+      outcomes[next.requestId] = 'failed';
+    }
+    running = null;
+    applied++;
+    if (applied >= MAX_PER_RUN || workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof gitSync>({ spaceId: input.spaceId, organizationId: input.organizationId, pending });
+    }
+  }
+}
