@@ -77,7 +77,7 @@ export async function loadSpace(em: Em, caller: Caller, spaceId: string, state: 
   if (!found?.facts.is_member) throw notFound('Space');
   const role = roleFrom(asRole(found.facts.org_role), found.space, found.facts);
   if (!atLeast(role, 'read')) throw notFound('Space');
-  return { space: found.space, role };
+  return { space: found.space, role, gitSync: found.gitSync };
 }
 
 /** Loads a collection with the caller's effective role on it; 404 when it does not exist for them. */

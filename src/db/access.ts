@@ -1,4 +1,5 @@
 import type { Space } from './entities.ts';
+import type { GitSyncRow } from './git-sync.ts';
 import type { Em } from './orm.ts';
 import { prepared, sql, textArray } from './sql.ts';
 
@@ -144,8 +145,11 @@ export function spaceFromRow(row: Record<string, unknown>): Space {
   } as Space;
 }
 
+/** What a space shows of the repository it syncs with (the `gitSync` field). */
+export type SpaceGitSync = Pick<GitSyncRow, 'repo_name' | 'provider' | 'integration' | 'url' | 'updated_at'>;
+
 /**
- * A space with its counters and the facts of one user's access to it, in one statement (the space,
+ * A space with its counters, what it syncs with, and the facts of one user's access to it, in one statement (the space,
  * membership, default levels up the collection chain and grants), run as a prepared statement:
  * every space route goes through here, so it is kept to one round trip.
  */
@@ -154,7 +158,7 @@ export async function spaceWithAccessFacts(
   spaceId: string,
   userId: string,
   state: DeletedFilter = 'live',
-): Promise<{ space: Space; facts: MembershipFacts } | undefined> {
+): Promise<{ space: Space; facts: MembershipFacts; gitSync: SpaceGitSync | undefined } | undefined> {
   const rows = await prepared<Record<string, unknown> & MembershipFacts>(
     em,
     state === 'live' ? 'load-space' : 'load-deleted-space',
@@ -168,6 +172,9 @@ export async function spaceWithAccessFacts(
          from collection c join chain on c.id = chain.parent_id where chain.depth < 100
      )
      select sp.*, m.role as org_role, (m.user_id is not null) as is_member,
+            (select jsonb_build_object('repo_name', g.repo_name, 'provider', g.provider, 'integration', g.integration,
+                                       'url', g.url, 'updated_at', g.updated_at)
+               from git_sync g where g.space_id = sp.id and g.url is not null) as git_sync,
             (select array_agg(chain.default_level order by chain.depth) from chain) as levels,
             (select array_agg(p.role) from content_permission p
               where (p.space_id = sp.id or p.collection_id in (select chain.id from chain))
@@ -179,7 +186,7 @@ export async function spaceWithAccessFacts(
   );
   const row = rows[0];
   if (!row) return undefined;
-  return { space: spaceFromRow(row), facts: row };
+  return { space: spaceFromRow(row), facts: row, gitSync: (row.git_sync as SpaceGitSync | null) ?? undefined };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { SpaceGitSync } from '../../db/access.ts';
 import type { GitSyncRow } from '../../db/git-sync.ts';
 import { redactText } from '../../domain/git/errors.ts';
 
@@ -5,7 +6,7 @@ import { redactText } from '../../domain/git/errors.ts';
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
-export function presentSpaceGitSync(row: GitSyncRow) {
+export function presentSpaceGitSync(row: SpaceGitSync) {
   return {
     repoName: row.repo_name ?? '',
     installationProvider: row.provider ?? 'git',

@@ -1,11 +1,11 @@
 import type { Space } from '../../db/entities.ts';
 import { spacePermissions, type Role } from '../../domain/roles.ts';
 import type { Urls } from '../urls.ts';
-import type { GitSyncRow } from '../../db/git-sync.ts';
+import type { SpaceGitSync } from '../../db/access.ts';
 import { presentSpaceGitSync } from '../git/present.ts';
 
 /** A space with its counters, which the database keeps on the space row. */
-export function presentSpace(space: Space, role: Role | null, urls: Urls, gitSync?: GitSyncRow) {
+export function presentSpace(space: Space, role: Role | null, urls: Urls, gitSync?: SpaceGitSync) {
   const spaceUrls: { location: string; app: string; published?: string; public?: string } = urls.space(space.id);
   return {
     object: 'space' as const,

@@ -3,7 +3,8 @@ import { Space } from '../../db/entities.ts';
 import { insertCopyRevision, markSpacesDeleted, undeleteSpace } from '../../db/spaces.ts';
 import { copyRevisionToSpace, loadPageMap, writeRevision } from '../../db/content.ts';
 import { reindexSpace } from '../../db/search.ts';
-import { loadGitSync, loadGitSyncs, type GitSyncRow } from '../../db/git-sync.ts';
+import type { SpaceGitSync } from '../../db/access.ts';
+import { loadGitSyncs } from '../../db/git-sync.ts';
 import { positionBetween } from '../../domain/positions.ts';
 import type { PageMap } from '../../domain/content/tree.ts';
 import type { Em } from '../../db/orm.ts';
@@ -22,13 +23,13 @@ import type { CreateSpaceBody, MoveBody, TransferBody, UpdateSpaceBody } from '.
 
 /** The rules of spaces: who may do what, and the writes each operation makes. */
 
-const present = (ctx: Ctx, space: Space, role: Parameters<typeof presentSpace>[1], gitSync?: GitSyncRow) =>
+const present = (ctx: Ctx, space: Space, role: Parameters<typeof presentSpace>[1], gitSync?: SpaceGitSync) =>
   presentSpace(space, role, urlsFor(ctx.deps.config.publicUrl), gitSync);
 
 /** A space as the caller sees it, read again (after a write). */
 async function fresh(ctx: Ctx, spaceId: string) {
-  const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
-  return present(ctx, space, role, await loadGitSync(ctx.em, space.id));
+  const { space, role, gitSync } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  return present(ctx, space, role, gitSync);
 }
 
 /** The spaces of an organization: every one for members with a role, what is granted for guests. */
@@ -89,8 +90,8 @@ export async function createSpaceFor(ctx: Ctx, organizationId: string, body: Sta
 }
 
 export async function getSpace(ctx: Ctx, spaceId: string) {
-  const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
-  return present(ctx, space, role, await loadGitSync(ctx.em, space.id));
+  const { space, role, gitSync } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  return present(ctx, space, role, gitSync);
 }
 
 /** Title and emoji need `edit`; access, visibility and edit mode need `admin`. A locked space keeps its title and emoji. */
