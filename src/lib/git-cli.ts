@@ -8,11 +8,19 @@
  * in any message.
  */
 import { spawn } from 'node:child_process';
-import { lookup as dnsLookup } from 'node:dns/promises';
 import type { Readable } from 'node:stream';
-import { classifyAddress, isHostAllowed, isIpLiteral } from '../domain/net.ts';
-import { GitSyncError, classifyGitFailure, redactText } from '../domain/git/errors.ts';
-import { redactUrl, type FetchPolicy } from './guarded-fetch.ts';
+import { isIpLiteral } from '../domain/net.ts';
+import { GitSyncError, classifyGitFailure, redactText, type GitSyncErrorCode } from '../domain/git/errors.ts';
+import { checkUrl, FetchError, type FetchErrorCode, type FetchPolicy } from './guarded-fetch.ts';
+
+/** How a refusal of the fetch rules reads as a git failure. */
+const GIT_FAILURE_OF_FETCH: Partial<Record<FetchErrorCode, GitSyncErrorCode>> = {
+  INVALID_URL: 'INVALID_URL',
+  PROTOCOL_NOT_ALLOWED: 'INVALID_URL',
+  ADDRESS_NOT_ALLOWED: 'ADDRESS_NOT_ALLOWED',
+  DNS_FAILURE: 'UNREACHABLE',
+  FETCH_TIMEOUT: 'TIMEOUT',
+};
 
 export interface GitRemote {
   /** The URL git is given: no credentials. */
@@ -29,43 +37,36 @@ export async function prepareRemote(
   credentials: { username: string; password: string } | null,
   policy: FetchPolicy,
 ): Promise<GitRemote> {
-  let url: URL;
+  let checked: Awaited<ReturnType<typeof checkUrl>>;
   try {
-    url = new URL(rawUrl);
-  } catch {
-    throw new GitSyncError('INVALID_URL', `Not a valid URL: ${redactUrl(rawUrl)}`);
+    checked = await checkUrl(rawUrl, policy);
+  } catch (error) {
+    if (!(error instanceof FetchError)) throw error;
+    throw new GitSyncError(GIT_FAILURE_OF_FETCH[error.code] ?? 'UNREACHABLE', error.message);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new GitSyncError('INVALID_URL', `Only http: and https: remotes are supported, not ${url.protocol}`);
+  const url = new URL(checked.url.href);
   const user = url.username ? decodeURIComponent(url.username) : credentials?.username;
   const pass = url.password ? decodeURIComponent(url.password) : credentials?.password;
   url.username = '';
   url.password = '';
   url.hash = '';
   const shown = url.href;
+  const login = user === undefined && pass === undefined ? null : { username: user ?? '', password: pass ?? '' };
+  return { url: shown, shown, env: remoteEnv(url, checked.addresses, login, policy) };
+}
+
+/**
+ * git's configuration for one checked remote, as GIT_CONFIG_* environment variables (never on the
+ * command line): http(s) only, no redirects, no credential helper, DNS pinned to the checked
+ * addresses, credentials as an Authorization header.
+ */
+export function remoteEnv(
+  url: URL,
+  addresses: { address: string; family: number }[],
+  credentials: { username: string; password: string } | null,
+  policy: FetchPolicy,
+): Record<string, string> {
   const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  let addresses: { address: string; family: number }[];
-  if (isIpLiteral(hostname)) addresses = [{ address: hostname, family: hostname.includes(':') ? 6 : 4 }];
-  else {
-    try {
-      addresses = await dnsLookup(hostname, { all: true, verbatim: true });
-    } catch (error) {
-      throw new GitSyncError(
-        'UNREACHABLE',
-        `Could not resolve ${hostname} (${(error as NodeJS.ErrnoException).code ?? 'error'}) for ${shown}`,
-      );
-    }
-  }
-  if (!isHostAllowed(url.host, policy.allowHosts)) {
-    for (const { address } of addresses) {
-      const kind = classifyAddress(address);
-      if (kind === 'public' || (policy.allowPrivate && kind !== 'metadata')) continue;
-      throw new GitSyncError(
-        'ADDRESS_NOT_ALLOWED',
-        `Refusing to reach ${shown}: ${hostname} is a ${kind} address (allow it with FETCH_ALLOW_HOSTS)`,
-      );
-    }
-  }
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const config: [string, string][] = [
     ['protocol.allow', 'never'],
@@ -73,6 +74,9 @@ export async function prepareRemote(
     ['protocol.https.allow', 'always'],
     ['http.followRedirects', 'false'],
     ['credential.helper', ''],
+    ['core.hooksPath', '/dev/null'],
+    ['core.askPass', ''],
+    ['submodule.recurse', 'false'],
     ['http.lowSpeedLimit', '1'],
     ['http.lowSpeedTime', String(Math.max(5, Math.ceil(policy.timeoutMs / 1000)))],
   ];
@@ -82,15 +86,18 @@ export async function prepareRemote(
       `${hostname}:${port}:${addresses.map((a) => (a.family === 6 ? `[${a.address}]` : a.address)).join(',')}`,
     ]);
   }
-  if (user !== undefined || pass !== undefined) {
-    config.push(['http.extraHeader', `Authorization: Basic ${Buffer.from(`${user ?? ''}:${pass ?? ''}`).toString('base64')}`]);
+  if (credentials) {
+    config.push([
+      'http.extraHeader',
+      `Authorization: Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`,
+    ]);
   }
   const env: Record<string, string> = { GIT_CONFIG_COUNT: String(config.length) };
   config.forEach(([key, value], i) => {
     env[`GIT_CONFIG_KEY_${i}`] = key;
     env[`GIT_CONFIG_VALUE_${i}`] = value;
   });
-  return { url: shown, shown, env };
+  return env;
 }
 
 export interface RunOptions {
@@ -102,7 +109,7 @@ export interface RunOptions {
 }
 
 /** The environment every git command runs with: no prompts, no system or global config, a fixed identity. */
-function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: '/nonexistent',

@@ -1,14 +1,13 @@
 /**
- * A shallow `git clone` of a user-given repository URL under the guarded fetcher's rules: only
- * http(s); the host is resolved and checked first (`checkUrl`) and git connects to exactly the
- * addresses checked (`http.curloptResolve` pins them); redirects are refused; no other protocol,
- * helper, hook, prompt or user configuration is used. Credentials in the URL are sent as an
- * Authorization header through the environment, never on the command line. Bounded in time and
- * in bytes on disk.
+ * A shallow `git clone` of a user-given repository URL under the guarded fetcher's rules: the
+ * URL is checked first (`checkUrl`, whose FetchError codes callers report), then git runs with the
+ * configuration every remote gets (src/lib/git-cli.ts `remoteEnv`: pinned addresses, no redirects,
+ * credentials through the environment). Bounded in time and in bytes on disk.
  */
 import { spawn } from 'node:child_process';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { baseEnv, remoteEnv } from './git-cli.ts';
 import { checkUrl, redactUrl, type FetchPolicy } from './guarded-fetch.ts';
 
 export interface CloneLimits {
@@ -43,51 +42,16 @@ export async function directorySize(dir: string): Promise<number> {
 export async function guardedClone(url: string, target: string, policy: FetchPolicy, limits: CloneLimits): Promise<void> {
   const { url: parsed, addresses } = await checkUrl(url, policy);
   const shown = redactUrl(parsed);
-  const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
-  const host = parsed.hostname;
-  const pinned = addresses.map((a) => (a.family === 6 ? `[${a.address}]` : a.address)).join(',');
-
-  const config: [string, string][] = [
-    ['protocol.allow', 'never'],
-    ['protocol.http.allow', 'always'],
-    ['protocol.https.allow', 'always'],
-    ['http.followRedirects', 'false'],
-    ['http.curloptResolve', `${host}:${port}:${pinned}`],
-    ['credential.helper', ''],
-    ['core.hooksPath', '/dev/null'],
-    ['core.askPass', ''],
-    ['submodule.recurse', 'false'],
-    ['transfer.fsckObjects', 'true'],
-  ];
-  if (parsed.username !== '' || parsed.password !== '') {
-    const basic = Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`, 'utf8').toString('base64');
-    config.push(['http.extraHeader', `Authorization: Basic ${basic}`]);
-  }
+  const credentials =
+    parsed.username !== '' || parsed.password !== ''
+      ? { username: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) }
+      : null;
   const bare = new URL(parsed.href);
   bare.username = '';
   bare.password = '';
   bare.hash = '';
-
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: '/nonexistent',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_ASKPASS: '/bin/false',
-    SSH_ASKPASS: '/bin/false',
-    GIT_PROTOCOL_FROM_USER: '0',
-    GIT_HTTP_LOW_SPEED_LIMIT: '1000',
-    GIT_HTTP_LOW_SPEED_TIME: String(Math.max(5, Math.ceil(policy.timeoutMs / 1000))),
-    // Configuration through the environment keeps the credentials off the command line.
-    GIT_CONFIG_COUNT: String(config.length),
-    ...Object.fromEntries(
-      config.flatMap(([key, value], i) => [
-        [`GIT_CONFIG_KEY_${i}`, key],
-        [`GIT_CONFIG_VALUE_${i}`, value],
-      ]),
-    ),
-  };
+  // The same pinned, redirect-free, credential-in-environment configuration as every git remote.
+  const env = baseEnv(remoteEnv(bare, addresses, credentials, policy));
   const args = ['clone', '--depth', '1', '--single-branch', '--no-tags', '--no-recurse-submodules', '--quiet', '--', bare.href, target];
   const child = spawn('git', args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
