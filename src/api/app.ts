@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { createHash, randomUUID } from 'node:crypto';
 import type { AppDeps } from './context.ts';
 import { registerAuth } from './auth.ts';
-import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.ts';
+import { badRequest, clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.ts';
 import { registerMetrics } from './metrics.ts';
 import { pingDatabase } from '../db/health.ts';
 import { ErrorResponse } from './schemas.ts';
@@ -66,15 +66,21 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   app.addHook('onRequest', async (request, reply) => {
     request.em = deps.orm.em.fork();
     reply.header('x-request-id', request.id);
+    // PostgreSQL cannot hold U+0000 in text or jsonb: refused here, with a clear 400, for every route.
+    if (/%00/.test(request.url)) throw badRequest('The request URL must not contain the character U+0000 (%00)');
   });
   // An empty body sent as JSON (some clients label every request) reads as no body at all.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     if (body === '' || body === undefined) return done(null, undefined);
+    let value: unknown;
     try {
-      done(null, JSON.parse(body as string));
+      value = JSON.parse(body as string);
     } catch {
-      done(Object.assign(new Error('The request body is not valid JSON'), { statusCode: 400 }), undefined);
+      return done(Object.assign(new Error('The request body is not valid JSON'), { statusCode: 400 }), undefined);
     }
+    const nul = nulPath(value, 'body');
+    if (nul) return done(badRequest(`${nul} must not contain the character U+0000`), undefined);
+    done(null, value);
   });
   // A write without a body is a write with an empty object: optional-body operations then validate.
   app.addHook('preValidation', async (request) => {
@@ -190,4 +196,22 @@ async function registerRateLimit(app: FastifyInstance, limit: { max: number; win
   // One hook for every request, ahead of authentication: requests with a bad token count too.
   const limiter = app.rateLimit();
   app.addHook('onRequest', async (request, reply) => limiter.call(app, request, reply));
+}
+
+/** Where in a parsed JSON value a string (or key) holds U+0000, as `body.a.b`; undefined when none does. */
+function nulPath(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nulPath(value[i], `${path}.${i}`);
+      if (found) return found;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      if (key.includes('\u0000')) return `${path} (a key)`;
+      const found = nulPath(child, `${path}.${key}`);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }
