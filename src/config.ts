@@ -45,6 +45,17 @@ export interface Config {
   gitMaxFileBytes: number;
   /** Deadline of one git command (GIT_TIMEOUT). */
   gitTimeoutMs: number;
+  /** Requests one token (or, without a token, one IP address) may make per window (RATE_LIMIT_*); max 0 disables. */
+  rateLimit: RateLimitConfig;
+  /** Largest request body in bytes (BODY_LIMIT, default 10 MiB); larger ones are answered 413. */
+  bodyLimit: number;
+}
+
+export interface RateLimitConfig {
+  /** Requests per window (RATE_LIMIT_MAX, default 1000); 0 disables the limit. */
+  max: number;
+  /** The window (RATE_LIMIT_WINDOW, default 1m). */
+  windowMs: number;
 }
 
 export interface ContentImportConfig {
@@ -155,6 +166,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!isAbsolute(chromiumPath)) problems.push(`CHROMIUM_PATH="${chromiumPath}" must be an absolute path, for example /usr/bin/chromium`);
   const fetch = parseFetchPolicy(env);
   problems.push(...fetch.problems);
+  const rateLimit = rateLimitConfig(env, problems);
+  let bodyLimit = 10 * 1024 * 1024;
+  const rawBodyLimit = optional('BODY_LIMIT')?.trim();
+  if (rawBodyLimit !== undefined) {
+    const bytes = parseByteSize(rawBodyLimit);
+    if (bytes === undefined || bytes < 1024 || bytes > 1024 ** 3) {
+      problems.push(`BODY_LIMIT="${rawBodyLimit}" must be between 1 KiB and 1 GiB: bytes, or a number with KiB, MiB or GiB`);
+    } else {
+      bodyLimit = bytes;
+    }
+  }
 
   const config: Config = {
     host: str('HOST', '0.0.0.0'),
@@ -179,6 +201,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chromiumPath,
     fetch: fetch.policy,
     contentImport,
+    rateLimit,
+    bodyLimit,
     sitesUrl: (sitesUrl ?? `${(publicUrl ?? `http://localhost:${portValue}`).replace(/\/+$/, '')}/sites`).replace(/\/+$/, ''),
     gitCacheDir: str('GIT_CACHE_DIR', `${str('DATA_DIR', '.data')}/git-cache`),
     gitMaxFileBytes,
@@ -186,6 +210,41 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** `123`, `123b`, `64KiB`, `10 MiB`, `1GiB` as bytes; undefined when it is none of these. */
+function parseByteSize(raw: string): number | undefined {
+  const match = /^(\d+)\s*(|b|kib|mib|gib)$/i.exec(raw);
+  if (!match) return undefined;
+  return Number(match[1]) * { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 }[match[2].toLowerCase()]!;
+}
+
+/** RATE_LIMIT_MAX and RATE_LIMIT_WINDOW; problems are added to `problems`. */
+function rateLimitConfig(env: NodeJS.ProcessEnv, problems: string[]): RateLimitConfig {
+  const read = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]!.trim());
+  let max = 1000;
+  const rawMax = read('RATE_LIMIT_MAX');
+  if (rawMax !== undefined) {
+    if (!/^\d+$/.test(rawMax) || Number(rawMax) > 10_000_000) {
+      problems.push(`RATE_LIMIT_MAX="${rawMax}" must be a whole number from 0 (no limit) to 10000000`);
+    } else {
+      max = Number(rawMax);
+    }
+  }
+  let windowMs = 60_000;
+  const rawWindow = read('RATE_LIMIT_WINDOW');
+  if (rawWindow !== undefined) {
+    try {
+      windowMs = parseDuration(rawWindow);
+      if (windowMs < 1000 || windowMs > 86_400_000) {
+        problems.push(`RATE_LIMIT_WINDOW="${rawWindow}" must be from 1s to 1d`);
+        windowMs = 60_000;
+      }
+    } catch (e) {
+      problems.push(`RATE_LIMIT_WINDOW: ${(e as Error).message}`);
+    }
+  }
+  return { max, windowMs };
 }
 
 /** CONTENT_IMPORT_* settings; problems are added to `problems`. */

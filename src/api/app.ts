@@ -1,11 +1,13 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import rateLimit from '@fastify/rate-limit';
+import AjvCompiler from '@fastify/ajv-compiler';
 import type { Logger } from 'pino';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { AppDeps } from './context.ts';
 import { registerAuth } from './auth.ts';
-import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.ts';
+import { badRequest, clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.ts';
 import { registerMetrics } from './metrics.ts';
 import { pingDatabase } from '../db/health.ts';
 import { ErrorResponse } from './schemas.ts';
@@ -49,28 +51,37 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     genReqId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 128) : randomUUID()),
     requestIdHeader: false,
-    bodyLimit: 10 * 1024 * 1024,
+    bodyLimit: deps.config.bodyLimit,
     // Path parameters longer than the router's default of 100 reach validation, which names them in a 400;
     // longer still, the router answers 414 (frameworkErrors), in the error shape.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
     clientErrorHandler,
     ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    // JSON bodies are typed on the wire: `{"title": 12}` is refused (400 naming the field), never read as "12".
+    // Path, query and header values are always strings, so those still coerce ("?limit=5" is the number 5).
+    schemaController: { compilersFactory: { buildValidator: partAwareValidator } },
   });
   app.decorate('deps', deps);
   app.decorateRequest('em', null as never);
   app.addHook('onRequest', async (request, reply) => {
     request.em = deps.orm.em.fork();
     reply.header('x-request-id', request.id);
+    // PostgreSQL cannot hold U+0000 in text or jsonb: refused here, with a clear 400, for every route.
+    if (/%00/.test(request.url)) throw badRequest('The request URL must not contain the character U+0000 (%00)');
   });
   // An empty body sent as JSON (some clients label every request) reads as no body at all.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     if (body === '' || body === undefined) return done(null, undefined);
+    let value: unknown;
     try {
-      done(null, JSON.parse(body as string));
+      value = JSON.parse(body as string);
     } catch {
-      done(Object.assign(new Error('The request body is not valid JSON'), { statusCode: 400 }), undefined);
+      return done(Object.assign(new Error('The request body is not valid JSON'), { statusCode: 400 }), undefined);
     }
+    const nul = nulPath(value, 'body');
+    if (nul) return done(badRequest(`${nul} must not contain the character U+0000`), undefined);
+    done(null, value);
   });
   // A write without a body is a write with an empty object: optional-body operations then validate.
   app.addHook('preValidation', async (request) => {
@@ -79,6 +90,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     }
   });
   registerErrorHandling(app);
+  if (deps.config.rateLimit.max > 0) await registerRateLimit(app, deps.config.rateLimit);
   registerAuth(app, options.authCacheTtlMs ?? 5000);
   registerMetrics(app);
 
@@ -150,4 +162,59 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(gitRoutes);
   await app.register(gitWebhookRoutes);
   return app;
+}
+
+const ajvCompilers = AjvCompiler();
+type RouteValidation = { httpPart?: string };
+
+/** Fastify's own Ajv compiler, with type coercion turned off for request bodies only. */
+const partAwareValidator: AjvCompiler.BuildCompilerFromPool = (externalSchemas, options) => {
+  const coercing = ajvCompilers(externalSchemas, options) as unknown as (route: RouteValidation) => unknown;
+  const strictOptions = { ...options, customOptions: { ...options?.customOptions, coerceTypes: false } } as typeof options;
+  const strict = ajvCompilers(externalSchemas, strictOptions) as unknown as (route: RouteValidation) => unknown;
+  // Fastify calls the compiler with the route's { schema, method, url, httpPart } (the published type says a bare schema).
+  return ((route: RouteValidation) =>
+    route.httpPart === 'body' ? strict(route) : coercing(route)) as unknown as ReturnType<AjvCompiler.BuildCompilerFromPool>;
+};
+
+/**
+ * At most `max` requests per window per API token (a hash of it), or per client IP address without
+ * one; over it, 429 in the error shape with Retry-After. Probes (/healthz, /readyz, /metrics) are not counted.
+ */
+async function registerRateLimit(app: FastifyInstance, limit: { max: number; windowMs: number }): Promise<void> {
+  await app.register(rateLimit, {
+    global: false,
+    max: limit.max,
+    timeWindow: limit.windowMs,
+    allowList: (request) => ['/healthz', '/readyz', '/metrics'].includes(request.url.split('?')[0]),
+    keyGenerator: (request) => {
+      const auth = request.headers.authorization;
+      return typeof auth === 'string' && auth.length > 0
+        ? `token:${createHash('sha256').update(auth).digest('base64url')}`
+        : `ip:${request.ip}`;
+    },
+    errorResponseBuilder: (_request, context) =>
+      Object.assign(new Error(`Too many requests: at most ${context.max} per ${context.after}; retry later`), { statusCode: 429 }),
+  });
+  // One hook for every request, ahead of authentication: requests with a bad token count too.
+  const limiter = app.rateLimit();
+  app.addHook('onRequest', async (request, reply) => limiter.call(app, request, reply));
+}
+
+/** Where in a parsed JSON value a string (or key) holds U+0000, as `body.a.b`; undefined when none does. */
+function nulPath(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nulPath(value[i], `${path}.${i}`);
+      if (found) return found;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      if (key.includes('\u0000')) return `${path} (a key)`;
+      const found = nulPath(child, `${path}.${key}`);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }

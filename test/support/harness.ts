@@ -24,7 +24,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   if (!process.env.DATABASE_URL || !process.env.TEMPORAL_ADDRESS) {
     throw new Error('Run the suite with `npm test`: it provides PostgreSQL and Temporal.');
   }
-  const config = loadConfig({ ...process.env, PUBLIC_URL: 'http://docs.test', ...env });
+  // Tests send many requests with one token: the rate limit is off unless a test turns it on.
+  const config = loadConfig({ ...process.env, PUBLIC_URL: 'http://docs.test', RATE_LIMIT_MAX: '0', ...env });
   const orm = await initOrm({ databaseUrl: config.databaseUrl!, poolMax: 4 });
   const { client, connection } = await connectTemporal({ address: config.temporalAddress!, namespace: config.temporalNamespace });
   const app = await buildApp({ config, orm, temporal: client }, { authCacheTtlMs: config.authCacheTtlMs });
