@@ -52,7 +52,6 @@ function readRunOptions(argv: string[]): RunOptions & { only: Set<Module> } {
     mergePages: quick ? 500 : 5_000,
     mergeChanges: quick ? 50 : 500,
     pdfPages: quick ? 20 : 200,
-    sitePages: 500,
     only,
   };
 }

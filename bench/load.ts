@@ -30,8 +30,6 @@ export interface RunOptions {
   mergePages: number;
   mergeChanges: number;
   pdfPages: number;
-  /** Site-spaces × pages of the published site. */
-  sitePages: number;
 }
 
 export interface LoadResult {
