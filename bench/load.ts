@@ -1,0 +1,87 @@
+/** The row every benchmark module returns, the run's sizes, and an autocannon wrapper. */
+import autocannon from 'autocannon';
+import { median } from './lib.ts';
+
+export interface Row {
+  measure: string;
+  value: number | null;
+  unit: string;
+  /** What the measure is compared with, measured in the same run. */
+  baseline: string;
+  baselineValue: number | null;
+  ratio: number | null;
+  /** e.g. "ratio ≥ 0.85", "value ≤ 30 ms". */
+  target: string;
+  /** null when not measured. */
+  met: boolean | null;
+  note?: string;
+}
+
+export interface RunOptions {
+  quick: boolean;
+  rounds: number;
+  /** Seconds of load per autocannon round. */
+  duration: number;
+  connections: number;
+  /** Pages of the search space (100,000 in a full run). */
+  searchPages: number;
+  /** Rows of the list endpoint's table (1,000,000 in a full run). */
+  listRows: number;
+  mergePages: number;
+  mergeChanges: number;
+  pdfPages: number;
+}
+
+export interface LoadResult {
+  rps: number;
+  /** Mean latency, ms (autocannon's percentiles are whole milliseconds). */
+  mean: number;
+  p50: number;
+  p99: number;
+}
+
+/** One autocannon run (after a 1 s warm-up run); every answer must be 2xx. */
+export async function load(
+  url: string,
+  options: { connections: number; duration: number; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string },
+): Promise<LoadResult> {
+  const base = {
+    url,
+    connections: options.connections,
+    method: options.method ?? 'GET',
+    headers: options.headers ?? {},
+    ...(options.body === undefined ? {} : { body: options.body }),
+  };
+  await autocannon({ ...base, duration: 1 });
+  const r = await autocannon({ ...base, duration: options.duration });
+  if (r.non2xx || r.errors || r.timeouts)
+    throw new Error(`${url}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts`);
+  return { rps: r.requests.average, mean: r.latency.average, p50: r.latency.p50, p99: r.latency.p99 };
+}
+
+/** Alternating rounds (a, b, a, b, …) of two targets; medians of each figure over the rounds. */
+export async function compare(
+  rounds: number,
+  a: () => Promise<LoadResult>,
+  b: () => Promise<LoadResult>,
+): Promise<[LoadResult, LoadResult]> {
+  const runs: [LoadResult[], LoadResult[]] = [[], []];
+  for (let i = 0; i < rounds; i++) {
+    runs[0].push(await a());
+    runs[1].push(await b());
+  }
+  const med = (list: LoadResult[]): LoadResult => ({
+    rps: median(list.map((r) => r.rps)),
+    mean: median(list.map((r) => r.mean)),
+    p50: median(list.map((r) => r.p50)),
+    p99: median(list.map((r) => r.p99)),
+  });
+  return [med(runs[0]), med(runs[1])];
+}
+
+export const atLeast = (value: number, min: number) => value >= min;
+export const atMost = (value: number, max: number) => value <= max;
+
+export function notMeasured(measure: string, target: string, note: string): Row {
+  return { measure, value: null, unit: '', baseline: '-', baselineValue: null, ratio: null, target, met: null, note };
+}

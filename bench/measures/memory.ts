@@ -1,0 +1,65 @@
+/**
+ * API resident memory: VmRSS of the API child process (bench/server.ts, read from
+ * /proc/<pid>/status) sampled every 200 ms from its start to the end of the run, which ends with
+ * a sustained load of its own (60 s in a full run). The baseline is its VmRSS right after start.
+ */
+import { readFileSync } from 'node:fs';
+import { load, type RunOptions, type Row } from '../load.ts';
+import type { Stack } from '../stack.ts';
+
+/** VmRSS of `pid` in MB, or undefined where /proc is not readable. */
+export function residentMb(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function rssSampler(pid: number) {
+  const idle = residentMb(pid);
+  let peak = idle ?? 0;
+  const timer = setInterval(() => (peak = Math.max(peak, residentMb(pid) ?? 0)), 200);
+  timer.unref();
+  return { idle, peak: () => peak, stop: () => clearInterval(timer) };
+}
+
+export async function measureMemory(stack: Stack, options: RunOptions, sampler: ReturnType<typeof rssSampler>): Promise<Row[]> {
+  const measure = 'API resident memory (VmRSS of the API child), peak';
+  if (sampler.idle === undefined)
+    return [
+      {
+        measure,
+        value: null,
+        unit: 'MB',
+        baseline: '-',
+        baselineValue: null,
+        ratio: null,
+        target: 'value ≤ 250 MB',
+        met: null,
+        note: '/proc not readable',
+      },
+    ];
+  const space = await stack.call('POST', `/v1/orgs/${stack.orgId}/spaces`, { title: 'Memory benchmark' });
+  const seconds = options.quick ? 3 : 60;
+  await load(`${stack.api.url}/v1/spaces/${space.id}`, {
+    connections: options.connections,
+    duration: seconds,
+    headers: { authorization: `Bearer ${stack.token}` },
+  });
+  const peak = sampler.peak();
+  return [
+    {
+      measure,
+      value: peak,
+      unit: 'MB',
+      baseline: 'VmRSS right after start',
+      baselineValue: sampler.idle,
+      ratio: peak / sampler.idle,
+      target: 'value ≤ 250 MB',
+      met: peak <= 250,
+      note: `over the whole run, ending with ${seconds} s of GET load`,
+    },
+  ];
+}

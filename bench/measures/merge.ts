@@ -1,0 +1,71 @@
+/**
+ * Merge: `POST …/change-requests/{id}/merge` end to end (HTTP → workflow → activity → database)
+ * for a change request touching `mergeChanges` pages of a `mergePages`-page space that moved on
+ * since, against the in-memory three-way merge of the same page maps (text loaded).
+ */
+import { loadPageMap } from '../../src/db/content.ts';
+import { mergePageMaps } from '../../src/domain/content/merge.ts';
+import { median } from '../lib.ts';
+import { generatePages, pageMarkdown, seedSpace, sentence } from '../corpus.ts';
+import type { RunOptions, Row } from '../load.ts';
+import type { Stack } from '../stack.ts';
+
+export async function measureMerge(stack: Stack, options: RunOptions, log: (line: string) => void): Promise<Row[]> {
+  const { mergePages, mergeChanges, rounds } = options;
+  const { call } = stack;
+  const space = await call('POST', `/v1/orgs/${stack.orgId}/spaces`, { title: 'Merge benchmark', empty: true });
+  const base = generatePages(mergePages, 'm');
+  await seedSpace(stack.orm, space.id, base);
+  const ids = Object.keys(base);
+  const endToEnd: number[] = [];
+  const inMemory: number[] = [];
+  const crs = `/v1/spaces/${space.id}/change-requests`;
+  for (let round = 0; round < rounds; round++) {
+    // The change request edits mergeChanges pages; meanwhile the space merges edits to other pages.
+    const mine = await call('POST', crs, { subject: `bench ${round}` });
+    const theirs = await call('POST', crs, { subject: `main ${round}` });
+    const offset = (round * 2 * mergeChanges) % ids.length;
+    const pick = (start: number) => Array.from({ length: mergeChanges }, (_, i) => ids[(start + i) % ids.length]);
+    const edits = (pages: string[], tag: string) =>
+      pages.map((page) => ({ operation: 'update_page', page, document: { markdown: `${pageMarkdown(0)}\n${tag} ${sentence(10)}\n` } }));
+    for (const [cr, pages, tag] of [
+      [mine, pick(offset), 'mine'],
+      [theirs, pick(offset + mergeChanges), 'theirs'],
+    ] as const) {
+      const all = edits(pages, tag);
+      for (let i = 0; i < all.length; i += 50) await call('POST', `${crs}/${cr.id}/content`, { changes: all.slice(i, i + 50) });
+    }
+    await call('POST', `${crs}/${theirs.id}/merge`);
+    const crRow = await call('GET', `${crs}/${mine.id}`);
+    const spaceRevision = (await call('GET', `/v1/spaces/${space.id}`)).revision;
+    const em = stack.orm.em.fork();
+    const [b, o, t] = await Promise.all([
+      loadPageMap(em, crRow.revisionInitial, true),
+      loadPageMap(em, spaceRevision, true),
+      loadPageMap(em, crRow.revision, true),
+    ]);
+    let time = performance.now();
+    const pure = mergePageMaps(b, o, t);
+    inMemory.push(performance.now() - time);
+    if (pure.conflicts.length) throw new Error(`unexpected conflicts: ${pure.conflicts.length}`);
+    time = performance.now();
+    const result = await call('POST', `${crs}/${mine.id}/merge`);
+    endToEnd.push(performance.now() - time);
+    if (result.result !== 'merge') throw new Error(`merge answered ${JSON.stringify(result)}`);
+    log(`merge: round ${round + 1}: end to end ${endToEnd[round].toFixed(0)} ms, in memory ${inMemory[round].toFixed(0)} ms`);
+  }
+  const e2e = median(endToEnd);
+  const pure = median(inMemory);
+  return [
+    {
+      measure: `merge ${mergeChanges} pages into ${mergePages.toLocaleString('en')} (POST …/merge)`,
+      value: e2e / 1000,
+      unit: 's',
+      baseline: 'in-memory three-way merge',
+      baselineValue: pure / 1000,
+      ratio: e2e / pure,
+      target: 'value ≤ 0.5 s',
+      met: e2e <= 500,
+    },
+  ];
+}

@@ -1,0 +1,55 @@
+/**
+ * Space search: p95 of `GET /v1/spaces/{id}/search` over a space of `searchPages` pages, against the
+ * same queries answered by an ILIKE scan of the same documents in SQL (no HTTP, no index).
+ */
+import { sql } from '../../src/db/sql.ts';
+import { percentile } from '../lib.ts';
+import { generatePages, seedSpace, word } from '../corpus.ts';
+import type { RunOptions, Row } from '../load.ts';
+import type { Stack } from '../stack.ts';
+
+export async function measureSearch(stack: Stack, options: RunOptions, log: (line: string) => void): Promise<Row[]> {
+  const pages = options.searchPages;
+  const queryCount = options.quick ? 60 : 300;
+  const space = await stack.call('POST', `/v1/orgs/${stack.orgId}/spaces`, { title: 'Search benchmark', empty: true });
+  const started = Date.now();
+  const revision = await seedSpace(stack.orm, space.id, generatePages(pages, 'p'));
+  log(`search: ${pages} pages seeded and indexed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const queries = Array.from({ length: queryCount }, (_, i) => (i % 3 === 0 ? `${word()} ${word()}` : word()));
+  const search = (query: string) => stack.call('GET', `/v1/spaces/${space.id}/search?query=${encodeURIComponent(query)}&limit=20`);
+  await search(queries[0]);
+  const viaApi: number[] = [];
+  const viaIlike: number[] = [];
+  for (const query of queries) {
+    let t = performance.now();
+    await search(query);
+    viaApi.push(performance.now() - t);
+    const terms = query.split(' ');
+    t = performance.now();
+    await sql(
+      stack.orm.em.fork(),
+      // The same answer without the index: every matching page found (for the total), first 20 returned.
+      `select rp.page_id, rp.meta->>'title' as title, count(*) over () as total from revision_page rp
+         join page_document d on d.space_id = ? and d.hash = rp.document_hash
+        where rp.revision_id = ? and ${terms.map(() => "(d.markdown ilike ? or rp.meta->>'title' ilike ?)").join(' and ')}
+        order by rp.meta->>'title' limit 20`,
+      [space.id, revision, ...terms.flatMap((w) => [`%${w}%`, `%${w}%`])],
+    );
+    viaIlike.push(performance.now() - t);
+  }
+  const p95 = percentile(Float64Array.from(viaApi).sort(), 95);
+  const ilike = percentile(Float64Array.from(viaIlike).sort(), 95);
+  return [
+    {
+      measure: `space search p95, ${pages.toLocaleString('en')} pages (HTTP)`,
+      value: p95,
+      unit: 'ms',
+      baseline: 'ILIKE scan p95 (SQL only)',
+      baselineValue: ilike,
+      ratio: p95 / ilike,
+      target: 'value ≤ 30 ms',
+      met: p95 <= 30,
+      note: `${queryCount} queries, one at a time; p50 ${percentile(Float64Array.from(viaApi).sort(), 50).toFixed(1)} ms`,
+    },
+  ];
+}

@@ -1,0 +1,105 @@
+/**
+ * One benchmark stack for `npm run bench`: a fresh database (DATABASE_URL's server with a scratch
+ * database dropped at the end, otherwise an embedded PostgreSQL), Temporal (TEMPORAL_ADDRESS or a
+ * dev server), migrations, an organization with an admin token, the API and the bare Fastify
+ * baseline in child processes of their own (bench/server.ts) and a worker child on its own task queue.
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createScratchDatabase, freePort, portOpen, startEmbeddedPostgres, startTemporalDevServer } from '../src/lib/infra.ts';
+import { initOrm, migrate, type Orm } from '../src/db/orm.ts';
+import { createOrganization, findOrCreateUser, issueToken, setMembership } from '../src/db/accounts.ts';
+import { startServerChild, type cleanupStack, type ServerChild } from './lib.ts';
+
+export interface Stack {
+  runId: string;
+  databaseUrl: string;
+  /** A pool for seeding and baselines (the bench process's own). */
+  orm: Orm;
+  orgId: string;
+  token: string;
+  api: ServerChild;
+  bare: ServerChild;
+  /** Calls the API with the admin token; throws on a status of 300 or more. */
+  call(method: string, path: string, body?: unknown): Promise<any>;
+}
+
+export async function startStack(cleanup: ReturnType<typeof cleanupStack>, log: (line: string) => void): Promise<Stack> {
+  const env = process.env;
+  const runId = `${Date.now().toString(36)}${process.pid}`;
+  const scratch = mkdtempSync(join(tmpdir(), 'docs-bench-'));
+  // As root, the embedded PostgreSQL runs as a `postgres` user that must be able to enter this directory.
+  if (process.getuid?.() === 0) chmodSync(scratch, 0o755);
+  cleanup.push(() => rmSync(scratch, { recursive: true, force: true }));
+
+  let databaseUrl: string;
+  if (env.DATABASE_URL) {
+    const db = await createScratchDatabase(env.DATABASE_URL, `docs_bench_${runId}`);
+    cleanup.push(() => db.stop());
+    databaseUrl = db.url;
+    log(`infra: database docs_bench_${runId} on DATABASE_URL's server`);
+  } else {
+    const port = await freePort();
+    const embedded = await startEmbeddedPostgres(join(scratch, 'pg'), port);
+    cleanup.push(async () => (await portOpen(port)) && embedded.stop());
+    databaseUrl = embedded.url;
+    log('infra: embedded PostgreSQL');
+  }
+  let temporalAddress = env.TEMPORAL_ADDRESS;
+  if (!temporalAddress) {
+    const server = await startTemporalDevServer({ cliPath: env.TEMPORAL_CLI_PATH, namespace: 'default' });
+    cleanup.push(() => server.stop());
+    temporalAddress = server.address;
+  }
+  log(`infra: Temporal at ${temporalAddress}`);
+
+  const orm = await initOrm({ databaseUrl, poolMax: 4 });
+  cleanup.push(() => orm.close());
+  await migrate(orm);
+  const em = orm.em.fork();
+  const org = await createOrganization(em, 'Benchmark org');
+  const user = await findOrCreateUser(em, `bench-${runId}@example.com`, 'Bench admin');
+  await setMembership(em, org.id, user.id, 'admin');
+  const { token } = await issueToken(em, user.id, 'bench');
+
+  const childEnv: NodeJS.ProcessEnv = {
+    ...env,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_NAMESPACE: 'default',
+    TEMPORAL_TASK_QUEUE: `bench-${runId}`,
+    BLOB_DIR: join(scratch, 'blobs'),
+    PUBLIC_URL: env.PUBLIC_URL || 'http://docs.bench',
+    SECRETS_KEY: env.SECRETS_KEY || Buffer.alloc(32, 1).toString('base64'),
+    LOG_LEVEL: 'warn',
+  };
+  const worker = spawn(process.execPath, ['--import', './scripts/check-node.js', 'src/worker.ts'], { env: childEnv, stdio: 'ignore' });
+  cleanup.push(async () => {
+    if (worker.exitCode !== null || worker.signalCode !== null) return;
+    worker.kill('SIGTERM');
+    await new Promise((r) => worker.once('exit', r));
+  });
+  const api = await startServerChild('api', childEnv);
+  cleanup.push(() => api.stop());
+  const bare = await startServerChild('bare', childEnv);
+  cleanup.push(() => bare.stop());
+  // Last resort, whatever way this process exits: no child left behind.
+  process.on('exit', () => {
+    for (const child of [worker, api.child, bare.child]) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${api.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(120_000),
+    });
+    const json = (await res.json().catch(() => undefined)) as any;
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
+    return json;
+  };
+  return { runId, databaseUrl, orm, orgId: org.id, token, api, bare, call };
+}
