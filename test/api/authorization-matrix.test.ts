@@ -648,6 +648,7 @@ it('allows and refuses every operation as its row says, for every kind of caller
       }),
     );
   }
+  console.log(`authorization matrix: ${operations().length} operations × ${CALLERS.length} callers, ${denials} refusals asserted`);
   expect(failures).toEqual([]);
   expect(denials).toBeGreaterThan(500);
 }, 85_000);
