@@ -185,6 +185,15 @@ export async function siteAddressTaken(
 
 // Sections and groups ---------------------------------------------------------------------------
 
+/**
+ * Serializes changes to one site's structure (sections, groups, site-spaces): taken first in the
+ * transaction of every such change, so concurrent ones compute paths and positions one after another
+ * instead of colliding on the unique (site, path).
+ */
+export async function lockSiteStructure(em: Em, siteId: string): Promise<void> {
+  await sql(em, 'select id from site where id = ? for update', [siteId]);
+}
+
 export async function sectionsOf(em: Em, siteId: string): Promise<SectionRow[]> {
   return sql<SectionRow>(em, 'select * from site_section where site_id = ? order by position collate "C", id', [siteId]);
 }

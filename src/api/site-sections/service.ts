@@ -21,6 +21,7 @@ import {
   type GroupRow,
   type SectionRow,
   type SiteRow,
+  lockSiteStructure,
 } from '../../db/sites.ts';
 import type { Em } from '../../db/orm.ts';
 import { slugify } from '../../domain/content/tree.ts';
@@ -139,6 +140,7 @@ export async function addSection(ctx: Ctx, organizationId: string, siteId: strin
   const space = await spaceForSite(ctx, organizationId, body.spaceId, body.title ?? 'New section');
   const id = newId();
   await ctx.em.transactional(async (tx) => {
+    await lockSiteStructure(tx, site.id);
     const sections = await sectionsOf(tx, site.id);
     const order = await topLevel(tx, site.id);
     const paths = sections.map((s) => s.path);
@@ -205,6 +207,7 @@ export async function updateSection(
   checkCondition(body.condition);
   if (body.siteSectionGroupId) await requireGroup(ctx.em, site, body.siteSectionGroupId);
   await ctx.em.transactional(async (tx) => {
+    await lockSiteStructure(tx, site.id);
     if (body.path !== undefined && body.path !== section.path && (await sectionsOf(tx, site.id)).some((s) => s.path === body.path)) {
       throw conflict(`path "${body.path}" is already used by another section of this site`);
     }
@@ -235,6 +238,7 @@ export async function deleteSection(ctx: Ctx, organizationId: string, siteId: st
   const { site } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
   const section = await requireSection(ctx.em, site, sectionId);
   await ctx.em.transactional(async (tx) => {
+    await lockSiteStructure(tx, site.id);
     await deleteSectionRow(tx, section.id);
     if (section.is_default) await setDefaultSection(tx, site.id, null);
   });
@@ -288,6 +292,7 @@ export async function addGroup(ctx: Ctx, organizationId: string, siteId: string,
   await requireSections(ctx.em, site, sectionIds);
   const id = newId();
   await ctx.em.transactional(async (tx) => {
+    await lockSiteStructure(tx, site.id);
     await insertGroup(tx, {
       id,
       site_id: site.id,

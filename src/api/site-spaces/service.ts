@@ -10,6 +10,7 @@ import {
   updateSiteSpace as updateSiteSpaceRow,
   type SiteRow,
   type SiteSpaceRow,
+  lockSiteStructure,
 } from '../../db/sites.ts';
 import type { Em } from '../../db/orm.ts';
 import { slugify } from '../../domain/content/tree.ts';
@@ -70,6 +71,7 @@ export async function addSiteSpace(ctx: Ctx, organizationId: string, siteId: str
   const space = await spaceForSite(ctx, organizationId, body.spaceId, body.title ?? 'New space');
   const id = newId();
   await ctx.em.transactional(async (tx) => {
+    await lockSiteStructure(tx, site.id);
     const sections = await sectionsOf(tx, site.id);
     let sectionId: string | null = null;
     if (body.sectionId !== undefined) {
@@ -119,6 +121,7 @@ export async function deleteSiteSpace(ctx: Ctx, organizationId: string, siteId: 
   const { site } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
   const row = await requireSiteSpace(ctx.em, site, siteSpaceId);
   await ctx.em.transactional(async (tx) => {
+    await lockSiteStructure(tx, site.id);
     await deleteSiteSpaceRow(tx, row.id);
     if (row.is_default) await setDefaultSiteSpace(tx, site.id, row.section_id, null);
   });

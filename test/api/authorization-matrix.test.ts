@@ -1,0 +1,666 @@
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { Member } from '../../src/db/entities.ts';
+import type { Role } from '../../src/domain/roles.ts';
+import { idp, IDP_ENTITY_ID, IDP_SSO_URL } from '../support/saml-idp.ts';
+import { PNG_2X3 } from '../support/fixtures.ts';
+import { petstore31 } from '../support/openapi-fixtures.ts';
+import { addMember, createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+
+/**
+ * The authorization matrix: every operation of the API (read from the service's own OpenAPI
+ * document, so a new route without a row fails here), called as each role, a guest without any
+ * grant, a disabled admin and an admin of another organization. One row per operation says who may
+ * call it; every other caller must be refused with 403 (a member whose role is too low) or 404
+ * (content the caller cannot see, any other organization, a disabled membership).
+ *
+ * "Allowed" means past authorization: a 2xx, or a 4xx other than 401/403/404 (a 400 or 409 for a
+ * body that does not fit the shared fixture is still allowed).
+ */
+
+type Caller = Role | 'guest' | 'disabled' | 'outsider';
+const ROLES: Role[] = ['read', 'comment', 'edit', 'review', 'create', 'admin'];
+const CALLERS: Caller[] = ['outsider', 'disabled', 'guest', ...ROLES];
+const RANK: Record<Role, number> = { read: 1, comment: 2, edit: 3, review: 4, create: 5, admin: 6 };
+
+/**
+ * Who may call an operation:
+ * - a Role: members with at least that role (organization role, or effective role on the content);
+ *   lower roles get 403; a guest gets 403 on organization objects, 404 on content it was not granted;
+ * - 'member': any member of the organization, guests included;
+ * - 'user': any authenticated user (no organization in the path), outsiders and disabled included;
+ * - 'public': no authentication needed (the operation has its own credential, e.g. a signature).
+ */
+type Rule = Role | 'member' | 'user' | 'public';
+
+type Params = Record<string, string>;
+interface Row {
+  rule: Rule;
+  /** Where the object lives: organization objects answer a guest 403, content answers it 404. */
+  scope?: 'org' | 'content';
+  body?: (p: Params) => unknown;
+  query?: (p: Params) => string;
+  /** For operations that consume their target (deletions, transfers): a fresh target per call. */
+  fresh?: (p: Params) => Promise<Params>;
+  /** The status every caller gets (the operation checks a credential of its own, or nothing resolves). */
+  everyone?: 403 | 404;
+  /** Exceptions for one caller: the status class expected ('allow' or a status). */
+  except?: Partial<Record<Caller, 'allow' | 403 | 404>>;
+}
+
+let t: TestApp;
+let org: TestOrg;
+let other: TestOrg;
+let disabledToken: string;
+const p: Params = {};
+const admin = () => org.members.admin.api;
+const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
+
+async function ok<T = any>(res: Promise<{ status: number; body: any }>, what: string): Promise<T> {
+  const r = await res;
+  if (r.status >= 300) throw new Error(`fixture ${what}: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body as T;
+}
+
+const newSpace = async () => (await ok(admin().post(`/v1/orgs/${org.id}/spaces`, { title: unique('Space') }), 'space')).id as string;
+const newCollection = async () =>
+  (await ok(admin().post(`/v1/orgs/${org.id}/collections`, { title: unique('Coll') }), 'collection')).id as string;
+const newSite = async () => (await ok(admin().post(`/v1/orgs/${org.id}/sites`, { title: unique('Site') }), 'site')).id as string;
+const site = (q: Params) => `/v1/orgs/${org.id}/sites/${q.siteId}`;
+
+async function newComment(spaceId: string, crId?: string) {
+  const base = crId ? `/v1/spaces/${spaceId}/change-requests/${crId}` : `/v1/spaces/${spaceId}`;
+  return (await ok(admin().post(`${base}/comments`, { page: p.pageId, body: { markdown: 'Hello' } }), 'comment')).id as string;
+}
+async function newReply(spaceId: string, commentId: string, crId?: string) {
+  const base = crId ? `/v1/spaces/${spaceId}/change-requests/${crId}` : `/v1/spaces/${spaceId}`;
+  return (await ok(admin().post(`${base}/comments/${commentId}/replies`, { body: { markdown: 'Reply' } }), 'reply')).id as string;
+}
+async function newUser(role: Role = 'read') {
+  const extra = await createTestOrg(t, 'Extra');
+  await addMember(t, org.id, extra.members.read.userId, role);
+  return extra.members.read.userId;
+}
+async function newTeam() {
+  return (await ok(admin().put(`/v1/orgs/${org.id}/teams`, { title: unique('Team'), members: [org.members.read.userId] }), 'team'))
+    .id as string;
+}
+async function newSection(siteId: string) {
+  return (
+    await ok(admin().post(`/v1/orgs/${org.id}/sites/${siteId}/sections`, { spaceId: await newSpace(), title: unique('S') }), 'section')
+  ).id as string;
+}
+
+const SPEC = JSON.stringify(petstore31);
+const SAML_BODY = { label: 'IdP', entityID: IDP_ENTITY_ID, certificate: idp.cert, ssoURL: IDP_SSO_URL };
+const INTEGRATION_BODY = (orgId: string) => ({
+  title: 'Integration',
+  description: 'Does things',
+  script: 'export default {}',
+  organization: orgId,
+});
+
+const rows: Record<string, Row> = {
+  'GET /v1/user': { rule: 'user' },
+  'GET /v1/orgs': { rule: 'user' },
+  'GET /v1/orgs/{organizationId}': { rule: 'member' },
+
+  'GET /v1/orgs/{organizationId}/collections': { rule: 'member' },
+  'POST /v1/orgs/{organizationId}/collections': { rule: 'create', scope: 'org', body: () => ({ title: 'New collection' }) },
+  'GET /v1/collections/{collectionId}': { rule: 'read' },
+  'PATCH /v1/collections/{collectionId}': { rule: 'admin', body: () => ({ description: 'Changed' }) },
+  'DELETE /v1/collections/{collectionId}': { rule: 'admin', fresh: async () => ({ collectionId: await newCollection() }) },
+  'GET /v1/collections/{collectionId}/spaces': { rule: 'read' },
+  'POST /v1/collections/{collectionId}/move': {
+    rule: 'admin',
+    body: () => ({ position: { after: { type: 'collection', collection: p.otherCollectionId } } }),
+  },
+  'POST /v1/collections/{collectionId}/transfer': {
+    rule: 'admin',
+    body: () => ({ organization: p.targetOrgId }),
+    fresh: async () => ({ collectionId: await newCollection() }),
+  },
+
+  'GET /v1/orgs/{organizationId}/spaces': { rule: 'member' },
+  'POST /v1/orgs/{organizationId}/spaces': { rule: 'create', scope: 'org', body: () => ({ title: 'New space' }) },
+  'GET /v1/spaces/{spaceId}': { rule: 'read' },
+  'PATCH /v1/spaces/{spaceId}': { rule: 'edit', body: () => ({ emoji: '1f600' }) },
+  'DELETE /v1/spaces/{spaceId}': { rule: 'admin', fresh: async () => ({ spaceId: await newSpace() }) },
+  // A deleted space is visible to admins only: below that it does not exist.
+  'POST /v1/spaces/{spaceId}/restore': {
+    rule: 'admin',
+    except: { read: 404, comment: 404, edit: 404, review: 404, create: 404 },
+    fresh: async () => {
+      const spaceId = await newSpace();
+      await ok(admin().delete(`/v1/spaces/${spaceId}`), 'deletion');
+      return { spaceId };
+    },
+  },
+  'POST /v1/spaces/{spaceId}/duplicate': { rule: 'create' },
+  'POST /v1/spaces/{spaceId}/move': { rule: 'admin', body: () => ({ position: { before: { type: 'space', space: p.otherSpaceId } } }) },
+  'POST /v1/spaces/{spaceId}/transfer': {
+    rule: 'admin',
+    body: () => ({ organization: p.targetOrgId }),
+    fresh: async () => ({ spaceId: await newSpace() }),
+  },
+
+  'GET /v1/spaces/{spaceId}/content': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/content/pages': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/content/page/{pageId}': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/content/files': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/content/files/{fileId}': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/content/files/{fileId}/download': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content': { rule: 'read' },
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content': {
+    rule: 'edit',
+    body: () => ({ changes: [{ operation: 'update_page', page: p.pageId, title: 'Renamed' }] }),
+  },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/pages': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}/download': { rule: 'read' },
+
+  'GET /v1/spaces/{spaceId}/change-requests': { rule: 'read' },
+  'POST /v1/spaces/{spaceId}/change-requests': { rule: 'edit', body: () => ({ subject: 'Matrix' }) },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}': { rule: 'read' },
+  'PATCH /v1/spaces/{spaceId}/change-requests/{changeRequestId}': { rule: 'review', body: () => ({ subject: 'Renamed' }) },
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/merge': {
+    rule: 'review',
+    fresh: async (q) => ({
+      changeRequestId: (await ok(admin().post(`/v1/spaces/${q.spaceId}/change-requests`, { subject: 'M' }), 'cr')).id,
+    }),
+  },
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/update': { rule: 'edit' },
+
+  'GET /v1/orgs/{organizationId}/openapi': { rule: 'read', scope: 'org' },
+  'POST /v1/orgs/{organizationId}/openapi': {
+    rule: 'create',
+    scope: 'org',
+    body: () => ({ slug: unique('spec'), source: { text: 'openapi: 3.1.0' } }),
+  },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}': { rule: 'read', scope: 'org' },
+  'PUT /v1/orgs/{organizationId}/openapi/{specSlug}': {
+    rule: 'create',
+    scope: 'org',
+    body: () => ({ source: { text: 'openapi: 3.1.0' } }),
+  },
+  'DELETE /v1/orgs/{organizationId}/openapi/{specSlug}': {
+    rule: 'create',
+    scope: 'org',
+    fresh: async () => ({
+      specSlug: (await ok(admin().post(`/v1/orgs/${org.id}/openapi`, { slug: unique('spec'), source: { text: 'openapi: 3.1.0' } }), 'spec'))
+        .slug,
+    }),
+  },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions': { rule: 'read', scope: 'org' },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest': { rule: 'read', scope: 'org' },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content': { rule: 'read', scope: 'org' },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}': { rule: 'read', scope: 'org' },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}/content': { rule: 'read', scope: 'org' },
+
+  'GET /v1/orgs/{organizationId}/custom-fields': { rule: 'member' },
+  'POST /v1/orgs/{organizationId}/custom-fields': { rule: 'admin', scope: 'org', body: () => ({ name: unique('f'), type: 'text' }) },
+  'GET /v1/orgs/{organizationId}/custom-fields/{fieldName}': { rule: 'member' },
+  'PATCH /v1/orgs/{organizationId}/custom-fields/{fieldName}': { rule: 'admin', scope: 'org', body: () => ({ title: 'Field' }) },
+  'DELETE /v1/orgs/{organizationId}/custom-fields/{fieldName}': {
+    rule: 'admin',
+    scope: 'org',
+    fresh: async () => ({
+      fieldName: (await ok(admin().post(`/v1/orgs/${org.id}/custom-fields`, { name: unique('f'), type: 'text' }), 'field')).name,
+    }),
+  },
+  'GET /v1/spaces/{spaceId}/custom-fields': { rule: 'read' },
+  'PATCH /v1/spaces/{spaceId}/custom-fields': { rule: 'edit', body: () => ({ values: { [p.fieldName]: { value: 'x' } } }) },
+
+  'GET /v1/orgs/{organizationId}/translations': { rule: 'read', scope: 'org' },
+  'POST /v1/orgs/{organizationId}/translations': {
+    rule: 'admin',
+    scope: 'org',
+    body: () => ({ title: 'T', languages: ['fr'] }),
+  },
+  'GET /v1/orgs/{organizationId}/translations/{translationId}': { rule: 'read', scope: 'org' },
+  'PUT /v1/orgs/{organizationId}/translations/{translationId}': {
+    rule: 'admin',
+    scope: 'org',
+    body: () => ({ title: 'T2', languages: ['de'] }),
+  },
+  'DELETE /v1/orgs/{organizationId}/translations/{translationId}': {
+    rule: 'admin',
+    scope: 'org',
+    fresh: async () => ({
+      translationId: (await ok(admin().post(`/v1/orgs/${org.id}/translations`, { title: 'T', languages: ['fr'] }), 'translation')).id,
+    }),
+  },
+
+  'GET /v1/orgs/{organizationId}/saml': { rule: 'admin', scope: 'org' },
+  'POST /v1/orgs/{organizationId}/saml': { rule: 'admin', scope: 'org', body: () => SAML_BODY },
+  'GET /v1/orgs/{organizationId}/saml/{samlProviderId}': { rule: 'admin', scope: 'org' },
+  'PATCH /v1/orgs/{organizationId}/saml/{samlProviderId}': { rule: 'admin', scope: 'org', body: () => ({ label: 'IdP 2' }) },
+  'DELETE /v1/orgs/{organizationId}/saml/{samlProviderId}': {
+    rule: 'admin',
+    scope: 'org',
+    fresh: async () => ({ samlProviderId: (await ok(admin().post(`/v1/orgs/${org.id}/saml`, SAML_BODY), 'saml')).id }),
+  },
+  'GET /v1/orgs/{organizationId}/sso': { rule: 'member' },
+  'GET /sso/saml/{samlProviderId}': { rule: 'public' },
+  'GET /sso/saml/{samlProviderId}/start': { rule: 'public' },
+  'POST /sso/saml/{samlProviderId}/acs': { rule: 'public', body: () => ({ SAMLResponse: 'bm90IGEgcmVzcG9uc2U=' }) },
+
+  'GET /v1/integrations': { rule: 'user' },
+  'GET /v1/integrations/{integrationName}': { rule: 'member' },
+  'POST /v1/integrations/{integrationName}': { rule: 'admin', scope: 'org', body: () => INTEGRATION_BODY(org.id) },
+  'DELETE /v1/integrations/{integrationName}': {
+    rule: 'admin',
+    scope: 'org',
+    fresh: async () => ({
+      integrationName: (await ok(admin().post(`/v1/integrations/${unique('integ')}`, INTEGRATION_BODY(org.id)), 'integration')).name,
+    }),
+  },
+  'GET /v1/integrations/{integrationName}/assets/{asset}': { rule: 'public' },
+  'GET /v1/integrations/{integrationName}/installations': { rule: 'member' },
+  'POST /v1/integrations/{integrationName}/installations': { rule: 'admin', scope: 'org', body: () => ({ organization: org.id }) },
+  'GET /v1/integrations/{integrationName}/installations/{installationId}': { rule: 'admin', scope: 'org' },
+  'PATCH /v1/integrations/{integrationName}/installations/{installationId}': {
+    rule: 'admin',
+    scope: 'org',
+    body: () => ({ configuration: {} }),
+  },
+  'DELETE /v1/integrations/{integrationName}/installations/{installationId}': {
+    rule: 'admin',
+    scope: 'org',
+    fresh: async () => {
+      const integrationName = (await ok(admin().post(`/v1/integrations/${unique('integ')}`, INTEGRATION_BODY(org.id)), 'integration')).name;
+      const installation = await ok(
+        admin().post(`/v1/integrations/${integrationName}/installations`, { organization: org.id }),
+        'installation',
+      );
+      return { integrationName, installationId: installation.id };
+    },
+  },
+
+  'GET /v1/orgs/{organizationId}/members': { rule: 'read', scope: 'org' },
+  'GET /v1/orgs/{organizationId}/members/{userId}': { rule: 'read', scope: 'org' },
+  'PATCH /v1/orgs/{organizationId}/members/{userId}': { rule: 'admin', scope: 'org', body: () => ({ role: 'read' }) },
+  'DELETE /v1/orgs/{organizationId}/members/{userId}': { rule: 'admin', scope: 'org', fresh: async () => ({ userId: await newUser() }) },
+  'POST /v1/orgs/{organizationId}/ping': { rule: 'member' },
+  'POST /v1/orgs/{organizationId}/members/{userId}/sso': { rule: 'admin', scope: 'org' },
+  'GET /v1/orgs/{organizationId}/members/{userId}/spaces': { rule: 'read', scope: 'org' },
+  'GET /v1/orgs/{organizationId}/members/{userId}/teams': { rule: 'read', scope: 'org' },
+
+  'GET /v1/orgs/{organizationId}/teams': { rule: 'read', scope: 'org' },
+  'PUT /v1/orgs/{organizationId}/teams': { rule: 'admin', scope: 'org', body: () => ({ title: unique('Team') }) },
+  'GET /v1/orgs/{organizationId}/teams/{teamId}': { rule: 'read', scope: 'org' },
+  'PATCH /v1/orgs/{organizationId}/teams/{teamId}': { rule: 'admin', scope: 'org', body: () => ({ title: 'Renamed team' }) },
+  'DELETE /v1/orgs/{organizationId}/teams/{teamId}': { rule: 'admin', scope: 'org', fresh: async () => ({ teamId: await newTeam() }) },
+  'GET /v1/orgs/{organizationId}/teams/{teamId}/members': { rule: 'read', scope: 'org' },
+  'PUT /v1/orgs/{organizationId}/teams/{teamId}/members': {
+    rule: 'admin',
+    scope: 'org',
+    body: () => ({ add: [org.members.comment.userId] }),
+  },
+  'PUT /v1/orgs/{organizationId}/teams/{teamId}/members/{userId}': { rule: 'admin', scope: 'org', body: () => ({ role: 'member' }) },
+  'DELETE /v1/orgs/{organizationId}/teams/{teamId}/members/{userId}': {
+    rule: 'admin',
+    scope: 'org',
+    fresh: async () => ({ teamId: await newTeam() }),
+  },
+
+  'POST /v1/spaces/{spaceId}/permissions': { rule: 'admin', body: () => ({ role: 'read', users: [p.userId] }) },
+  'GET /v1/spaces/{spaceId}/permissions/users': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/permissions/teams': { rule: 'read' },
+  'PATCH /v1/spaces/{spaceId}/permissions/users/{userId}': { rule: 'admin', body: () => ({ role: 'read' }) },
+  'DELETE /v1/spaces/{spaceId}/permissions/users/{userId}': { rule: 'admin' },
+  'PATCH /v1/spaces/{spaceId}/permissions/teams/{teamId}': { rule: 'admin', body: () => ({ role: 'read' }) },
+  'DELETE /v1/spaces/{spaceId}/permissions/teams/{teamId}': { rule: 'admin' },
+  'POST /v1/collections/{collectionId}/permissions': { rule: 'admin', body: () => ({ role: 'read', users: [p.userId] }) },
+  'GET /v1/collections/{collectionId}/permissions/users': { rule: 'read' },
+  'GET /v1/collections/{collectionId}/permissions/teams': { rule: 'read' },
+  'PATCH /v1/collections/{collectionId}/permissions/users/{userId}': { rule: 'admin', body: () => ({ role: 'read' }) },
+  'DELETE /v1/collections/{collectionId}/permissions/users/{userId}': { rule: 'admin' },
+  'PATCH /v1/collections/{collectionId}/permissions/teams/{teamId}': { rule: 'admin', body: () => ({ role: 'read' }) },
+  'DELETE /v1/collections/{collectionId}/permissions/teams/{teamId}': { rule: 'admin' },
+
+  'GET /v1/spaces/{spaceId}/search': { rule: 'read', query: () => 'query=hello' },
+  'GET /v1/spaces/{spaceId}/links': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/content/page/{pageId}/links': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/content/files/{fileId}/backlinks': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/links': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/links': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}/backlinks': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf': { rule: 'read' },
+  // Its credential is the signature: a bad one is refused whoever asks.
+  'GET /pdf/{sha256}': { rule: 'public', query: () => 'expires=1&signature=x', everyone: 403 },
+
+  'POST /v1/spaces/{spaceId}/content/import': { rule: 'edit', body: () => ({ source: 'markdown', url: 'https://example.invalid/x.md' }) },
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/import': {
+    rule: 'edit',
+    body: () => ({ source: 'markdown', url: 'https://example.invalid/x.md' }),
+  },
+
+  'GET /v1/orgs/{organizationId}/sites': { rule: 'read', scope: 'org' },
+  'POST /v1/orgs/{organizationId}/sites': { rule: 'admin', scope: 'org', body: () => ({ title: 'New site' }) },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}': { rule: 'read', scope: 'org' },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}': { rule: 'admin', scope: 'org', body: () => ({ title: 'Renamed site' }) },
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}': { rule: 'admin', scope: 'org', fresh: async () => ({ siteId: await newSite() }) },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/publish': { rule: 'admin', scope: 'org' },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/unpublish': { rule: 'admin', scope: 'org' },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema': { rule: 'read', scope: 'org' },
+  'PUT /v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema': {
+    rule: 'admin',
+    scope: 'org',
+    body: () => ({ jsonSchema: { type: 'object', properties: {} } }),
+  },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/publishing/auth': { rule: 'admin', scope: 'org' },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/publishing/auth': {
+    rule: 'admin',
+    scope: 'org',
+    body: () => ({ fallbackURL: 'https://example.com/login' }),
+  },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/publishing/auth/regenerate': { rule: 'admin', scope: 'org' },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/customization': { rule: 'read', scope: 'org' },
+  'PUT /v1/orgs/{organizationId}/sites/{siteId}/customization': { rule: 'admin', scope: 'org', body: () => ({ title: 'Custom' }) },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/customization': { rule: 'admin', scope: 'org', body: () => ({ title: 'Custom 2' }) },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/published': { rule: 'read', scope: 'content' },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/sections': { rule: 'read', scope: 'content' },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/sections': {
+    rule: 'create',
+    scope: 'org',
+    body: () => ({ spaceId: p.spaceId, title: 'Section' }),
+  },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}': {
+    rule: 'create',
+    scope: 'org',
+    body: () => ({ title: 'Renamed section' }),
+  },
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}': {
+    rule: 'create',
+    scope: 'org',
+    fresh: async (q) => ({ siteSectionId: await newSection(q.siteId) }),
+  },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move': {
+    rule: 'create',
+    scope: 'org',
+    body: () => ({ position: { after: { type: 'site-section', siteSection: p.otherSectionId } } }),
+  },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/section-groups': { rule: 'read', scope: 'org' },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/section-groups': { rule: 'create', scope: 'org', body: () => ({ title: 'Group' }) },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}': {
+    rule: 'create',
+    scope: 'org',
+    body: () => ({ title: 'G2' }),
+  },
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}': {
+    rule: 'create',
+    scope: 'org',
+    fresh: async (q) => ({ siteSectionGroupId: (await ok(admin().post(`${site(q)}/section-groups`, { title: 'G' }), 'group')).id }),
+  },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections': {
+    rule: 'create',
+    scope: 'org',
+    body: () => ({ sectionId: p.siteSectionId }),
+  },
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections/{siteSectionId}': {
+    rule: 'create',
+    scope: 'org',
+    fresh: async (q) => {
+      const siteSectionId = await newSection(q.siteId);
+      await ok(admin().post(`${site(q)}/section-groups/${q.siteSectionGroupId}/sections`, { sectionId: siteSectionId }), 'grouping');
+      return { siteSectionId };
+    },
+  },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move': {
+    rule: 'create',
+    scope: 'org',
+    body: () => ({ position: { after: { type: 'site-section', id: p.otherSectionId } } }),
+  },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/site-spaces': { rule: 'read', scope: 'content' },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/site-spaces': { rule: 'create', scope: 'org', body: () => ({ spaceId: p.spaceId }) },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}': {
+    rule: 'create',
+    scope: 'org',
+    body: () => ({ hidden: false }),
+  },
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}': {
+    rule: 'create',
+    scope: 'org',
+    fresh: async (q) => ({
+      siteSpaceId: (await ok(admin().post(`${site(q)}/site-spaces`, { spaceId: await newSpace() }), 'site-space')).id,
+    }),
+  },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/move': {
+    rule: 'create',
+    scope: 'org',
+    body: () => ({ position: {} }),
+  },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/share-links': { rule: 'admin', scope: 'org' },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/share-links': { rule: 'admin', scope: 'org', body: () => ({ name: 'Link' }) },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}': {
+    rule: 'admin',
+    scope: 'org',
+    body: () => ({ name: 'Link 2' }),
+  },
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}': {
+    rule: 'admin',
+    scope: 'org',
+    fresh: async (q) => ({ shareLinkId: (await ok(admin().post(`${site(q)}/share-links`, { name: 'L' }), 'share-link')).id }),
+  },
+
+  'POST /v1/urls/published': { rule: 'user', everyone: 404, body: () => ({ url: 'http://docs.test/nowhere' }) },
+  'GET /v1/urls/published': { rule: 'user', everyone: 404, query: () => 'url=http%3A%2F%2Fdocs.test%2Fnowhere' },
+  'GET /v1/urls/content': {
+    rule: 'read',
+    scope: 'content',
+    query: () => `url=${encodeURIComponent(`http://docs.test/app/spaces/${p.spaceId}`)}`,
+  },
+  'GET /v1/urls/embed': { rule: 'user', everyone: 404, query: () => 'url=http%3A%2F%2Fdocs.test%2Fnowhere' },
+};
+
+beforeAll(async () => {
+  t = await startTestApp({ SECRETS_KEY: randomBytes(32).toString('base64') });
+  [org, other] = await Promise.all([createTestOrg(t, 'Matrix'), createTestOrg(t, 'Elsewhere')]);
+  // A member of the organization whose membership is disabled: an admin, to show the role no longer counts.
+  const locked = await createTestOrg(t, 'Locked out');
+  await addMember(t, org.id, locked.members.read.userId, 'admin');
+  await t.orm.em.fork().nativeUpdate(Member, { organizationId: org.id, userId: locked.members.read.userId }, { disabled: true });
+  disabledToken = locked.members.read.token;
+
+  p.organizationId = org.id;
+  // Where transfers go: an organization the fixture admin also administers.
+  const target = await createTestOrg(t, 'Transfer target');
+  await addMember(t, target.id, org.members.admin.userId, 'admin');
+  p.targetOrgId = target.id;
+  p.collectionId = await newCollection();
+  p.otherCollectionId = await newCollection();
+  p.spaceId = await newSpace();
+  p.otherSpaceId = await newSpace();
+  const cr = await ok(admin().post(`/v1/spaces/${p.spaceId}/change-requests`, { subject: 'Fixture' }), 'change request');
+  p.changeRequestId = cr.id;
+  const edited = await ok(
+    admin().post(`/v1/spaces/${p.spaceId}/change-requests/${cr.id}/content?compat=false`, {
+      changes: [
+        { operation: 'insert_page', title: 'Hello', document: { markdown: '# Hello\n\nworld' } },
+        { operation: 'insert_files', files: [{ name: 'dot.png', contentType: 'image/png', base64: PNG_2X3 }] },
+      ],
+    }),
+    'content',
+  );
+  p.pageId = edited.changes.find((c: any) => c.object === 'page' || c.page)?.page?.id;
+  await ok(admin().post(`/v1/spaces/${p.spaceId}/change-requests/${cr.id}/merge`), 'merge');
+  p.changeRequestId = (await ok(admin().post(`/v1/spaces/${p.spaceId}/change-requests`, { subject: 'Open' }), 'open cr')).id;
+  const files = await ok(admin().get(`/v1/spaces/${p.spaceId}/content/files`), 'files');
+  p.fileId = files.items[0].id;
+  if (!p.pageId) p.pageId = (await ok(admin().get(`/v1/spaces/${p.spaceId}/content/pages`), 'pages')).pages[0].id;
+
+  p.commentId = await newComment(p.spaceId);
+  p.commentReplyId = await newReply(p.spaceId, p.commentId);
+  p.crCommentId = await newComment(p.spaceId, p.changeRequestId);
+  p.crCommentReplyId = await newReply(p.spaceId, p.crCommentId, p.changeRequestId);
+
+  const spec = await ok(admin().post(`/v1/orgs/${org.id}/openapi`, { slug: unique('spec'), source: { text: SPEC } }), 'spec');
+  p.specSlug = spec.slug;
+  p.versionId = (
+    await eventually(async () => {
+      const state = (await admin().get(`/v1/orgs/${org.id}/openapi/${spec.slug}`)).body;
+      if (state.processingState === 'failed' || state.lastProcessErrorCode) throw new Error(JSON.stringify(state));
+      const res = await admin().get(`/v1/orgs/${org.id}/openapi/${spec.slug}/versions/latest`);
+      return res.status === 200 && res.body;
+    }, 60_000)
+  ).id;
+  p.fieldName = (await ok(admin().post(`/v1/orgs/${org.id}/custom-fields`, { name: unique('f'), type: 'text' }), 'field')).name;
+  p.translationId = (await ok(admin().post(`/v1/orgs/${org.id}/translations`, { title: 'T', languages: ['fr'] }), 'translation')).id;
+  p.samlProviderId = (await ok(admin().post(`/v1/orgs/${org.id}/saml`, SAML_BODY), 'saml')).id;
+  p.integrationName = (await ok(admin().post(`/v1/integrations/${unique('integ')}`, INTEGRATION_BODY(org.id)), 'integration')).name;
+  p.asset = 'icon.png';
+  p.installationId = (
+    await ok(admin().post(`/v1/integrations/${p.integrationName}/installations`, { organization: org.id }), 'installation')
+  ).id;
+  p.userId = await newUser();
+  p.teamId = await newTeam();
+  await ok(admin().post(`/v1/spaces/${p.spaceId}/permissions`, { role: 'read', users: [p.userId], teams: [p.teamId] }), 'space grant');
+  await ok(
+    admin().post(`/v1/collections/${p.collectionId}/permissions`, { role: 'read', users: [p.userId], teams: [p.teamId] }),
+    'collection grant',
+  );
+  p.siteId = await newSite();
+  p.siteSectionId = await newSection(p.siteId);
+  p.otherSectionId = await newSection(p.siteId);
+  p.siteSectionGroupId = (await ok(admin().post(`${site(p)}/section-groups`, { title: 'G' }), 'group')).id;
+  p.siteSpaceId = (await ok(admin().post(`${site(p)}/site-spaces`, { spaceId: await newSpace() }), 'site-space')).id;
+  p.shareLinkId = (await ok(admin().post(`${site(p)}/share-links`, { name: 'L' }), 'share link')).id;
+  p.sha256 = '0'.repeat(64);
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+function operations(): string[] {
+  const doc = t.app.swagger() as { paths: Record<string, Record<string, unknown>> };
+  const out: string[] = [];
+  for (const [path, ops] of Object.entries(doc.paths)) for (const method of Object.keys(ops)) out.push(`${method.toUpperCase()} ${path}`);
+  return out;
+}
+
+/** What a caller should get from a row: 'allow', 403 or 404. */
+function expected(op: string, row: Row, caller: Caller): 'allow' | 403 | 404 {
+  if (row.everyone) return row.everyone;
+  const special = row.except?.[caller];
+  if (special) return special;
+  if (row.rule === 'public' || row.rule === 'user') return 'allow';
+  if (caller === 'outsider' || caller === 'disabled') return 404;
+  if (row.rule === 'member') return 'allow';
+  const scope = row.scope ?? (op.includes('{organizationId}') || op.includes('{integrationName}') ? 'org' : 'content');
+  if (caller === 'guest') return scope === 'org' ? 403 : 404;
+  return RANK[caller] >= RANK[row.rule] ? 'allow' : 403;
+}
+
+function tokenOf(caller: Caller): string {
+  if (caller === 'outsider') return other.members.admin.token;
+  if (caller === 'disabled') return disabledToken;
+  return org.members[caller].token;
+}
+
+function fill(op: string, params: Params): { method: string; url: string } {
+  const [method, template] = op.split(' ');
+  const isCr = template.includes('{changeRequestId}/comments');
+  const url = template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const key = isCr && (name === 'commentId' || name === 'commentReplyId') ? `cr${name[0].toUpperCase()}${name.slice(1)}` : name;
+    const value = params[key];
+    if (value === undefined) throw new Error(`${op}: no fixture for {${name}}`);
+    return encodeURIComponent(value);
+  });
+  return { method, url };
+}
+
+function comments(): Record<string, Row> {
+  const out: Record<string, Row> = {};
+  for (const base of ['/v1/spaces/{spaceId}', '/v1/spaces/{spaceId}/change-requests/{changeRequestId}']) {
+    const cr = base.includes('change-requests');
+    const comment = async (q: Params) => ({
+      [cr ? 'crCommentId' : 'commentId']: await newComment(q.spaceId, cr ? q.changeRequestId : undefined),
+    });
+    const reply = async (q: Params) => ({
+      [cr ? 'crCommentReplyId' : 'commentReplyId']: await newReply(
+        q.spaceId,
+        cr ? q.crCommentId : q.commentId,
+        cr ? q.changeRequestId : undefined,
+      ),
+    });
+    Object.assign(out, {
+      [`GET ${base}/comments`]: { rule: 'read' },
+      [`POST ${base}/comments`]: { rule: 'comment', body: () => ({ page: p.pageId, body: { markdown: 'Hi' } }) },
+      [`GET ${base}/comments/{commentId}`]: { rule: 'read' },
+      // Resolving or editing someone else's comment takes more than the comment role; the author is the admin.
+      [`PUT ${base}/comments/{commentId}`]: { rule: 'review', body: () => ({ resolved: false }) },
+      [`DELETE ${base}/comments/{commentId}`]: { rule: 'admin', fresh: comment },
+      [`GET ${base}/comments/{commentId}/replies`]: { rule: 'read' },
+      [`POST ${base}/comments/{commentId}/replies`]: { rule: 'comment', body: () => ({ body: { markdown: 'Me too' } }) },
+      [`GET ${base}/comments/{commentId}/replies/{commentReplyId}`]: { rule: 'read' },
+      [`PUT ${base}/comments/{commentId}/replies/{commentReplyId}`]: { rule: 'admin', body: () => ({ body: { markdown: 'Edited' } }) },
+      [`DELETE ${base}/comments/{commentId}/replies/{commentReplyId}`]: { rule: 'admin', fresh: reply },
+    } satisfies Record<string, Row>);
+  }
+  return out;
+}
+
+it('has one row for every operation of the API, and no row for an operation that does not exist', () => {
+  const all = { ...rows, ...comments() };
+  const ops = operations();
+  expect(ops.filter((op) => !all[op])).toEqual([]);
+  expect(Object.keys(all).filter((op) => !ops.includes(op))).toEqual([]);
+});
+
+it('allows and refuses every operation as its row says, for every kind of caller', async () => {
+  const all = { ...rows, ...comments() };
+  const failures: string[] = [];
+  let denials = 0;
+  // The callers of one operation run together; operations one after another (they share fixtures).
+  for (const op of operations()) {
+    const row = all[op];
+    if (!row) continue;
+    await Promise.all(
+      CALLERS.map(async (caller) => {
+        const want = expected(op, row, caller);
+        if (want !== 'allow') denials++;
+        let params: Params = p;
+        // A consumed target is made afresh for each caller that may consume it; the refused use the shared one.
+        if (row.fresh && want === 'allow') {
+          try {
+            params = { ...p, ...(await row.fresh(p)) };
+          } catch (error) {
+            failures.push(`${op} as ${caller}: ${(error as Error).message}`);
+            return;
+          }
+        }
+        const { method, url } = fill(op, params);
+        const query = row.query ? `?${row.query(params)}` : '';
+        const payload = row.body?.(params) ?? (['POST', 'PUT', 'PATCH'].includes(method) ? {} : undefined);
+        const res = await t.app.inject({
+          method: method as 'GET',
+          url: `${url}${query}`,
+          headers: { authorization: `Bearer ${tokenOf(caller)}`, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) },
+          payload: payload === undefined ? undefined : JSON.stringify(payload),
+        });
+        const got = res.statusCode;
+        const allowed = got < 400 || (got < 500 && ![401, 403, 404].includes(got));
+        const pass = got < 500 && (want === 'allow' ? allowed : got === want);
+        if (!pass) failures.push(`${op} as ${caller}: expected ${want}, got ${got} ${res.body.slice(0, 160)}`);
+      }),
+    );
+  }
+  console.log(`authorization matrix: ${operations().length} operations × ${CALLERS.length} callers, ${denials} refusals asserted`);
+  expect(failures).toEqual([]);
+  expect(denials).toBeGreaterThan(500);
+}, 85_000);
+
+it('refuses every /v1 operation without a token', async () => {
+  const all = { ...rows, ...comments() };
+  const failures: string[] = [];
+  for (const op of operations()) {
+    if (all[op]?.rule === 'public' || !op.split(' ')[1].startsWith('/v1/')) continue;
+    const { method, url } = fill(op, p);
+    const res = await t.app.inject({ method: method as 'GET', url });
+    if (res.statusCode !== 401) failures.push(`${op}: ${res.statusCode}`);
+  }
+  expect(failures).toEqual([]);
+});
