@@ -24,6 +24,8 @@ export interface Config {
   dataDir: string;
   /** Directory of the local blob store (file bytes by sha256); default `blobs` under DATA_DIR. */
   blobDir: string;
+  /** Set when BLOB_STORE=s3: file bytes and PDFs live in an S3-compatible bucket instead of blobDir. */
+  s3: S3Config | undefined;
   logLevel: string;
   /** How long a verified API token is remembered by an API process; revocation takes effect within it. */
   authCacheTtlMs: number;
@@ -56,6 +58,21 @@ export interface RateLimitConfig {
   max: number;
   /** The window (RATE_LIMIT_WINDOW, default 1m). */
   windowMs: number;
+}
+
+/** An S3-compatible object store (BLOB_STORE=s3, S3_*). */
+export interface S3Config {
+  /** Endpoint URL (S3_ENDPOINT); unset: AWS S3 of the region. */
+  endpoint: string | undefined;
+  bucket: string;
+  region: string;
+  /** Unset (both): the SDK's default credential chain (instance role, AWS_* variables, …). */
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  /** `http://endpoint/bucket/key` instead of `http://bucket.endpoint/key` (MinIO and most self-hosted stores). */
+  forcePathStyle: boolean;
+  /** Downloads: `redirect` to a presigned URL of the bucket, or `stream` the bytes through the API. */
+  downloads: 'redirect' | 'stream';
 }
 
 export interface ContentImportConfig {
@@ -177,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       bodyLimit = bytes;
     }
   }
+  const s3 = s3Config(env, problems);
 
   const config: Config = {
     host: str('HOST', '0.0.0.0'),
@@ -194,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     spaceRetentionMs,
     dataDir: str('DATA_DIR', '.data'),
     blobDir: str('BLOB_DIR', `${str('DATA_DIR', '.data')}/blobs`),
+    s3,
     logLevel,
     authCacheTtlMs,
     secretsKey,
@@ -245,6 +264,55 @@ function rateLimitConfig(env: NodeJS.ProcessEnv, problems: string[]): RateLimitC
     }
   }
   return { max, windowMs };
+}
+
+/** BLOB_STORE and S3_* settings: undefined for the local store; problems are added to `problems`. Secrets are never quoted. */
+function s3Config(env: NodeJS.ProcessEnv, problems: string[]): S3Config | undefined {
+  const read = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]!.trim());
+  const kind = read('BLOB_STORE') ?? 'local';
+  if (kind !== 'local' && kind !== 's3') {
+    problems.push(`BLOB_STORE="${kind}" must be local or s3`);
+    return undefined;
+  }
+  if (kind === 'local') return undefined;
+  const endpoint = read('S3_ENDPOINT');
+  if (endpoint !== undefined) {
+    let ok: boolean;
+    try {
+      const u = new URL(endpoint);
+      ok = (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password && !u.search && !u.hash;
+    } catch {
+      ok = false;
+    }
+    if (!ok)
+      problems.push(
+        `S3_ENDPOINT="${redact(endpoint)}" must be an http:// or https:// URL without credentials, for example http://127.0.0.1:9000`,
+      );
+  }
+  const bucket = read('S3_BUCKET');
+  if (bucket === undefined) problems.push('S3_BUCKET is required when BLOB_STORE=s3');
+  else if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    problems.push(`S3_BUCKET="${bucket}" must be a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens`);
+  }
+  const accessKeyId = read('S3_ACCESS_KEY_ID');
+  const secretAccessKey = read('S3_SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together (or both left unset for the default credential chain)');
+  }
+  const forcePathStyleRaw = (read('S3_FORCE_PATH_STYLE') ?? (endpoint !== undefined ? 'true' : 'false')).toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(forcePathStyleRaw))
+    problems.push(`S3_FORCE_PATH_STYLE="${forcePathStyleRaw}" must be true or false`);
+  const downloads = read('S3_DOWNLOADS') ?? 'redirect';
+  if (downloads !== 'redirect' && downloads !== 'stream') problems.push(`S3_DOWNLOADS="${downloads}" must be redirect or stream`);
+  return {
+    endpoint,
+    bucket: bucket ?? '',
+    region: read('S3_REGION') ?? 'us-east-1',
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: forcePathStyleRaw === 'true' || forcePathStyleRaw === '1',
+    downloads: downloads === 'stream' ? 'stream' : 'redirect',
+  };
 }
 
 /** CONTENT_IMPORT_* settings; problems are added to `problems`. */

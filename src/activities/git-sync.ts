@@ -28,7 +28,7 @@ import { GitSyncError } from '../domain/git/errors.ts';
 import { readLayout, renderLayout } from '../domain/git/layout.ts';
 import { cleanPath, LayoutError, parseGitbookYaml } from '../domain/git/summary.ts';
 import { newId } from '../domain/ids.ts';
-import type { LocalBlobStore } from '../lib/blob-store.ts';
+import type { BlobStore } from '../lib/blob-store.ts';
 import { blobStream, git, gitRemote, prepareRemote, readBlobs, type GitRemote } from '../lib/git-cli.ts';
 import type { FetchPolicy } from '../lib/guarded-fetch.ts';
 import type { SecretBox } from '../lib/secrets.ts';
@@ -50,7 +50,7 @@ export interface GitSyncOutcome {
 }
 
 export interface GitSyncActivityOptions {
-  blobs: LocalBlobStore;
+  blobs: BlobStore;
   cacheDir: string;
   maxFileBytes: number;
   timeoutMs: number;
@@ -303,8 +303,10 @@ export function gitSyncActivities(orm: Orm, options: GitSyncActivityOptions | ((
       beat({ phase: 'assets', stored: files.length, total: layout.files.length });
     }
     for (const file of large) {
-      const { stream, done } = blobStream(gitDir, byPath.get(file.path)!.oid);
-      const [stored] = await Promise.all([o.blobs.putStream(stream, o.maxFileBytes), done]);
+      const entry = byPath.get(file.path)!; // its size was checked against maxFileBytes above
+      const { stream, done } = blobStream(gitDir, entry.oid);
+      const [sha256] = await Promise.all([o.blobs.putStream(stream), done]);
+      const stored = { sha256, size: entry.size };
       const head =
         contentTypeOf(file.name).startsWith('image/') && stored.size <= 10 * 1024 * 1024 ? await o.blobs.get(stored.sha256) : null;
       files.push(describe(file, stored, head));

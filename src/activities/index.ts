@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
-import { LocalBlobStore } from '../lib/blob-store.ts';
+import { blobStoreFor } from '../lib/blob-store.ts';
 import { lazySecretBox } from '../lib/secrets.ts';
 import { spaceDeletionActivities } from './space-deletion.ts';
 import { changeRequestMergeActivities } from './change-request-merge.ts';
@@ -16,7 +16,7 @@ import { gitSyncActivities } from './git-sync.ts';
  */
 export function createActivities(deps: { orm: Orm; config: Config }) {
   const { orm, config } = deps;
-  const blobs = new LocalBlobStore(config.blobDir);
+  const blobs = blobStoreFor(config);
   return {
     ...spaceDeletionActivities(orm),
     ...changeRequestMergeActivities(orm),

@@ -1,19 +1,62 @@
-import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { dirname, join } from 'node:path';
+import type { Config, S3Config } from '../config.ts';
+
+/** The bytes of one blob, read as a stream; `size` in bytes. */
+export interface BlobStream {
+  body: Readable;
+  size: number;
+}
+
+/** How a download's answer should look when the store serves it directly (a presigned URL). */
+export interface DownloadOptions {
+  contentType: string;
+  contentDisposition: string;
+  /** Seconds the URL works. */
+  expiresIn: number;
+}
 
 /** Where file bytes live, addressed by their sha256 so identical bytes are stored once. */
 export interface BlobStore {
+  /** Stores bytes already in memory; answers their sha256. */
   put(bytes: Buffer): Promise<string>;
+  /** Stores a stream without holding it whole in memory; answers its sha256. */
+  putStream(body: Readable): Promise<string>;
+  /** The whole blob in memory: only for blobs known to be small (bundles, images to inline). */
   get(sha256: string): Promise<Buffer | null>;
+  /** The blob as a stream, or null when absent. */
+  open(sha256: string): Promise<BlobStream | null>;
   has(sha256: string): Promise<boolean>;
+  /**
+   * A URL the client may download the blob from directly, or null when downloads are streamed
+   * through the API (the local store, or S3 with `S3_DOWNLOADS=stream`).
+   */
+  downloadUrl(sha256: string, options: DownloadOptions): Promise<string | null>;
 }
 
 export function sha256(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** `ab/cd/abcd…`: the path of a blob under the local directory or the bucket. */
+export function blobKey(hash: string): string {
+  if (!/^[0-9a-f]{64}$/.test(hash)) throw new Error('not a sha256');
+  return `${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}`;
+}
+
+/** The store the configuration selects (`BLOB_STORE`): one per configuration, shared by its callers. */
+const stores = new WeakMap<Config, BlobStore>();
+export function blobStoreFor(config: Config): BlobStore {
+  let store = stores.get(config);
+  if (!store) {
+    store = config.s3 ? lazyS3BlobStore(config.s3) : new LocalBlobStore(config.blobDir);
+    stores.set(config, store);
+  }
+  return store;
 }
 
 /** A local directory: `<dir>/ab/cd/abcd…`. Writes are atomic (temporary file, then rename). */
@@ -24,8 +67,7 @@ export class LocalBlobStore implements BlobStore {
   }
 
   private path(hash: string): string {
-    if (!/^[0-9a-f]{64}$/.test(hash)) throw new Error('not a sha256');
-    return join(this.dir, hash.slice(0, 2), hash.slice(2, 4), hash);
+    return join(this.dir, ...blobKey(hash).split('/'));
   }
 
   async put(bytes: Buffer): Promise<string> {
@@ -33,51 +75,51 @@ export class LocalBlobStore implements BlobStore {
     const target = this.path(hash);
     if (await this.has(hash)) return hash;
     await mkdir(dirname(target), { recursive: true });
-    const temporary = `${target}.${process.pid}.${Date.now()}.tmp`;
+    const temporary = `${target}.${process.pid}.${randomUUID()}.tmp`;
     await writeFile(temporary, bytes);
     await rename(temporary, target);
     return hash;
   }
 
-  /**
-   * Stores the bytes of a stream without holding them in memory (hashed while written to a
-   * temporary file, then renamed into place). Rejects with a RangeError past `maxBytes`.
-   */
-  async putStream(stream: Readable, maxBytes = Number.POSITIVE_INFINITY): Promise<{ sha256: string; size: number }> {
-    await mkdir(this.dir, { recursive: true });
-    const temporary = join(this.dir, `.incoming.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`);
-    const hash = createHash('sha256');
-    let size = 0;
+  async putStream(body: Readable): Promise<string> {
+    const incoming = join(this.dir, 'incoming');
+    await mkdir(incoming, { recursive: true });
+    const temporary = join(incoming, `${process.pid}.${randomUUID()}.tmp`);
+    const hasher = createHash('sha256');
     try {
       await pipeline(
-        stream,
-        async function* (source: AsyncIterable<Buffer>) {
-          for await (const chunk of source) {
-            size += chunk.length;
-            if (size > maxBytes) throw new RangeError(`larger than ${maxBytes} bytes`);
-            hash.update(chunk);
+        body,
+        async function* (chunks: AsyncIterable<Buffer>) {
+          for await (const chunk of chunks) {
+            hasher.update(chunk);
             yield chunk;
           }
         },
         createWriteStream(temporary),
       );
-      const sha = hash.digest('hex');
-      const target = this.path(sha);
-      if (await this.has(sha)) await unlink(temporary);
-      else {
-        await mkdir(dirname(target), { recursive: true });
-        await rename(temporary, target);
-      }
-      return { sha256: sha, size };
-    } catch (error) {
-      await unlink(temporary).catch(() => undefined);
-      throw error;
+      const hash = hasher.digest('hex');
+      const target = this.path(hash);
+      await mkdir(dirname(target), { recursive: true });
+      await rename(temporary, target);
+      return hash;
+    } finally {
+      await rm(temporary, { force: true });
     }
   }
 
   async get(hash: string): Promise<Buffer | null> {
     try {
       return await readFile(this.path(hash));
+    } catch {
+      return null;
+    }
+  }
+
+  async open(hash: string): Promise<BlobStream | null> {
+    const path = this.path(hash);
+    try {
+      const { size } = await stat(path);
+      return { body: createReadStream(path), size };
     } catch {
       return null;
     }
@@ -91,4 +133,22 @@ export class LocalBlobStore implements BlobStore {
       return false;
     }
   }
+
+  async downloadUrl(): Promise<string | null> {
+    return null;
+  }
+}
+
+/** The S3 store, its SDK loaded on first use: a process on the local store never loads it. */
+function lazyS3BlobStore(config: S3Config): BlobStore {
+  let loaded: Promise<BlobStore> | undefined;
+  const store = () => (loaded ??= import('./s3-blob-store.ts').then((m) => new m.S3BlobStore(config)));
+  return {
+    put: async (bytes) => (await store()).put(bytes),
+    putStream: async (body) => (await store()).putStream(body),
+    get: async (hash) => (await store()).get(hash),
+    open: async (hash) => (await store()).open(hash),
+    has: async (hash) => (await store()).has(hash),
+    downloadUrl: async (hash, options) => (await store()).downloadUrl(hash, options),
+  };
 }

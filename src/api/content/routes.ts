@@ -1,6 +1,5 @@
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors } from '../schemas.ts';
-import { fileContentDisposition } from './present.ts';
 import { ContentQuery, FileParams, FilesQuery, PageParams, PageQuery, ScopeParams, type ScopeOptions } from './schemas.ts';
 import { downloadFile, getFile, getPage, getRevision, listFiles, listPages } from './service.ts';
 
@@ -59,12 +58,14 @@ export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequ
       schema: { tags, summary: 'Download the bytes of a file', params: FileParams(changeRequest), response: errors(404) },
     },
     async (request, reply) => {
-      const { file, bytes } = await downloadFile(ctxOf(request), request.params);
+      const download = await downloadFile(ctxOf(request), request.params);
+      if ('redirect' in download) return reply.header('cache-control', 'private, no-store').redirect(download.redirect, 302);
       return reply
-        .type(file.contentType)
-        .header('content-disposition', fileContentDisposition(file.name))
+        .type(download.file.contentType)
+        .header('content-length', download.blob.size)
+        .header('content-disposition', download.disposition)
         .header('x-content-type-options', 'nosniff')
-        .send(bytes);
+        .send(download.blob.body);
     },
   );
 };

@@ -3,13 +3,13 @@ import type { ChangeRequestRow } from '../../db/change-requests.ts';
 import { loadFile, loadFiles, loadPage, loadPagePath, loadPageMap, loadRevision, selectFilesPage, type FileRow } from '../../db/content.ts';
 import { decodeCursor, encodeCursor } from '../../domain/cursor.ts';
 import type { Role } from '../../domain/roles.ts';
-import { LocalBlobStore } from '../../lib/blob-store.ts';
+import { blobStoreFor, type BlobStream } from '../../lib/blob-store.ts';
 import { loadSpace, requireRole } from '../access.ts';
 import { presentMergedFrom, requireChangeRequest } from '../change-requests/service.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { DEFAULT_LIMIT } from '../pagination.ts';
-import { presentFile, presentPage, presentRevision, presentTree, type PresentOptions } from './present.ts';
+import { fileContentDisposition, presentFile, presentPage, presentRevision, presentTree, type PresentOptions } from './present.ts';
 import type { ScopeRef } from './schemas.ts';
 
 /**
@@ -104,11 +104,28 @@ export async function getFile(ctx: Ctx, params: ScopeRef & { fileId: string }, q
   return presentFile(await requireFile(ctx, target.revisionId, params.fileId), presentOptions(ctx, target, query));
 }
 
-/** The bytes of a file, with its name and type. */
-export async function downloadFile(ctx: Ctx, params: ScopeRef & { fileId: string }): Promise<{ file: FileRow; bytes: Buffer }> {
+/** How long a redirect to the blob store's presigned URL of a file works. */
+export const FILE_DOWNLOAD_TTL_SECONDS = 300;
+
+/**
+ * The bytes of a file, with its name and type: a presigned URL of the blob store to redirect to
+ * when the store serves downloads itself, else a stream of the bytes (never the whole file in memory).
+ */
+export async function downloadFile(
+  ctx: Ctx,
+  params: ScopeRef & { fileId: string },
+): Promise<{ file: FileRow; disposition: string } & ({ redirect: string } | { blob: BlobStream })> {
   const target = await resolveTarget(ctx, params);
   const file = await requireFile(ctx, target.revisionId, params.fileId);
-  const bytes = await new LocalBlobStore(ctx.deps.config.blobDir).get(file.sha256);
-  if (!bytes) throw notFound('File content');
-  return { file, bytes };
+  const blobs = blobStoreFor(ctx.deps.config);
+  const disposition = fileContentDisposition(file.name);
+  const redirect = await blobs.downloadUrl(file.sha256, {
+    contentType: file.contentType,
+    contentDisposition: disposition,
+    expiresIn: FILE_DOWNLOAD_TTL_SECONDS,
+  });
+  if (redirect !== null) return { file, disposition, redirect };
+  const blob = await blobs.open(file.sha256);
+  if (!blob) throw notFound('File content');
+  return { file, disposition, blob };
 }

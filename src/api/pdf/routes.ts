@@ -38,12 +38,14 @@ export const pdfRoutes: RoutePlugin = async (app) => {
     },
     async (request, reply) => {
       const pdf = await openSignedPdf(ctxOf(request), request.params.sha256, request.query.expires, request.query.signature);
+      if ('redirect' in pdf) return reply.header('cache-control', 'private, no-store').redirect(pdf.redirect, 302);
       return reply
         .header('content-type', 'application/pdf')
+        .header('content-length', pdf.blob.size)
         .header('content-disposition', pdf.disposition)
         .header('cache-control', `private, max-age=${pdf.maxAge}`)
         .header('x-content-type-options', 'nosniff')
-        .send(pdf.bytes);
+        .send(pdf.blob.body);
     },
   );
 };

@@ -3,7 +3,7 @@ import type { PdfExportInput } from '../../activities/pdf-export.ts';
 import type { Config } from '../../config.ts';
 import { loadPage } from '../../db/content.ts';
 import { findPdfExport, pdfSource } from '../../db/pdf-export.ts';
-import { LocalBlobStore } from '../../lib/blob-store.ts';
+import { blobStoreFor, type BlobStream } from '../../lib/blob-store.ts';
 import { lazySigningKey, signedUrl, verifySignedPath } from '../../lib/signed-urls.ts';
 import { runPdfExport } from '../../temporal/pdf-export.ts';
 import { resolveTarget } from '../content/service.ts';
@@ -52,7 +52,7 @@ export async function exportChangeRequestPdf(
     pageId: query.page ?? null,
     only: query.page !== undefined && query.only === true,
   };
-  const blobs = new LocalBlobStore(config.blobDir);
+  const blobs = blobStoreFor(config);
   // A PDF already printed for this revision and these options is answered without a job.
   const recorded = (await findPdfExport(em, input))?.sha256;
   let sha256 = recorded && (await blobs.has(recorded)) ? recorded : undefined;
@@ -71,15 +71,33 @@ export async function exportChangeRequestPdf(
 /**
  * The PDF behind a signed link: 403 for a bad signature, 410 once expired, 404 when the PDF or
  * its change request's space is gone. `maxAge`: seconds the link still works. There is no
- * caller here (the route takes no token: the signature is the credential).
+ * caller here (the route takes no token: the signature is the credential). The PDF is a presigned
+ * URL of the blob store (expiring with the link) when the store serves downloads, else a stream.
  */
-export async function openSignedPdf(ctx: Ctx, sha256: string, expires: number, signature: string) {
+export async function openSignedPdf(
+  ctx: Ctx,
+  sha256: string,
+  expires: number,
+  signature: string,
+): Promise<{ disposition: string; maxAge: number } & ({ redirect: string } | { blob: BlobStream })> {
   const now = Math.floor(Date.now() / 1000);
   const verdict = verifySignedPath(await signingKey(ctx.deps.config), pdfPath(sha256), expires, signature, now);
   if (verdict === 'bad-signature') throw new HttpError(403, 'The link is not valid: its signature does not match');
   if (verdict === 'expired') throw new HttpError(410, 'The link has expired: ask for the PDF again to get a new one');
   const source = await pdfSource(ctx.em, sha256);
-  const bytes = source ? await new LocalBlobStore(ctx.deps.config.blobDir).get(sha256) : null;
-  if (!source || !bytes) throw notFound('PDF');
-  return { bytes, disposition: pdfContentDisposition(source.subject, source.number), maxAge: Math.max(0, expires - now) };
+  if (!source) throw notFound('PDF');
+  const blobs = blobStoreFor(ctx.deps.config);
+  const disposition = pdfContentDisposition(source.subject, source.number);
+  const maxAge = Math.max(0, expires - now);
+  // A redirect only to a PDF that exists: a missing one answers 404 here, not the store's error page.
+  if (!(await blobs.has(sha256))) throw notFound('PDF');
+  const redirect = await blobs.downloadUrl(sha256, {
+    contentType: 'application/pdf',
+    contentDisposition: disposition,
+    expiresIn: Math.max(1, maxAge),
+  });
+  if (redirect !== null) return { disposition, maxAge, redirect };
+  const blob = await blobs.open(sha256);
+  if (!blob) throw notFound('PDF');
+  return { disposition, maxAge, blob };
 }
