@@ -43,7 +43,7 @@ interface Row {
   /** For operations that consume their target (deletions, transfers): a fresh target per call. */
   fresh?: (p: Params) => Promise<Params>;
   /** The status every caller gets (the operation checks a credential of its own, or nothing resolves). */
-  everyone?: 403 | 404;
+  everyone?: 401 | 403 | 404;
   /** Exceptions for one caller: the status class expected ('allow' or a status). */
   except?: Partial<Record<Caller, 'allow' | 403 | 404>>;
 }
@@ -338,6 +338,28 @@ const rows: Record<string, Row> = {
     body: () => ({ source: 'markdown', url: 'https://example.invalid/x.md' }),
   },
 
+  // Git Sync: triggering a sync needs edit; the import leaves the repository on the space, so its info reads for read.
+  'POST /v1/spaces/{spaceId}/git/import': {
+    rule: 'edit',
+    body: () => ({ url: 'https://example.invalid/docs.git', ref: 'refs/heads/main' }),
+  },
+  'POST /v1/spaces/{spaceId}/git/export': {
+    rule: 'edit',
+    body: () => ({ url: 'https://example.invalid/docs.git', ref: 'refs/heads/main', commitMessage: 'Export' }),
+  },
+  'GET /v1/spaces/{spaceId}/git/info': { rule: 'read' },
+  'PUT /v1/spaces/{spaceId}/git/webhook': {
+    rule: 'admin',
+    body: () => ({
+      provider: 'github',
+      url: 'https://example.invalid/docs.git',
+      branch: 'main',
+      secret: 'a-webhook-secret-of-32-characters',
+    }),
+  },
+  // Its credential is the push signature: a delivery without a valid one is refused whoever sends it.
+  'POST /hooks/git/{spaceId}': { rule: 'public', everyone: 401, body: () => ({ ref: 'refs/heads/main' }) },
+
   'GET /v1/orgs/{organizationId}/sites': { rule: 'read', scope: 'org' },
   'POST /v1/orgs/{organizationId}/sites': { rule: 'admin', scope: 'org', body: () => ({ title: 'New site' }) },
   'GET /v1/orgs/{organizationId}/sites/{siteId}': { rule: 'read', scope: 'org' },
@@ -542,7 +564,7 @@ function operations(): string[] {
 }
 
 /** What a caller should get from a row: 'allow', 403 or 404. */
-function expected(op: string, row: Row, caller: Caller): 'allow' | 403 | 404 {
+function expected(op: string, row: Row, caller: Caller): 'allow' | 401 | 403 | 404 {
   if (row.everyone) return row.everyone;
   const special = row.except?.[caller];
   if (special) return special;
