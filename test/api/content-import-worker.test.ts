@@ -25,7 +25,8 @@ function startWorker(): ChildProcess {
 }
 
 beforeAll(async () => {
-  t = await startTestApp({ TEMPORAL_TASK_QUEUE: queue, CONTENT_IMPORT_WAIT: '150s' });
+  // A worker process bundles the workflow code as it starts: on a loaded machine that alone can take a minute.
+  t = await startTestApp({ TEMPORAL_TASK_QUEUE: queue, CONTENT_IMPORT_WAIT: '300s' });
   org = await createTestOrg(t, 'Import kill org');
   fx = await startImportFixtures();
   const page = (title: string, body: string) => ({
@@ -56,7 +57,7 @@ describe('a worker killed during an import', () => {
       url: `${fx.base}/crash/`,
     });
     // Kill it once it is reading.
-    await eventually(async () => fx.hits.includes('/crash/p2.html'), 60_000, 100);
+    await eventually(async () => fx.hits.includes('/crash/p2.html'), 180_000, 100);
     first.kill('SIGKILL');
     await new Promise((resolve) => first.once('exit', resolve));
     const readsBefore = fx.hits.filter((h) => h === '/crash/').length;
@@ -78,5 +79,5 @@ describe('a worker killed during an import', () => {
     ]);
     const revisions = await t.orm.em.fork().getConnection().execute('select id from revision where space_id = ?', [space.body.id]);
     expect(revisions).toHaveLength(2);
-  }, 150_000);
+  }, 420_000);
 });
