@@ -1,5 +1,4 @@
 import type { Static } from 'typebox';
-import { Space } from '../../db/entities.ts';
 import {
   deleteMembership,
   findMember,
@@ -15,11 +14,12 @@ import type { Em } from '../../db/orm.ts';
 import { memberTeamListing, teamFacts, type MemberTeamRow } from '../../db/teams.ts';
 import { leavesNoAdmin } from '../../domain/membership.ts';
 import type { Role } from '../../domain/roles.ts';
-import { contentRoles, grantedContent, requireOrganization, requireRole, type Viewer } from '../access.ts';
+import { contentRoles, requireOrganization, requireRole, type Viewer } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { conflict, notFound } from '../errors.ts';
-import { paginate, paginateSql } from '../pagination.ts';
+import { paginateSql } from '../pagination.ts';
 import { presentSpace } from '../spaces/present.ts';
+import { visibleSpacesPage } from '../spaces/service.ts';
 import { presentMemberTeam } from '../teams/present.ts';
 import { urlsFor } from '../urls.ts';
 import { activeRole, presentMember } from './present.ts';
@@ -122,22 +122,7 @@ export async function listMemberSpaces(ctx: Ctx, organizationId: string, userId:
   if (!member) throw notFound('Member');
   const subject: Viewer = { userId, role: activeRole(member) };
   if (subject.role === undefined) return { items: [], count: 0 };
-  const where =
-    subject.role === null
-      ? { organizationId, deletedAt: null, id: { $in: (await grantedContent(em, organizationId, userId)).spaces } }
-      : { organizationId, deletedAt: null };
-  const page = await paginate(
-    em,
-    Space,
-    where,
-    [
-      { field: 'createdAt', kind: 'date' },
-      { field: 'id', kind: 'string' },
-    ],
-    query,
-    (s) => s,
-    { order: query.order ?? 'desc' },
-  );
+  const page = await visibleSpacesPage(em, organizationId, { userId, role: subject.role }, query, query.order ?? 'desc');
   const [theirs, mine] = await Promise.all([
     contentRoles(em, subject, 'space', page.items),
     contentRoles(em, { userId: caller.user.id, role }, 'space', page.items),

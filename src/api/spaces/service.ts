@@ -10,7 +10,7 @@ import type { PageMap } from '../../domain/content/tree.ts';
 import type { Em } from '../../db/orm.ts';
 import { newId } from '../../domain/ids.ts';
 import { signalSpaceRestored, startSpaceDeletion } from '../../temporal/space-deletion.ts';
-import { atLeast } from '../../domain/roles.ts';
+import { atLeast, type Role } from '../../domain/roles.ts';
 import { contentRoles, grantedContent, loadOrganization, loadSpace, orgRole, requireOrganization, requireRole } from '../access.ts';
 import type { AppDeps, Caller, Ctx } from '../context.ts';
 import { badRequest, forbidden, notFound, unavailable } from '../errors.ts';
@@ -32,25 +32,33 @@ async function fresh(ctx: Ctx, spaceId: string) {
   return present(ctx, space, role, gitSync);
 }
 
+/**
+ * A page of the live spaces of an organization that a viewer sees: every one for a member with a
+ * role, what is granted to them (or their teams) for a guest; oldest first unless `order` says otherwise.
+ */
+export async function visibleSpacesPage(
+  em: Em,
+  organizationId: string,
+  viewer: { userId: string; role: Role | null },
+  query: Static<typeof ListQuery>,
+  order?: 'asc' | 'desc',
+) {
+  const where =
+    viewer.role === null
+      ? { organizationId, deletedAt: null, id: { $in: (await grantedContent(em, organizationId, viewer.userId)).spaces } }
+      : { organizationId, deletedAt: null };
+  const keys = [
+    { field: 'createdAt', kind: 'date' as const },
+    { field: 'id', kind: 'string' as const },
+  ];
+  return paginate(em, Space, where, keys, query, (s) => s, order ? { order } : {});
+}
+
 /** The spaces of an organization: every one for members with a role, what is granted for guests. */
 export async function listSpaces(ctx: Ctx, organizationId: string, query: Static<typeof ListQuery>) {
   const { em, caller } = ctx;
   const { role } = await requireOrganization(ctx, organizationId);
-  const where =
-    role === null
-      ? { organizationId, deletedAt: null, id: { $in: (await grantedContent(em, organizationId, caller.user.id)).spaces } }
-      : { organizationId, deletedAt: null };
-  const page = await paginate(
-    em,
-    Space,
-    where,
-    [
-      { field: 'createdAt', kind: 'date' },
-      { field: 'id', kind: 'string' },
-    ],
-    query,
-    (s) => s,
-  );
+  const page = await visibleSpacesPage(em, organizationId, { userId: caller.user.id, role }, query);
   const [roles, syncs] = await Promise.all([
     contentRoles(em, { userId: caller.user.id, role }, 'space', page.items),
     loadGitSyncs(

@@ -82,7 +82,7 @@ export function resolveRelativePath(fromPath: string, target: string): string | 
 }
 
 /** The files a page may be stored as in GitBook's git layout. */
-function layoutFiles(pagePath: string): string[] {
+export function layoutFiles(pagePath: string): string[] {
   const path = pagePath
     .split('/')
     .filter((s) => s !== '')

@@ -11,6 +11,7 @@
 import { extractLinks, type ExtractedLink } from './link-extraction.ts';
 import {
   classifyLink,
+  layoutFiles,
   percentDecode,
   resolveRelativePath,
   stripQueryAndFragment,
@@ -165,15 +166,6 @@ function lookup(index: LinkIndex, path: string): TargetReference | null {
   if (page === undefined && lower === 'readme.md') page = index.pageByPath.get(slash === -1 ? '' : path.slice(0, slash));
   if (page === undefined && lower.endsWith('.md')) page = index.pageByPath.get(path.slice(0, -3));
   return page === undefined ? null : { kind: 'page', page, space };
-}
-
-/** The files a page may be stored as in GitBook's git layout (as `classifyLink` resolves them). */
-function layoutFiles(pagePath: string): string[] {
-  const path = pagePath
-    .split('/')
-    .filter((s) => s !== '')
-    .join('/');
-  return path === '' ? ['README.md'] : [path, `${path}/README.md`];
 }
 
 function absoluteUrl(target: string, publicUrl: string): URL | null {
