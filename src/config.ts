@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { parseDuration } from './domain/duration.ts';
 import { parseFetchPolicy, type FetchPolicy } from './lib/guarded-fetch.ts';
@@ -8,6 +9,8 @@ export interface Config {
   publicUrl: string;
   /** Unset: `npm start` runs an embedded PostgreSQL under dataDir. */
   databaseUrl: string | undefined;
+  /** Connections one process opens to PostgreSQL at most (DATABASE_POOL_MAX, default 10). */
+  databasePoolMax: number;
   /** Unset: `npm start` runs a Temporal dev server. */
   temporalAddress: string | undefined;
   temporalNamespace: string;
@@ -51,6 +54,14 @@ export interface Config {
   rateLimit: RateLimitConfig;
   /** Largest request body in bytes (BODY_LIMIT, default 10 MiB); larger ones are answered 413. */
   bodyLimit: number;
+  /** Matching sections a space search ranks besides title matches (SEARCH_WINDOW, default 2000). */
+  searchWindow: number;
+  /**
+   * Which proxies in front of the API are believed about the client address (X-Forwarded-For), as
+   * Fastify's `trustProxy` takes it: false (none, the default), true (any peer), or addresses, CIDR
+   * ranges and range names. It decides the address that requests without a token are rate-limited by.
+   */
+  trustProxy: boolean | string[];
 }
 
 export interface RateLimitConfig {
@@ -130,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const portValue = port('PORT', 8080);
   const publicUrl = url('PUBLIC_URL', str('PUBLIC_URL', `http://localhost:${portValue}`), ['http:', 'https:']);
   const databaseUrl = url('DATABASE_URL', optional('DATABASE_URL'), ['postgres:', 'postgresql:']);
+  const databasePoolMax = wholeNumber(env, 'DATABASE_POOL_MAX', 10, 1000, problems);
   const temporalAddress = optional('TEMPORAL_ADDRESS');
   if (temporalAddress !== undefined && !/^[^\s:/]+:\d{1,5}$/.test(temporalAddress)) {
     problems.push(`TEMPORAL_ADDRESS="${temporalAddress}" must be host:port, for example 127.0.0.1:7233`);
@@ -195,12 +207,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
   const s3 = s3Config(env, problems);
+  const searchWindow = wholeNumber(env, 'SEARCH_WINDOW', 2000, 1_000_000, problems);
+  const trustProxy = trustProxyConfig(optional('TRUST_PROXY')?.trim(), problems);
 
   const config: Config = {
     host: str('HOST', '0.0.0.0'),
     port: portValue,
     publicUrl: (publicUrl ?? `http://localhost:${portValue}`).replace(/\/+$/, ''),
     databaseUrl,
+    databasePoolMax,
     temporalAddress,
     temporalNamespace: str('TEMPORAL_NAMESPACE', 'default'),
     temporalTaskQueue: str('TEMPORAL_TASK_QUEUE', 'docs-service'),
@@ -222,6 +237,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     contentImport,
     rateLimit,
     bodyLimit,
+    searchWindow,
+    trustProxy,
     sitesUrl: (sitesUrl ?? `${(publicUrl ?? `http://localhost:${portValue}`).replace(/\/+$/, '')}/sites`).replace(/\/+$/, ''),
     gitCacheDir: str('GIT_CACHE_DIR', `${str('DATA_DIR', '.data')}/git-cache`),
     gitMaxFileBytes,
@@ -236,6 +253,33 @@ function parseByteSize(raw: string): number | undefined {
   const match = /^(\d+)\s*(|b|kib|mib|gib)$/i.exec(raw);
   if (!match) return undefined;
   return Number(match[1]) * { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 }[match[2].toLowerCase()]!;
+}
+
+/** Names proxy-addr (Fastify's trustProxy) knows for address ranges. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** TRUST_PROXY: `false`, `true`, or comma-separated addresses, CIDR ranges and range names. */
+function trustProxyConfig(raw: string | undefined, problems: string[]): Config['trustProxy'] {
+  if (raw === undefined || raw === '' || raw.toLowerCase() === 'false') return false;
+  if (raw.toLowerCase() === 'true') return true;
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  const bad = entries.filter((entry) => {
+    if (PROXY_RANGE_NAMES.includes(entry)) return false;
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    if (family === 0 || rest.length > 0) return true;
+    return prefix !== undefined && (!/^\d+$/.test(prefix) || Number(prefix) > (family === 4 ? 32 : 128));
+  });
+  if (bad.length > 0 || entries.length === 0) {
+    problems.push(
+      `TRUST_PROXY="${raw}" must be false, true, or comma-separated addresses, CIDR ranges (10.0.0.0/8, ::1) and loopback, linklocal or uniquelocal`,
+    );
+    return false;
+  }
+  return entries;
 }
 
 /** RATE_LIMIT_MAX and RATE_LIMIT_WINDOW; problems are added to `problems`. */
@@ -315,18 +359,21 @@ function s3Config(env: NodeJS.ProcessEnv, problems: string[]): S3Config | undefi
   };
 }
 
+/** A whole number from 1 to `max` in `name` (`fallback` when unset or empty); a problem is added otherwise. */
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number, problems: string[]): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+    problems.push(`${name}="${raw}" must be a whole number from 1 to ${max}`);
+    return fallback;
+  }
+  return Number(raw);
+}
+
 /** CONTENT_IMPORT_* settings; problems are added to `problems`. */
 function contentImportConfig(env: NodeJS.ProcessEnv, problems: string[]): ContentImportConfig {
   const read = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]!.trim());
-  const count = (name: string, fallback: number, max: number) => {
-    const raw = read(name);
-    if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
-      problems.push(`${name}="${raw}" must be a whole number from 1 to ${max}`);
-      return fallback;
-    }
-    return Number(raw);
-  };
+  const count = (name: string, fallback: number, max: number) => wholeNumber(env, name, fallback, max, problems);
   const duration = (name: string, fallback: string, min: number) => {
     const raw = read(name) ?? fallback;
     try {

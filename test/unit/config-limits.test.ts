@@ -35,3 +35,44 @@ describe('rate limit and body size configuration', () => {
     expect(problems({ BODY_LIMIT: '2GiB' })).toMatch(/BODY_LIMIT/);
   });
 });
+
+describe('trusted proxies', () => {
+  it('trusts no proxy by default, and reads true, addresses, CIDR ranges and range names', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,::1, fd00::/8' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.7',
+      '::1',
+      'fd00::/8',
+    ]);
+    expect(loadConfig({ TRUST_PROXY: 'uniquelocal,loopback' }).trustProxy).toEqual(['uniquelocal', 'loopback']);
+  });
+
+  it('names a bad value', () => {
+    for (const bad of ['proxy.example.com', '10.0.0.0/33', '1', '10.0.0.1/8/8', '::1/129', ',']) {
+      expect(problems({ TRUST_PROXY: bad })).toMatch(/TRUST_PROXY=".*" must be false, true, or comma-separated addresses/);
+    }
+  });
+});
+
+describe('database pool', () => {
+  it('opens at most 10 connections a process unless DATABASE_POOL_MAX says otherwise', () => {
+    expect(loadConfig({}).databasePoolMax).toBe(10);
+    expect(loadConfig({ DATABASE_POOL_MAX: '25' }).databasePoolMax).toBe(25);
+    for (const bad of ['0', '-1', 'many', '1001']) {
+      expect(problems({ DATABASE_POOL_MAX: bad })).toMatch(/DATABASE_POOL_MAX=".*" must be a whole number from 1 to 1000/);
+    }
+  });
+});
+
+describe('search window', () => {
+  it('ranks 2000 matching sections unless SEARCH_WINDOW says otherwise', () => {
+    expect(loadConfig({}).searchWindow).toBe(2000);
+    expect(loadConfig({ SEARCH_WINDOW: ' 500 ' }).searchWindow).toBe(500);
+    for (const bad of ['0', '2.5', 'all', '1000001']) {
+      expect(problems({ SEARCH_WINDOW: bad })).toMatch(/SEARCH_WINDOW=".*" must be a whole number from 1 to 1000000/);
+    }
+  });
+});
