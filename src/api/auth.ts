@@ -1,18 +1,22 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiToken, User } from '../db/entities.ts';
 import { hashToken } from '../domain/ids.ts';
+import { Lru } from '../domain/lru.ts';
 import type { Caller } from './context.ts';
 import { unauthorized } from './errors.ts';
 
 const LAST_USED_PRECISION_MS = 60_000;
+/** Tokens an API process remembers at most (least recently used first out): about 5 MB at most. */
+export const AUTH_CACHE_SIZE = 10_000;
 
 /**
  * Bearer-token authentication for every `/v1` route. Tokens are looked up by their SHA-256 hash;
  * the token itself is never stored or logged. A short cache (AUTH_CACHE_TTL) keeps the lookup off
- * the hot path; a revoked token stops working within that time.
+ * the hot path; a revoked token stops working within that time. Each API process has its own
+ * cache of at most AUTH_CACHE_SIZE tokens.
  */
 export function registerAuth(app: FastifyInstance, cacheTtlMs: number): void {
-  const cache = new Map<string, { caller: Caller; expires: number }>();
+  const cache = new Lru<string, { caller: Caller; expires: number }>(AUTH_CACHE_SIZE);
 
   async function authenticate(request: FastifyRequest): Promise<Caller> {
     const header = request.headers.authorization;
@@ -23,6 +27,7 @@ export function registerAuth(app: FastifyInstance, cacheTtlMs: number): void {
     const now = Date.now();
     const hit = cache.get(hash);
     if (hit && hit.expires > now) return hit.caller;
+    if (hit) cache.delete(hash);
 
     const token = await request.em.findOne(ApiToken, { tokenHash: hash, revokedAt: null });
     if (!token) throw unauthorized('The access token is invalid or revoked');
@@ -34,10 +39,7 @@ export function registerAuth(app: FastifyInstance, cacheTtlMs: number): void {
       user: { id: user.id, displayName: user.displayName, email: user.email, photoUrl: user.photoUrl ?? null },
       tokenId: token.id,
     };
-    if (cacheTtlMs > 0) {
-      if (cache.size > 10_000) cache.clear();
-      cache.set(hash, { caller, expires: now + cacheTtlMs });
-    }
+    if (cacheTtlMs > 0) cache.set(hash, { caller, expires: now + cacheTtlMs });
     return caller;
   }
 

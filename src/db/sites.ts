@@ -2,6 +2,7 @@ import type { Em } from './orm.ts';
 import { prepared, sql, textArray } from './sql.ts';
 import { loadPageMap } from './content.ts';
 import { pageIndex, type PageIndex } from '../domain/sites/resolve.ts';
+import { Lru } from '../domain/lru.ts';
 
 /**
  * Sites, their sections, section groups, site-spaces and share links (Migration0013Sites).
@@ -486,8 +487,9 @@ interface VisitorStructure {
   siteSpaces: VisitorSiteSpace[];
 }
 
-const STRUCTURE_CACHE = 1000;
-const structures = new Map<string, { version: string; structure: VisitorStructure }>();
+/** Sites whose sections and site-spaces a process keeps, each under the version it was read at. */
+export const SITE_STRUCTURE_CACHE_SIZE = 1000;
+const structures = new Lru<string, { version: string; structure: VisitorStructure }>(SITE_STRUCTURE_CACHE_SIZE);
 
 async function visitorStructure(em: Em, siteId: string, version: string): Promise<VisitorStructure> {
   const cached = structures.get(siteId);
@@ -519,9 +521,7 @@ async function visitorStructure(em: Em, siteId: string, version: string): Promis
     })),
   };
   // Cached under the version it was read at (read with it, in the same statement).
-  structures.delete(siteId);
   structures.set(siteId, { version: raw.structure_version, structure });
-  if (structures.size > STRUCTURE_CACHE) structures.delete(structures.keys().next().value!);
   return structure;
 }
 
@@ -582,20 +582,18 @@ export async function siteForVisitorById(
 
 // Page paths of revisions: revisions never change, so their page index is computed once per process.
 
-const PAGE_INDEX_CACHE = 256;
-const pageIndexes = new Map<string, Promise<PageIndex>>();
+/** Revisions whose page index a process keeps (least recently used first out). */
+export const PAGE_INDEX_CACHE_SIZE = 256;
+const pageIndexes = new Lru<string, Promise<PageIndex>>(PAGE_INDEX_CACHE_SIZE);
 
 export function revisionPageIndex(em: Em, revisionId: string): Promise<PageIndex> {
   const cached = pageIndexes.get(revisionId);
-  if (cached) {
-    // Least recently used goes first: refresh the entry's place.
-    pageIndexes.delete(revisionId);
-    pageIndexes.set(revisionId, cached);
-    return cached;
-  }
+  if (cached) return cached;
   const loading = loadPageMap(em, revisionId, false).then(pageIndex);
-  loading.catch(() => pageIndexes.delete(revisionId));
+  // A failed load is not remembered (unless a later load replaced it already).
+  loading.catch(() => {
+    if (pageIndexes.get(revisionId) === loading) pageIndexes.delete(revisionId);
+  });
   pageIndexes.set(revisionId, loading);
-  if (pageIndexes.size > PAGE_INDEX_CACHE) pageIndexes.delete(pageIndexes.keys().next().value!);
   return loading;
 }

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { imageSize } from 'image-size';
 import { atLeast, type Role } from './roles.ts';
+import { Lru } from './lru.ts';
 
 /**
  * Integrations: who sees and manages them, what their published images may be, which domains
@@ -122,17 +123,23 @@ export function configurationJsonSchema(account: ConfigurationSchema | undefined
 }
 
 const ajv = new Ajv({ allErrors: false, strict: false });
-const compiled = new Map<string, ValidateFunction>();
+/**
+ * Configuration schemas compiled by this process, by their JSON text. Ajv keeps every schema it
+ * compiles in a cache of its own, so a schema leaving this one is removed from Ajv too.
+ */
+export const CONFIGURATION_SCHEMA_CACHE_SIZE = 500;
+const compiled = new Lru<string, { schema: object; validate: ValidateFunction }>(CONFIGURATION_SCHEMA_CACHE_SIZE, (_key, entry) =>
+  ajv.removeSchema(entry.schema),
+);
 
 function validatorFor(schema: object): ValidateFunction {
   const key = JSON.stringify(schema);
-  let validate = compiled.get(key);
-  if (!validate) {
-    if (compiled.size > 500) compiled.clear();
-    validate = ajv.compile(schema);
-    compiled.set(key, validate);
+  let entry = compiled.get(key);
+  if (!entry) {
+    entry = { schema, validate: ajv.compile(schema) };
+    compiled.set(key, entry);
   }
-  return validate;
+  return entry.validate;
 }
 
 /** Checks an installation's configuration; the message names the property (`configuration.<name>`). */

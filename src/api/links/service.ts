@@ -3,6 +3,7 @@ import { openChangeRequestRevisions } from '../../db/change-requests.ts';
 import { loadDocuments, loadFiles, loadPageMap, tokenHash } from '../../db/content.ts';
 import type { Em } from '../../db/orm.ts';
 import { decodeCursor, encodeCursor } from '../../domain/cursor.ts';
+import { Lru } from '../../domain/lru.ts';
 import { groupLinks, linkIndex, resolveLinks, type LinkIndex, type LinkReference, type ResolvedLink } from '../../domain/content/links.ts';
 import { extractLinks, type ExtractedLink } from '../../domain/content/markdown.ts';
 import type { PageNode } from '../../domain/content/tree.ts';
@@ -110,33 +111,35 @@ async function brokenInOpenChangeRequests(em: Em, publicUrl: string, spaceId: st
  * Links found in documents, by document hash: documents are content-addressed and shared by the
  * revisions of a space, so each is parsed once per process while it stays in this cache.
  */
-const CACHE_SIZE = 20_000;
-const linkCache = new Map<string, ExtractedLink[]>();
-
-function remember(hash: string, links: ExtractedLink[]) {
-  linkCache.delete(hash);
-  linkCache.set(hash, links);
-  if (linkCache.size > CACHE_SIZE) linkCache.delete(linkCache.keys().next().value!);
-}
+export const LINK_CACHE_SIZE = 20_000;
+const linkCache = new Lru<string, ExtractedLink[]>(LINK_CACHE_SIZE);
 
 /** The links of each page: a document's links, the href of a link page, none for a group. */
 async function extractedLinks(em: Em, spaceId: string, pages: PageNode[]): Promise<ExtractedLink[][]> {
+  // Read from the cache once, into a map of this call: a space with more documents than the cache
+  // holds evicts its own first entries while the rest are parsed.
+  const known = new Map<string, ExtractedLink[]>();
   const missing = new Set<string>();
   for (const page of pages) {
     const hash = page.type === 'document' ? tokenHash(page.markdown) : null;
-    if (hash !== null && !linkCache.has(hash)) missing.add(hash);
+    if (hash === null || known.has(hash)) continue;
+    const cached = linkCache.get(hash);
+    if (cached) known.set(hash, cached);
+    else missing.add(hash);
   }
   if (missing.size > 0) {
     const texts = await loadDocuments(em, spaceId, [...missing]);
-    for (const hash of missing) remember(hash, extractLinks(texts.get(hash) ?? ''));
+    for (const hash of missing) {
+      const links = extractLinks(texts.get(hash) ?? '');
+      known.set(hash, links);
+      linkCache.set(hash, links);
+    }
   }
   return pages.map((page) => {
     if (page.type === 'link') return page.href ? [{ url: page.href, kind: 'link' as const, text: page.title, line: 1 }] : [];
     if (page.type !== 'document') return [];
     const hash = tokenHash(page.markdown);
     if (hash === null) return extractLinks(page.markdown);
-    const links = linkCache.get(hash) ?? [];
-    remember(hash, links);
-    return links;
+    return known.get(hash) ?? [];
   });
 }

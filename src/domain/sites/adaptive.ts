@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Lru } from '../lru.ts';
 
 /**
  * The adaptive schema of a site: a draft-07 JSON Schema describing what a visitor may claim.
@@ -102,11 +103,21 @@ export function adaptiveSchemaProblem(schema: unknown): string | null {
     claimsAjv.compile(schema as object);
   } catch (error) {
     return `jsonSchema is not a valid JSON Schema: ${(error as Error).message}`;
+  } finally {
+    // Ajv keeps what it compiles: a schema compiled only to be checked must not stay.
+    claimsAjv.removeSchema(schema as object);
   }
   return null;
 }
 
-const validators = new Map<string, ValidateFunction>();
+/**
+ * The `unsigned` parts of sites' schemas compiled by this process, by their JSON text; a schema
+ * leaving this cache leaves Ajv's own cache too.
+ */
+export const CLAIMS_SCHEMA_CACHE_SIZE = 1000;
+const validators = new Lru<string, { schema: object; validate: ValidateFunction }>(CLAIMS_SCHEMA_CACHE_SIZE, (_key, entry) =>
+  claimsAjv.removeSchema(entry.schema),
+);
 
 /**
  * Checks a visitor's unsigned claims against the `unsigned` part of a site's adaptive schema.
@@ -117,11 +128,11 @@ export function unsignedClaimsProblem(schema: unknown, claims: Record<string, un
   const unsigned = (schema as { properties?: { unsigned?: object } } | null)?.properties?.unsigned;
   if (!unsigned) return Object.keys(claims).length === 0 ? null : 'visitor.unsignedClaims: the site accepts no unsigned claims';
   const key = JSON.stringify(unsigned);
-  let validate = validators.get(key);
-  if (!validate) {
-    validate = claimsAjv.compile(unsigned);
-    if (validators.size > 1000) validators.clear();
-    validators.set(key, validate);
+  let entry = validators.get(key);
+  if (!entry) {
+    entry = { schema: unsigned, validate: claimsAjv.compile(unsigned) };
+    validators.set(key, entry);
   }
+  const { validate } = entry;
   return validate(claims) ? null : describe(validate.errors, 'visitor.unsignedClaims');
 }

@@ -1,4 +1,5 @@
 import jexlModule from 'jexl';
+import { Lru } from '../lru.ts';
 
 /**
  * Conditions of sections and site-spaces (`visitor.claims.unsigned.betaUser == true`) are Jexl
@@ -11,14 +12,14 @@ type Expression = { evalSync(context?: object): unknown };
 const { Jexl } = jexlModule as unknown as { Jexl: new () => { compile(expression: string): Expression } };
 const jexl = new Jexl();
 
-const compiled = new Map<string, Expression>();
-const MAX_CACHED = 5000;
+/** Expressions compiled by this process (least recently used first out). */
+export const CONDITION_CACHE_SIZE = 5000;
+const compiled = new Lru<string, Expression>(CONDITION_CACHE_SIZE);
 
 function compile(expression: string): Expression {
   let found = compiled.get(expression);
   if (!found) {
     found = jexl.compile(expression);
-    if (compiled.size >= MAX_CACHED) compiled.clear();
     compiled.set(expression, found);
   }
   return found;
