@@ -7,7 +7,7 @@ import {
   type LockedChangeRequest,
 } from '../db/change-requests.ts';
 import { loadDocuments, loadFiles, loadPageMap, tokenHash, writeRevision } from '../db/content.ts';
-import { reindexSpace } from '../db/search.ts';
+import { beat, heartbeating } from '../lib/heartbeat.ts';
 import { mergePageMaps, type MergeConflict } from '../domain/content/merge.ts';
 import type { PageMap } from '../domain/content/tree.ts';
 
@@ -64,59 +64,69 @@ const lock = (em: Em, job: ChangeRequestJob) => lockChangeRequestForMerge(em, jo
 export function changeRequestMergeActivities(orm: Orm) {
   return {
     /**
-     * Merges a change request into its space's primary content in one transaction. Idempotent:
+     * Merges a change request into its space's primary content in one transaction (the search
+     * index follows in the `search-index` job the workflow starts next). Idempotent:
      * a retried or reset merge of a merged change request returns the revision it made.
      */
     async mergeChangeRequest(job: ChangeRequestJob): Promise<MergeOutcome> {
-      return orm.em.fork().transactional(async (em) => {
-        const cr = await lock(em, job);
-        if (!cr) return { result: 'refused', revision: '', reason: 'not-found' };
-        if (cr.status === 'merged') return { result: 'merge', revision: cr.revision_merged! };
-        if (cr.status === 'archived') return { result: 'refused', revision: cr.revision_id, reason: 'archived' };
-        if (cr.edit_mode === 'locked') return { result: 'refused', revision: cr.revision_id, reason: 'locked' };
-        const ancestor = cr.revision_merged_ancestor ?? cr.revision_initial;
-        const merged = await mergeRevisions(em, job.spaceId, ancestor, cr.space_revision, cr.revision_id);
-        if (merged.conflicts.length > 0) return recordConflicts(em, cr, merged.conflicts);
-        const [ourFiles, theirFiles] = await Promise.all([loadFiles(em, cr.space_revision), loadFiles(em, cr.revision_id)]);
-        const known = new Set(ourFiles.map((f) => f.id));
-        const revision = await writeRevision(em, {
-          spaceId: job.spaceId,
-          parents: [cr.space_revision, cr.revision_id],
-          type: 'merge',
-          base: { revisionId: cr.space_revision, pages: merged.ours },
-          pages: merged.result,
-          addedFiles: theirFiles.filter((f) => !known.has(f.id)),
-        });
-        await markChangeRequestMerged(em, { spaceId: job.spaceId, changeRequestId: cr.id, revisionId: revision, userId: job.userId });
-        await reindexSpace(em, job.spaceId, merged.ours, merged.result);
-        return { result: 'merge', revision };
-      });
+      return heartbeating(() =>
+        orm.em.fork().transactional(async (em) => {
+          beat({ phase: 'locking' });
+          const cr = await lock(em, job);
+          if (!cr) return { result: 'refused', revision: '', reason: 'not-found' };
+          if (cr.status === 'merged') return { result: 'merge', revision: cr.revision_merged! };
+          if (cr.status === 'archived') return { result: 'refused', revision: cr.revision_id, reason: 'archived' };
+          if (cr.edit_mode === 'locked') return { result: 'refused', revision: cr.revision_id, reason: 'locked' };
+          const ancestor = cr.revision_merged_ancestor ?? cr.revision_initial;
+          beat({ phase: 'merging' });
+          const merged = await mergeRevisions(em, job.spaceId, ancestor, cr.space_revision, cr.revision_id);
+          if (merged.conflicts.length > 0) return recordConflicts(em, cr, merged.conflicts);
+          beat({ phase: 'writing' });
+          const [ourFiles, theirFiles] = await Promise.all([loadFiles(em, cr.space_revision), loadFiles(em, cr.revision_id)]);
+          const known = new Set(ourFiles.map((f) => f.id));
+          const revision = await writeRevision(em, {
+            spaceId: job.spaceId,
+            parents: [cr.space_revision, cr.revision_id],
+            type: 'merge',
+            base: { revisionId: cr.space_revision, pages: merged.ours },
+            pages: merged.result,
+            addedFiles: theirFiles.filter((f) => !known.has(f.id)),
+          });
+          await markChangeRequestMerged(em, { spaceId: job.spaceId, changeRequestId: cr.id, revisionId: revision, userId: job.userId });
+          return { result: 'merge', revision };
+        }),
+      );
     },
 
     /** Pulls the space's current content into a change request (its base moves to that revision). Idempotent. */
     async updateChangeRequest(job: ChangeRequestJob): Promise<MergeOutcome> {
-      return orm.em.fork().transactional(async (em) => {
-        const cr = await lock(em, job);
-        if (!cr) return { result: 'refused', revision: '', reason: 'not-found' };
-        if (cr.status === 'merged' || cr.status === 'archived') return { result: 'refused', revision: cr.revision_id, reason: cr.status };
-        const ancestor = cr.revision_merged_ancestor ?? cr.revision_initial;
-        if (ancestor === cr.space_revision) return { result: 'update', revision: cr.revision_id };
-        const merged = await mergeRevisions(em, job.spaceId, ancestor, cr.revision_id, cr.space_revision);
-        if (merged.conflicts.length > 0) return recordConflicts(em, cr, merged.conflicts);
-        const [ourFiles, theirFiles] = await Promise.all([loadFiles(em, cr.revision_id), loadFiles(em, cr.space_revision)]);
-        const known = new Set(ourFiles.map((f) => f.id));
-        const revision = await writeRevision(em, {
-          spaceId: job.spaceId,
-          parents: [cr.revision_id, cr.space_revision],
-          type: 'update',
-          changeRequestId: cr.id,
-          base: { revisionId: cr.revision_id, pages: merged.ours },
-          pages: merged.result,
-          addedFiles: theirFiles.filter((f) => !known.has(f.id)),
-        });
-        await markChangeRequestUpdated(em, cr.id, revision, cr.space_revision);
-        return { result: 'update', revision };
-      });
+      return heartbeating(() =>
+        orm.em.fork().transactional(async (em) => {
+          beat({ phase: 'locking' });
+          const cr = await lock(em, job);
+          if (!cr) return { result: 'refused', revision: '', reason: 'not-found' };
+          if (cr.status === 'merged' || cr.status === 'archived') return { result: 'refused', revision: cr.revision_id, reason: cr.status };
+          const ancestor = cr.revision_merged_ancestor ?? cr.revision_initial;
+          if (ancestor === cr.space_revision) return { result: 'update', revision: cr.revision_id };
+          beat({ phase: 'merging' });
+          const merged = await mergeRevisions(em, job.spaceId, ancestor, cr.revision_id, cr.space_revision);
+          if (merged.conflicts.length > 0) return recordConflicts(em, cr, merged.conflicts);
+          beat({ phase: 'writing' });
+          const [ourFiles, theirFiles] = await Promise.all([loadFiles(em, cr.revision_id), loadFiles(em, cr.space_revision)]);
+          const known = new Set(ourFiles.map((f) => f.id));
+          const revision = await writeRevision(em, {
+            spaceId: job.spaceId,
+            parents: [cr.revision_id, cr.space_revision],
+            type: 'update',
+            changeRequestId: cr.id,
+            base: { revisionId: cr.revision_id, pages: merged.ours },
+            pages: merged.result,
+            addedFiles: theirFiles.filter((f) => !known.has(f.id)),
+          });
+          await markChangeRequestUpdated(em, cr.id, revision, cr.space_revision);
+          return { result: 'update', revision };
+        }),
+      );
     },
   };
 }

@@ -9,7 +9,7 @@ import type { ContentImportConfig } from '../config.ts';
 import { documentHash, documentToken, loadPageMap, writeRevision, type FileRow } from '../db/content.ts';
 import { lockImportTarget, moveImportTarget, revisionOf } from '../db/content-import.ts';
 import type { Orm } from '../db/orm.ts';
-import { reindexSpace } from '../db/search.ts';
+import { syncSearchIndex } from '../db/search.ts';
 import { readFolder, type FolderFile } from '../domain/content-import/folder.ts';
 import { contentTypeOf, extensionOf } from '../domain/content-import/files.ts';
 import { htmlToMarkdown } from '../domain/content-import/html.ts';
@@ -447,7 +447,8 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
           addedFiles: bundle.files,
         });
         await moveImportTarget(em, target, input.revisionId);
-        if (target.change_request_id === null) await reindexSpace(em, input.spaceId, existing, pages);
+        if (target.change_request_id === null)
+          await syncSearchIndex(em, input.spaceId, { from: target.revision_id, before: existing, after: pages });
         return done;
       });
     },

@@ -9,6 +9,7 @@ import { openapiActivities } from './openapi-processing.ts';
 import { pdfActivities } from './pdf-export.ts';
 import { contentImportActivities } from './content-import.ts';
 import { gitSyncActivities } from './git-sync.ts';
+import { searchIndexActivities } from './search-index.ts';
 
 /**
  * Every activity the worker registers, one module per job (named like its workflow). Each
@@ -20,6 +21,7 @@ export function createActivities(deps: { orm: Orm; config: Config }) {
   return {
     ...spaceDeletionActivities(orm),
     ...changeRequestMergeActivities(orm),
+    ...searchIndexActivities(orm),
     ...openapiActivities(orm, config.fetch),
     ...pdfActivities(orm, { blobs, chromiumPath: config.chromiumPath, publicUrl: config.publicUrl }),
     ...contentImportActivities(orm, { blobs, policy: config.fetch, limits: config.contentImport, secrets: lazySecretBox(config) }),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Em } from './orm.ts';
-import { sql } from './sql.ts';
+import { inChunks, sql } from './sql.ts';
 import { newId } from '../domain/ids.ts';
 import { deepEqual, type PageMap, type PageNode } from '../domain/content/tree.ts';
 
@@ -12,6 +12,9 @@ import { deepEqual, type PageMap, type PageNode } from '../domain/content/tree.t
  * Page maps can carry documents as text or as tokens (`documentToken(hash)`) standing for a stored
  * document, so merges and copies never load text they do not need.
  */
+
+/** Rows per statement of a bulk revision write. */
+const WRITE_CHUNK = 2000;
 
 const TOKEN = '\u0000document:';
 export const documentToken = (hash: string) => `${TOKEN}${hash}`;
@@ -165,15 +168,15 @@ export async function writeRevision(em: Em, input: WriteRevisionInput): Promise<
     const documents = changed
       .filter((p) => tokenHash(p.markdown) === null)
       .map((p) => ({ hash: documentHash(p.markdown), markdown: p.markdown }));
-    if (documents.length > 0) {
-      await sql(
+    await inChunks(documents, WRITE_CHUNK, (chunk) =>
+      sql(
         em,
         `insert into page_document (space_id, hash, markdown)
          select ?, x.hash, x.markdown from jsonb_to_recordset(?::jsonb) as x(hash text, markdown text)
          on conflict do nothing`,
-        [input.spaceId, JSON.stringify(documents)],
-      );
-    }
+        [input.spaceId, JSON.stringify(chunk)],
+      ),
+    );
     const rows = changed.map((p) => ({
       page_id: p.id,
       parent_id: p.parentId,
@@ -181,12 +184,14 @@ export async function writeRevision(em: Em, input: WriteRevisionInput): Promise<
       meta: metaOf(p),
       document_hash: documentHash(p.markdown),
     }));
-    await sql(
-      em,
-      `insert into revision_page (revision_id, page_id, parent_id, position, meta, document_hash)
-       select ?, x.page_id, x.parent_id, x.position, x.meta, x.document_hash
-         from jsonb_to_recordset(?::jsonb) as x(page_id text, parent_id text, position text, meta jsonb, document_hash text)`,
-      [id, JSON.stringify(rows)],
+    await inChunks(rows, WRITE_CHUNK, (chunk) =>
+      sql(
+        em,
+        `insert into revision_page (revision_id, page_id, parent_id, position, meta, document_hash)
+         select ?, x.page_id, x.parent_id, x.position, x.meta, x.document_hash
+           from jsonb_to_recordset(?::jsonb) as x(page_id text, parent_id text, position text, meta jsonb, document_hash text)`,
+        [id, JSON.stringify(chunk)],
+      ),
     );
   }
   if (input.base) {

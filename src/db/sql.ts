@@ -33,3 +33,12 @@ export async function prepared<T = Record<string, unknown>>(em: Em, name: string
 export function textArray(values: (string | null)[]): string {
   return `{${values.map((v) => (v === null ? 'NULL' : `"${v.replace(/(["\\])/g, '\\$1')}"`)).join(',')}}`;
 }
+
+/**
+ * Runs `write` once per slice of at most `size` items, one after the other (so in the caller's
+ * transaction): a bulk write of a large revision sends bounded statements instead of one JSON
+ * parameter holding every row.
+ */
+export async function inChunks<T>(items: T[], size: number, write: (chunk: T[]) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await write(items.slice(i, i + size));
+}

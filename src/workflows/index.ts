@@ -5,3 +5,4 @@ export { changeRequestMerge, changeRequestUpdate } from './change-request-merge.
 export { pdfExport } from './pdf-export.ts';
 export { contentImport } from './content-import.ts';
 export { gitSync } from './git-sync.ts';
+export { searchIndex } from './search-index.ts';

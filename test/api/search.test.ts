@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
-import { edit, merge, newChangeRequest, newSpace } from '../support/fixtures.ts';
+import { edit, merge, newChangeRequest, newSpace, searchCaughtUp } from '../support/fixtures.ts';
 import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
 
 let t: TestApp;
@@ -22,6 +22,7 @@ async function spaceWith(changes: unknown[]) {
   const cr = await newChangeRequest(admin(), space.id);
   const edited = await edit(admin(), space.id, cr.id, changes);
   await merge(admin(), space.id, cr.id);
+  await searchCaughtUp(t, space.id);
   return { space, ids: edited.changes.map((c) => c.page.id) };
 }
 
@@ -98,6 +99,7 @@ describe('space search', () => {
     expect((await search(space.id, 'okapi')).body.count).toBe(1);
 
     await merge(admin(), space.id, cr.id);
+    await searchCaughtUp(t, space.id);
     const found = await search(space.id, 'zebracorn');
     expect(found.body.items.map((i: { title: string }) => i.title)).toEqual(['Rare animals']);
     expect((await search(space.id, 'okapi')).body).toEqual({ items: [], count: 0 });

@@ -4,7 +4,7 @@
  * Each takes the client (or test app) to act with, so a test says who does what.
  */
 import { expect } from '@jest/globals';
-import type { Api, Response, TestApp } from './harness.ts';
+import { eventually, type Api, type Response, type TestApp } from './harness.ts';
 
 /** A 2×3 PNG image (base64). */
 export const PNG_2X3 = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEklEQVR4nGP8z8DwnwEKGJFZAFApAwHxtIzbAAAAAElFTkSuQmCC';
@@ -14,6 +14,22 @@ export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4
 /** Runs SQL on a fresh entity manager of the test app (for facts the API does not show). */
 export function sql<T = any>(t: TestApp, text: string, params: unknown[] = []): Promise<T[]> {
   return t.orm.em.fork().getConnection().execute<T[]>(text, params);
+}
+
+/** Waits until the space's search index reflects its current revision (merges leave it to a job of its own). */
+export async function searchCaughtUp(t: TestApp, spaceId: string): Promise<void> {
+  await eventually(
+    async () =>
+      (
+        await sql(
+          t,
+          'select 1 from search_state st join space s on s.id = st.space_id where st.space_id = ? and st.revision_id = s.revision_id',
+          [spaceId],
+        )
+      ).length === 1,
+    120_000,
+    100,
+  );
 }
 
 /** A 400 in the error shape whose message names `field`. */

@@ -2,10 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ChangeRequestJob, ChangeRequestMergeActivities, MergeOutcome } from '../../src/activities/change-request-merge.ts';
+import type { SearchIndexActivities } from '../../src/activities/search-index.ts';
 import { HttpError } from '../../src/api/errors.ts';
 import type { MergeConflict } from '../../src/domain/content/merge.ts';
 import { changeRequestJobWorkflowId, runChangeRequestJob } from '../../src/temporal/change-request-merge.ts';
 import { changeRequestMerge, changeRequestUpdate } from '../../src/workflows/change-request-merge.ts';
+import { searchIndexWorkflowId } from '../../src/temporal/search-index.ts';
 import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from '../../src/workflows/search-attributes.ts';
 import { gate, startWorkflowWorker, type WorkflowWorker } from '../support/workflow-worker.ts';
 
@@ -27,7 +29,15 @@ function stub(kind: 'merge' | 'update') {
     return steps[Math.min(attempt, steps.length - 1)](job);
   };
 }
-const activities: ChangeRequestMergeActivities = { mergeChangeRequest: stub('merge'), updateChangeRequest: stub('update') };
+const indexed: string[] = [];
+const activities: ChangeRequestMergeActivities & SearchIndexActivities = {
+  mergeChangeRequest: stub('merge'),
+  updateChangeRequest: stub('update'),
+  indexSpaceSearch: async (spaceId) => {
+    indexed.push(spaceId);
+    return { changed: true };
+  },
+};
 
 beforeAll(async () => {
   w = await startWorkflowWorker('change-request-merge', 'change-request-merge.ts', activities);
@@ -38,17 +48,28 @@ let n = 0;
 function job(steps: Step[]): ChangeRequestJob {
   const changeRequestId = `cr-${++n}-${Date.now()}`;
   scripts.set(changeRequestId, steps);
-  return { spaceId: `space-${n}`, changeRequestId, userId: 'user-1' };
+  return { spaceId: `space-${n}-${Date.now().toString(36)}`, changeRequestId, userId: 'user-1' };
 }
 const callsOf = (j: ChangeRequestJob) => calls.filter((c) => c.job.changeRequestId === j.changeRequestId);
 const execute = (workflow: typeof changeRequestMerge, j: ChangeRequestJob) =>
   w.client.workflow.execute(workflow, { taskQueue: w.taskQueue, workflowId: w.workflowId(j.changeRequestId), args: [j] });
 
 describe('change-request merge and update workflows', () => {
-  it('merge answers the outcome of the merge activity', async () => {
-    const j = job([() => ({ result: 'merge', revision: 'r-merged' })]);
-    expect(await execute(changeRequestMerge, j)).toEqual({ result: 'merge', revision: 'r-merged' });
+  it('merge answers the outcome of the merge activity, and leaves the search index to a job of its own', async () => {
+    const j = job([() => ({ result: 'merge', revision: `r-merged-${Date.now()}` })]);
+    const outcome = await execute(changeRequestMerge, j);
+    expect(outcome).toEqual({ result: 'merge', revision: expect.stringMatching(/^r-merged-/) });
     expect(callsOf(j)).toEqual([{ kind: 'merge', job: j }]);
+    const child = w.client.workflow.getHandle(searchIndexWorkflowId(j.spaceId, outcome.revision));
+    expect(await child.result()).toEqual({ changed: true });
+    expect(indexed).toContain(j.spaceId);
+    expect((await child.describe()).typedSearchAttributes.get(JOB_KIND)).toBe('search-index');
+  });
+
+  it('starts no index job for conflicts or refusals', async () => {
+    const j = job([() => ({ result: 'refused', revision: 'r-cr', reason: 'locked' })]);
+    await execute(changeRequestMerge, j);
+    expect(indexed).not.toContain(j.spaceId);
   });
 
   it('update answers the outcome of the update activity', async () => {

@@ -18,7 +18,7 @@ export async function searchContent(ctx: Ctx, spaceId: string, query: Static<typ
   const target = await resolveTarget(ctx, { spaceId });
   const limit = query.limit ?? DEFAULT_LIMIT;
   const offset = decodeOffset(query.page);
-  const { hits, total } = await searchSpace(ctx.em, target.space.id, query.query, offset, limit);
+  const { hits, total } = await searchSpace(ctx.em, target.space.id, query.query, offset, limit, ctx.deps.config.searchWindow);
   if (hits.length === 0) return { items: [], count: total };
   const facts = await hitFacts(
     ctx,

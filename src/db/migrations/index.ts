@@ -10,6 +10,8 @@ import { Migration0009Pdf } from './Migration0009Pdf.ts';
 import { Migration0010SpaceCounters } from './Migration0010SpaceCounters.ts';
 import { Migration0011GitSync } from './Migration0011GitSync.ts';
 import { Migration0013Sites } from './Migration0013Sites.ts';
+import { Migration0014SearchTitles } from './Migration0014SearchTitles.ts';
+import { Migration0015SearchState } from './Migration0015SearchState.ts';
 
 /**
  * Every migration, in order; append new ones. Numbers are reserved per resource group:
@@ -18,4 +20,4 @@ import { Migration0013Sites } from './Migration0013Sites.ts';
  * Every table that hangs off a space references it with `on delete cascade`, so the purge of a
  * deleted space removes everything in one statement.
  */
-export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0005OpenApi, Migration0006Saml, Migration0007TeamsExtra, Migration0008Comments, Migration0009Pdf, Migration0010SpaceCounters, Migration0011GitSync, Migration0013Sites];
+export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0005OpenApi, Migration0006Saml, Migration0007TeamsExtra, Migration0008Comments, Migration0009Pdf, Migration0010SpaceCounters, Migration0011GitSync, Migration0013Sites, Migration0014SearchTitles, Migration0015SearchState];
