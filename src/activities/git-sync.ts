@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Context } from '@temporalio/activity';
 import { imageSize } from 'image-size';
 import { loadFiles, loadPageMap, writeRevision, type FileRow } from '../db/content.ts';
 import {
@@ -13,6 +12,7 @@ import {
   lockGitSync,
   lockQueuedRequest,
   lockSpace,
+  noteExportCommit,
   setRevisionGit,
   requestSecretContext,
   setSpaceRevision,
@@ -21,7 +21,7 @@ import {
   type GitSyncRow,
 } from '../db/git-sync.ts';
 import type { Em, Orm } from '../db/orm.ts';
-import { reindexSpace } from '../db/search.ts';
+import { syncSearchIndex } from '../db/search.ts';
 import { mergePageMaps } from '../domain/content/merge.ts';
 import { allPaths, deepEqual, type PageMap } from '../domain/content/tree.ts';
 import { GitSyncError } from '../domain/git/errors.ts';
@@ -31,6 +31,7 @@ import { newId } from '../domain/ids.ts';
 import type { BlobStore } from '../lib/blob-store.ts';
 import { blobStream, git, gitRemote, prepareRemote, readBlobs, type GitRemote } from '../lib/git-cli.ts';
 import type { FetchPolicy } from '../lib/guarded-fetch.ts';
+import { beat, heartbeating } from '../lib/heartbeat.ts';
 import type { SecretBox } from '../lib/secrets.ts';
 
 /**
@@ -56,22 +57,6 @@ export interface GitSyncActivityOptions {
   timeoutMs: number;
   policy: FetchPolicy;
   secrets: () => Promise<SecretBox>;
-}
-
-/** The last progress each running activity reported, re-sent while a long git command runs. */
-const progress = new WeakMap<Context, Record<string, unknown>>();
-function currentContext(): Context | null {
-  try {
-    return Context.current();
-  } catch {
-    return null; // called directly, not as an activity
-  }
-}
-function beat(details: Record<string, unknown>): void {
-  const context = currentContext();
-  if (!context) return;
-  progress.set(context, details);
-  context.heartbeat(details);
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -447,7 +432,7 @@ export function gitSyncActivities(orm: Orm, options: GitSyncActivityOptions | ((
         }
         if (!standalone) {
           await setSpaceRevision(tx, request.space_id, revisionId);
-          await reindexSpace(tx, request.space_id, oursText, result);
+          await syncSearchIndex(tx, request.space_id, { from: spaceNow.revision_id, before: oursText, after: result });
         }
         await updateGitSync(tx, request.space_id, {
           status: 'ok',
@@ -519,8 +504,14 @@ export function gitSyncActivities(orm: Orm, options: GitSyncActivityOptions | ((
           .toString('utf8')
           .split('\0')
           .filter((p) => p !== '' && inBase(p) && (isMarkdown(p) || p.startsWith(`${assetsDir}/`)));
-        if (managed.length > 0)
-          await git(['update-index', '--force-remove', '-z', '--stdin'], { gitDir, env, input: `${managed.join('\0')}\0` });
+        if (managed.length > 0) {
+          // update-index refuses to run without a work tree (the cache is bare); it reads nothing from it.
+          await git(['--work-tree', tree, 'update-index', '--force-remove', '-z', '--stdin'], {
+            gitDir,
+            env,
+            input: `${managed.join('\0')}\0`,
+          });
+        }
         const written: string[] = [];
         for (const [path, text] of Object.entries(rendered.texts)) {
           await mkdir(dirname(join(tree, path)), { recursive: true });
@@ -549,6 +540,7 @@ export function gitSyncActivities(orm: Orm, options: GitSyncActivityOptions | ((
           commit = (await git(['commit-tree', treeId, ...(parent ? ['-p', parent] : []), '-F', '-'], { gitDir, input: message }))
             .toString()
             .trim();
+          await noteExportCommit(orm.em.fork(), request.id, commit);
           beat({ phase: 'pushing' });
           await gitRemote(
             remote,
@@ -575,7 +567,9 @@ export function gitSyncActivities(orm: Orm, options: GitSyncActivityOptions | ((
             last_sync_error: null,
             last_applied_at: later(state.last_applied_at, new Date(request.requested_at)),
           });
-          const outcome = commit === parent ? 'unchanged' : 'applied';
+          // The branch already at this export's own commit: an earlier attempt pushed it and died before recording it.
+          const pushedEarlier = parent !== null && parent === request.commit;
+          const outcome = commit === parent && !pushedEarlier ? 'unchanged' : 'applied';
           await finishGitSyncRequest(tx, request.id, outcome, { revisionId, commit });
           return { state: outcome, revisionId, ...(commit ? { commit } : {}) } as GitSyncOutcome;
         });
@@ -604,25 +598,23 @@ export function gitSyncActivities(orm: Orm, options: GitSyncActivityOptions | ((
         );
         return { state: 'skipped', code: 'OUT_OF_ORDER' };
       }
-      const context = currentContext();
-      const timer = setInterval(() => context?.heartbeat(progress.get(context) ?? { phase: 'starting' }), 5000);
-      try {
-        const credentials = request.credentials
-          ? (JSON.parse((await opts().secrets()).open(request.credentials, requestSecretContext(request.id))) as {
-              username: string;
-              password: string;
-            })
-          : null;
-        const remote = await prepareRemote(request.params.url, credentials, opts().policy);
-        return request.kind === 'import' ? await runImport(request, remote) : await runExport(request, remote);
-      } catch (error) {
-        if (error instanceof GitSyncError || error instanceof LayoutError) return recordFailure(orm, request, error.code, error.message);
-        if (error instanceof RangeError && /larger than/.test(error.message))
-          return recordFailure(orm, request, 'FILE_TOO_LARGE', `A file is ${error.message}`);
-        throw error;
-      } finally {
-        clearInterval(timer);
-      }
+      return heartbeating(async () => {
+        try {
+          const credentials = request.credentials
+            ? (JSON.parse((await opts().secrets()).open(request.credentials, requestSecretContext(request.id))) as {
+                username: string;
+                password: string;
+              })
+            : null;
+          const remote = await prepareRemote(request.params.url, credentials, opts().policy);
+          return request.kind === 'import' ? await runImport(request, remote) : await runExport(request, remote);
+        } catch (error) {
+          if (error instanceof GitSyncError || error instanceof LayoutError) return recordFailure(orm, request, error.code, error.message);
+          if (error instanceof RangeError && /larger than/.test(error.message))
+            return recordFailure(orm, request, 'FILE_TOO_LARGE', `A file is ${error.message}`);
+          throw error;
+        }
+      });
     },
 
     /** Records a request that failed for good (retries exhausted) with the reason given. */

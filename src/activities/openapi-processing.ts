@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context, heartbeat, log } from '@temporalio/activity';
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { validate as validateSpec } from '@readme/openapi-parser';
 import type { Orm } from '../db/orm.ts';
 import {
@@ -24,6 +24,7 @@ import {
   toJsonValue,
 } from '../domain/openapi.ts';
 import { FetchError, guardedFetch, redactUrl, type FetchPolicy } from '../lib/guarded-fetch.ts';
+import { beat, heartbeating } from '../lib/heartbeat.ts';
 import { deleteRefreshSchedule } from '../temporal/openapi-refresh-schedule.ts';
 
 export interface BeginInput {
@@ -54,15 +55,6 @@ export interface FailureInput {
 }
 
 const ACCEPT = 'application/json, application/yaml, application/x-yaml, text/yaml, text/plain;q=0.9, */*;q=0.8';
-
-/** Reports progress to Temporal; a no-op when the function is called directly rather than as an activity. */
-function beat(details: unknown): void {
-  try {
-    heartbeat(details);
-  } catch {
-    // not running inside an activity
-  }
-}
 
 /** Turns the processing failures into Temporal failures that say why and whether to try again. */
 function asFailure(error: unknown): unknown {
@@ -169,53 +161,56 @@ export function openapiActivities(orm: Orm, policy: FetchPolicy) {
      * Fetches, parses, validates and records. A new version is recorded only when the content
      * hash differs from the last version's; either way the spec ends `complete` without error.
      * Throws an ApplicationFailure whose type is the precise reason when processing fails.
+     * Heartbeats every few seconds throughout, so a worker that dies mid-fetch is noticed soon.
      */
     async fetchOpenApiSpec(input: FetchInput): Promise<FetchResult> {
-      const em = orm.em.fork();
-      const spec = await loadProcessedSpec(em, input.specId);
-      if (!spec) return { outcome: 'gone' };
-      if (spec.source_generation !== input.generation) return { outcome: 'stale' };
+      return heartbeating(async () => {
+        const em = orm.em.fork();
+        const spec = await loadProcessedSpec(em, input.specId);
+        if (!spec) return { outcome: 'gone' };
+        if (spec.source_generation !== input.generation) return { outcome: 'stale' };
 
-      let fetched: Fetched;
-      try {
-        let source: { url: string } | { text: string };
-        if (spec.source_url !== null) {
-          source = { url: spec.source_url };
-        } else {
-          const text = await loadSpecText(em, spec.source_text_id);
-          if (text === undefined) return { outcome: 'stale' };
-          source = { text };
+        let fetched: Fetched;
+        try {
+          let source: { url: string } | { text: string };
+          if (spec.source_url !== null) {
+            source = { url: spec.source_url };
+          } else {
+            const text = await loadSpecText(em, spec.source_text_id);
+            if (text === undefined) return { outcome: 'stale' };
+            source = { text };
+          }
+          fetched = await collectDocuments(source, policy);
+          beat({ validating: Object.keys(fetched.filesystem).length });
+          await validateDefinition(fetched.filesystem, fetched.entryKey);
+        } catch (error) {
+          throw asFailure(error);
         }
-        fetched = await collectDocuments(source, policy);
-        beat({ validating: Object.keys(fetched.filesystem).length });
-        await validateDefinition(fetched.filesystem, fetched.entryKey);
-      } catch (error) {
-        throw asFailure(error);
-      }
-      const hash = contentHash(fetched.filesystem);
-      const serialized = JSON.stringify(fetched.filesystem);
+        const hash = contentHash(fetched.filesystem);
+        const serialized = JSON.stringify(fetched.filesystem);
 
-      return em.transactional(async (tx) => {
-        const current = await lockSpecForRecording(tx, input.specId);
-        if (!current) return { outcome: 'gone' as const };
-        if (current.source_generation !== input.generation) return { outcome: 'stale' as const };
-        const now = new Date();
-        if (current.last_version_id === input.versionId || current.last_hash === hash) {
-          await markSpecProcessed(tx, input.specId, now);
-          return current.last_version_id === input.versionId
-            ? { outcome: 'created' as const, versionId: input.versionId }
-            : { outcome: 'unchanged' as const, versionId: current.last_version_id ?? undefined };
-        }
-        await recordSpecVersion(tx, {
-          id: input.versionId,
-          specId: input.specId,
-          contentHash: hash,
-          url: fetched.url,
-          entryKey: fetched.entryKey,
-          filesystem: serialized,
-          at: now,
+        return em.transactional(async (tx) => {
+          const current = await lockSpecForRecording(tx, input.specId);
+          if (!current) return { outcome: 'gone' as const };
+          if (current.source_generation !== input.generation) return { outcome: 'stale' as const };
+          const now = new Date();
+          if (current.last_version_id === input.versionId || current.last_hash === hash) {
+            await markSpecProcessed(tx, input.specId, now);
+            return current.last_version_id === input.versionId
+              ? { outcome: 'created' as const, versionId: input.versionId }
+              : { outcome: 'unchanged' as const, versionId: current.last_version_id ?? undefined };
+          }
+          await recordSpecVersion(tx, {
+            id: input.versionId,
+            specId: input.specId,
+            contentHash: hash,
+            url: fetched.url,
+            entryKey: fetched.entryKey,
+            filesystem: serialized,
+            at: now,
+          });
+          return { outcome: 'created' as const, versionId: input.versionId };
         });
-        return { outcome: 'created' as const, versionId: input.versionId };
       });
     },
 

@@ -1,10 +1,11 @@
-import { heartbeat, log } from '@temporalio/activity';
+import { log } from '@temporalio/activity';
 import { loadFiles, loadPageMap, type FileRow } from '../db/content.ts';
 import type { Orm } from '../db/orm.ts';
 import { findPdfExport, loadPrintHeading, recordPdfExport, revisionExists } from '../db/pdf-export.ts';
 import { imageSources, markdownToSafeTree, printDocumentHtml, selectPrintPages } from '../domain/content/html.ts';
 import { linkIndex, resolveLink } from '../domain/content/links.ts';
 import type { BlobStore } from '../lib/blob-store.ts';
+import { beat, heartbeating } from '../lib/heartbeat.ts';
 import { printPdf } from '../lib/pdf-printer.ts';
 
 /** Which PDF: the content of a change request at one revision, whole or from one page. */
@@ -33,15 +34,6 @@ const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 const MAX_INLINED_BYTES = 50 * 1024 * 1024;
 
-/** Reports progress to Temporal; a no-op when called directly rather than as an activity. */
-function beat(details: unknown): void {
-  try {
-    heartbeat(details);
-  } catch {
-    // not running inside an activity
-  }
-}
-
 function logInfo(message: string, attributes: Record<string, unknown>): void {
   try {
     log.info(message, attributes);
@@ -61,81 +53,86 @@ export function pdfActivities(orm: Orm, options: PdfActivityOptions) {
      * end up returning the one recorded first.
      */
     async exportChangeRequestPdf(input: PdfExportInput): Promise<PdfExportOutcome> {
-      const em = orm.em.fork();
-      const existing = await findPdfExport(em, input);
-      if (existing && (await blobs.has(existing.sha256))) {
-        return { status: 'ready', sha256: existing.sha256, size: existing.size, pages: existing.pageCount, reused: true };
-      }
+      return heartbeating(
+        async () => {
+          const em = orm.em.fork();
+          const existing = await findPdfExport(em, input);
+          if (existing && (await blobs.has(existing.sha256))) {
+            return { status: 'ready', sha256: existing.sha256, size: existing.size, pages: existing.pageCount, reused: true };
+          }
 
-      const cr = await loadPrintHeading(em, input.spaceId, input.changeRequestId);
-      if (!cr) return { status: 'not-found', what: 'change request' };
-      if (!(await revisionExists(em, input.spaceId, input.revisionId))) return { status: 'not-found', what: 'revision' };
+          const cr = await loadPrintHeading(em, input.spaceId, input.changeRequestId);
+          if (!cr) return { status: 'not-found', what: 'change request' };
+          if (!(await revisionExists(em, input.spaceId, input.revisionId))) return { status: 'not-found', what: 'revision' };
 
-      beat({ stage: 'loading' });
-      const map = await loadPageMap(em, input.revisionId, true);
-      const selected = selectPrintPages(map, { pageId: input.pageId, only: input.only });
-      if (!selected) return { status: 'not-found', what: 'page' };
+          beat({ stage: 'loading' });
+          const map = await loadPageMap(em, input.revisionId, true);
+          const selected = selectPrintPages(map, { pageId: input.pageId, only: input.only });
+          if (!selected) return { status: 'not-found', what: 'page' };
 
-      // Images of the printed pages that are files of the revision are inlined from the blob store.
-      const files = await loadFiles(em, input.revisionId);
-      const fileById = new Map<string, FileRow>(files.map((f) => [f.id, f]));
-      const index = linkIndex({ publicUrl, spaceId: input.spaceId, pages: map, files });
-      const fileOf = (src: string, pageId: string): FileRow | undefined => {
-        const { target } = resolveLink(index, pageId, src);
-        return target.kind === 'file' && target.space === input.spaceId ? fileById.get(target.file) : undefined;
-      };
-      const dataUris = new Map<string, string>();
-      let inlinedBytes = 0;
-      for (const { page } of selected) {
-        if (page.type !== 'document') continue;
-        for (const src of imageSources(markdownToSafeTree(page.markdown))) {
-          const file = fileOf(src, page.id);
-          if (!file || dataUris.has(file.id) || !IMAGE_TYPES.has(file.contentType) || file.size > MAX_IMAGE_BYTES) continue;
-          if (inlinedBytes + file.size > MAX_INLINED_BYTES) continue;
-          const bytes = await blobs.get(file.sha256);
-          if (!bytes) continue;
-          inlinedBytes += bytes.length;
-          dataUris.set(file.id, `data:${file.contentType};base64,${bytes.toString('base64')}`);
-        }
-      }
+          // Images of the printed pages that are files of the revision are inlined from the blob store.
+          const files = await loadFiles(em, input.revisionId);
+          const fileById = new Map<string, FileRow>(files.map((f) => [f.id, f]));
+          const index = linkIndex({ publicUrl, spaceId: input.spaceId, pages: map, files });
+          const fileOf = (src: string, pageId: string): FileRow | undefined => {
+            const { target } = resolveLink(index, pageId, src);
+            return target.kind === 'file' && target.space === input.spaceId ? fileById.get(target.file) : undefined;
+          };
+          const dataUris = new Map<string, string>();
+          let inlinedBytes = 0;
+          for (const { page } of selected) {
+            if (page.type !== 'document') continue;
+            for (const src of imageSources(markdownToSafeTree(page.markdown))) {
+              const file = fileOf(src, page.id);
+              if (!file || dataUris.has(file.id) || !IMAGE_TYPES.has(file.contentType) || file.size > MAX_IMAGE_BYTES) continue;
+              if (inlinedBytes + file.size > MAX_INLINED_BYTES) continue;
+              const bytes = await blobs.get(file.sha256);
+              if (!bytes) continue;
+              inlinedBytes += bytes.length;
+              dataUris.set(file.id, `data:${file.contentType};base64,${bytes.toString('base64')}`);
+            }
+          }
 
-      const title = cr.subject.trim() || `Change request #${cr.number}`;
-      const html = printDocumentHtml(
-        {
-          title,
-          subtitle: `${cr.spaceTitle} · Change request #${cr.number}${cr.subject.trim() ? `: ${cr.subject.trim()}` : ''}`,
-          pages: selected,
+          const title = cr.subject.trim() || `Change request #${cr.number}`;
+          const html = printDocumentHtml(
+            {
+              title,
+              subtitle: `${cr.spaceTitle} · Change request #${cr.number}${cr.subject.trim() ? `: ${cr.subject.trim()}` : ''}`,
+              pages: selected,
+            },
+            {
+              image: (src, page) => {
+                const file = page ? fileOf(src, page.id) : undefined;
+                return file ? (dataUris.get(file.id) ?? null) : null;
+              },
+            },
+          );
+
+          const started = Date.now();
+          const printed = await printPdf(html, {
+            executablePath: chromiumPath,
+            onProgress: (stage) => beat({ stage, pages: selected.length }),
+          });
+          const renderMs = Date.now() - started;
+          beat({ stage: 'storing' });
+          const sha256 = await blobs.put(printed.pdf);
+          logInfo('PDF printed', {
+            changeRequestId: input.changeRequestId,
+            revisionId: input.revisionId,
+            pages: selected.length,
+            bytes: printed.pdf.length,
+            renderMs,
+            launchedBrowser: printed.launched,
+            blockedRequests: printed.blockedRequests,
+          });
+
+          // A row whose bytes were lost is replaced; a row another run recorded meanwhile wins.
+          await recordPdfExport(em, input, { sha256, size: printed.pdf.length, pageCount: selected.length }, existing?.sha256 ?? null);
+          const row = (await findPdfExport(em, input))!;
+          return { status: 'ready', sha256: row.sha256, size: row.size, pages: row.pageCount, reused: row.sha256 !== sha256 };
         },
-        {
-          image: (src, page) => {
-            const file = page ? fileOf(src, page.id) : undefined;
-            return file ? (dataUris.get(file.id) ?? null) : null;
-          },
-        },
+        { stage: 'starting' },
       );
-
-      const started = Date.now();
-      const printed = await printPdf(html, {
-        executablePath: chromiumPath,
-        onProgress: (stage) => beat({ stage, pages: selected.length }),
-      });
-      const renderMs = Date.now() - started;
-      beat({ stage: 'storing' });
-      const sha256 = await blobs.put(printed.pdf);
-      logInfo('PDF printed', {
-        changeRequestId: input.changeRequestId,
-        revisionId: input.revisionId,
-        pages: selected.length,
-        bytes: printed.pdf.length,
-        renderMs,
-        launchedBrowser: printed.launched,
-        blockedRequests: printed.blockedRequests,
-      });
-
-      // A row whose bytes were lost is replaced; a row another run recorded meanwhile wins.
-      await recordPdfExport(em, input, { sha256, size: printed.pdf.length, pageCount: selected.length }, existing?.sha256 ?? null);
-      const row = (await findPdfExport(em, input))!;
-      return { status: 'ready', sha256: row.sha256, size: row.size, pages: row.pageCount, reused: row.sha256 !== sha256 };
     },
   };
 }

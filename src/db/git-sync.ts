@@ -162,6 +162,15 @@ export async function finishGitSyncRequest(
   );
 }
 
+/**
+ * Notes on a queued export the commit it is about to push, before the push: an attempt that dies
+ * after pushing leaves the commit here, so the next attempt finds it at the tip of the branch and
+ * knows the push was its own.
+ */
+export async function noteExportCommit(em: Em, id: string, commit: string): Promise<void> {
+  await sql(em, "update git_sync_request set commit = ? where id = ? and state = 'queued'", [commit, id]);
+}
+
 /** The latest requests of a space, newest first. */
 export async function recentGitSyncRequests(em: Em, spaceId: string, limit: number): Promise<GitSyncRequestRow[]> {
   return sql<GitSyncRequestRow>(em, 'select * from git_sync_request where space_id = ? order by created_at desc, id desc limit ?', [

@@ -37,7 +37,8 @@ export const gitSyncStatusQuery = defineQuery<{ pending: string[]; running: stri
 
 const { runGitSyncRequest } = proxyActivities<GitSyncActivities>({
   startToCloseTimeout: '1 hour',
-  heartbeatTimeout: '1 minute',
+  // The activity heartbeats every 5 s, also while one long git command runs: a dead worker is noticed within this.
+  heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 });
 const { recordGitSyncFailure } = proxyActivities<GitSyncActivities>({

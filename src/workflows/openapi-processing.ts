@@ -32,7 +32,8 @@ const { beginOpenApiProcessing, recordOpenApiFailure, removeOpenApiRefreshSchedu
  */
 const { fetchOpenApiSpec } = proxyActivities<OpenApiActivities>({
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '2 minutes',
+  // The activity heartbeats every 5 s while it fetches and validates: a dead worker is noticed within this.
+  heartbeatTimeout: '30 seconds',
   retry: {
     initialInterval: '1s',
     backoffCoefficient: 2,
