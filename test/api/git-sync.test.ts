@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { createTestOrg, eventually, startTestApp, type Api, type TestApp, type TestOrg } from '../support/harness.ts';
 import { startGitServer, type GitServer } from '../support/git-server.ts';
 import { sql } from '../../src/db/sql.ts';
+import { insertGitSyncRequest, recordDelivery } from '../../src/db/git-sync.ts';
 
 let t: TestApp;
 let org: TestOrg;
@@ -378,6 +379,28 @@ describe('push webhooks', () => {
     await info(spaceId, (i) => i.lastSyncedCommit === commit);
     expect(await requestStates(spaceId)).toEqual(['applied']);
     expect((await pages(spaceId)).map((p) => p.title)).toEqual(['Hooked']);
+
+    // A delivery whose request was recorded but never reached the job service (it was down, the
+    // provider got a 503 and delivers again): the redelivery is a duplicate, and sends it.
+    const requestId = `hook-${createHash('sha256').update(`${spaceId}\nd-2`).digest('hex').slice(0, 32)}`;
+    await t.orm.em.fork().transactional(async (tx) => {
+      await recordDelivery(tx, spaceId, 'd-2');
+      await insertGitSyncRequest(tx, {
+        id: requestId,
+        spaceId,
+        kind: 'import',
+        requestedAt: new Date(at(2)),
+        params: { url: git.url('hooked', false), ref: 'refs/heads/main' },
+        credentials: null,
+        requestedBy: null,
+      });
+    });
+    const later = JSON.stringify({ ref: 'refs/heads/main', after: commit, head_commit: { timestamp: at(2) } });
+    const again = await deliver(later, { 'x-github-event': 'push', 'x-github-delivery': 'd-2', 'x-hub-signature-256': sign(later) });
+    expect(again.json()).toEqual({ status: 'duplicate' });
+    // It runs (and fails: this request carries no credentials), rather than staying queued for good.
+    await eventually(async () => ((await requestStates(spaceId))[1] !== 'queued' ? true : undefined), 60_000);
+    expect(await requestStates(spaceId)).toEqual(['applied', 'failed']);
   });
 
   it('verifies GitLab tokens', async () => {

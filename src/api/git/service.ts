@@ -69,11 +69,16 @@ interface NewRequest {
   integration: string | null;
   /** A stable id (webhook delivery); otherwise derived from the request when it has a timestamp. */
   id?: string;
+  /** A webhook delivery id: recorded with the request, in one transaction; seen before, nothing new is recorded. */
+  delivery?: string;
   credentials?: { username: string; password: string } | null;
 }
 
-/** Records a request and signals the space's workflow; returns the request id. */
-async function submit(deps: AppDeps, em: Em, input: NewRequest): Promise<string> {
+/**
+ * Records a request and signals the space's workflow; returns the request id, and whether it is
+ * new (false: its webhook delivery was seen before; a request of it still queued is signalled again).
+ */
+async function submit(deps: AppDeps, em: Em, input: NewRequest): Promise<{ id: string; fresh: boolean }> {
   const { url, credentials: fromUrl } = splitRemote(input.rawUrl);
   const credentials = fromUrl ?? input.credentials ?? null;
   const params: GitSyncParams = { ...input.params, url };
@@ -88,7 +93,9 @@ async function submit(deps: AppDeps, em: Em, input: NewRequest): Promise<string>
       : `req-${newId()}`);
   const sealed = credentials ? (await secrets(deps.config)).seal(JSON.stringify(credentials), requestSecretContext(id)) : null;
   const { repoName, provider } = describeRepository(url);
-  await em.transactional(async (tx) => {
+  const fresh = await em.transactional(async (tx) => {
+    // A second delivery of the same push waits here for the first one's transaction, then finds it.
+    if (input.delivery !== undefined && !(await recordDelivery(tx, input.spaceId, input.delivery))) return false;
     await saveGitSyncTarget(tx, input.spaceId, {
       provider: input.params.provider ?? provider,
       url,
@@ -106,10 +113,11 @@ async function submit(deps: AppDeps, em: Em, input: NewRequest): Promise<string>
       credentials: sealed,
       requestedBy: input.requestedBy,
     });
+    return true;
   });
   // A request already finished is not signalled again; a queued one is (its first signal may have failed).
   const stored = await loadGitSyncRequest(em, id);
-  if (stored?.state !== 'queued') return id;
+  if (stored?.state !== 'queued') return { id, fresh };
   try {
     await enqueueGitSync(deps.temporal, deps.config.temporalTaskQueue, {
       spaceId: input.spaceId,
@@ -124,7 +132,7 @@ async function submit(deps: AppDeps, em: Em, input: NewRequest): Promise<string>
       cause: error,
     });
   }
-  return id;
+  return { id, fresh };
 }
 
 async function syncableSpace(ctx: Ctx, spaceId: string) {
@@ -215,7 +223,9 @@ interface PushPayload {
 /**
  * A push delivery from GitHub (X-Hub-Signature-256 over the raw body) or GitLab (X-Gitlab-Token).
  * Unknown spaces and bad signatures answer 404 and 401; other events and branches are ignored; a
- * delivery id seen before starts nothing.
+ * delivery id seen before starts nothing new (`duplicate`), but sends its request to the job service
+ * again while it is still queued (the first delivery's signal may have failed, answered 503). The
+ * delivery and its request are recorded in one transaction.
  */
 export async function receivePush(deps: AppDeps, em: Em, spaceId: string, headers: Static<typeof WebhookHeaders>, raw: Buffer) {
   const target = await webhookTarget(em, spaceId);
@@ -249,14 +259,14 @@ export async function receivePush(deps: AppDeps, em: Em, spaceId: string, header
   const commit = typeof payload.after === 'string' ? payload.after : typeof payload.checkout_sha === 'string' ? payload.checkout_sha : '';
   if (/^0+$/.test(commit)) return { status: 'ignored' };
   deliveryId ??= `${target.webhook_provider}:${commit}`;
-  if (!(await recordDelivery(em, spaceId, deliveryId))) return { status: 'duplicate' };
+  const requestId = `hook-${createHash('sha256').update(`${spaceId}\n${deliveryId}`).digest('hex').slice(0, 32)}`;
   const stamp = payload.head_commit?.timestamp ?? payload.commits?.[payload.commits.length - 1]?.timestamp;
   const timestamp =
     typeof stamp === 'string' && !Number.isNaN(Date.parse(stamp)) ? new Date(stamp).toISOString() : new Date().toISOString();
   const credentials = target.webhook_credentials
     ? (JSON.parse(box.open(target.webhook_credentials, `git-webhook-credentials:${spaceId}`)) as { username: string; password: string })
     : null;
-  const requestId = await submit(deps, em, {
+  const { fresh } = await submit(deps, em, {
     spaceId,
     organizationId: target.organization_id,
     kind: 'import',
@@ -266,7 +276,8 @@ export async function receivePush(deps: AppDeps, em: Em, spaceId: string, header
     requestedBy: null,
     integration: `${target.webhook_provider}-webhook`,
     credentials,
-    id: `hook-${createHash('sha256').update(`${spaceId}\n${deliveryId}`).digest('hex').slice(0, 32)}`,
+    id: requestId,
+    delivery: deliveryId,
   });
-  return { status: 'accepted', requestId };
+  return fresh ? { status: 'accepted', requestId } : { status: 'duplicate' };
 }
