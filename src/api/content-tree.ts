@@ -3,7 +3,7 @@ import type { Caller } from './context.ts';
 import { loadCollection, requireRole } from './access.ts';
 import type { Em } from '../db/orm.ts';
 import { positionBetween } from '../domain/positions.ts';
-import { badRequest, notFound } from './errors.ts';
+import { badRequest, isRefusal, notFound } from './errors.ts';
 
 /**
  * Spaces and collections share one ordering among siblings (the items under one parent
@@ -61,8 +61,8 @@ export async function targetCollection(
   field: string,
   action: string,
 ) {
-  const target = await loadCollection(em, caller, collectionId).catch(() => {
-    throw notFound(`${field}: collection`);
+  const target = await loadCollection(em, caller, collectionId).catch((error: unknown) => {
+    throw isRefusal(error) ? notFound(`${field}: collection`) : error;
   });
   if (target.collection.organizationId !== organizationId) throw notFound(`${field}: collection`);
   requireRole(target.role, 'create', action);

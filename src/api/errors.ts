@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { isDatabaseUnavailable, isTransientConflict } from '../db/health.ts';
 
 /** An error that is the caller's to fix (or to know about), answered in GitBook's error shape. */
 export class HttpError extends Error {
@@ -10,6 +11,13 @@ export class HttpError extends Error {
     this.statusCode = statusCode;
   }
 }
+
+/**
+ * Whether `error` refuses the request (an HttpError below 500) rather than reports a failure: a
+ * `.catch` that turns refusals into another answer lets everything else (the database being
+ * unavailable, a bug) go on as it is.
+ */
+export const isRefusal = (error: unknown): error is HttpError => error instanceof HttpError && error.statusCode < 500;
 
 export const badRequest = (message: string) => new HttpError(400, message);
 export const unauthorized = (message = 'Authentication required: send "Authorization: Bearer <token>"') => new HttpError(401, message);
@@ -22,10 +30,31 @@ export function errorBody(code: number, message: string) {
   return { error: { code, message } };
 }
 
-/** One error path for the whole API: every failure leaves as `{"error":{"code","message"}}`. */
+/** Seconds a 503 asks the client to wait before trying again (Retry-After). */
+export const RETRY_AFTER_SECONDS = 5;
+
+/**
+ * One error path for the whole API: every failure leaves as `{"error":{"code","message"}}`, and
+ * every 503 carries Retry-After. Requires Fastify's `return503OnClosing: false`: once the server
+ * is closing, requests still arriving on open keep-alive connections are refused here, in the
+ * error shape, and their connection is closed.
+ */
 export function registerErrorHandling(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    return reply
+      .status(503)
+      .header('connection', 'close')
+      .header('retry-after', String(RETRY_AFTER_SECONDS))
+      .send(errorBody(503, 'The server is shutting down; retry'));
+  });
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof HttpError) {
+      if (error.statusCode === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
       return reply.status(error.statusCode).send(errorBody(error.statusCode, error.message));
     }
     if (error.validation) {
@@ -44,6 +73,22 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       return reply.status(status).send(errorBody(status, error.message));
+    }
+    // The database is restarting, down or out of connections: trying again later may work.
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return reply
+        .status(503)
+        .header('retry-after', String(RETRY_AFTER_SECONDS))
+        .send(errorBody(503, 'The service is temporarily unavailable; retry later'));
+    }
+    // A transaction PostgreSQL gave up on for a concurrent one: nothing was written; sending it again may work.
+    if (isTransientConflict(error)) {
+      request.log.warn({ err: error }, 'transaction collided with a concurrent one');
+      return reply
+        .status(503)
+        .header('retry-after', '1')
+        .send(errorBody(503, 'The request collided with a concurrent change and was not applied; send it again'));
     }
     request.log.error({ err: error }, 'request failed');
     return reply.status(500).send(errorBody(500, 'Internal server error'));

@@ -4,7 +4,7 @@ import { newId } from '../../domain/ids.ts';
 import { contentRoles, grantedContent, loadCollection, loadOrganization, requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { collectionSubtree, resolvePosition, targetCollection } from '../content-tree.ts';
-import { conflict, notFound } from '../errors.ts';
+import { conflict, isRefusal, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
 import { presentSpace } from '../spaces/present.ts';
@@ -149,8 +149,8 @@ export async function transferCollection(ctx: Ctx, collectionId: string, body: S
   const { collection, role } = await loadCollection(em, caller, collectionId);
   requireRole(role, 'admin', 'transfer this collection');
   if (body.organization === collection.organizationId) throw conflict('The collection already belongs to that organization');
-  const target = await loadOrganization(em, caller, body.organization).catch(() => {
-    throw notFound('organization: target organization');
+  const target = await loadOrganization(em, caller, body.organization).catch((error: unknown) => {
+    throw isRefusal(error) ? notFound('organization: target organization') : error;
   });
   requireRole(target.role, 'admin', 'transfer collections into the target organization');
   await em.transactional(async (tx) => {

@@ -8,7 +8,7 @@ import { canManageTeam, type TeamRole } from '../../domain/membership.ts';
 import type { Role } from '../../domain/roles.ts';
 import { requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
-import { badRequest, forbidden, notFound } from '../errors.ts';
+import { badRequest, forbidden, isRefusal, notFound } from '../errors.ts';
 import { presentTeamMember } from '../members/present.ts';
 import { paginateSql } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
@@ -154,7 +154,14 @@ export async function updateTeamMembers(
   );
   // Removing someone who is not there is nothing to do, so unknown users in `remove` are ignored.
   const remove = (
-    await Promise.all((body.remove ?? []).map((h) => resolveMembers(em, organizationId, [h], 'remove').catch(() => [])))
+    await Promise.all(
+      (body.remove ?? []).map((h) =>
+        resolveMembers(em, organizationId, [h], 'remove').catch((error: unknown) => {
+          if (isRefusal(error)) return [];
+          throw error;
+        }),
+      ),
+    )
   ).flat();
   await em.transactional(async (tx) => {
     await addTeamMembers(tx, teamId, add, 'keep');
@@ -173,8 +180,8 @@ export async function putTeamMember(
 ): Promise<void> {
   const { role, teamRole } = await loadTeam(ctx, organizationId, teamId);
   requireTeamManager(role, teamRole);
-  const [id] = await resolveMembers(ctx.em, organizationId, [userId], 'userId').catch(() => {
-    throw notFound('Member');
+  const [id] = await resolveMembers(ctx.em, organizationId, [userId], 'userId').catch((error: unknown) => {
+    throw isRefusal(error) ? notFound('Member') : error;
   });
   await addTeamMembers(ctx.em, teamId, [id], body.role ?? 'keep');
 }
