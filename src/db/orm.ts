@@ -2,6 +2,7 @@ import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './schema.ts';
 import { migrations } from './migrations/index.ts';
+import { sql } from './sql.ts';
 
 export type Orm = MikroORM;
 export type Em = EntityManager;
@@ -30,8 +31,19 @@ export async function initOrm(options: OrmOptions): Promise<Orm> {
   });
 }
 
-/** Applies every pending migration; returns the names that ran. */
+/** Key of the PostgreSQL advisory lock held while migrating (any fixed number; "docs" in ASCII). */
+const MIGRATION_LOCK = 0x646f6373;
+
+/**
+ * Applies every pending migration; returns the names that ran. Safe to run from several processes
+ * at once (every API replica migrates at start): the migrations run in one transaction that first
+ * takes a transaction-level advisory lock, so a second process waits for the first to commit, then
+ * finds nothing left to do. The lock goes with the transaction, also when a process dies.
+ */
 export async function migrate(orm: Orm): Promise<string[]> {
-  const ran = await orm.migrator.up();
+  const ran = await orm.em.fork().transactional(async (em) => {
+    await sql(em, 'select pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
+    return orm.migrator.up({ transaction: em.getTransactionContext() });
+  });
   return ran.map((m) => m.name);
 }

@@ -15,6 +15,21 @@ export async function insertCopyRevision(em: Em, revisionId: string, spaceId: st
   ]);
 }
 
+/**
+ * Locks the live spaces among `spaceIds` for the rest of the transaction and returns their ids.
+ * Rows are locked in id order, so concurrent deletions of overlapping sets never deadlock; a
+ * space deleted by a transaction that committed while this one waited is no longer live.
+ */
+export async function lockLiveSpaces(em: Em, spaceIds: string[]): Promise<string[]> {
+  if (spaceIds.length === 0) return [];
+  const rows = await sql<{ id: string }>(
+    em,
+    'select id from space where id in (select jsonb_array_elements_text(?::jsonb)) and deleted_at is null order by id for update',
+    [JSON.stringify(spaceIds)],
+  );
+  return rows.map((r) => r.id);
+}
+
 /** Marks live spaces deleted at `deletedAt` (the purge only matches that exact time). */
 export async function markSpacesDeleted(em: Em, spaceIds: string[], deletedAt: Date): Promise<void> {
   if (spaceIds.length === 0) return;

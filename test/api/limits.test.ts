@@ -33,6 +33,35 @@ describe('rate limit', () => {
   });
 });
 
+describe('rate limit behind a proxy', () => {
+  const anonymous = (app: TestApp, forwardedFor: string) =>
+    app.app.inject({ method: 'GET', url: '/v1/user', headers: { 'x-forwarded-for': forwardedFor } });
+
+  it('counts requests without a token by the forwarded client address when the proxy is trusted', async () => {
+    const behind = await startTestApp({ RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW: '1h', TRUST_PROXY: '127.0.0.1' });
+    try {
+      const first = [];
+      for (let i = 0; i < 3; i++) first.push((await anonymous(behind, '203.0.113.1')).statusCode);
+      expect(first).toEqual([401, 401, 429]);
+      // Another client behind the same proxy has a count of its own.
+      expect((await anonymous(behind, '203.0.113.2')).statusCode).toBe(401);
+    } finally {
+      await behind.close();
+    }
+  });
+
+  it('ignores X-Forwarded-For from a peer that is not trusted', async () => {
+    const direct = await startTestApp({ RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW: '1h' });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await anonymous(direct, `203.0.113.${10 + i}`)).statusCode);
+      expect(statuses).toEqual([401, 401, 429]);
+    } finally {
+      await direct.close();
+    }
+  });
+});
+
 describe('body size limit', () => {
   it('answers 413 in the error shape for a body over BODY_LIMIT', async () => {
     const res = await org.members.admin.api.post(`/v1/orgs/${org.id}/spaces`, { title: 'x', emoji: 'y'.repeat(5000) });

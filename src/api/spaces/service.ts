@@ -1,8 +1,8 @@
 import type { Static } from 'typebox';
 import { Space } from '../../db/entities.ts';
-import { insertCopyRevision, markSpacesDeleted, undeleteSpace } from '../../db/spaces.ts';
-import { copyRevisionToSpace, loadPageMap, writeRevision } from '../../db/content.ts';
-import { reindexSpace } from '../../db/search.ts';
+import { insertCopyRevision, lockLiveSpaces, markSpacesDeleted, undeleteSpace } from '../../db/spaces.ts';
+import { copyRevisionToSpace, writeRevision } from '../../db/content.ts';
+import { syncSearchIndex } from '../../db/search.ts';
 import type { SpaceGitSync } from '../../db/access.ts';
 import { loadGitSyncs } from '../../db/git-sync.ts';
 import { positionBetween } from '../../domain/positions.ts';
@@ -13,7 +13,7 @@ import { signalSpaceRestored, startSpaceDeletion } from '../../temporal/space-de
 import { atLeast, type Role } from '../../domain/roles.ts';
 import { contentRoles, grantedContent, loadOrganization, loadSpace, orgRole, requireOrganization, requireRole } from '../access.ts';
 import type { AppDeps, Caller, Ctx } from '../context.ts';
-import { badRequest, forbidden, notFound, unavailable } from '../errors.ts';
+import { badRequest, forbidden, isRefusal, notFound, unavailable } from '../errors.ts';
 import { resolvePosition, targetCollection, type ContentPosition } from '../content-tree.ts';
 import { paginate } from '../pagination.ts';
 import { urlsFor } from '../urls.ts';
@@ -134,7 +134,8 @@ export async function updateSpace(ctx: Ctx, spaceId: string, body: Static<typeof
 export async function deleteSpace(ctx: Ctx, spaceId: string): Promise<void> {
   const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
   requireRole(role, 'admin', 'delete this space');
-  await deleteSpaces(ctx.deps, ctx.em, ctx.caller, [space]);
+  // Deleted meanwhile by another request: the same answer as a deletion that came after it.
+  if ((await deleteSpaces(ctx.deps, ctx.em, ctx.caller, [space])).length === 0) throw notFound('Space');
 }
 
 export async function restoreDeletedSpace(ctx: Ctx, spaceId: string) {
@@ -181,8 +182,8 @@ export async function moveSpace(ctx: Ctx, spaceId: string, body: Static<typeof M
 export async function transferSpace(ctx: Ctx, spaceId: string, body: Static<typeof TransferBody>) {
   const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
   requireRole(role, 'admin', 'transfer this space');
-  const target = await loadOrganization(ctx.em, ctx.caller, body.organization).catch(() => {
-    throw notFound('organization: target organization');
+  const target = await loadOrganization(ctx.em, ctx.caller, body.organization).catch((error: unknown) => {
+    throw isRefusal(error) ? notFound('organization: target organization') : error;
   });
   requireRole(target.role, 'admin', 'transfer spaces into the target organization');
   if (body.collection !== undefined) {
@@ -246,7 +247,7 @@ export async function createSpace(em: Em, input: NewSpace, content: InitialConte
     }
     await writeRevision(em, { id: revisionId, spaceId: id, parents: [], type: 'edits', base: null, pages });
   }
-  await reindexSpace(em, id, null, await loadPageMap(em, revisionId, false));
+  await syncSearchIndex(em, id);
   return space;
 }
 
@@ -254,31 +255,35 @@ export async function createSpace(em: Em, input: NewSpace, content: InitialConte
  * Deletes spaces restorably: each gets a `space-deletion/<id>` workflow that purges it after the
  * retention. The workflow starts first and its purge only matches this exact `deletedAt`, so a
  * failure between the two steps never purges a live space, and a Temporal outage changes nothing.
+ * Both steps run while the spaces' rows are locked: concurrent deletions of one space (two API
+ * processes, a client retrying) queue there, and only the first starts a deletion; the others
+ * find the space deleted. Returns the ids of the spaces this call deleted.
  */
-export async function deleteSpaces(deps: AppDeps, em: Em, caller: Caller, spaces: Space[]): Promise<void> {
+export async function deleteSpaces(deps: AppDeps, em: Em, caller: Caller, spaces: Space[]): Promise<string[]> {
   const deletedAt = new Date();
-  try {
-    for (const space of spaces) {
-      await startSpaceDeletion(
-        deps.temporal,
-        deps.config.temporalTaskQueue,
-        {
-          spaceId: space.id,
-          organizationId: space.organizationId,
-          deletedAt: deletedAt.toISOString(),
-          retentionMs: deps.config.spaceRetentionMs,
-        },
-        caller.user.id,
-      );
+  const byId = new Map(spaces.map((space) => [space.id, space]));
+  return em.transactional(async (tx) => {
+    const live = await lockLiveSpaces(tx, [...byId.keys()]);
+    try {
+      for (const id of live) {
+        await startSpaceDeletion(
+          deps.temporal,
+          deps.config.temporalTaskQueue,
+          {
+            spaceId: id,
+            organizationId: byId.get(id)!.organizationId,
+            deletedAt: deletedAt.toISOString(),
+            retentionMs: deps.config.spaceRetentionMs,
+          },
+          caller.user.id,
+        );
+      }
+    } catch (error) {
+      throw Object.assign(unavailable('The job service is unavailable; nothing was deleted. Try again shortly.'), { cause: error });
     }
-  } catch (error) {
-    throw Object.assign(unavailable('The job service is unavailable; nothing was deleted. Try again shortly.'), { cause: error });
-  }
-  await markSpacesDeleted(
-    em,
-    spaces.map((s) => s.id),
-    deletedAt,
-  );
+    await markSpacesDeleted(tx, live, deletedAt);
+    return live;
+  });
 }
 
 /** Brings a deleted space back if it is still inside the retention window. */
