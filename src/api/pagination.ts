@@ -1,10 +1,31 @@
 import type { EntityName, FilterQuery } from '@mikro-orm/core';
 import type { Em } from '../db/orm.ts';
-import { selectListingPage } from '../db/listing.ts';
+import { countEntitiesUpTo, countListing, selectListingPage } from '../db/listing.ts';
+import { Lru } from '../domain/lru.ts';
 import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
 import { badRequest } from './errors.ts';
 
 export const DEFAULT_LIMIT = 100;
+
+/**
+ * `count` is exact up to this many items, read with a bounded query on every page. A larger
+ * listing's count costs a scan of all its rows, so each process keeps it for COUNT_TTL_MS (in a
+ * bounded cache keyed by the listing): the count of a list of more than 10,000 items may lag by
+ * up to that long, and its pages cost what small lists cost.
+ */
+export const COUNT_EXACT_UP_TO = 10_000;
+const COUNT_TTL_MS = 30_000;
+const largeCounts = new Lru<string, { count: number; expires: number }>(1_000);
+
+async function countOf(key: string, capped: () => Promise<number>, all: () => Promise<number>): Promise<number> {
+  const upTo = await capped();
+  if (upTo <= COUNT_EXACT_UP_TO) return upTo;
+  const known = largeCounts.get(key);
+  if (known && known.expires > Date.now()) return known.count;
+  const count = await all();
+  largeCounts.set(key, { count, expires: Date.now() + COUNT_TTL_MS });
+  return count;
+}
 
 export interface ListPage<T> {
   items: T[];
@@ -65,12 +86,19 @@ export async function paginate<E extends object, T>(
       clause[key.field] = { [beyond]: after[i] };
       return clause;
     });
-    conditions.push({ $or: or });
+    // The leading key's bound alone, redundant with the OR above, lets the planner walk the index
+    // from the cursor on (an OR of prefixes by itself reads every row past it, then sorts).
+    conditions.push({ [keys[0].field]: { [order === 'asc' ? '$gte' : '$lte']: after[0] } }, { $or: or });
   }
   const orderBy = Object.fromEntries(keys.map((k) => [k.field, order]));
+  const meta = em.getMetadata().get(entity);
   const [rows, count] = await Promise.all([
     em.find(entity, { $and: conditions } as never, { orderBy: orderBy as never, limit: limit + 1 }),
-    em.count(entity, where as never),
+    countOf(
+      `${meta.className} ${JSON.stringify(where)}`,
+      () => countEntitiesUpTo(em, entity, where, COUNT_EXACT_UP_TO),
+      () => em.count(entity, where as never),
+    ),
   ]);
   const page = rows.slice(0, limit);
   const items = await Promise.all(page.map(present));
@@ -93,7 +121,7 @@ export interface SqlListing<R> {
 /**
  * The same keyset pagination over a raw select, for listings that join or filter beyond one
  * entity (search across tables, computed sort keys). Two statements: the page and the count
- * (one after the other, so they also run inside the caller's transaction).
+ * (one after the other, so they also run inside the caller's transaction); see COUNT_EXACT_UP_TO.
  */
 export async function paginateSql<R extends Record<string, unknown>, T>(
   em: Em,
@@ -116,7 +144,12 @@ export async function paginateSql<R extends Record<string, unknown>, T>(
     where = `where (${columns}) ${order === 'asc' ? '>' : '<'} (${placeholders})`;
     params.push(...values);
   }
-  const { raw, count } = await selectListingPage(em, listing.sql, listing.params, where, params, keys, order, limit);
+  const raw = await selectListingPage(em, listing.sql, where, params, keys, order, limit);
+  const count = await countOf(
+    `${listing.sql} ${JSON.stringify(listing.params)}`,
+    () => countListing(em, listing.sql, listing.params, COUNT_EXACT_UP_TO),
+    () => countListing(em, listing.sql, listing.params),
+  );
   const rows = raw.map((r) => (listing.row ? listing.row(r) : (r as R)));
   const page = rows.slice(0, limit);
   const result: ListPage<T> = { items: await present(page), count };
