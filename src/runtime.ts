@@ -3,8 +3,6 @@ import type { Config } from './config.ts';
 import { initOrm, migrate, type Orm } from './db/orm.ts';
 import { buildApp } from './api/app.ts';
 import { connectTemporal, ensureSearchAttributes, waitForTemporal } from './temporal/client.ts';
-import { createWorker } from './temporal/worker.ts';
-import { closePdfPrinter } from './lib/pdf-printer.ts';
 
 /** Starting the two processes of the service, shared by `npm start`, `npm run api` and `npm run worker`. */
 
@@ -13,7 +11,7 @@ export interface Started {
 }
 
 export async function openDatabase(config: Config, log: Logger, options: { migrate: boolean }): Promise<Orm> {
-  const orm = await initOrm({ databaseUrl: config.databaseUrl!, logger: (message) => log.debug(message) });
+  const orm = await initOrm({ databaseUrl: config.databaseUrl!, poolMax: config.databasePoolMax, logger: (message) => log.debug(message) });
   if (options.migrate) {
     const ran = await migrate(orm);
     if (ran.length) log.info({ migrations: ran }, 'database migrated');
@@ -44,6 +42,9 @@ export async function startWorker(config: Config, log: Logger, orm: Orm): Promis
   const { connection: admin } = await connectTemporal({ address: config.temporalAddress!, namespace: config.temporalNamespace });
   await ensureSearchAttributes(admin, config.temporalNamespace);
   await admin.close();
+  // Loaded here, not at the top: the worker's modules (the workflow bundler, Chromium's driver, the
+  // importers) stay out of an API-only process's memory.
+  const [{ createWorker }, { closePdfPrinter }] = await Promise.all([import('./temporal/worker.ts'), import('./lib/pdf-printer.ts')]);
   const { worker, connection } = await createWorker({
     address: config.temporalAddress!,
     namespace: config.temporalNamespace,

@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import rateLimit from '@fastify/rate-limit';
 import AjvCompiler from '@fastify/ajv-compiler';
+import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import type { Logger } from 'pino';
 import { createHash, randomUUID } from 'node:crypto';
 import type { AppDeps } from './context.ts';
@@ -52,15 +53,21 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     genReqId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 128) : randomUUID()),
     requestIdHeader: false,
     bodyLimit: deps.config.bodyLimit,
+    // Behind a balancer, the client's address comes from X-Forwarded-For of the proxies trusted (TRUST_PROXY).
+    trustProxy: deps.config.trustProxy,
     // Path parameters longer than the router's default of 100 reach validation, which names them in a 400;
     // longer still, the router answers 414 (frameworkErrors), in the error shape.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
     clientErrorHandler,
+    // While closing, registerErrorHandling refuses new requests itself, in the error shape.
+    return503OnClosing: false,
     ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     // JSON bodies are typed on the wire: `{"title": 12}` is refused (400 naming the field), never read as "12".
     // Path, query and header values are always strings, so those still coerce ("?limit=5" is the number 5).
-    schemaController: { compilersFactory: { buildValidator: partAwareValidator } },
+    // Each route's validators and serializers are compiled on first use, not at start: a process
+    // only holds the code of the routes it serves (about 100 MB less for one that serves a few).
+    schemaController: { compilersFactory: { buildValidator: lazily(partAwareValidator), buildSerializer: lazily(SerializerSelector()) } },
   });
   app.decorate('deps', deps);
   app.decorateRequest('em', null as never);
@@ -114,15 +121,14 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     const checks: Record<string, string> = {};
+    // The route needs no token: what failed is named, the error itself only logged.
+    const failed = (what: string) => (error: Error) => {
+      checks[what] = 'unavailable';
+      request.log.warn({ err: error }, `readiness: ${what} unavailable`);
+    };
     await Promise.all([
-      pingDatabase(request.em).then(
-        () => (checks.database = 'ok'),
-        (e: Error) => (checks.database = e.message),
-      ),
-      deps.temporal.connection.workflowService.getSystemInfo({}).then(
-        () => (checks.temporal = 'ok'),
-        (e: Error) => (checks.temporal = e.message),
-      ),
+      pingDatabase(request.em).then(() => (checks.database = 'ok'), failed('database')),
+      deps.temporal.connection.workflowService.getSystemInfo({}).then(() => (checks.temporal = 'ok'), failed('temporal')),
     ]);
     const ready = Object.values(checks).every((v) => v === 'ok');
     return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
@@ -164,6 +170,23 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   return app;
 }
 
+/**
+ * A compiler factory whose compilers return a stand-in that compiles the real function the first
+ * time it is called. Ajv validators report through an `errors` property, which the stand-in passes on.
+ */
+function lazily<F extends (...args: never[]) => (route: never) => unknown>(factory: F): F {
+  const lazyFactory = (...args: Parameters<F>) => {
+    const compile = factory(...args);
+    return (route: never) => {
+      let compiled: ((data: unknown) => unknown) | undefined;
+      const standIn = (data: unknown) => (compiled ??= compile(route) as (data: unknown) => unknown)(data);
+      Object.defineProperty(standIn, 'errors', { get: () => (compiled as { errors?: unknown } | undefined)?.errors });
+      return standIn;
+    };
+  };
+  return lazyFactory as unknown as F;
+}
+
 const ajvCompilers = AjvCompiler();
 type RouteValidation = { httpPart?: string };
 
@@ -178,14 +201,22 @@ const partAwareValidator: AjvCompiler.BuildCompilerFromPool = (externalSchemas, 
 };
 
 /**
+ * Callers (tokens or addresses) whose request counts one API process keeps, least recently seen
+ * first out: past this many callers in one window, the least recently seen start counting again.
+ */
+export const RATE_LIMIT_CALLERS = 10_000;
+
+/**
  * At most `max` requests per window per API token (a hash of it), or per client IP address without
  * one; over it, 429 in the error shape with Retry-After. Probes (/healthz, /readyz, /metrics) are not counted.
+ * Counts are kept per process: behind a balancer over N API processes a caller may make up to N × max.
  */
 async function registerRateLimit(app: FastifyInstance, limit: { max: number; windowMs: number }): Promise<void> {
   await app.register(rateLimit, {
     global: false,
     max: limit.max,
     timeWindow: limit.windowMs,
+    cache: RATE_LIMIT_CALLERS,
     allowList: (request) => ['/healthz', '/readyz', '/metrics'].includes(request.url.split('?')[0]),
     keyGenerator: (request) => {
       const auth = request.headers.authorization;
