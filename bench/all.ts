@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- --quick] [--rounds 3] [--duration 10] [--connections 32] [--search-pages 100000]
- * [--list-rows 1000000] [--only api-get,list,search,merge,pdf,published,memory]`
+ * [--list-rows 1000000] [--git-pages 2000]
+ * [--only api-get,list,search,git-import,merge,git-import-answer,pdf,published,memory]`
  *
  * Starts one fresh stack (bench/stack.ts), runs every benchmark module in bench/measures/ against
  * it, and prints one markdown table: each measure, its baseline measured in the same run, the
@@ -9,7 +10,7 @@
  * every size so the whole run takes about a minute (a smoke check, not a result).
  * Targets are reported, not asserted: the exit code is 0 unless the run itself fails.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cleanupStack } from './lib.ts';
 import { notMeasured, type RunOptions, type Row } from './load.ts';
 import { startStack, type Stack } from './stack.ts';
@@ -17,6 +18,7 @@ import { measureApiGet } from './measures/api-get.ts';
 import { measureListKeyset } from './measures/list-keyset.ts';
 import { measureSearch } from './measures/search.ts';
 import { measureMerge } from './measures/merge.ts';
+import { measureGitImport, measureGitImportAnswer } from './measures/git-import.ts';
 import { measurePdf } from './measures/pdf.ts';
 import { measurePublished } from './measures/published.ts';
 import { measureMemory, rssSampler } from './measures/memory.ts';
@@ -32,7 +34,7 @@ function readRunOptions(argv: string[]): RunOptions & { only: Set<Module> } {
     if (m[1] === 'quick') flags.set('quick', 'true');
     else flags.set(m[1], m[2] ?? argv[++i] ?? '');
   }
-  const known = ['quick', 'rounds', 'duration', 'connections', 'search-pages', 'list-rows', 'only'];
+  const known = ['quick', 'rounds', 'duration', 'connections', 'search-pages', 'list-rows', 'git-pages', 'only'];
   for (const name of flags.keys()) if (!known.includes(name)) throw new Error(`unknown flag --${name} (flags: --${known.join(', --')})`);
   const quick = flags.has('quick');
   const int = (name: string, fallback: number, min: number, max: number) => {
@@ -49,6 +51,7 @@ function readRunOptions(argv: string[]): RunOptions & { only: Set<Module> } {
     connections: int('connections', quick ? 8 : 32, 1, 1024),
     searchPages: int('search-pages', quick ? 1_000 : 100_000, 10, 1_000_000),
     listRows: int('list-rows', quick ? 20_000 : 1_000_000, 200, 10_000_000),
+    gitPages: int('git-pages', quick ? 300 : 2_000, 10, 20_000),
     mergePages: quick ? 500 : 5_000,
     mergeChanges: quick ? 50 : 500,
     pdfPages: quick ? 20 : 200,
@@ -70,7 +73,8 @@ function markdown(rows: Row[]): string {
     const met = r.met === null ? '–' : r.met ? 'yes' : 'no';
     lines.push(`| ${r.measure} | ${value} | ${r.baseline} | ${base} | ${fmt(r.ratio)} | ${r.target} | ${met} |`);
   }
-  return lines.join('\n');
+  const notes = rows.filter((r) => r.value !== null && r.note).map((r) => `- ${r.measure}: ${r.note}`);
+  return [...lines, ...(notes.length ? ['', ...notes] : [])].join('\n');
 }
 
 const log = (line: string) => console.error(line);
@@ -92,15 +96,13 @@ try {
   const stack: Stack = await startStack(cleanup, log);
   const sampler = rssSampler(stack.api.child.pid!);
   cleanup.push(() => sampler.stop());
-  const gitBench = existsSync(new URL('./git-import.ts', import.meta.url));
-  const gitNote = gitBench ? 'not measured: bench/git-import.ts is not wired into this table yet' : 'not measured: needs Git Sync';
   const runs: Record<Module, () => Promise<Row[]>> = {
     'api-get': () => measureApiGet(stack, options),
     list: () => measureListKeyset(stack, options, log),
     search: () => measureSearch(stack, options, log),
-    'git-import': async () => [notMeasured('git import of a 2,000-page repository', 'ratio ≤ 3 (vs git clone + parse)', gitNote)],
+    'git-import': () => measureGitImport(stack, options, log),
     merge: () => measureMerge(stack, options, log),
-    'git-import-answer': async () => [notMeasured('POST …/git/import answer p95', 'ratio ≤ 1.5 (vs bare workflow start)', gitNote)],
+    'git-import-answer': () => measureGitImportAnswer(stack, options, log),
     pdf: () => measurePdf(stack, options, log),
     published: () => measurePublished(stack, options, log),
     memory: () => measureMemory(stack, options, sampler),

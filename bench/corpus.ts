@@ -1,7 +1,7 @@
 /** A deterministic corpus for the content benchmarks: the same pages and queries on every run. */
 import type { Orm } from '../src/db/orm.ts';
-import { loadPageMap, writeRevision } from '../src/db/content.ts';
-import { reindexSpace } from '../src/db/search.ts';
+import { writeRevision } from '../src/db/content.ts';
+import { syncSearchIndex } from '../src/db/search.ts';
 import { sql } from '../src/db/sql.ts';
 import { positionBetween } from '../src/domain/positions.ts';
 import type { PageMap } from '../src/domain/content/tree.ts';
@@ -33,10 +33,9 @@ export function generatePages(count: number, prefix: string): PageMap {
 export async function seedSpace(orm: Orm, spaceId: string, pages: PageMap): Promise<string> {
   return orm.em.fork().transactional(async (em) => {
     const current = (await sql<{ revision_id: string }>(em, 'select revision_id from space where id = ?', [spaceId]))[0].revision_id;
-    const before = await loadPageMap(em, current, false);
     const revision = await writeRevision(em, { spaceId, parents: [current], type: 'edits', base: null, pages });
     await sql(em, 'update space set revision_id = ? where id = ?', [revision, spaceId]);
-    await reindexSpace(em, spaceId, before, await loadPageMap(em, revision, false));
+    await syncSearchIndex(em, spaceId);
     return revision;
   });
 }

@@ -27,6 +27,8 @@ export interface RunOptions {
   searchPages: number;
   /** Rows of the list endpoint's table (1,000,000 in a full run). */
   listRows: number;
+  /** Pages of the generated repository of the git import row (2,000 in a full run). */
+  gitPages: number;
   mergePages: number;
   mergeChanges: number;
   pdfPages: number;

@@ -15,6 +15,7 @@ import { startServerChild, type cleanupStack, type ServerChild } from './lib.ts'
 
 export interface Stack {
   runId: string;
+  temporalAddress: string;
   databaseUrl: string;
   /** A pool for seeding and baselines (the bench process's own). */
   orm: Orm;
@@ -74,6 +75,10 @@ export async function startStack(cleanup: ReturnType<typeof cleanupStack>, log: 
     PUBLIC_URL: env.PUBLIC_URL || 'http://docs.bench',
     SECRETS_KEY: env.SECRETS_KEY || Buffer.alloc(32, 1).toString('base64'),
     LOG_LEVEL: 'warn',
+    // The Git Sync rows import from a repository server on 127.0.0.1.
+    FETCH_ALLOW_HOSTS: '127.0.0.1',
+    // The limiter stays on the request path, with a ceiling load generators do not reach.
+    RATE_LIMIT_MAX: '10000000',
   };
   const worker = spawn(process.execPath, ['--import', './scripts/check-node.js', 'src/worker.ts'], { env: childEnv, stdio: 'ignore' });
   cleanup.push(async () => {
@@ -101,5 +106,5 @@ export async function startStack(cleanup: ReturnType<typeof cleanupStack>, log: 
     if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
     return json;
   };
-  return { runId, databaseUrl, orm, orgId: org.id, token, api, bare, call };
+  return { runId, temporalAddress, databaseUrl, orm, orgId: org.id, token, api, bare, call };
 }

@@ -14,13 +14,16 @@ export async function measureListKeyset(stack: Stack, options: RunOptions, log: 
   const orgId = stack.orgId;
   const started = Date.now();
   const em = stack.orm.em.fork();
+  // Inside one collection of their own, so that their made-up position keys never neighbour what
+  // the other benchmarks create at the organization's root.
+  const parent = await stack.call('POST', `/v1/orgs/${orgId}/collections`, { title: 'List benchmark' });
   await sql(
     em,
-    `insert into collection (id, organization_id, title, position, created_at, updated_at)
-     select 'benchcoll' || lpad(g::text, 8, '0'), ?, 'Collection ' || g, lpad(g::text, 8, '0'),
+    `insert into collection (id, organization_id, parent_id, title, position, created_at, updated_at)
+     select 'benchcoll' || lpad(g::text, 8, '0'), ?, ?, 'Collection ' || g, lpad(g::text, 8, '0'),
             timestamptz '2026-01-01' + g * interval '1 second', now()
        from generate_series(1, ?) g`,
-    [orgId, options.listRows],
+    [orgId, parent.id, options.listRows],
   );
   await sql(em, 'analyze collection');
   log(`list: ${options.listRows} collections seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -1,0 +1,211 @@
+/**
+ * Git Sync, two rows.
+ *
+ * - Import of a generated GitBook repository (nested folders, SUMMARY.md, links between pages,
+ *   GitBook blocks, image assets) served over smart HTTP by `git http-backend`, against `git clone
+ *   --depth 1` plus reading and parsing every markdown file of the same repository with the same
+ *   parser, in the same round. The import is the real activity (fetch into a fresh cache, read the
+ *   layout, stream assets to the blob store, write one revision and its search index), called
+ *   in-process so the figure does not include Temporal's scheduling.
+ * - The answer of `POST …/git/import` (the request row, then a signal-with-start of the space's
+ *   sync workflow), p95 over sequential calls, against a bare Temporal workflow start from this
+ *   process (same server, a task queue no worker polls; the runs are terminated afterwards).
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { insertGitSyncRequest, requestSecretContext } from '../../src/db/git-sync.ts';
+import { gitSyncActivities } from '../../src/activities/git-sync.ts';
+import { LocalBlobStore } from '../../src/lib/blob-store.ts';
+import { secretBox } from '../../src/lib/secrets.ts';
+import { parseMarkdown } from '../../src/domain/content/markdown.ts';
+import { startGitServer, type GitServer } from '../../test/support/git-server.ts';
+import { median, percentile } from '../lib.ts';
+import type { RunOptions, Row } from '../load.ts';
+import type { Stack } from '../stack.ts';
+
+/** A GitBook repository: sections of 50 pages, each page linking to its neighbours and an image. */
+export function generateRepository(pages: number, assets: number): Record<string, string | Buffer> {
+  const files: Record<string, string | Buffer> = {};
+  const perSection = 50;
+  const sections = Math.ceil((pages - 1) / perSection);
+  const summary = ['# Table of contents', '', '* [Introduction](README.md)'];
+  files['README.md'] = '# Introduction\n\nGenerated documentation.\n';
+  for (let a = 0; a < assets; a++) files[`.gitbook/assets/image ${a}.png`] = randomBytes(2048 + (a % 7) * 512);
+  let made = 1;
+  for (let s = 0; s < sections && made < pages; s++) {
+    summary.push(`* [Section ${s}](section-${s}/README.md)`);
+    files[`section-${s}/README.md`] = `# Section ${s}\n\n{% hint style="info" %}\nPages of section ${s}.\n{% endhint %}\n`;
+    made++;
+    for (let p = 0; p < perSection - 1 && made < pages; p++, made++) {
+      summary.push(`  * [Page ${s}.${p}](section-${s}/page-${p}.md)`);
+      const image = assets > 0 ? `\n![figure](../.gitbook/assets/image%20${(s * perSection + p) % assets}.png)\n` : '';
+      files[`section-${s}/page-${p}.md`] = [
+        '---',
+        `description: Page ${p} of section ${s}`,
+        '---',
+        '',
+        `# Page ${s}.${p}`,
+        '',
+        `This is page ${p} of section ${s}. It links to [the next page](page-${p + 1}.md) and [the section](README.md).`,
+        '',
+        '## Details',
+        '',
+        'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore.'.repeat(3),
+        '',
+        '```js',
+        `console.log(${p});`,
+        '```',
+        image,
+      ].join('\n');
+    }
+  }
+  files['SUMMARY.md'] = `${summary.join('\n')}\n`;
+  return files;
+}
+
+function walk(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    if (name === '.git') continue;
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) walk(full, out);
+    else out.push(full);
+  }
+  return out;
+}
+
+async function withGitServer<T>(run: (server: GitServer, scratch: string) => Promise<T>): Promise<T> {
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-git-'));
+  const server = await startGitServer();
+  try {
+    return await run(server, scratch);
+  } finally {
+    await server.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+export async function measureGitImport(stack: Stack, options: RunOptions, log: (line: string) => void): Promise<Row[]> {
+  const pages = options.gitPages;
+  const assets = Math.round(pages / 10);
+  return withGitServer(async (server, scratch) => {
+    server.commit('docs', generateRepository(pages, assets), { message: 'Generated docs' });
+    const box = secretBox(randomBytes(32));
+    const imports: number[] = [];
+    const baselines: number[] = [];
+    for (let round = 0; round < options.rounds; round++) {
+      // Baseline: clone + read + parse every markdown file (asynchronous: the server runs in this process).
+      const clone = join(scratch, `clone-${round}`);
+      let t = performance.now();
+      await promisify(execFile)('git', ['clone', '--quiet', '--depth', '1', server.url('docs'), clone], {
+        env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+      });
+      for (const path of walk(clone)) if (path.endsWith('.md')) parseMarkdown(readFileSync(path, 'utf8'));
+      baselines.push(performance.now() - t);
+
+      // The import, as the worker runs it, into a fresh space with a fresh repository cache.
+      const activities = gitSyncActivities(stack.orm, {
+        blobs: new LocalBlobStore(join(scratch, 'blobs')),
+        cacheDir: join(scratch, `cache-${round}`),
+        maxFileBytes: 100 * 1024 * 1024,
+        timeoutMs: 600_000,
+        policy: { allowPrivate: false, allowHosts: ['127.0.0.1'], timeoutMs: 60_000, maxBytes: 10 * 1024 * 1024, maxRedirects: 0 },
+        secrets: async () => box,
+      });
+      const space = await stack.call('POST', `/v1/orgs/${stack.orgId}/spaces`, { title: `Git bench ${round}` });
+      const requestId = `bench-import-${stack.runId}-${round}`;
+      await insertGitSyncRequest(stack.orm.em.fork(), {
+        id: requestId,
+        spaceId: space.id,
+        kind: 'import',
+        requestedAt: new Date(),
+        requestedBy: null,
+        params: { url: server.url('docs', false), ref: 'refs/heads/main' },
+        credentials: box.seal(JSON.stringify({ username: 'git-user', password: 's3cret-pass' }), requestSecretContext(requestId)),
+      });
+      t = performance.now();
+      const outcome = await activities.runGitSyncRequest(requestId);
+      imports.push(performance.now() - t);
+      if (outcome.state !== 'applied') throw new Error(`the import did not apply: ${JSON.stringify(outcome)}`);
+      log(`git-import: round ${round + 1}: import ${imports[round].toFixed(0)} ms, clone + parse ${baselines[round].toFixed(0)} ms`);
+    }
+    const value = median(imports);
+    const baseline = median(baselines);
+    return [
+      {
+        measure: `git import of a ${pages.toLocaleString('en')}-page repository (${assets} assets)`,
+        value: value / 1000,
+        unit: 's',
+        baseline: 'git clone --depth 1 + parse every markdown file',
+        baselineValue: baseline / 1000,
+        ratio: value / baseline,
+        target: 'ratio ≤ 3',
+        met: value / baseline <= 3,
+      },
+    ];
+  });
+}
+
+export async function measureGitImportAnswer(stack: Stack, options: RunOptions, log: (line: string) => void): Promise<Row[]> {
+  const calls = options.quick ? 40 : 200;
+  return withGitServer(async (server) => {
+    server.commit('small', { 'README.md': '# Small\n\nOne page.\n' });
+    const spaces: string[] = [];
+    for (let i = 0; i < 8; i++) spaces.push((await stack.call('POST', `/v1/orgs/${stack.orgId}/spaces`, { title: `Answer ${i}` })).id);
+    const connection = await Connection.connect({ address: stack.temporalAddress });
+    const client = new Client({ connection, namespace: 'default' });
+    const queue = `bench-nobody-${stack.runId}`;
+    const started: string[] = [];
+    try {
+      const answer: number[] = [];
+      const bare: number[] = [];
+      const importOnce = async (i: number) => {
+        const t = performance.now();
+        await stack.call('POST', `/v1/spaces/${spaces[i % spaces.length]}/git/import`, {
+          url: server.url('small'),
+          ref: 'refs/heads/main',
+          timestamp: new Date().toISOString(),
+        });
+        return performance.now() - t;
+      };
+      const startOnce = async (i: number) => {
+        const workflowId = `bench-bare-${stack.runId}-${i}`;
+        const t = performance.now();
+        await client.workflow.start('benchBareStart', { taskQueue: queue, workflowId, args: [{ requestId: workflowId }] });
+        const ms = performance.now() - t;
+        started.push(workflowId);
+        return ms;
+      };
+      // Warm both paths, then alternate so load drifts hit both equally.
+      await importOnce(spaces.length - 1);
+      await startOnce(-1);
+      for (let i = 0; i < calls; i++) {
+        answer.push(await importOnce(i));
+        bare.push(await startOnce(i));
+      }
+      const p95 = percentile(Float64Array.from(answer).sort(), 95);
+      const base = percentile(Float64Array.from(bare).sort(), 95);
+      log(`git-import-answer: ${calls} calls, p95 ${p95.toFixed(1)} ms vs bare start ${base.toFixed(1)} ms`);
+      return [
+        {
+          measure: 'POST …/git/import answer p95',
+          value: p95,
+          unit: 'ms',
+          baseline: 'bare Temporal workflow start p95',
+          baselineValue: base,
+          ratio: p95 / base,
+          target: 'ratio ≤ 1.5',
+          met: p95 / base <= 1.5,
+          note: `${calls} calls each, alternating; p50 ${percentile(Float64Array.from(answer).sort(), 50).toFixed(1)} vs ${percentile(Float64Array.from(bare).sort(), 50).toFixed(1)} ms`,
+        },
+      ];
+    } finally {
+      await Promise.allSettled(started.map((id) => client.workflow.getHandle(id).terminate('benchmark baseline')));
+      await connection.close();
+    }
+  });
+}
