@@ -1,4 +1,5 @@
 import { log } from '@temporalio/activity';
+import type { Root } from 'hast';
 import { loadFiles, loadPageMap, type FileRow } from '../db/content.ts';
 import type { Orm } from '../db/orm.ts';
 import { findPdfExport, loadPrintHeading, recordPdfExport, revisionExists } from '../db/pdf-export.ts';
@@ -78,11 +79,15 @@ export function pdfActivities(orm: Orm, options: PdfActivityOptions) {
             const { target } = resolveLink(index, pageId, src);
             return target.kind === 'file' && target.space === input.spaceId ? fileById.get(target.file) : undefined;
           };
+          // Each page's markdown is parsed once: for its images here, then printed from the same tree.
+          const trees = new Map<string, Root>();
+          for (const { page } of selected) if (page.type === 'document') trees.set(page.id, markdownToSafeTree(page.markdown));
           const dataUris = new Map<string, string>();
           let inlinedBytes = 0;
           for (const { page } of selected) {
-            if (page.type !== 'document') continue;
-            for (const src of imageSources(markdownToSafeTree(page.markdown))) {
+            const tree = trees.get(page.id);
+            if (!tree) continue;
+            for (const src of imageSources(tree)) {
               const file = fileOf(src, page.id);
               if (!file || dataUris.has(file.id) || !IMAGE_TYPES.has(file.contentType) || file.size > MAX_IMAGE_BYTES) continue;
               if (inlinedBytes + file.size > MAX_INLINED_BYTES) continue;
@@ -105,6 +110,7 @@ export function pdfActivities(orm: Orm, options: PdfActivityOptions) {
                 const file = page ? fileOf(src, page.id) : undefined;
                 return file ? (dataUris.get(file.id) ?? null) : null;
               },
+              trees,
             },
           );
 

@@ -221,9 +221,11 @@ const el = (tagName: string, properties: Element['properties'], children: Elemen
 /**
  * A complete HTML document for printing: each page starts on a new sheet with its title (and
  * description), link pages show their target, and the page bodies are the sanitized trees of their
- * markdown with images placed by `image`.
+ * markdown with images placed by `image`. `trees` may hold pages' trees parsed already
+ * (`markdownToSafeTree`, by page id), so that a caller that read them first does not parse twice;
+ * they are changed in place. A document page not in it is parsed here.
  */
-export function printDocumentHtml(doc: PrintDocument, options: { image?: ImageResolver } = {}): string {
+export function printDocumentHtml(doc: PrintDocument, options: { image?: ImageResolver; trees?: ReadonlyMap<string, Root> } = {}): string {
   const sections: ElementContent[] = [];
   if (doc.subtitle) sections.push(el('div', { className: ['document-header'] }, [text(doc.subtitle)]));
   for (const [i, { page, depth }] of doc.pages.entries()) {
@@ -235,7 +237,7 @@ export function printDocumentHtml(doc: PrintDocument, options: { image?: ImageRe
       children.push(el('p', { className: ['page-link'] }, link.children as ElementContent[]));
     }
     if (page.type === 'document') {
-      const body = markdownToSafeTree(page.markdown);
+      const body = options.trees?.get(page.id) ?? markdownToSafeTree(page.markdown);
       scopeFragments(body, `p${i}-`);
       placeImages(body, options.image, page);
       children.push(el('div', { className: ['page-body'] }, body.children as ElementContent[]));

@@ -275,4 +275,18 @@ describe('printDocumentHtml', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const [, target] of html.matchAll(/href="#([^"]+)"/g)) expect(ids).toContain(target);
   });
+
+  it('prints a page from the tree it is given, and parses the pages that have none', () => {
+    const pages = [
+      { depth: 0, page: page('a', null, 'a', { markdown: 'From the markdown of a' }) },
+      { depth: 0, page: page('b', null, 'b', { markdown: 'From the markdown of b' }) },
+    ];
+    const given = markdownToSafeTree('Parsed before [^1]\n\n[^1]: A note.');
+    const html = printDocumentHtml({ title: 't', pages }, { trees: new Map([['a', given]]) });
+    expect(html).toContain('Parsed before');
+    expect(html).not.toContain('From the markdown of a');
+    expect(html).toContain('From the markdown of b');
+    // The given tree goes through the same steps as a parsed one: its anchors are scoped to its page.
+    expect(html).toMatch(/id="p0-/);
+  });
 });
