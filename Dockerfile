@@ -1,12 +1,14 @@
 # One image for both processes of the service. Node 24 runs the TypeScript sources directly,
 # so there is no build step.
-#   API (default):  node src/api/server.ts
+#   API (default):  node --max-semi-space-size=32 src/api/server.ts
 #   Worker:         node src/worker.ts
 #   Admin commands: node src/cli/admin.ts <command> ...
 # Both processes need DATABASE_URL and TEMPORAL_ADDRESS; see .env.example for every variable.
 FROM node:24-slim
 
 ENV NODE_ENV=production
+# Compiled code and type-stripped sources are kept between starts of a container (less memory, faster start).
+ENV NODE_COMPILE_CACHE=/tmp/node-compile-cache
 WORKDIR /app
 
 # Chromium prints change-request PDFs in the worker (CHROMIUM_PATH defaults to /usr/bin/chromium); git runs Git Sync.
@@ -30,4 +32,6 @@ EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=5s --start-period=90s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
-CMD ["node", "src/api/server.ts"]
+# A young generation of 32 MB semi-spaces (Node's default here is larger): about 40 MB less resident
+# memory under load, at no measurable cost in throughput (README, "Performance"). As `npm run api`.
+CMD ["node", "--max-semi-space-size=32", "src/api/server.ts"]

@@ -1,5 +1,6 @@
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { parseDuration } from '../src/domain/duration.ts';
 
@@ -201,13 +202,26 @@ export interface ServerChild {
 }
 
 /**
+ * The Node flags `npm run api` starts the service with (package.json's `api` script: the heap
+ * settings and the preload, with its compile cache), so both bench targets run under them.
+ */
+function apiNodeFlags(): string[] {
+  const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+  const words = packageJson.scripts.api.split(/\s+/);
+  if (words[0] !== 'node') throw new Error(`package.json: the api script does not start with node: ${packageJson.scripts.api}`);
+  const flags = words.slice(1, -1);
+  return flags.map((flag) => (flag.startsWith('./') ? fileURLToPath(new URL(`../${flag.slice(2)}`, import.meta.url)) : flag));
+}
+
+/**
  * Starts bench/server.ts in a child process of its own (both targets run the same way, so the
  * load generator in this process never shares an event loop with the server it measures).
  */
 export async function startServerChild(kind: 'api' | 'bare', env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<ServerChild> {
   // BENCH_CPU_PROF=<dir>: each server writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
   const profileDir = env.BENCH_CPU_PROF;
-  const execArgv = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', `${kind}-${Date.now()}.cpuprofile`] : [];
+  const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', `${kind}-${Date.now()}.cpuprofile`] : [];
+  const execArgv = [...apiNodeFlags(), ...profile];
   const child = fork(new URL('./server.ts', import.meta.url), [kind], { env, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const stop = async () => {

@@ -14,7 +14,6 @@
  */
 import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { Agent, fetch } from 'undici';
 import type { Response } from 'undici';
 import { parseDuration } from '../domain/duration.ts';
 import { classifyAddress, isHostAllowed, isIpLiteral } from '../domain/net.ts';
@@ -304,6 +303,8 @@ export async function guardedFetch(url: string, policy: FetchPolicy, init: Guard
   const timer = setTimeout(() => clock.abort(new DOMException('The fetch deadline passed', 'TimeoutError')), policy.timeoutMs);
   const deadline = clock.signal;
   const pins: Pins = new Map();
+  // Loaded on first use: most API processes never fetch a URL, and undici costs them memory.
+  const { Agent, fetch } = await import('undici');
   const agent = new Agent({
     connect: { lookup: pinnedLookup(pins), timeout: policy.timeoutMs },
     headersTimeout: policy.timeoutMs,
