@@ -299,12 +299,12 @@ export async function guardedFetch(url: string, policy: FetchPolicy, init: Guard
   const firstOrigin = current.origin;
   let urlAuth: { origin: string; value: string } | null = null;
 
+  // Loaded on first use: most API processes never fetch a URL, and undici costs them memory.
+  const { Agent, fetch } = await import('undici');
   const clock = new AbortController();
   const timer = setTimeout(() => clock.abort(new DOMException('The fetch deadline passed', 'TimeoutError')), policy.timeoutMs);
   const deadline = clock.signal;
   const pins: Pins = new Map();
-  // Loaded on first use: most API processes never fetch a URL, and undici costs them memory.
-  const { Agent, fetch } = await import('undici');
   const agent = new Agent({
     connect: { lookup: pinnedLookup(pins), timeout: policy.timeoutMs },
     headersTimeout: policy.timeoutMs,
