@@ -69,6 +69,11 @@ export interface RateLimitConfig {
   max: number;
   /** The window (RATE_LIMIT_WINDOW, default 1m). */
   windowMs: number;
+  /**
+   * Failed authentications one client address may make per window before it is answered 429
+   * (RATE_LIMIT_AUTH_FAILURES, default 100); 0 turns this off. Off, too, when RATE_LIMIT_MAX is 0.
+   */
+  authFailures: number;
 }
 
 /** An S3-compatible object store (BLOB_STORE=s3, S3_*). */
@@ -307,7 +312,16 @@ function rateLimitConfig(env: NodeJS.ProcessEnv, problems: string[]): RateLimitC
       problems.push(`RATE_LIMIT_WINDOW: ${(e as Error).message}`);
     }
   }
-  return { max, windowMs };
+  let authFailures = 100;
+  const rawFailures = read('RATE_LIMIT_AUTH_FAILURES');
+  if (rawFailures !== undefined) {
+    if (!/^\d+$/.test(rawFailures) || Number(rawFailures) > 10_000_000) {
+      problems.push(`RATE_LIMIT_AUTH_FAILURES="${rawFailures}" must be a whole number from 0 (no limit) to 10000000`);
+    } else {
+      authFailures = Number(rawFailures);
+    }
+  }
+  return { max, windowMs, authFailures: max === 0 ? 0 : authFailures };
 }
 
 /** BLOB_STORE and S3_* settings: undefined for the local store; problems are added to `problems`. Secrets are never quoted. */

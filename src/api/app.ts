@@ -7,7 +7,7 @@ import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import type { Logger } from 'pino';
 import { createHash, randomUUID } from 'node:crypto';
 import type { AppDeps } from './context.ts';
-import { registerAuth } from './auth.ts';
+import { bearerToken, registerAuth } from './auth.ts';
 import { badRequest, clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.ts';
 import { registerMetrics } from './metrics.ts';
 import { pingDatabase } from '../db/health.ts';
@@ -98,7 +98,11 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   });
   registerErrorHandling(app);
   if (deps.config.rateLimit.max > 0) await registerRateLimit(app, deps.config.rateLimit);
-  registerAuth(app, options.authCacheTtlMs ?? 5000);
+  registerAuth(app, {
+    cacheTtlMs: options.authCacheTtlMs ?? 5000,
+    failureMax: deps.config.rateLimit.authFailures,
+    failureWindowMs: deps.config.rateLimit.windowMs,
+  });
   registerMetrics(app);
 
   await app.register(swagger, {
@@ -115,11 +119,17 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     },
   });
   app.addSchema(ErrorResponse);
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The API's documentation pages need no token: their routes are marked public in a scope of their own.
+  await app.register(async (scope) => {
+    scope.addHook('onRoute', (route) => {
+      route.config = { ...route.config, public: true };
+    });
+    await scope.register(swaggerUi, { routePrefix: '/docs' });
+  });
+  app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/healthz', { schema: { hide: true }, config: { public: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
     const checks: Record<string, string> = {};
     // The route needs no token: what failed is named, the error itself only logged.
     const failed = (what: string) => (error: Error) => {
@@ -218,11 +228,11 @@ async function registerRateLimit(app: FastifyInstance, limit: { max: number; win
     timeWindow: limit.windowMs,
     cache: RATE_LIMIT_CALLERS,
     allowList: (request) => ['/healthz', '/readyz', '/metrics'].includes(request.url.split('?')[0]),
+    // One window per token, however the header spells it ("Bearer", "BEARER", extra spaces); requests
+    // without a well-formed token count against their address.
     keyGenerator: (request) => {
-      const auth = request.headers.authorization;
-      return typeof auth === 'string' && auth.length > 0
-        ? `token:${createHash('sha256').update(auth).digest('base64url')}`
-        : `ip:${request.ip}`;
+      const token = bearerToken(request.headers.authorization);
+      return token !== null ? `token:${createHash('sha256').update(token).digest('base64url')}` : `ip:${request.ip}`;
     },
     errorResponseBuilder: (_request, context) =>
       Object.assign(new Error(`Too many requests: at most ${context.max} per ${context.after}; retry later`), { statusCode: 429 }),

@@ -3,49 +3,107 @@ import { ApiToken, User } from '../db/entities.ts';
 import { hashToken } from '../domain/ids.ts';
 import { Lru } from '../domain/lru.ts';
 import type { Caller } from './context.ts';
-import { unauthorized } from './errors.ts';
+import { HttpError, unauthorized } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route needs no bearer token (health, the OpenAPI document and its UI, SAML sign-in, push
+     * webhooks, which carry credentials of their own). Every other route needs one: authentication
+     * is decided by the route the router matched, never by the text of the URL.
+     */
+    public?: boolean;
+  }
+}
 
 const LAST_USED_PRECISION_MS = 60_000;
 /** Tokens an API process remembers at most (least recently used first out): about 5 MB at most. */
 export const AUTH_CACHE_SIZE = 10_000;
+/** Client addresses whose failed authentications an API process counts at most. */
+const FAILURE_ADDRESSES = 10_000;
+
+/** The token of an `Authorization` header: `Bearer <token>` (any case, any spacing); null when absent or malformed. */
+export function bearerToken(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  return match ? match[1] : null;
+}
+
+export interface AuthOptions {
+  /** How long an authenticated token stays cached in this process (ms); 0 disables. */
+  cacheTtlMs: number;
+  /** Failed authentications one client address may make per window before it is answered 429; 0: no limit. */
+  failureMax: number;
+  failureWindowMs: number;
+}
 
 /**
- * Bearer-token authentication for every `/v1` route. Tokens are looked up by their SHA-256 hash;
- * the token itself is never stored or logged. A short cache (AUTH_CACHE_TTL) keeps the lookup off
- * the hot path; a revoked token stops working within that time. Each API process has its own
- * cache of at most AUTH_CACHE_SIZE tokens.
+ * Bearer-token authentication for every route that is not marked `config: { public: true }`.
+ * Tokens are looked up by their SHA-256 hash; the token itself is never stored or logged. A short
+ * cache keeps the lookup off the hot path; a revoked token stops working within that time. Each
+ * API process has its own cache of at most AUTH_CACHE_SIZE tokens. A token minted by an SSO sign-in
+ * carries the organization it was minted for (`Caller.organizationId`): access.ts refuses it
+ * everywhere else. Failed authentications are counted per client address: past `failureMax` in a
+ * window, that address is answered 429 until the window ends.
  */
-export function registerAuth(app: FastifyInstance, cacheTtlMs: number): void {
+export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   const cache = new Lru<string, { caller: Caller; expires: number }>(AUTH_CACHE_SIZE);
+  const failures = new Lru<string, { count: number; resetAt: number }>(FAILURE_ADDRESSES);
 
-  async function authenticate(request: FastifyRequest): Promise<Caller> {
-    const header = request.headers.authorization;
-    if (!header) throw unauthorized();
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw unauthorized('The Authorization header must be "Bearer <token>"');
-    const hash = hashToken(match[1]);
-    const now = Date.now();
+  function throttled(ip: string, now: number): HttpError | null {
+    if (options.failureMax <= 0) return null;
+    const entry = failures.get(ip);
+    if (!entry || entry.resetAt <= now || entry.count < options.failureMax) return null;
+    const error = new HttpError(429, 'Too many failed authentications from this address; retry later');
+    error.retryAfterSeconds = Math.max(1, Math.ceil((entry.resetAt - now) / 1000));
+    return error;
+  }
+
+  function failed(ip: string, now: number): void {
+    if (options.failureMax <= 0) return;
+    const entry = failures.get(ip);
+    if (!entry || entry.resetAt <= now) failures.set(ip, { count: 1, resetAt: now + options.failureWindowMs });
+    else entry.count += 1;
+  }
+
+  async function lookup(request: FastifyRequest, token: string, now: number): Promise<Caller | null> {
+    const hash = hashToken(token);
     const hit = cache.get(hash);
     if (hit && hit.expires > now) return hit.caller;
     if (hit) cache.delete(hash);
-
-    const token = await request.em.findOne(ApiToken, { tokenHash: hash, revokedAt: null });
-    if (!token) throw unauthorized('The access token is invalid or revoked');
-    const user = await request.em.findOneOrFail(User, { id: token.userId });
-    if (!token.lastUsedAt || now - token.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
-      await request.em.nativeUpdate(ApiToken, { id: token.id }, { lastUsedAt: new Date(now) });
+    const row = await request.em.findOne(ApiToken, { tokenHash: hash, revokedAt: null });
+    if (!row) return null;
+    const user = await request.em.findOneOrFail(User, { id: row.userId });
+    if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
+      await request.em.nativeUpdate(ApiToken, { id: row.id }, { lastUsedAt: new Date(now) });
     }
     const caller: Caller = {
       user: { id: user.id, displayName: user.displayName, email: user.email, photoUrl: user.photoUrl ?? null },
-      tokenId: token.id,
+      tokenId: row.id,
+      organizationId: row.organizationId ?? null,
     };
-    if (cacheTtlMs > 0) cache.set(hash, { caller, expires: now + cacheTtlMs });
+    if (options.cacheTtlMs > 0) cache.set(hash, { caller, expires: now + options.cacheTtlMs });
     return caller;
+  }
+
+  async function authenticate(request: FastifyRequest): Promise<Caller> {
+    const now = Date.now();
+    const refused = throttled(request.ip, now);
+    if (refused) throw refused;
+    const header = request.headers.authorization;
+    const token = bearerToken(header);
+    const caller = token === null ? null : await lookup(request, token, now);
+    if (caller) return caller;
+    failed(request.ip, now);
+    if (!header) throw unauthorized();
+    if (token === null) throw unauthorized('The Authorization header must be "Bearer <token>"');
+    throw unauthorized('The access token is invalid or revoked');
   }
 
   app.decorateRequest('caller', null as unknown as Caller);
   app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith('/v1/') || request.method === 'OPTIONS') return;
+    // No route matched: the not-found handler answers 404 whoever asks.
+    if (request.routeOptions.url === undefined || request.routeOptions.config.public === true) return;
     request.caller = await authenticate(request);
   });
 }

@@ -6,6 +6,8 @@ import { isDatabaseUnavailable, isTransientConflict } from '../db/health.ts';
 /** An error that is the caller's to fix (or to know about), answered in GitBook's error shape. */
 export class HttpError extends Error {
   readonly statusCode: number;
+  /** Sent as Retry-After (a 429 or 503 that knows when trying again may work). */
+  retryAfterSeconds?: number;
   constructor(statusCode: number, message: string) {
     super(message);
     this.statusCode = statusCode;
@@ -54,7 +56,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof HttpError) {
-      if (error.statusCode === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+      else if (error.statusCode === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
       return reply.status(error.statusCode).send(errorBody(error.statusCode, error.message));
     }
     if (error.validation) {

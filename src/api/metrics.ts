@@ -16,7 +16,7 @@ export function registerMetrics(app: FastifyInstance): void {
     const route = request.routeOptions.url ?? 'unmatched';
     duration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/metrics', { schema: { hide: true }, config: { public: true } }, async (_request, reply) => {
     reply.type(registry.contentType);
     return registry.metrics();
   });

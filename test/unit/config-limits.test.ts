@@ -11,15 +11,23 @@ function problems(env: Record<string, string>): string {
 }
 
 describe('rate limit and body size configuration', () => {
-  it('defaults to 1000 requests a minute and 10 MiB bodies', () => {
+  it('defaults to 1000 requests a minute, 100 failed authentications a minute per address, and 10 MiB bodies', () => {
     const config = loadConfig({});
-    expect(config.rateLimit).toEqual({ max: 1000, windowMs: 60_000 });
+    expect(config.rateLimit).toEqual({ max: 1000, windowMs: 60_000, authFailures: 100 });
     expect(config.bodyLimit).toBe(10 * 1024 * 1024);
   });
 
   it('reads RATE_LIMIT_MAX, RATE_LIMIT_WINDOW and BODY_LIMIT; 0 disables the rate limit', () => {
     expect(loadConfig({ RATE_LIMIT_MAX: '0' }).rateLimit.max).toBe(0);
-    expect(loadConfig({ RATE_LIMIT_MAX: '50', RATE_LIMIT_WINDOW: '10s' }).rateLimit).toEqual({ max: 50, windowMs: 10_000 });
+    expect(loadConfig({ RATE_LIMIT_MAX: '50', RATE_LIMIT_WINDOW: '10s' }).rateLimit).toEqual({
+      max: 50,
+      windowMs: 10_000,
+      authFailures: 100,
+    });
+    expect(loadConfig({ RATE_LIMIT_AUTH_FAILURES: '20' }).rateLimit.authFailures).toBe(20);
+    expect(loadConfig({ RATE_LIMIT_AUTH_FAILURES: '0' }).rateLimit.authFailures).toBe(0);
+    // No rate limit at all turns the failed-authentication limit off too.
+    expect(loadConfig({ RATE_LIMIT_MAX: '0', RATE_LIMIT_AUTH_FAILURES: '20' }).rateLimit.authFailures).toBe(0);
     expect(loadConfig({ BODY_LIMIT: '2MiB' }).bodyLimit).toBe(2 * 1024 * 1024);
     expect(loadConfig({ BODY_LIMIT: '65536' }).bodyLimit).toBe(65536);
     expect(loadConfig({ BODY_LIMIT: '64 KiB' }).bodyLimit).toBe(65536);
@@ -29,6 +37,7 @@ describe('rate limit and body size configuration', () => {
     expect(problems({ RATE_LIMIT_MAX: '-1' })).toMatch(/RATE_LIMIT_MAX="-1" must be a whole number/);
     expect(problems({ RATE_LIMIT_MAX: 'lots' })).toMatch(/RATE_LIMIT_MAX/);
     expect(problems({ RATE_LIMIT_WINDOW: 'soon' })).toMatch(/RATE_LIMIT_WINDOW/);
+    expect(problems({ RATE_LIMIT_AUTH_FAILURES: 'many' })).toMatch(/RATE_LIMIT_AUTH_FAILURES="many" must be a whole number from 0/);
     expect(problems({ RATE_LIMIT_WINDOW: '10ms' })).toMatch(/RATE_LIMIT_WINDOW="10ms" must be from 1s to 1d/);
     expect(problems({ BODY_LIMIT: '10' })).toMatch(/BODY_LIMIT="10" must be between 1 KiB and 1 GiB/);
     expect(problems({ BODY_LIMIT: '2TiB' })).toMatch(/BODY_LIMIT/);

@@ -26,6 +26,7 @@ export const ssoRoutes: RoutePlugin = async (app) => {
   app.get(
     '/sso/saml/:samlProviderId',
     {
+      config: { public: true },
       schema: {
         tags,
         security,
@@ -41,6 +42,7 @@ export const ssoRoutes: RoutePlugin = async (app) => {
   app.get(
     '/sso/saml/:samlProviderId/start',
     {
+      config: { public: true },
       schema: {
         tags,
         security,
@@ -59,6 +61,7 @@ export const ssoRoutes: RoutePlugin = async (app) => {
   app.post(
     '/sso/saml/:samlProviderId/acs',
     {
+      config: { public: true },
       schema: {
         tags,
         security,

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Writable } from 'node:stream';
+import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { loadConfig } from '../../src/config.ts';
+import { initOrm } from '../../src/db/orm.ts';
+import { buildApp } from '../../src/api/app.ts';
+import { connectTemporal } from '../../src/temporal/client.ts';
+import { logger } from '../../src/lib/logger.ts';
+import { issueToken } from '../../src/db/accounts.ts';
+
+/**
+ * Limits keyed on identity, tried as an attacker would: one token spelled several ways is still one
+ * caller, guessing tokens from one address runs into a wall, and a token sent in the query string
+ * never reaches a log line.
+ */
+
+describe('rate limit per token', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT_MAX: '8', RATE_LIMIT_WINDOW: '1h' });
+    org = await createTestOrg(t, 'Throttled');
+  });
+  afterAll(() => t.close());
+
+  it('gives one token one window however the Authorization header spells it', async () => {
+    const token = org.members.read.token;
+    const spellings = [`Bearer ${token}`, `Bearer  ${token}`, `Bearer\t${token}`, `BEARER ${token}`, `bearer ${token} `];
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/v1/orgs/${org.id}`,
+        headers: { authorization: spellings[i % spellings.length] },
+      });
+      statuses.push(res.statusCode);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429, 429]);
+  });
+});
+
+describe('failed authentication per address', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT_MAX: '100000', RATE_LIMIT_WINDOW: '1h', RATE_LIMIT_AUTH_FAILURES: '20' });
+    org = await createTestOrg(t, 'Guessed');
+  });
+  afterAll(() => t.close());
+
+  it('answers 429 with Retry-After once an address has failed too often, each guess with a token of its own', async () => {
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 1100; i++) {
+      last = await t.app.inject({ method: 'GET', url: '/v1/user', headers: { authorization: `Bearer dms_guess${i}` } });
+      statuses.push(last.statusCode);
+    }
+    expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(20).every((s) => s === 429)).toBe(true);
+    expect(last!.json()).toEqual({ error: { code: 429, message: expect.stringMatching(/failed authentications/) } });
+    expect(Number(last!.headers['retry-after'])).toBeGreaterThan(0);
+    // The wall is per address: another client goes on (its first guess is judged, not refused).
+    const elsewhere = await t.app.inject({
+      method: 'GET',
+      url: '/v1/user',
+      remoteAddress: '203.0.113.9',
+      headers: { authorization: `Bearer ${org.members.read.token}` },
+    });
+    expect(elsewhere.statusCode).toBe(200);
+  });
+});
+
+describe('credentials in URLs', () => {
+  it('never writes a token sent as ?access_token= (or any credential-like parameter) to the log', async () => {
+    const lines: string[] = [];
+    const config = loadConfig({ ...process.env, PUBLIC_URL: 'http://docs.test', RATE_LIMIT_MAX: '0' });
+    const orm = await initOrm({ databaseUrl: config.databaseUrl!, poolMax: 2 });
+    const { client, connection } = await connectTemporal({ address: config.temporalAddress!, namespace: config.temporalNamespace });
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const app = await buildApp(
+      { config, orm, temporal: client },
+      { authCacheTtlMs: 0, logger: logger('debug', { pretty: false, destination }) },
+    );
+    try {
+      await app.ready();
+      const org = await createTestOrg({ app, orm, temporal: client, config, close: async () => {} }, 'Logged');
+      const { token } = await issueToken(orm.em.fork(), org.members.read.userId, 'query');
+      for (const query of [`access_token=${token}`, `api_key=${token}`, `X-Amz-Signature=${token}`, `sig=${token}&x=1`]) {
+        await app.inject({ method: 'GET', url: `/v1/user?${query}` });
+      }
+      const logged = lines.join('');
+      expect(logged).toContain('/v1/user?access_token=[redacted]');
+      expect(logged).not.toContain(token);
+      expect(logged).not.toContain(token.slice(4, 20));
+    } finally {
+      await app.close();
+      await connection.close();
+      await orm.close();
+    }
+  });
+});
