@@ -31,8 +31,16 @@ export function requireRole(role: Role | null, min: Role, action: string): void 
 
 const asRole = (value: unknown): Role | null => (isRole(value) ? value : null);
 
-/** The caller's role in an organization: a Role, null (guest), or undefined (not a member). */
+/**
+ * Whether the caller's token works in this organization: every token of the user's own does; a
+ * token minted by an organization's SSO sign-in works in that organization only.
+ */
+export const inScope = (caller: Caller, organizationId: string): boolean =>
+  caller.organizationId === null || caller.organizationId === organizationId;
+
+/** The caller's role in an organization: a Role, null (guest), or undefined (not a member, or out of the token's scope). */
 export async function orgRole(em: Em, caller: Caller, organizationId: string): Promise<Role | null | undefined> {
+  if (!inScope(caller, organizationId)) return undefined;
   const role = await memberRole(em, organizationId, caller.user.id);
   return role === undefined ? undefined : asRole(role);
 }
@@ -74,7 +82,7 @@ function roleFrom(role: Role | null | undefined, item: ContentItem, facts: Acces
  */
 export async function loadSpace(em: Em, caller: Caller, spaceId: string, state: DeletedFilter = 'live') {
   const found = await spaceWithAccessFacts(em, spaceId, caller.user.id, state);
-  if (!found?.facts.is_member) throw notFound('Space');
+  if (!found?.facts.is_member || !inScope(caller, found.space.organizationId)) throw notFound('Space');
   const role = roleFrom(asRole(found.facts.org_role), found.space, found.facts);
   if (!atLeast(role, 'read')) throw notFound('Space');
   return { space: found.space, role, gitSync: found.gitSync };
@@ -83,7 +91,7 @@ export async function loadSpace(em: Em, caller: Caller, spaceId: string, state: 
 /** Loads a collection with the caller's effective role on it; 404 when it does not exist for them. */
 export async function loadCollection(em: Em, caller: Caller, collectionId: string) {
   const collection = await em.findOne(Collection, { id: collectionId });
-  if (!collection) throw notFound('Collection');
+  if (!collection || !inScope(caller, collection.organizationId)) throw notFound('Collection');
   const facts = await itemAccessFacts(em, 'collection', collection, caller.user.id);
   const role = facts?.is_member ? roleFrom(asRole(facts.org_role), collection, facts) : undefined;
   if (role === undefined || !atLeast(role, 'read')) throw notFound('Collection');

@@ -15,6 +15,11 @@ export interface AppDeps {
 export interface Caller {
   user: { id: string; displayName: string; email: string; photoUrl: string | null };
   tokenId: string;
+  /**
+   * The one organization this token works in (a token minted by an organization's SAML sign-in),
+   * or null for a token of the user's own. access.ts answers 404 for everything outside it.
+   */
+  organizationId: string | null;
 }
 
 declare module 'fastify' {

@@ -23,12 +23,21 @@ export async function findOrCreateUser(em: Em, email: string, displayName?: stri
   return user;
 }
 
-/** Issues a new token; the secret is returned once and only its hash is stored. */
-export async function issueToken(em: Em, userId: string, label: string): Promise<{ token: string; tokenId: string }> {
+/**
+ * Issues a new token; the secret is returned once and only its hash is stored. With
+ * `organizationId`, the token works in that organization only.
+ */
+export async function issueToken(
+  em: Em,
+  userId: string,
+  label: string,
+  organizationId: string | null = null,
+): Promise<{ token: string; tokenId: string }> {
   const token = newToken();
   const row = em.create(ApiToken, {
     id: newId(),
     userId,
+    organizationId,
     tokenHash: hashToken(token),
     label,
     createdAt: new Date(),

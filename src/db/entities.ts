@@ -51,6 +51,8 @@ export const ApiToken = defineEntity({
   properties: {
     id: p.string().primary(),
     userId: p.string(),
+    /** The one organization the token works in (minted by its SSO sign-in); null: the user's own token. */
+    organizationId: p.string().nullable(),
     tokenHash: p.string(),
     label: p.string(),
     createdAt: p.datetime(),

@@ -93,15 +93,34 @@ export async function useAssertion(
   return fresh.length > 0;
 }
 
-/** The user with this email (any case), created with `displayName` when there is none; their id. */
-export async function userForEmail(tx: Em, newUserId: string, email: string, displayName: string, at: Date): Promise<string> {
+/**
+ * Who an organization's SAML provider may sign in under this email: the user with it (any case)
+ * when the organization already holds them as a member, or a new user created with `displayName`
+ * when nobody has the email yet. An existing user the organization does not hold is refused
+ * (`foreign`): a provider vouches for its own organization's people only, so it can never take
+ * over an account that signs in elsewhere.
+ */
+export async function ssoUserFor(
+  tx: Em,
+  organizationId: string,
+  newUserId: string,
+  email: string,
+  displayName: string,
+  at: Date,
+): Promise<{ userId: string } | { foreign: true }> {
   await sql(
     tx,
     'insert into app_user (id, display_name, email, photo_url, created_at) values (?, ?, ?, null, ?) on conflict ((lower(email))) do nothing',
     [newUserId, displayName, email, at],
   );
-  const [user] = await sql<{ id: string }>(tx, 'select id from app_user where lower(email) = lower(?)', [email]);
-  return user.id;
+  const [user] = await sql<{ id: string; is_member: boolean }>(
+    tx,
+    `select u.id, exists (select 1 from member m where m.organization_id = ? and m.user_id = u.id) as is_member
+       from app_user u where lower(u.email) = lower(?)`,
+    [organizationId, email],
+  );
+  if (user.id === newUserId || user.is_member) return { userId: user.id };
+  return { foreign: true };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { issueToken } from '../../src/db/accounts.ts';
 import { Member } from '../../src/db/entities.ts';
 import type { Role } from '../../src/domain/roles.ts';
 import { idp, IDP_ENTITY_ID, IDP_SSO_URL } from '../support/saml-idp.ts';
@@ -18,9 +19,13 @@ import { addMember, createTestOrg, eventually, startTestApp, type TestApp, type 
  * body that does not fit the shared fixture is still allowed).
  */
 
-type Caller = Role | 'guest' | 'disabled' | 'outsider';
+/**
+ * `elsewhere`: the organization's own admin, holding a token that an SSO sign-in of another
+ * organization minted: it works in that organization only, so here it is an outsider's.
+ */
+type Caller = Role | 'guest' | 'disabled' | 'outsider' | 'elsewhere';
 const ROLES: Role[] = ['read', 'comment', 'edit', 'review', 'create', 'admin'];
-const CALLERS: Caller[] = ['outsider', 'disabled', 'guest', ...ROLES];
+const CALLERS: Caller[] = ['outsider', 'elsewhere', 'disabled', 'guest', ...ROLES];
 const RANK: Record<Role, number> = { read: 1, comment: 2, edit: 3, review: 4, create: 5, admin: 6 };
 
 /**
@@ -52,6 +57,7 @@ let t: TestApp;
 let org: TestOrg;
 let other: TestOrg;
 let disabledToken: string;
+let elsewhereToken: string;
 const p: Params = {};
 const admin = () => org.members.admin.api;
 const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
@@ -486,6 +492,7 @@ beforeAll(async () => {
   await addMember(t, org.id, locked.members.read.userId, 'admin');
   await t.orm.em.fork().nativeUpdate(Member, { organizationId: org.id, userId: locked.members.read.userId }, { disabled: true });
   disabledToken = locked.members.read.token;
+  elsewhereToken = (await issueToken(t.orm.em.fork(), org.members.admin.userId, 'SAML sign-in: elsewhere', other.id)).token;
 
   p.organizationId = org.id;
   // Where transfers go: an organization the fixture admin also administers.
@@ -569,7 +576,7 @@ function expected(op: string, row: Row, caller: Caller): 'allow' | 401 | 403 | 4
   const special = row.except?.[caller];
   if (special) return special;
   if (row.rule === 'public' || row.rule === 'user') return 'allow';
-  if (caller === 'outsider' || caller === 'disabled') return 404;
+  if (caller === 'outsider' || caller === 'disabled' || caller === 'elsewhere') return 404;
   if (row.rule === 'member') return 'allow';
   const scope = row.scope ?? (op.includes('{organizationId}') || op.includes('{integrationName}') ? 'org' : 'content');
   if (caller === 'guest') return scope === 'org' ? 403 : 404;
@@ -578,6 +585,7 @@ function expected(op: string, row: Row, caller: Caller): 'allow' | 401 | 403 | 4
 
 function tokenOf(caller: Caller): string {
   if (caller === 'outsider') return other.members.admin.token;
+  if (caller === 'elsewhere') return elsewhereToken;
   if (caller === 'disabled') return disabledToken;
   return org.members[caller].token;
 }

@@ -15,7 +15,7 @@ import {
 } from '../../domain/integrations.ts';
 import { atLeast, isRole, type Role } from '../../domain/roles.ts';
 import { lazySecretBox, type SecretBox } from '../../lib/secrets.ts';
-import { requireOrganization, requireRole } from '../access.ts';
+import { inScope, requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
@@ -51,7 +51,7 @@ function secretsOf(ctx: Ctx): Promise<SecretBox> {
 
 async function membershipsOf(ctx: Ctx): Promise<Map<string, Role | null>> {
   const rows = await ctx.em.find(Member, { userId: ctx.caller.user.id, disabled: false });
-  return new Map(rows.map((m) => [m.organizationId, isRole(m.role) ? m.role : null]));
+  return new Map(rows.filter((m) => inScope(ctx.caller, m.organizationId)).map((m) => [m.organizationId, isRole(m.role) ? m.role : null]));
 }
 
 /** An integration the caller may see (see domain/integrations.ts for the visibility rule); 404 otherwise. */

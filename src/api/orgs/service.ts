@@ -12,13 +12,14 @@ import { presentOrganization } from './present.ts';
 
 const urlsOf = (ctx: Ctx) => urlsFor(ctx.deps.config.publicUrl);
 
-/** The organizations the caller is an enabled member of, in id order. */
+/** The organizations the caller is an enabled member of (within the token's scope), in id order. */
 export async function listOrganizations(ctx: Ctx, query: Static<typeof ListQuery>) {
   const { em, caller } = ctx;
   const page = await paginate(
     em,
     Member,
-    { userId: caller.user.id, disabled: false },
+    // A token minted by an organization's sign-in lists that organization only.
+    { userId: caller.user.id, disabled: false, ...(caller.organizationId === null ? {} : { organizationId: caller.organizationId }) },
     [{ field: 'organizationId', kind: 'string' }],
     query,
     (m) => m,

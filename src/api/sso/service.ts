@@ -10,7 +10,7 @@ import {
   removeLoginRequest,
   saveLoginRequest,
   useAssertion,
-  userForEmail,
+  ssoUserFor,
 } from '../../db/saml.ts';
 import { newId } from '../../domain/ids.ts';
 import {
@@ -127,9 +127,11 @@ export interface SsoLogin {
 }
 
 /**
- * Verifies a SAML response posted to the ACS URL and signs its subject in: the user is found or
- * created by email, joins the organization as an SSO member (with the provider's default role when
- * new) and its default team, and receives a new API token. Each assertion works once.
+ * Verifies a SAML response posted to the ACS URL and signs its subject in: a member of the
+ * provider's organization found by email, or a new user when nobody has the email (403 for an
+ * existing user the organization does not hold). They are marked an SSO member (with the
+ * provider's default role when new), join its default team, and receive a new API token that
+ * works in this organization only. Each assertion works once.
  */
 async function consumeResponse(em: Em, providerId: string, samlResponse: string, urls: Urls): Promise<SsoLogin> {
   const provider = await usableProvider(em, providerId);
@@ -164,11 +166,18 @@ async function consumeResponse(em: Em, providerId: string, samlResponse: string,
       new Date(now - CLOCK_SKEW_MS),
     );
     if (!fresh) throw new HttpError(401, 'This SAML assertion was already used to sign in (replayed)');
-    const userId = await userForEmail(tx, newId(), identity.email, identity.displayName, at);
+    const user = await ssoUserFor(tx, provider.organizationId, newId(), identity.email, identity.displayName, at);
+    if ('foreign' in user) {
+      throw forbidden(
+        'This email belongs to an account that is not a member of this organization: an admin of the organization must add it as a member before it can sign in here',
+      );
+    }
+    const { userId } = user;
     const member = await joinAsSsoMember(tx, provider.organizationId, userId, provider.defaultRole ?? null, at);
     if (member.disabled) throw forbidden('Your membership of this organization is disabled');
     if (provider.defaultTeamId) await joinTeamOf(tx, provider.defaultTeamId, provider.organizationId, userId, at);
-    const { token } = await issueToken(tx, userId, `SAML sign-in: ${provider.label}`);
+    // The token works in this organization only: its provider vouches for nothing else.
+    const { token } = await issueToken(tx, userId, `SAML sign-in: ${provider.label}`, provider.organizationId);
     return { token, userId, organizationId: provider.organizationId };
   });
 }

@@ -12,6 +12,7 @@ import { Migration0011GitSync } from './Migration0011GitSync.ts';
 import { Migration0013Sites } from './Migration0013Sites.ts';
 import { Migration0014SearchTitles } from './Migration0014SearchTitles.ts';
 import { Migration0015SearchState } from './Migration0015SearchState.ts';
+import { Migration0016CredentialScope } from './Migration0016CredentialScope.ts';
 
 /**
  * Every migration, in order; append new ones. Numbers are reserved per resource group:
@@ -20,4 +21,4 @@ import { Migration0015SearchState } from './Migration0015SearchState.ts';
  * Every table that hangs off a space references it with `on delete cascade`, so the purge of a
  * deleted space removes everything in one statement.
  */
-export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0005OpenApi, Migration0006Saml, Migration0007TeamsExtra, Migration0008Comments, Migration0009Pdf, Migration0010SpaceCounters, Migration0011GitSync, Migration0013Sites, Migration0014SearchTitles, Migration0015SearchState];
+export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0005OpenApi, Migration0006Saml, Migration0007TeamsExtra, Migration0008Comments, Migration0009Pdf, Migration0010SpaceCounters, Migration0011GitSync, Migration0013Sites, Migration0014SearchTitles, Migration0015SearchState, Migration0016CredentialScope];
