@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { Collection, Space } from '../../db/entities.ts';
 import { newId } from '../../domain/ids.ts';
-import { contentRoles, grantedContent, loadCollection, loadOrganization, requireOrganization, requireRole } from '../access.ts';
+import { contentRoles, grantedContent, loadCollection, loadOrganization, orgRole, requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { collectionSubtree, resolvePosition, targetCollection } from '../content-tree.ts';
 import { conflict, isRefusal, notFound } from '../errors.ts';
@@ -148,6 +148,8 @@ export async function transferCollection(ctx: Ctx, collectionId: string, body: S
   const { em, caller } = ctx;
   const { collection, role } = await loadCollection(em, caller, collectionId);
   requireRole(role, 'admin', 'transfer this collection');
+  // Taking a collection out of an organization is the organization's decision, not a grant's.
+  requireRole((await orgRole(em, caller, collection.organizationId)) ?? null, 'admin', 'transfer collections out of this organization');
   if (body.organization === collection.organizationId) throw conflict('The collection already belongs to that organization');
   const target = await loadOrganization(em, caller, body.organization).catch((error: unknown) => {
     throw isRefusal(error) ? notFound('organization: target organization') : error;

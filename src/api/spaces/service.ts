@@ -182,6 +182,9 @@ export async function moveSpace(ctx: Ctx, spaceId: string, body: Static<typeof M
 export async function transferSpace(ctx: Ctx, spaceId: string, body: Static<typeof TransferBody>) {
   const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
   requireRole(role, 'admin', 'transfer this space');
+  // Taking a space out of an organization is the organization's decision: an admin grant on the
+  // space alone (a guest's, say) is not enough.
+  requireRole((await orgRole(ctx.em, ctx.caller, space.organizationId)) ?? null, 'admin', 'transfer spaces out of this organization');
   const target = await loadOrganization(ctx.em, ctx.caller, body.organization).catch((error: unknown) => {
     throw isRefusal(error) ? notFound('organization: target organization') : error;
   });
