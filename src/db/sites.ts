@@ -154,33 +154,52 @@ export async function deleteSite(em: Em, siteId: string): Promise<void> {
   await sql(em, 'delete from site where id = ?', [siteId]);
 }
 
-/** Which of hostname, proxy (anywhere) or basename (in the organization) another site already uses. */
+/** The host of a proxy origin (`company.com/docs` → `company.com`), lower-cased. */
+const proxyHost = (proxy: string) => proxy.split('/')[0].toLowerCase();
+
+/**
+ * Serializes changes to the addresses on these hosts, instance-wide (a transaction-scoped advisory
+ * lock per host), so two organizations cannot claim one host at the same time.
+ */
+export async function lockSiteHosts(tx: Em, address: { hostname?: string | null; proxy?: string | null }): Promise<void> {
+  const hosts = [address.hostname?.toLowerCase(), address.proxy ? proxyHost(address.proxy) : undefined].filter((h): h is string => !!h);
+  for (const host of [...new Set(hosts)].sort()) {
+    await sql(tx, `select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`site-host:${host}`]);
+  }
+}
+
+/**
+ * What another site already uses of this address: the hostname or the proxy (anywhere), the
+ * basename (in the organization), or the host — a custom hostname or a proxy's host belongs to one
+ * organization: another organization's proxy cannot live under it, nor a hostname over its proxies.
+ */
 export async function siteAddressTaken(
   em: Em,
   organizationId: string,
   siteId: string,
   address: { hostname?: string | null; basename?: string | null; proxy?: string | null },
-): Promise<'hostname' | 'basename' | 'proxy' | null> {
-  const rows = await sql<{ hostname: boolean; basename: boolean; proxy: boolean }>(
+): Promise<'hostname' | 'basename' | 'proxy' | 'host' | null> {
+  const hostname = address.hostname?.toLowerCase() ?? null;
+  const host = address.proxy ? proxyHost(address.proxy) : null;
+  const rows = await sql<{ hostname: boolean; basename: boolean; proxy: boolean; host: boolean }>(
     em,
-    `select bool_or(hostname = ?) as hostname, bool_or(organization_id = ? and basename = ?) as basename, bool_or(proxy = ?) as proxy
-       from site where id <> ? and (hostname = ? or (organization_id = ? and basename = ?) or proxy = ?)`,
-    [
-      address.hostname ?? null,
-      organizationId,
-      address.basename ?? null,
-      address.proxy ?? null,
-      siteId,
-      address.hostname ?? null,
-      organizationId,
-      address.basename ?? null,
-      address.proxy ?? null,
-    ],
+    `with a as (select ?::text as hostname, ?::text as host, ?::text as org, ?::text as basename, ?::text as proxy, ?::text as site)
+     select bool_or(lower(s.hostname) = a.hostname) as hostname,
+            bool_or(s.organization_id = a.org and s.basename = a.basename) as basename,
+            bool_or(s.proxy = a.proxy) as proxy,
+            bool_or(s.organization_id <> a.org
+                    and (lower(s.hostname) in (a.hostname, a.host) or lower(split_part(s.proxy, '/', 1)) in (a.hostname, a.host))) as host
+       from site s, a
+      where s.id <> a.site
+        and (lower(s.hostname) in (a.hostname, a.host) or lower(split_part(s.proxy, '/', 1)) in (a.hostname, a.host)
+             or (s.organization_id = a.org and s.basename = a.basename) or s.proxy = a.proxy)`,
+    [hostname, host, organizationId, address.basename ?? null, address.proxy ?? null, siteId],
   );
   const row = rows[0];
   if (row?.hostname) return 'hostname';
   if (row?.basename) return 'basename';
   if (row?.proxy) return 'proxy';
+  if (row?.host) return 'host';
   return null;
 }
 
@@ -548,7 +567,11 @@ export async function siteForVisitorByKey(
   return withStructure(em, rows[0]);
 }
 
-/** A site by custom hostname or proxy origin (the longest proxy prefix wins). */
+/**
+ * A site by custom hostname or proxy origin (the longest proxy prefix wins). A proxy counts only
+ * while no other organization holds the host as a custom hostname, so addresses claimed before
+ * hosts had one owner still resolve to that host's owner.
+ */
 export async function siteForVisitorByHost(
   em: Em,
   hostname: string,
@@ -558,7 +581,9 @@ export async function siteForVisitorByHost(
   const rows = await prepared<VisitorSiteRaw>(
     em,
     'site_visitor_by_host',
-    `${VISITOR_SITE.replace('$KEY', '$3')} where s.hostname = $1 or s.proxy = any($2::text[]) order by length(s.proxy) desc nulls last limit 1`,
+    `${VISITOR_SITE.replace('$KEY', '$3')} where s.hostname = $1
+        or (s.proxy = any($2::text[]) and not exists (select 1 from site h where h.hostname = $1 and h.organization_id <> s.organization_id))
+      order by length(s.proxy) desc nulls last limit 1`,
     [hostname, proxies, keyHash],
   );
   return withStructure(em, rows[0]);

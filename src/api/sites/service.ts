@@ -10,6 +10,7 @@ import {
   sectionsOf,
   setDefaultSection,
   setDefaultSiteSpace,
+  lockSiteHosts,
   siteAddressTaken,
   siteById,
   siteForVisitorById,
@@ -296,14 +297,20 @@ export async function getSite(ctx: Ctx, organizationId: string, siteId: string) 
   return presentSite(site, role, siteUrls(ctx.deps));
 }
 
+/** The host of an address, for messages: the custom hostname, or the proxy's host. */
+const hostTaken = (address: { hostname?: string | null; proxy?: string | null }) =>
+  [address.hostname, address.proxy?.split('/')[0]].filter(Boolean).join(', ');
+
 export async function updateSite(ctx: Ctx, organizationId: string, siteId: string, body: Static<typeof UpdateSiteBody>) {
   const { site, role } = await requireSite(ctx, organizationId, siteId, 'admin', 'change this site');
   const address = { hostname: body.hostname, basename: body.basename, proxy: body.proxy };
-  if (Object.values(address).some((v) => v)) {
-    const taken = await siteAddressTaken(ctx.em, organizationId, site.id, address);
-    if (taken) throw conflict(`${taken} is already used by another site`);
-  }
   await ctx.em.transactional(async (tx) => {
+    if (Object.values(address).some((v) => v)) {
+      await lockSiteHosts(tx, address);
+      const taken = await siteAddressTaken(tx, organizationId, site.id, address);
+      if (taken === 'host') throw conflict(`That host is used by a site of another organization: ${hostTaken(address)}`);
+      if (taken) throw conflict(`${taken} is already used by another site`);
+    }
     if (body.defaultSiteSection !== undefined) {
       const sections = await sectionsOf(tx, site.id);
       if (!sections.some((s) => s.id === body.defaultSiteSection)) throw badRequest('defaultSiteSection is not a section of this site');
