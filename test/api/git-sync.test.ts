@@ -382,9 +382,14 @@ describe('push webhooks', () => {
 
     // A delivery whose request was recorded but never reached the job service (it was down, the
     // provider got a 503 and delivers again): the redelivery is a duplicate, and sends it.
-    const requestId = `hook-${createHash('sha256').update(`${spaceId}\nd-2`).digest('hex').slice(0, 32)}`;
+    // A GitHub delivery is known by its signature (the signed body), not by its unsigned delivery id.
+    const later = JSON.stringify({ ref: 'refs/heads/main', after: commit, head_commit: { timestamp: at(2) } });
+    const requestId = `hook-${createHash('sha256')
+      .update(`${spaceId}\n${sign(later)}`)
+      .digest('hex')
+      .slice(0, 32)}`;
     await t.orm.em.fork().transactional(async (tx) => {
-      await recordDelivery(tx, spaceId, 'd-2');
+      await recordDelivery(tx, spaceId, sign(later));
       await insertGitSyncRequest(tx, {
         id: requestId,
         spaceId,
@@ -395,7 +400,6 @@ describe('push webhooks', () => {
         requestedBy: null,
       });
     });
-    const later = JSON.stringify({ ref: 'refs/heads/main', after: commit, head_commit: { timestamp: at(2) } });
     const again = await deliver(later, { 'x-github-event': 'push', 'x-github-delivery': 'd-2', 'x-hub-signature-256': sign(later) });
     expect(again.json()).toEqual({ status: 'duplicate' });
     // It runs (and fails: this request carries no credentials), rather than staying queued for good.

@@ -84,13 +84,14 @@ export const gitRoutes: RoutePlugin = async (app) => {
  */
 export const gitWebhookRoutes: RoutePlugin = async (app) => {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: 25 * 1024 * 1024 }, (_request, body, done) =>
-    done(null, body),
-  );
+  // Within BODY_LIMIT like every other route (10 MiB by default; GitHub sends pushes of up to 25 MB:
+  // raise BODY_LIMIT where pushes of thousands of commits must start a sync).
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   app.post(
     '/hooks/git/:spaceId',
     {
+      config: { public: true },
       schema: {
         tags: ['git'],
         summary: 'Receive a GitHub or GitLab push delivery',

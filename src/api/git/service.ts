@@ -223,7 +223,7 @@ interface PushPayload {
 /**
  * A push delivery from GitHub (X-Hub-Signature-256 over the raw body) or GitLab (X-Gitlab-Token).
  * Unknown spaces and bad signatures answer 404 and 401; other events and branches are ignored; a
- * delivery id seen before starts nothing new (`duplicate`), but sends its request to the job service
+ * delivery seen before (GitHub: the same signed body; GitLab: the same X-Gitlab-Event-UUID) starts nothing new (`duplicate`), but sends its request to the job service
  * again while it is still queued (the first delivery's signal may have failed, answered 503). The
  * delivery and its request are recorded in one transaction.
  */
@@ -238,7 +238,9 @@ export async function receivePush(deps: AppDeps, em: Em, spaceId: string, header
     const signature = headers['x-hub-signature-256'];
     const expected = `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
     if (!signature || !sameSecret(signature, expected)) throw unauthorized('Invalid X-Hub-Signature-256');
-    deliveryId = headers['x-github-delivery'];
+    // The delivery is known by its signature, which names the signed body: X-GitHub-Delivery is not
+    // signed, so a replay under a new one is still the same delivery.
+    deliveryId = expected;
     event = headers['x-github-event'];
     if (event === 'ping') return { status: 'pong' };
     if (event !== 'push') return { status: 'ignored' };
