@@ -2,8 +2,9 @@ import { errors, jwtVerify } from 'jose';
 
 /**
  * Visitor authentication: a visitor of a `visitor-auth` site carries a JWT signed (HS256) with the
- * site's signing key. The signature and expiry (`exp`, `nbf`) are checked with `jose`; the token's
- * claims (minus the registered ones) become the visitor's signed claims.
+ * site's signing key. The signature and expiry (`exp`, `nbf`) are checked with `jose`; a token
+ * without `exp` is refused (it would work for ever once it leaks). The token's claims (minus the
+ * registered ones) become the visitor's signed claims.
  */
 
 export type VisitorToken = { ok: true; claims: Record<string, unknown> } | { ok: false; reason: 'missing' | 'expired' | 'invalid' };
@@ -13,7 +14,7 @@ const REGISTERED = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti']);
 export async function verifyVisitorToken(token: string | undefined, signingKey: string): Promise<VisitorToken> {
   if (!token) return { ok: false, reason: 'missing' };
   try {
-    const { payload } = await jwtVerify(token, new TextEncoder().encode(signingKey), { algorithms: ['HS256'] });
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(signingKey), { algorithms: ['HS256'], requiredClaims: ['exp'] });
     const claims: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(payload)) if (!REGISTERED.has(name)) claims[name] = value;
     return { ok: true, claims };

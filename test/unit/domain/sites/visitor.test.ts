@@ -21,4 +21,12 @@ describe('verifyVisitorToken', () => {
     expect(await verifyVisitorToken(await sign({}, key, '1h', 'HS512'), key)).toEqual({ ok: false, reason: 'invalid' });
     expect(await verifyVisitorToken('garbage', key)).toEqual({ ok: false, reason: 'invalid' });
   });
+
+  it('refuses a correctly signed token that never expires (no exp claim)', async () => {
+    const forever = await new SignJWT({ plan: 'pro' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .sign(new TextEncoder().encode(key));
+    expect(await verifyVisitorToken(forever, key)).toEqual({ ok: false, reason: 'invalid' });
+  });
 });
