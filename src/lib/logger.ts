@@ -8,9 +8,14 @@ export interface LoggerOptions {
   destination?: NodeJS.WritableStream;
 }
 
-/** Query parameters that carry credentials (visitor tokens, share keys): their values never reach a log line. */
-// Also inside an encoded URL passed as a parameter (`url=…%3FshareKey%3D…`).
-const SECRET_PARAMS = /((?:[?&]|%3F|%26)(?:visitorAuthToken|shareKey|jwt_token|token)(?:=|%3D))[^&#%]*/gi;
+/**
+ * Query parameters that may carry credentials: any name with token, key, secret, password,
+ * signature, auth, jwt, session or credential in it, or `sig` (`access_token`, `shareKey`, `X-Amz-Signature`,
+ * `visitorAuthToken`…). Their values never reach a log line, also inside an encoded URL passed as a
+ * parameter (`url=…%3FshareKey%3D…`); the value ends at the next `&`, `#` or their encoded forms.
+ */
+const SECRET_PARAMS =
+  /((?:[?&]|%3F|%26)(?:[\w.-]*(?:token|key|secret|passw|pwd|signature|auth|jwt|session|credential)[\w.-]*|sig)(?:=|%3D))(?:(?!%26|%23)[^&#])*/gi;
 export const redactUrl = (url: string) => url.replace(SECRET_PARAMS, '$1[redacted]');
 
 /**

@@ -10,4 +10,15 @@ describe('redactUrl', () => {
     );
     expect(redactUrl('/v1/spaces/abc')).toBe('/v1/spaces/abc');
   });
+
+  it('hides every parameter named like a credential, whole even when its value holds escapes', () => {
+    expect(redactUrl('/v1/user?access_token=dms_abc%2Bdef&limit=2')).toBe('/v1/user?access_token=[redacted]&limit=2');
+    expect(redactUrl('/f?X-Amz-Signature=ab12&X-Amz-Credential=AK%2F1&x=1')).toBe(
+      '/f?X-Amz-Signature=[redacted]&X-Amz-Credential=[redacted]&x=1',
+    );
+    expect(redactUrl('/p?API_KEY=k&apiSecret=s&password=p#frag')).toBe(
+      '/p?API_KEY=[redacted]&apiSecret=[redacted]&password=[redacted]#frag',
+    );
+    expect(redactUrl('/v1/orgs/o/spaces?limit=5&page=abc')).toBe('/v1/orgs/o/spaces?limit=5&page=abc');
+  });
 });
