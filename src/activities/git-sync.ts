@@ -16,11 +16,13 @@ import {
   setRevisionGit,
   requestSecretContext,
   setSpaceRevision,
+  spaceOrganization,
   updateGitSync,
   type GitSyncRequestRow,
   type GitSyncRow,
 } from '../db/git-sync.ts';
 import type { Em, Orm } from '../db/orm.ts';
+import { gitCacheName } from '../domain/git/cache.ts';
 import { syncSearchIndex } from '../db/search.ts';
 import { mergePageMaps } from '../domain/content/merge.ts';
 import { allPaths, deepEqual, type PageMap } from '../domain/content/tree.ts';
@@ -100,9 +102,13 @@ async function withCache<T>(dir: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
-async function ensureCache(options: GitSyncActivityOptions, request: GitSyncRequestRow): Promise<string> {
-  const key = request.params.repoCacheID ? `cache:${request.params.repoCacheID}` : `space:${request.space_id}:${request.params.url}`;
-  const dir = join(options.cacheDir, `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.git`);
+/** The bare repository that caches a request's fetches (domain/git/cache.ts names it), created when missing. */
+async function ensureCache(options: GitSyncActivityOptions, orm: Orm, request: GitSyncRequestRow): Promise<string> {
+  const organizationId = (await spaceOrganization(orm.em.fork(), request.space_id)) ?? `space:${request.space_id}`;
+  const dir = join(
+    options.cacheDir,
+    gitCacheName({ spaceId: request.space_id, url: request.params.url, repoCacheID: request.params.repoCacheID, organizationId }),
+  );
   const exists = await stat(join(dir, 'HEAD')).then(
     () => true,
     () => false,
@@ -303,7 +309,7 @@ export function gitSyncActivities(orm: Orm, options: GitSyncActivityOptions | ((
 
   async function runImport(request: GitSyncRequestRow, remote: GitRemote): Promise<GitSyncOutcome> {
     const o = opts();
-    const gitDir = await ensureCache(o, request);
+    const gitDir = await ensureCache(o, orm, request);
     return withCache(gitDir, async () => {
       beat({ phase: 'fetching' });
       const commit = (await fetchRef(gitDir, remote, request.params.ref, o.timeoutMs))!;
@@ -469,7 +475,7 @@ export function gitSyncActivities(orm: Orm, options: GitSyncActivityOptions | ((
 
   async function runExport(request: GitSyncRequestRow, remote: GitRemote): Promise<GitSyncOutcome> {
     const o = opts();
-    const gitDir = await ensureCache(o, request);
+    const gitDir = await ensureCache(o, orm, request);
     return withCache(gitDir, async () => {
       const em = orm.em.fork();
       const space = await lockSpace(em, request.space_id);

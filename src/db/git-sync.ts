@@ -249,6 +249,11 @@ export async function recordDelivery(em: Em, spaceId: string, deliveryId: string
   return rows.length > 0;
 }
 
+/** The organization a space belongs to (deleted spaces included); undefined when there is no such space. */
+export async function spaceOrganization(em: Em, spaceId: string): Promise<string | undefined> {
+  return (await sql<{ organization_id: string }>(em, 'select organization_id from space where id = ?', [spaceId]))[0]?.organization_id;
+}
+
 /** The space's organization and git sync row, for the unauthenticated webhook receiver. */
 export async function webhookTarget(em: Em, spaceId: string): Promise<(GitSyncRow & { organization_id: string }) | undefined> {
   return (
