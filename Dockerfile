@@ -17,9 +17,8 @@ RUN apt-get update \
   && rm -rf /var/lib/apt/lists/*
 
 COPY package.json package-lock.json ./
-# Installs exactly what package-lock.json pins (npm ci rejects this lockfile: npm 11 leaves other
-# platforms' optional binaries out of it and then reports them missing).
-RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
+# Installs exactly what package-lock.json pins (the lockfile lists every platform's optional binaries).
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 COPY src ./src
 
