@@ -1,7 +1,5 @@
-import { heartbeat } from '@temporalio/activity';
-import { unzipSync } from 'fflate';
+import { Context, heartbeat } from '@temporalio/activity';
 import { imageSize } from 'image-size';
-import mammoth from 'mammoth';
 import { mkdtemp, readdir, readFile, rm, lstat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -11,6 +9,7 @@ import { lockImportTarget, moveImportTarget, revisionOf } from '../db/content-im
 import type { Orm } from '../db/orm.ts';
 import { syncSearchIndex } from '../db/search.ts';
 import { readFolder, type FolderFile } from '../domain/content-import/folder.ts';
+import type { docxToMarkdown } from '../domain/content-import/docx.ts';
 import { contentTypeOf, extensionOf } from '../domain/content-import/files.ts';
 import { htmlToMarkdown } from '../domain/content-import/html.ts';
 import { absolutizeMarkdownUrls } from '../domain/content-import/markdown.ts';
@@ -20,9 +19,18 @@ import { readPageFile } from '../domain/git/layout.ts';
 import { rewriteLinks } from '../domain/git/links.ts';
 import { LayoutError } from '../domain/git/summary.ts';
 import { crawlTarget, linkWebsitePages, websiteTree, type CrawledPage } from '../domain/content-import/website.ts';
+import type { unzipWithin, ZipLimits } from '../domain/content-import/zip.ts';
 import type { PageMap } from '../domain/content/tree.ts';
 import { newId } from '../domain/ids.ts';
 import type { BlobStore } from '../lib/blob-store.ts';
+import {
+  BoundedParseError,
+  boundedTask,
+  DEFAULT_PARSE_BOUNDS,
+  runBounded,
+  type ParseFunction,
+  type ParseTask,
+} from '../lib/bounded-parse.ts';
 import { CloneError, guardedClone } from '../lib/guarded-clone.ts';
 import { FetchError, guardedFetch, redactUrl, type FetchPolicy } from '../lib/guarded-fetch.ts';
 import type { SecretBox } from '../lib/secrets.ts';
@@ -64,6 +72,8 @@ export interface ContentImportOptions {
   policy: FetchPolicy;
   limits: ContentImportConfig;
   secrets: () => Promise<SecretBox>;
+  /** Bounds of the parse threads, when not the defaults (DEFAULT_PARSE_BOUNDS, DOCX_HEAP_MB, PARSE_TIMEOUT_MS); tests lower them. */
+  parse?: { heapMb?: number; docxHeapMb?: number; timeoutMs?: number };
 }
 
 /** A problem with what the user asked to import: reported, never retried. */
@@ -109,28 +119,64 @@ async function store(blobs: BlobStore, bytes: Buffer, contentType: string): Prom
   return { sha256, size: bytes.length, contentType, ...measure(bytes, contentType) };
 }
 
-/** Files of an archive, within the limits (count and total unpacked bytes are checked before unpacking). */
-function unzip(bytes: Uint8Array, limits: ContentImportConfig): FolderFile[] {
-  let count = 0;
-  let total = 0;
-  let files: Record<string, Uint8Array>;
+/**
+ * Untrusted archives and documents are unpacked and converted in a bounded thread (lib/bounded-parse.ts),
+ * for at most PARSE_TIMEOUT_MS of wall clock (or CONTENT_IMPORT_TIMEOUT if shorter). Inside, archives
+ * are counted by the bytes they actually inflate to, within CONTENT_IMPORT_MAX_BYTES and
+ * CONTENT_IMPORT_MAX_FILES (domain/content-import/zip.ts). Unpacking keeps its data outside the JS
+ * heap and runs with the default heap bound (512 MiB); converting a .docx gets DOCX_HEAP_MB, as
+ * mammoth's document tree is large: measured, 5 MiB of document XML (74,000 paragraphs, several
+ * hundred pages) peaks near 600 MiB of heap and takes about 15 s, 10 MiB about 30 s.
+ */
+const UNZIP = boundedTask<typeof unzipWithin>(new URL('../domain/content-import/zip.ts', import.meta.url), 'unzipWithin');
+const DOCX = boundedTask<typeof docxToMarkdown>(new URL('../domain/content-import/docx.ts', import.meta.url), 'docxToMarkdown');
+export const PARSE_TIMEOUT_MS = 120_000;
+export const DOCX_HEAP_MB = 1024;
+
+/** Codes a parse task reports about its input (ZipError, DocxError); anything else it throws reads as "not readable". */
+const INPUT_CODES = new Set(['INVALID_ARCHIVE', 'INVALID_DOCX', 'TOO_LARGE', 'TOO_MANY_FILES']);
+
+/** The activity's cancellation (a heartbeat timeout, a cancelled workflow) as a signal; none outside an activity. */
+function cancellation(): AbortSignal | undefined {
   try {
-    files = unzipSync(bytes, {
-      filter: (entry) => {
-        if (entry.name.endsWith('/')) return false;
-        count += 1;
-        total += entry.originalSize;
-        if (count > limits.maxFiles) throw new ImportInputError('TOO_MANY_FILES', `The archive holds more than ${limits.maxFiles} files`);
-        if (total > limits.maxBytes) throw new ImportInputError('TOO_LARGE', `The archive unpacks to more than ${limits.maxBytes} bytes`);
-        return true;
-      },
-    });
-  } catch (error) {
-    if (error instanceof ImportInputError) throw error;
-    throw new ImportInputError('INVALID_ARCHIVE', `The file is not a readable zip archive: ${(error as Error).message}`);
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
   }
-  return Object.entries(files).map(([path, data]) => ({ path, bytes: data }));
 }
+
+/**
+ * Runs a parse task in a bounded thread, heartbeating meanwhile. What the input causes (the task's
+ * own refusal, running out of memory or time) becomes an ImportInputError: the import fails for
+ * good with that code, never retried. A thread that cannot start, or a cancelled activity, throws.
+ */
+async function parseBounded<F extends ParseFunction>(
+  task: ParseTask<F>,
+  args: Parameters<F>,
+  context: { what: string; invalid: string; stage: string; timeoutMs: number; heapMb: number },
+): Promise<Awaited<ReturnType<F>>> {
+  const { heapMb, timeoutMs } = context;
+  const beating = setInterval(() => beat({ stage: context.stage }), 5000);
+  try {
+    return await runBounded(task, args, { timeoutMs, maxOldGenerationSizeMb: heapMb, signal: cancellation() });
+  } catch (error) {
+    if (!(error instanceof BoundedParseError)) throw error;
+    switch (error.reason) {
+      case 'rejected':
+        throw new ImportInputError(INPUT_CODES.has(error.code) ? error.code : context.invalid, error.message);
+      case 'out-of-memory':
+        throw new ImportInputError('TOO_LARGE', `${context.what} needs more than the ${heapMb} MiB of memory reading it may use`);
+      case 'timeout':
+        throw new ImportInputError('PARSE_TIMEOUT', `${context.what} could not be read within ${Math.round(timeoutMs / 1000)} s`);
+      default:
+        throw error;
+    }
+  } finally {
+    clearInterval(beating);
+  }
+}
+
+const zipLimits = (limits: ContentImportConfig): ZipLimits => ({ maxFiles: limits.maxFiles, maxBytes: limits.maxBytes });
 
 /** The files of a cloned repository (without .git), within the limits. */
 async function readTree(root: string, limits: ContentImportConfig): Promise<FolderFile[]> {
@@ -154,6 +200,12 @@ async function readTree(root: string, limits: ContentImportConfig): Promise<Fold
 /** The import activities; their settings are read once, here (the worker's start), never during an activity. */
 export function contentImportActivities(orm: Orm, options: ContentImportOptions) {
   const deps = () => options;
+
+  /** Heap and deadline of a parse thread: the defaults, or the options'; never past CONTENT_IMPORT_TIMEOUT. */
+  const parseBounds = (docx: boolean) => ({
+    heapMb: docx ? (options.parse?.docxHeapMb ?? DOCX_HEAP_MB) : (options.parse?.heapMb ?? DEFAULT_PARSE_BOUNDS.maxOldGenerationSizeMb),
+    timeoutMs: Math.min(options.limits.timeoutMs, options.parse?.timeoutMs ?? PARSE_TIMEOUT_MS),
+  });
 
   /**
    * A download: documents within FETCH_MAX_BYTES and FETCH_TIMEOUT, archives within the import's
@@ -295,33 +347,22 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
   }
 
   async function docx(url: string): Promise<ImportBundle> {
-    const { blobs } = deps();
+    const { blobs, limits } = deps();
     const fetched = await download(url, 'archive');
-    const images = new Map<string, Buffer>();
-    let html: string;
-    try {
-      const result = await mammoth.convertToHtml(
-        { buffer: fetched.body },
-        {
-          convertImage: mammoth.images.imgElement(async (image) => {
-            const bytes = await image.readAsBuffer();
-            const path = `images/image-${images.size + 1}.${extensionOf(image.contentType)}`;
-            images.set(path, bytes);
-            return { src: path };
-          }),
-        },
-      );
-      html = result.value;
-    } catch (error) {
-      throw new ImportInputError('INVALID_DOCX', `The file is not a readable .docx document: ${(error as Error).message}`);
-    }
-    const converted = htmlToMarkdown(html);
+    beat({ stage: 'converting', bytes: fetched.body.length });
+    const converted = await parseBounded(DOCX, [fetched.body, zipLimits(limits)], {
+      what: 'The document',
+      invalid: 'INVALID_DOCX',
+      stage: 'converting',
+      ...parseBounds(true),
+    });
     const files: FileRow[] = [];
     const ids = new Map<string, string>();
-    for (const [path, bytes] of images) {
-      const file = { id: newId(), name: path.replace(/^.*\//, ''), ...(await store(blobs, bytes, contentTypeOf(path))) };
+    for (const image of converted.images) {
+      const bytes = Buffer.from(image.bytes.buffer, image.bytes.byteOffset, image.bytes.byteLength);
+      const file = { id: newId(), name: image.path.replace(/^.*\//, ''), ...(await store(blobs, bytes, contentTypeOf(image.path))) };
       files.push(file);
-      ids.set(path, file.id);
+      ids.set(image.path, file.id);
     }
     const body = rewriteLinks(converted.body, (target) => (ids.has(target) ? `gitbook://file/${ids.get(target)}` : null));
     return singlePage({ title: converted.title ?? titleFromFileName(fileNameOf(fetched.url)), markdown: body, children: [] }, files);
@@ -358,7 +399,13 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
       case 'zip': {
         const fetched = await download(url, 'archive');
         beat({ stage: 'unpacking', bytes: fetched.body.length });
-        return folderBundle(unzip(fetched.body, limits), false);
+        const files = await parseBounded(UNZIP, [fetched.body, zipLimits(limits)], {
+          what: 'The archive',
+          invalid: 'INVALID_ARCHIVE',
+          stage: 'unpacking',
+          ...parseBounds(false),
+        });
+        return folderBundle(files, false);
       }
       case 'docx':
         return docx(url);

@@ -17,12 +17,13 @@ import {
   bundleForValidation,
   contentHash,
   documentKey,
+  isProcessErrorDetail,
   isRetryableFailure,
-  parseDocument,
   planRefFetches,
   processErrorCode,
-  toJsonValue,
+  type readSpecDocument,
 } from '../domain/openapi.ts';
+import { BoundedParseError, boundedTask, runBounded } from '../lib/bounded-parse.ts';
 import { FetchError, guardedFetch, redactUrl, type FetchPolicy } from '../lib/guarded-fetch.ts';
 import { beat, heartbeating } from '../lib/heartbeat.ts';
 import { deleteRefreshSchedule } from '../temporal/openapi-refresh-schedule.ts';
@@ -72,6 +73,32 @@ function asFailure(error: unknown): unknown {
   return error;
 }
 
+/**
+ * Documents are parsed (JSON or YAML, alias expansion bounded: domain/openapi.ts) in a bounded
+ * thread: 512 MiB of heap, SPEC_PARSE_TIMEOUT_MS of wall clock. What the document causes there (a
+ * syntax error, too much expansion, running out of memory or time) is a SYNTAX_ERROR, not retried.
+ */
+const READ_DOCUMENT = boundedTask<typeof readSpecDocument>(new URL('../domain/openapi.ts', import.meta.url), 'readSpecDocument');
+export const SPEC_PARSE_TIMEOUT_MS = 60_000;
+
+async function readDocument(text: string, where: string, contentType?: string | null) {
+  try {
+    return await runBounded(READ_DOCUMENT, [text, where, contentType], { timeoutMs: SPEC_PARSE_TIMEOUT_MS });
+  } catch (error) {
+    if (!(error instanceof BoundedParseError)) throw error;
+    switch (error.reason) {
+      case 'rejected':
+        throw new SpecProcessingError(isProcessErrorDetail(error.code) ? error.code : 'SYNTAX_ERROR', error.message);
+      case 'out-of-memory':
+        throw new SpecProcessingError('SYNTAX_ERROR', `${where} needs more memory to parse than a document may use`);
+      case 'timeout':
+        throw new SpecProcessingError('SYNTAX_ERROR', `${where} could not be parsed within ${SPEC_PARSE_TIMEOUT_MS / 1000} s`);
+      default:
+        throw error;
+    }
+  }
+}
+
 interface Fetched {
   filesystem: Record<string, unknown>;
   entryKey: string;
@@ -89,14 +116,14 @@ async function collectDocuments(source: { url: string } | { text: string }, poli
     const response = await guardedFetch(source.url, policy, { accept: ACCEPT });
     entryKey = documentKey(source.url);
     url = entryKey;
-    const { document } = parseDocument(response.body.toString('utf8'), redactUrl(source.url), response.contentType);
-    filesystem[entryKey] = toJsonValue(document);
+    const { document } = await readDocument(response.body.toString('utf8'), redactUrl(source.url), response.contentType);
+    filesystem[entryKey] = document;
     // Relative references resolve against the URL given (credentials kept for fetching).
     queue.push(...planRefFetches(filesystem[entryKey], source.url, new Set([entryKey])));
   } else {
-    const { document, format } = parseDocument(source.text, 'The spec text');
+    const { document, format } = await readDocument(source.text, 'The spec text');
     entryKey = format === 'json' ? 'openapi.json' : 'openapi.yaml';
-    filesystem[entryKey] = toJsonValue(document);
+    filesystem[entryKey] = document;
     queue.push(...planRefFetches(filesystem[entryKey], null, new Set([entryKey])));
   }
 
@@ -109,8 +136,8 @@ async function collectDocuments(source: { url: string } | { text: string }, poli
     }
     beat({ fetched: Object.keys(filesystem).length });
     const response = await guardedFetch(next, policy, { accept: ACCEPT });
-    const { document } = parseDocument(response.body.toString('utf8'), redactUrl(next), response.contentType);
-    filesystem[key] = toJsonValue(document);
+    const { document } = await readDocument(response.body.toString('utf8'), redactUrl(next), response.contentType);
+    filesystem[key] = document;
     for (const target of planRefFetches(filesystem[key], next, planned)) {
       planned.add(documentKey(target));
       queue.push(target);

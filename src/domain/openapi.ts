@@ -10,7 +10,7 @@
  * point at other documents by absolute URL.
  */
 import { createHash } from 'node:crypto';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { isAlias, isCollection, isPair, isScalar, parseDocument as parseYamlDocument, YAMLParseError } from 'yaml';
 
 export const OPENAPI_SLUG_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
 
@@ -75,13 +75,103 @@ export class SpecProcessingError extends Error {
     this.name = 'SpecProcessingError';
     this.detail = detail;
   }
+
+  /** The detail under the name errors crossing threads carry (lib/bounded-parse.ts). */
+  get code(): ProcessErrorDetail {
+    return this.detail;
+  }
 }
 
 export type SpecFormat = 'json' | 'yaml';
 
 /**
+ * The most a YAML document may expand to through its aliases, in characters of the data it
+ * stands for (about the bytes of its JSON): ten times its text, and never less than 16 MiB. An
+ * alias costs a few bytes of text but stands for a whole copy of its anchored node, so 400 aliases
+ * of one 500 KB string make 200 MB out of a 500 KB text; real definitions that share schemas
+ * through anchors stay far below ten times their size. (`maxAliasCount` counts aliases, not what
+ * they expand to, so it stops neither that nor the classic nested "billion laughs" on its own.)
+ */
+export const YAML_EXPANSION_FACTOR = 10;
+export const YAML_EXPANSION_MIN_BYTES = 16 * 1024 * 1024;
+
+export function yamlExpansionLimit(textLength: number): number {
+  return Math.max(YAML_EXPANSION_MIN_BYTES, YAML_EXPANSION_FACTOR * textLength);
+}
+
+const mebibytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
+
+/**
+ * What a parsed YAML document expands to (see yamlExpansionLimit), computed on the node tree
+ * before anything is expanded: one walk in document order, where an alias adds the size of the
+ * node its anchor names, each anchored node measured once. Stops (SYNTAX_ERROR) as soon as the
+ * total passes `limit`, or at an alias inside the very node it names (a cycle).
+ */
+export function yamlExpandedSize(document: ReturnType<typeof parseYamlDocument>, limit: number, where = 'The document'): number {
+  const anchors = new Map<string, unknown>();
+  const measured = new Map<unknown, number>();
+  const open = new Set<unknown>();
+  const tooLarge = () =>
+    new SpecProcessingError(
+      'SYNTAX_ERROR',
+      `${where} expands to more than ${mebibytes(limit)} through its YAML aliases (anchors and *references); ` +
+        `a document may expand to ${YAML_EXPANSION_FACTOR} times its size, or ${mebibytes(YAML_EXPANSION_MIN_BYTES)}, whichever is more`,
+    );
+  const size = (node: unknown): number => {
+    if (node === null || node === undefined) return 4;
+    if (isAlias(node)) {
+      const target = anchors.get(node.source);
+      if (target === undefined)
+        throw new SpecProcessingError('SYNTAX_ERROR', `${where} refers to an undefined YAML anchor "${node.source}"`);
+      if (open.has(target))
+        throw new SpecProcessingError('SYNTAX_ERROR', `${where} has a YAML alias "*${node.source}" inside the node it names`);
+      return measured.get(target) ?? 0;
+    }
+    const anchor = (node as { anchor?: string }).anchor;
+    if (anchor) {
+      anchors.set(anchor, node);
+      open.add(node);
+    }
+    let bytes: number;
+    if (isScalar(node)) {
+      const value = node.value;
+      bytes =
+        typeof value === 'string'
+          ? value.length + 2
+          : value instanceof Uint8Array
+            ? Math.ceil(value.byteLength / 3) * 4 + 2
+            : String(value).length;
+    } else if (isCollection(node)) {
+      bytes = 2;
+      for (const item of node.items) {
+        bytes += isPair(item) ? size(item.key) + size(item.value) + 2 : size(item) + 1;
+        if (bytes > limit) throw tooLarge();
+      }
+    } else {
+      bytes = 0;
+    }
+    if (anchor) {
+      open.delete(node);
+      measured.set(node, bytes);
+    }
+    if (bytes > limit) throw tooLarge();
+    return bytes;
+  };
+  return size(document.contents);
+}
+
+/** A YAML text as data: parsed to a node tree, its expansion measured (yamlExpandedSize), then converted. */
+function parseYaml(text: string, where: string): unknown {
+  const document = parseYamlDocument(text);
+  if (document.errors.length > 0) throw document.errors[0];
+  yamlExpandedSize(document, yamlExpansionLimit(text.length), where);
+  return document.toJS({ maxAliasCount: 1000 });
+}
+
+/**
  * Parses one document. JSON is tried first when the text looks like JSON (or the content type
- * says so); YAML (a superset of JSON) otherwise. Throws SpecProcessingError SYNTAX_ERROR.
+ * says so); YAML (a superset of JSON) otherwise, its alias expansion bounded (yamlExpansionLimit).
+ * Throws SpecProcessingError SYNTAX_ERROR.
  */
 export function parseDocument(text: string, where: string, contentType?: string | null): { document: unknown; format: SpecFormat } {
   const trimmed = text.replace(/^\uFEFF/, '').trim();
@@ -94,19 +184,27 @@ export function parseDocument(text: string, where: string, contentType?: string 
       if (/^[[{]/.test(trimmed) && !/\byaml\b/i.test(contentType ?? '')) {
         // Flow-style YAML also starts with { or [: give YAML a chance before failing.
         try {
-          return { document: parseYaml(trimmed, { maxAliasCount: 1000 }), format: 'yaml' };
-        } catch {
+          return { document: parseYaml(trimmed, where), format: 'yaml' };
+        } catch (yamlError) {
+          if (yamlError instanceof SpecProcessingError) throw yamlError;
           throw new SpecProcessingError('SYNTAX_ERROR', `${where} is not valid JSON: ${(error as Error).message}`);
         }
       }
     }
   }
   try {
-    return { document: parseYaml(trimmed, { maxAliasCount: 1000 }), format: 'yaml' };
+    return { document: parseYaml(trimmed, where), format: 'yaml' };
   } catch (error) {
+    if (error instanceof SpecProcessingError) throw error;
     const message = error instanceof YAMLParseError ? error.message.split('\n')[0] : String((error as Error).message ?? error);
     throw new SpecProcessingError('SYNTAX_ERROR', `${where} is neither valid JSON nor valid YAML: ${message}`);
   }
+}
+
+/** A document as a version stores it: parsed (parseDocument), then made JSON (toJsonValue). Runs in a bounded thread. */
+export function readSpecDocument(text: string, where: string, contentType?: string | null): { document: unknown; format: SpecFormat } {
+  const { document, format } = parseDocument(text, where, contentType);
+  return { document: toJsonValue(document), format };
 }
 
 /** A URL as a filesystem key: no credentials, no fragment. */

@@ -2,7 +2,9 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { ContentImportActivities, ContentImportInput, ContentImportOutcome } from '../activities/content-import.ts';
 
 // Reading fetches, unpacks or crawls: long, with heartbeats. Its bounded retries cover a worker
-// lost mid-read; what the source itself refuses comes back as a `failed` outcome, not retried.
+// lost mid-read; what the source itself refuses comes back as a `failed` outcome, not retried,
+// including archives and documents that outgrow the bounded thread they are parsed in (memory,
+// time, unpacked bytes: TOO_LARGE, PARSE_TIMEOUT), which can therefore no longer take the worker down.
 const { readContentImport } = proxyActivities<ContentImportActivities>({
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '20 seconds',

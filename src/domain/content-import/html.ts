@@ -2,6 +2,11 @@
  * HTML to markdown for imports, through unified: rehype-parse reads the HTML, the tree is trimmed
  * to the page's content and its URLs are resolved, rehype-remark turns it into mdast and
  * remark-stringify (with GFM, for tables and strikethrough) writes the markdown. Pure: no I/O.
+ *
+ * Only http(s), mailto, relative and fragment URLs survive: a link to any other scheme
+ * (`javascript:`, `vbscript:`, `data:`, `file:`, …) becomes its text, and such an image (or video
+ * poster) is dropped. The check runs on the final markdown tree, so every element that turns into
+ * a link or an image (`a`, `img`, `video`, `audio`, `source`, `input type=image`, …) goes through it.
  */
 import type { Element, Root as HastRoot, RootContent } from 'hast';
 import { toText } from 'hast-util-to-text';
@@ -11,7 +16,7 @@ import remarkGfm from 'remark-gfm';
 import remarkStringify from 'remark-stringify';
 import { unified } from 'unified';
 import { visit, SKIP } from 'unist-util-visit';
-import type { Root as MdastRoot } from 'mdast';
+import type { Root as MdastRoot, Parent as MdastParent, RootContent as MdastContent } from 'mdast';
 
 export type UrlKind = 'link' | 'image';
 
@@ -48,6 +53,47 @@ const CHROME = new Set(['nav', 'header', 'footer', 'aside', 'form', 'button', 's
 const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search']);
 
 const collapse = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+const SAFE_SCHEMES = new Set(['http', 'https', 'mailto']);
+
+/**
+ * Whether a link or image URL may stay: http, https, mailto, or no scheme at all (relative,
+ * protocol-relative, fragment). The scheme is read as the URL parser reads it (leading
+ * control characters and spaces ignored, tabs and newlines removed anywhere), and as a markdown
+ * reader would after decoding character references (`javascript&#58;…`).
+ */
+export function isSafeUrl(url: string): boolean {
+  const normalized = decodeReferences(url)
+    .replace(/^[\u0000-\u0020]+/, '')
+    .replace(/[\t\n\r]/g, '');
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(normalized);
+  return scheme === null || SAFE_SCHEMES.has(scheme[1].toLowerCase());
+}
+
+/** Numeric character references and the named ones that matter in a scheme (`&colon;`, `&Tab;`, `&NewLine;`), decoded. */
+function decodeReferences(text: string): string {
+  if (!text.includes('&')) return text;
+  const named: Record<string, string> = { colon: ':', tab: '\t', newline: '\n', amp: '&' };
+  return text.replace(/&(?:#(\d+)|#x([0-9a-f]+)|([a-z]+));?/gi, (whole, dec?: string, hex?: string, name?: string) => {
+    if (name !== undefined) return named[name.toLowerCase()] ?? whole;
+    const code = dec !== undefined ? Number.parseInt(dec, 10) : Number.parseInt(hex!, 16);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
+}
+
+/** Replaces links to unsafe URLs by their text and drops unsafe images and definitions, in place. */
+function dropUnsafeUrls(tree: MdastRoot): void {
+  visit(tree, (node, index, parent) => {
+    if (parent === undefined || index === undefined) return undefined;
+    if ((node.type === 'link' || node.type === 'image' || node.type === 'definition') && !isSafeUrl(node.url)) {
+      const kept = node.type === 'link' ? node.children : [];
+      (parent as MdastParent).children.splice(index, 1, ...(kept as MdastContent[]));
+      // Visit what took its place (a link's text may hold an image).
+      return index;
+    }
+    return undefined;
+  });
+}
 
 function findElement(tree: HastRoot | Element, test: (node: Element) => boolean): Element | null {
   let found: Element | null = null;
@@ -125,11 +171,9 @@ export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions = {}
     if (attribute === null) return;
     const raw = node.properties[attribute];
     if (typeof raw !== 'string' || raw.trim() === '') return;
-    if (/^javascript:/i.test(raw.trim())) {
-      delete node.properties[attribute];
-      return;
-    }
     const resolved = resolveAgainst(raw, base);
+    // Unsafe targets are neither reported nor rewritten; dropUnsafeUrls removes them from the markdown.
+    if (!isSafeUrl(resolved)) return;
     const kind: UrlKind = node.tagName === 'a' ? 'link' : 'image';
     (kind === 'link' ? links : images).push(resolved);
     node.properties[attribute] = options.rewrite?.(resolved, kind) ?? resolved;
@@ -137,6 +181,7 @@ export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions = {}
 
   const root: HastRoot = content.type === 'root' ? content : { type: 'root', children: content.children as RootContent[] };
   const mdast = toMarkdown.runSync(root as HastRoot) as unknown as MdastRoot;
+  dropUnsafeUrls(mdast);
   const text = toMarkdown.stringify(mdast).trim();
   const body = text === '' ? '' : `${text}\n`;
   const markdown = title === null ? body : `# ${escapeHeading(title)}\n${body === '' ? '' : `\n${body}`}`;
