@@ -15,6 +15,8 @@ import { deepEqual, type PageMap, type PageNode } from '../domain/content/tree.t
 
 /** Rows per statement of a bulk revision write. */
 const WRITE_CHUNK = 2000;
+/** Characters of markdown per statement of a bulk document write (each statement is one step of the event loop). */
+const WRITE_CHUNK_CHARS = 1024 * 1024;
 
 const TOKEN = '\u0000document:';
 export const documentToken = (hash: string) => `${TOKEN}${hash}`;
@@ -165,24 +167,27 @@ export async function writeRevision(em: Em, input: WriteRevisionInput): Promise<
     );
   }
   if (changed.length > 0) {
-    const documents = changed
-      .filter((p) => tokenHash(p.markdown) === null)
-      .map((p) => ({ hash: documentHash(p.markdown), markdown: p.markdown }));
-    await inChunks(documents, WRITE_CHUNK, (chunk) =>
-      sql(
-        em,
-        `insert into page_document (space_id, hash, markdown)
+    const hashes = new Map(changed.map((p) => [p.id, documentHash(p.markdown)]));
+    const documents = changed.filter((p) => tokenHash(p.markdown) === null).map((p) => ({ hash: hashes.get(p.id)!, markdown: p.markdown }));
+    await inChunks(
+      documents,
+      WRITE_CHUNK,
+      (chunk) =>
+        sql(
+          em,
+          `insert into page_document (space_id, hash, markdown)
          select ?, x.hash, x.markdown from jsonb_to_recordset(?::jsonb) as x(hash text, markdown text)
          on conflict do nothing`,
-        [input.spaceId, JSON.stringify(chunk)],
-      ),
+          [input.spaceId, JSON.stringify(chunk)],
+        ),
+      { of: (d) => d.markdown.length, max: WRITE_CHUNK_CHARS },
     );
     const rows = changed.map((p) => ({
       page_id: p.id,
       parent_id: p.parentId,
       position: p.position,
       meta: metaOf(p),
-      document_hash: documentHash(p.markdown),
+      document_hash: hashes.get(p.id)!,
     }));
     await inChunks(rows, WRITE_CHUNK, (chunk) =>
       sql(
