@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { imageSize } from 'image-size';
 import type { Static } from 'typebox';
 import {
@@ -17,7 +18,14 @@ import { User } from '../../db/entities.ts';
 import type { Em } from '../../db/orm.ts';
 import { decodeCursor, encodeCursor } from '../../domain/cursor.ts';
 import { newId } from '../../domain/ids.ts';
-import { applyOperations, OperationError, type ChangeOutcome, type ContentOperation } from '../../domain/content/operations.ts';
+import {
+  applyOperations,
+  documentMetadata,
+  OperationError,
+  type ChangeOutcome,
+  type ContentOperation,
+  type DocumentMetadata,
+} from '../../domain/content/operations.ts';
 import type { PageMap } from '../../domain/content/tree.ts';
 import { FetchError, guardedFetch, type FetchPolicy } from '../../lib/guarded-fetch.ts';
 import { blobStoreFor, type BlobStore } from '../../lib/blob-store.ts';
@@ -237,6 +245,14 @@ export async function applyContentChanges(
     for (const [i, file] of change.files.entries())
       insertedFiles.push(await storeFile(blobs, file, `changes[${index}].files[${i}]`, fetchPolicy));
   }
+  // Each document's title and front matter are read one document per turn of the event loop, before
+  // the transaction: a batch of 50 large documents never holds the loop (or a transaction) for long.
+  const metadata: (DocumentMetadata | undefined)[] = [];
+  for (const change of body.changes) {
+    const markdown = change.operation === 'insert_page' || change.operation === 'update_page' ? change.document?.markdown : undefined;
+    metadata.push(markdown === undefined ? undefined : documentMetadata(markdown));
+    if (markdown !== undefined) await nextTurn();
+  }
   return em.transactional(async (tx) => {
     const changeRequest = (await lockChangeRequest(tx, spaceId, changeRequestId))!;
     assertEditable(changeRequest, changeRequest.edit_mode, 'edit its content');
@@ -251,7 +267,11 @@ export async function applyContentChanges(
     }
     let applied;
     try {
-      applied = applyOperations(head, body.changes as ContentOperation[], { newId: () => newId(), revertSources: { base, byRevision } });
+      applied = applyOperations(head, body.changes as ContentOperation[], {
+        newId: () => newId(),
+        revertSources: { base, byRevision },
+        metadata,
+      });
     } catch (error) {
       if (error instanceof OperationError) throw badRequest(error.message);
       throw error;
