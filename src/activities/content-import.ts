@@ -20,7 +20,7 @@ import { rewriteLinks } from '../domain/git/links.ts';
 import { LayoutError } from '../domain/git/summary.ts';
 import { crawlTarget, linkWebsitePages, websiteTree, type CrawledPage } from '../domain/content-import/website.ts';
 import type { unzipWithin, ZipLimits } from '../domain/content-import/zip.ts';
-import type { PageMap } from '../domain/content/tree.ts';
+import { pageDepthProblem, type PageMap } from '../domain/content/tree.ts';
 import { newId } from '../domain/ids.ts';
 import type { BlobStore } from '../lib/blob-store.ts';
 import {
@@ -448,6 +448,8 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
       }
       const pages = Object.keys(bundle.pages).length;
       if (pages === 0) return { status: 'failed', code: 'NO_CONTENT', message: `Nothing to import was found at ${input.url}` };
+      const tooDeep = pageDepthProblem(bundle.pages);
+      if (tooDeep) return { status: 'failed', code: 'TOO_DEEP', message: `The content nests its pages too deeply: ${tooDeep}` };
       const sha = await deps().blobs.put(Buffer.from(JSON.stringify(bundle), 'utf8'));
       beat({ stage: 'read', pages, files: bundle.files.length });
       return { status: 'read', bundle: sha, pages, files: bundle.files.length };

@@ -25,7 +25,7 @@ import type { Em, Orm } from '../db/orm.ts';
 import { gitCacheName } from '../domain/git/cache.ts';
 import { syncSearchIndex } from '../db/search.ts';
 import { mergePageMaps } from '../domain/content/merge.ts';
-import { allPaths, deepEqual, type PageMap } from '../domain/content/tree.ts';
+import { allPaths, deepEqual, pageDepthProblem, type PageMap } from '../domain/content/tree.ts';
 import { GitSyncError } from '../domain/git/errors.ts';
 import { readLayout, renderLayout } from '../domain/git/layout.ts';
 import { cleanPath, LayoutError, parseGitbookYaml } from '../domain/git/summary.ts';
@@ -253,6 +253,8 @@ export function gitSyncActivities(orm: Orm, options: GitSyncActivityOptions | ((
         },
       },
     );
+    const tooDeep = pageDepthProblem(layout.pages);
+    if (tooDeep) throw new GitSyncError('NOT_GITBOOK_LAYOUT', `The repository nests its pages too deeply: ${tooDeep}`);
     const byPath = new Map(entries.map((e) => [e.path, e]));
     for (const file of layout.files) {
       const entry = byPath.get(file.path)!;

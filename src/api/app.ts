@@ -86,9 +86,12 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     } catch {
       return done(Object.assign(new Error('The request body is not valid JSON'), { statusCode: 400 }), undefined);
     }
-    const nul = nulPath(value, 'body');
-    if (nul) return done(badRequest(`${nul} must not contain the character U+0000`), undefined);
-    done(null, value);
+    const problem = bodyProblem(value);
+    if (problem) return done(badRequest(problem), undefined);
+    // A large body goes on to validation at the next turn of the event loop: reading it and
+    // validating it are two steps, so other requests are answered in between.
+    if ((body as string).length > LARGE_BODY) setImmediate(() => done(null, value));
+    else done(null, value);
   });
   // A write without a body is a write with an empty object: optional-body operations then validate.
   app.addHook('preValidation', async (request) => {
@@ -242,20 +245,51 @@ async function registerRateLimit(app: FastifyInstance, limit: { max: number; win
   app.addHook('onRequest', async (request, reply) => limiter.call(app, request, reply));
 }
 
-/** Where in a parsed JSON value a string (or key) holds U+0000, as `body.a.b`; undefined when none does. */
-function nulPath(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = nulPath(value[i], `${path}.${i}`);
-      if (found) return found;
+/**
+ * How deeply a JSON body may nest arrays and objects. The deepest bodies the API takes are GitBook
+ * documents (comments, translations) and JSON Schemas (adaptive content): a list nested ten levels
+ * deep in a document body is about 50 levels of JSON. Deeper bodies are refused before anything
+ * recursive (validation, serializers, renderers) walks them: 10,000 levels overflowed the stack.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+/** Bodies larger than this (characters) are validated at the next turn of the event loop. */
+const LARGE_BODY = 1024 * 1024;
+
+/**
+ * What is wrong with a parsed JSON body, as a 400 message: arrays and objects nested more than
+ * MAX_JSON_DEPTH levels deep, or a string or key holding U+0000 (named by its path, `body.a.b`);
+ * undefined when nothing is. Iterative: one frame per level of nesting, never the call stack.
+ */
+function bodyProblem(body: unknown): string | undefined {
+  const frames: { node: unknown[] | Record<string, unknown>; keys: string[] | null; next: number; key: string }[] = [];
+  const path = (child?: string) => ['body', ...frames.slice(1).map((f) => f.key), ...(child === undefined ? [] : [child])].join('.');
+  let value = body;
+  let key: string | undefined;
+  for (;;) {
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return `${path(key)} must not contain the character U+0000`;
+    } else if (value !== null && typeof value === 'object') {
+      if (frames.length === MAX_JSON_DEPTH) return `body must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep`;
+      frames.push({ node: value as never, keys: Array.isArray(value) ? null : Object.keys(value), next: 0, key: key ?? '' });
     }
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, child] of Object.entries(value)) {
-      if (key.includes('\u0000')) return `${path} (a key)`;
-      const found = nulPath(child, `${path}.${key}`);
-      if (found) return found;
+    // On to the next value in document order: in the innermost array or object with one left.
+    for (;;) {
+      const top = frames.at(-1);
+      if (!top) return undefined;
+      if (top.next < (top.keys ?? (top.node as unknown[])).length) {
+        const i = top.next++;
+        if (top.keys) {
+          key = top.keys[i];
+          if (key.includes('\u0000')) return `${path()} (a key) must not contain the character U+0000`;
+          value = (top.node as Record<string, unknown>)[key];
+        } else {
+          key = String(i);
+          value = (top.node as unknown[])[i];
+        }
+        break;
+      }
+      frames.pop();
     }
   }
-  return undefined;
 }

@@ -1,5 +1,5 @@
 import type { FileRow, RevisionRow } from '../../db/content.ts';
-import { buildTree, type PageMap, type PageNode, type TreeEntry } from '../../domain/content/tree.ts';
+import { allPaths, buildTree, MAX_PAGE_DEPTH, type PageMap, type PageNode, type TreeEntry } from '../../domain/content/tree.ts';
 
 /** GitBook's shapes for revisions, pages and files. */
 
@@ -62,14 +62,25 @@ export function presentPage(page: PageNode, path: string, children: unknown[], o
   };
 }
 
-/** The nested page tree with paths. */
+/**
+ * The nested page tree with paths. Built without recursion, and never nested deeper than
+ * MAX_PAGE_DEPTH + 1 levels (see `buildTree`): a deeper tree, written before that limit, is
+ * presented whole with its pages below the limit listed under their ancestor at the limit, so
+ * that neither this walk nor the JSON serializer can run out of stack.
+ */
 export function presentTree(map: PageMap, options: PresentOptions) {
-  const walk = (entries: TreeEntry[], prefix: string): unknown[] =>
-    entries.map((entry) => {
-      const path = prefix ? `${prefix}/${entry.node.slug}` : entry.node.slug;
-      return presentPage(entry.node, path, walk(entry.children, path), options);
-    });
-  return walk(buildTree(map), '');
+  const paths = allPaths(map);
+  const roots: unknown[] = [];
+  const pending: { entries: TreeEntry[]; into: unknown[] }[] = [{ entries: buildTree(map, MAX_PAGE_DEPTH), into: roots }];
+  while (pending.length > 0) {
+    const { entries, into } = pending.pop()!;
+    for (const entry of entries) {
+      const children: unknown[] = [];
+      into.push(presentPage(entry.node, paths.get(entry.node.id) ?? entry.node.slug, children, options));
+      if (entry.children.length > 0) pending.push({ entries: entry.children, into: children });
+    }
+  }
+  return roots;
 }
 
 export function presentFile(file: FileRow, options: PresentOptions) {

@@ -18,7 +18,7 @@ import {
   type LinkContext,
   type LinkStatus,
 } from './link-status.ts';
-import { allPaths, buildTree, type PageMap, type TreeEntry } from './tree.ts';
+import { allPaths, pagesInOrder, type PageMap } from './tree.ts';
 
 export type TargetReference =
   { kind: 'url'; url: string } | { kind: 'page'; page: string; space: string } | { kind: 'file'; file: string; space: string };
@@ -55,14 +55,8 @@ export interface LinkIndexInput {
 
 export function linkIndex(input: LinkIndexInput): LinkIndex {
   const paths = allPaths(input.pages);
-  const order: string[] = [];
-  const walk = (entries: TreeEntry[]) => {
-    for (const entry of entries) {
-      order.push(entry.node.id);
-      walk(entry.children);
-    }
-  };
-  walk(buildTree(input.pages));
+  // Depth first in tree order, without recursion (a tree written before MAX_PAGE_DEPTH may be thousands deep).
+  const order = pagesInOrder(input.pages).map((page) => page.id);
 
   const pageByPath = new Map<string, string>();
   for (const id of order) {

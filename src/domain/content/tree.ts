@@ -37,6 +37,15 @@ export interface TreeEntry {
   children: TreeEntry[];
 }
 
+/**
+ * How deep a page may sit: a top-level page is at depth 1, its children at depth 2, and so on.
+ * Writes (content operations, imports, Git Sync) refuse to put a page deeper; GitBook's editor and
+ * real documentation stay within a handful of levels. Readers never nest the tree they present
+ * deeper than this either (see `buildTree`'s `maxDepth`), so a deeper tree written before the
+ * limit existed still reads.
+ */
+export const MAX_PAGE_DEPTH = 100;
+
 /** The page with this id, or undefined; never an inherited property of the map object. */
 export function getPage(map: PageMap, id: string): PageNode | undefined {
   return Object.hasOwn(map, id) ? map[id] : undefined;
@@ -74,21 +83,146 @@ export function childrenOf(map: PageMap, parentId: string | null): PageNode[] {
 /**
  * The nested tree, in order, starting from the top-level pages. Pages that cannot be reached from
  * the top level (missing parent, cycle) are left out; `validateTree` reports them.
+ *
+ * With `maxDepth`, a page deeper than that is not nested any further: every page below an entry
+ * at depth `maxDepth` becomes a child of that entry, in depth-first order. A tree within
+ * `maxDepth` is unchanged; a deeper one (written before MAX_PAGE_DEPTH existed) is still
+ * presented whole, at most `maxDepth + 1` levels deep, which every reader and serializer can walk.
  */
-export function buildTree(map: PageMap): TreeEntry[] {
+export function buildTree(map: PageMap, maxDepth = Infinity): TreeEntry[] {
   const index = childrenIndex(map);
   const roots: TreeEntry[] = [];
   // Iterative, so a very deep tree cannot overflow the stack.
-  const stack: { parent: PageNode | null; into: TreeEntry[] }[] = [{ parent: null, into: roots }];
+  const stack: { parent: PageNode | null; into: TreeEntry[]; depth: number }[] = [{ parent: null, into: roots, depth: 0 }];
   while (stack.length > 0) {
-    const { parent, into } = stack.pop()!;
+    const { parent, into, depth } = stack.pop()!;
+    if (depth >= maxDepth && parent !== null) {
+      // Everything below `parent`, depth first, as its direct children.
+      for (const node of preorder(index, parent.id)) into.push({ node, children: [] });
+      continue;
+    }
     for (const child of index.get(parent === null ? null : parent.id) ?? []) {
       const entry: TreeEntry = { node: child, children: [] };
       into.push(entry);
-      stack.push({ parent: child, into: entry.children });
+      stack.push({ parent: child, into: entry.children, depth: depth + 1 });
     }
   }
   return roots;
+}
+
+/** The pages under `parentId` (null: all reachable pages), depth first in order; iterative. */
+function preorder(index: Map<string | null, PageNode[]>, parentId: string | null): PageNode[] {
+  const out: PageNode[] = [];
+  const seen = new Set<string>();
+  const stack = [...(index.get(parentId) ?? [])].reverse();
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (seen.has(node.id)) continue;
+    seen.add(node.id);
+    out.push(node);
+    const children = index.get(node.id) ?? [];
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+  return out;
+}
+
+/** Every page reachable from the top level, depth first in tree order (what a recursive walk of `buildTree` visits); iterative. */
+export function pagesInOrder(map: PageMap): PageNode[] {
+  return preorder(childrenIndex(map), null);
+}
+
+/**
+ * The depth of a page: 1 at the top level, one more per ancestor that exists (a page whose parent
+ * is missing counts from its highest existing ancestor). Walks up at most `cap` steps and then
+ * answers `cap`, so the answer is bounded even on a cycle.
+ */
+export function pageDepth(map: PageMap, id: string, cap = Object.keys(map).length): number {
+  let depth = 0;
+  let node = getPage(map, id);
+  while (node && depth < cap) {
+    depth++;
+    node = node.parentId === null ? undefined : getPage(map, node.parentId);
+  }
+  return depth;
+}
+
+/**
+ * The levels of the subtree rooted at a page: 1 for a page without children, 2 with children but
+ * no grandchildren, … Iterative; `index` is `childrenIndex(map)`.
+ */
+export function subtreeHeight(index: Map<string | null, PageNode[]>, id: string): number {
+  let height = 0;
+  let level = [id];
+  const seen = new Set<string>(level);
+  while (level.length > 0) {
+    height++;
+    const next: string[] = [];
+    for (const current of level)
+      for (const child of index.get(current) ?? [])
+        if (!seen.has(child.id)) {
+          seen.add(child.id);
+          next.push(child.id);
+        }
+    level = next;
+  }
+  return height;
+}
+
+/**
+ * Page id → depth (see `pageDepth`) for every page, in linear time. Pages on or under a cycle are
+ * left out (they have no depth; `validateTree` reports the cycle).
+ */
+export function pageDepths(map: PageMap): Map<string, number> {
+  const depths = new Map<string, number>();
+  const broken = new Set<string>();
+  for (const start of Object.keys(map)) {
+    if (depths.has(start) || broken.has(start)) continue;
+    // Walk up until a page whose depth is known, the top, a missing parent or a repeat.
+    const chain: string[] = [];
+    const onChain = new Set<string>();
+    let base = 0;
+    let cyclic = false;
+    let node: PageNode | undefined = map[start];
+    while (node) {
+      const known = depths.get(node.id);
+      if (known !== undefined) {
+        base = known;
+        break;
+      }
+      if (broken.has(node.id) || onChain.has(node.id)) {
+        cyclic = true;
+        break;
+      }
+      chain.push(node.id);
+      onChain.add(node.id);
+      node = node.parentId === null ? undefined : getPage(map, node.parentId);
+    }
+    for (let i = chain.length - 1; i >= 0; i--) {
+      if (cyclic) broken.add(chain[i]);
+      else depths.set(chain[i], ++base);
+    }
+  }
+  return depths;
+}
+
+/** The depth of the deepest page (0 for no pages); pages on or under a cycle are not counted. */
+export function treeDepth(map: PageMap): number {
+  let deepest = 0;
+  for (const depth of pageDepths(map).values()) if (depth > deepest) deepest = depth;
+  return deepest;
+}
+
+/**
+ * Why a page map is too deep to be written, or undefined: its deepest page below `maxDepth`
+ * (MAX_PAGE_DEPTH), named with its title. For the writers that build whole trees (imports, Git Sync).
+ */
+export function pageDepthProblem(map: PageMap, maxDepth = MAX_PAGE_DEPTH): string | undefined {
+  const depths = pageDepths(map);
+  let deepest: PageNode | undefined;
+  for (const id of Object.keys(map))
+    if ((depths.get(id) ?? 0) > maxDepth && (!deepest || depths.get(id)! > depths.get(deepest.id)!)) deepest = map[id];
+  if (!deepest) return undefined;
+  return `page "${deepest.title}" would be ${depths.get(deepest.id)} levels deep; pages may be nested at most ${maxDepth} levels deep`;
 }
 
 /**
@@ -164,7 +298,7 @@ export function slugify(title: string): string {
   return slug === '' ? 'page' : slug;
 }
 
-export type TreeProblemKind = 'id-mismatch' | 'missing-parent' | 'cycle' | 'duplicate-slug';
+export type TreeProblemKind = 'id-mismatch' | 'missing-parent' | 'cycle' | 'duplicate-slug' | 'too-deep';
 
 export interface TreeProblem {
   kind: TreeProblemKind;
@@ -180,7 +314,9 @@ export interface TreeProblem {
 /**
  * Everything structurally wrong with a page map: a key that differs from its page's id, a parent
  * that does not exist, ancestors forming a cycle (reported for each page on the cycle, not for the
- * pages below it), and siblings sharing a slug. An empty list means the map is a valid tree.
+ * pages below it), siblings sharing a slug, and pages deeper than MAX_PAGE_DEPTH (reported for the
+ * first page too deep on each branch, not for the pages below it). An empty list means the map is
+ * a valid tree.
  */
 export function validateTree(map: PageMap): TreeProblem[] {
   const problems: TreeProblem[] = [];
@@ -265,6 +401,11 @@ export function validateTree(map: PageMap): TreeProblem[] {
         message: `page ${ids[i]} has the slug "${node.slug}", as do its siblings ${others.join(', ')}`,
       });
     }
+  }
+  // Too deep: the first page past the limit on each branch (the pages under it are not repeated).
+  for (const [id, depth] of pageDepths(map)) {
+    if (depth === MAX_PAGE_DEPTH + 1)
+      problems.push({ kind: 'too-deep', pageId: id, message: `page ${id} is ${depth} levels deep; the limit is ${MAX_PAGE_DEPTH}` });
   }
   return problems;
 }
