@@ -14,11 +14,19 @@ export interface FrontMatter {
 
 const BLOCK = /^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
 
+/**
+ * Front matter longer than this is not read as front matter (it stays in the body, as a block that
+ * is not YAML does). With YAML's own alias limit (100 uses, weighted by the aliases they hold) a
+ * block can expand to at most about 100 times this: aliases cannot turn a page into a memory bomb.
+ */
+export const MAX_FRONT_MATTER = 64 * 1024;
+const ALIAS_LIMIT = { maxAliasCount: 100 };
+
 export function splitFrontMatter(text: string): FrontMatter {
   const match = BLOCK.exec(text);
-  if (!match) return { data: {}, body: text };
+  if (!match || match[1].length > MAX_FRONT_MATTER) return { data: {}, body: text };
   try {
-    const data = parseYaml(match[1]);
+    const data = parseYaml(match[1], ALIAS_LIMIT);
     if (data === null || typeof data !== 'object' || Array.isArray(data)) return { data: {}, body: text };
     return { data: data as Record<string, unknown>, body: text.slice(match[0].length) };
   } catch {

@@ -129,13 +129,21 @@ export function cleanPath(path: string): string {
   return out.join('/');
 }
 
+/** The largest `.gitbook.yaml` read (redirects included): 256 KiB. */
+export const MAX_GITBOOK_YAML = 256 * 1024;
+
 /** Reads `.gitbook.yaml`; null or empty text gives the defaults. Throws LayoutError when it is not valid YAML. */
 export function parseGitbookYaml(text: string | null | undefined): GitbookConfig {
   const config: GitbookConfig = { root: '', readme: 'README.md', summary: 'SUMMARY.md', redirects: {} };
   if (!text || text.trim() === '') return config;
+  // A handful of settings: a larger file is refused before parsing, and YAML's alias limit (100
+  // uses) keeps what its aliases expand to within about 100 times its size.
+  if (text.length > MAX_GITBOOK_YAML) {
+    throw new LayoutError('INVALID_GITBOOK_YAML', `.gitbook.yaml is larger than ${MAX_GITBOOK_YAML / 1024} KiB`);
+  }
   let data: unknown;
   try {
-    data = parseYaml(text);
+    data = parseYaml(text, { maxAliasCount: 100 });
   } catch (error) {
     throw new LayoutError('INVALID_GITBOOK_YAML', `.gitbook.yaml is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
   }
