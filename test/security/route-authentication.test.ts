@@ -106,6 +106,25 @@ it('answers the anonymous lookups of the earlier attack with 401', async () => {
   }
 });
 
+it('asks no bearer token of the operations outside /v1: each has a credential of its own', async () => {
+  const outside = operations().filter((op) => !op.path.startsWith('/v1/'));
+  expect(outside.map((op) => `${op.method} ${op.path}`).sort()).toEqual([
+    'GET /pdf/{sha256}',
+    'GET /sso/saml/{samlProviderId}',
+    'GET /sso/saml/{samlProviderId}/start',
+    'POST /hooks/git/{spaceId}',
+    'POST /sso/saml/{samlProviderId}/acs',
+  ]);
+  for (const op of outside) {
+    const res = await t.app.inject({
+      method: op.method as 'GET',
+      url: fill(op.path, 'fake'),
+      ...(op.method === 'POST' ? { headers: { 'content-type': 'application/json' }, payload: '{}' } : {}),
+    });
+    expect([op.path, res.statusCode]).not.toEqual([op.path, 401]);
+  }
+});
+
 it('keeps the routes that carry their own credentials, and the service documents, open', async () => {
   for (const url of ['/healthz', '/openapi.json', '/docs/', '/metrics']) {
     const res = await t.app.inject({ method: 'GET', url });

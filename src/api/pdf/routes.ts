@@ -27,6 +27,8 @@ export const pdfRoutes: RoutePlugin = async (app) => {
   app.get(
     '/pdf/:sha256',
     {
+      // The signed link is the credential.
+      config: { public: true },
       schema: {
         tags: ['change requests'],
         summary: 'Download a PDF through a temporary link (no token: the signature is the credential)',
