@@ -2,7 +2,6 @@ import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './schema.ts';
 import { migrations } from './migrations/index.ts';
-import { sql } from './sql.ts';
 
 export type Orm = MikroORM;
 export type Em = EntityManager;
@@ -42,7 +41,7 @@ const MIGRATION_LOCK = 0x646f6373;
  */
 export async function migrate(orm: Orm): Promise<string[]> {
   const ran = await orm.em.fork().transactional(async (em) => {
-    await sql(em, 'select pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
+    await em.getConnection().execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK], 'all', em.getTransactionContext());
     return orm.migrator.up({ transaction: em.getTransactionContext() });
   });
   return ran.map((m) => m.name);

@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from '../config.ts';
-import { blobKey, sha256, type BlobStore, type BlobStream, type DownloadOptions } from './blob-store.ts';
+import { blobKey, sha256, type BlobStore, type BlobStream, type DownloadOptions } from './blob-keys.ts';
 
 /** Parts of a multipart upload (S3's minimum part is 5 MiB; the last may be smaller). */
 const PART_SIZE = 8 * 1024 * 1024;
