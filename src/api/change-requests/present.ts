@@ -4,7 +4,7 @@ import type { User } from '../../db/entities.ts';
 import type { ChangeOutcome } from '../../domain/content/operations.ts';
 import { presentFile } from '../content/present.ts';
 import { presentUser } from '../users/present.ts';
-import { urlsFor } from '../urls.ts';
+import { urlsFor } from '../object-urls.ts';
 
 /** What is shown with change requests, loaded by the service for a whole page of them. */
 export interface ChangeRequestFacts {

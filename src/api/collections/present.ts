@@ -1,6 +1,6 @@
 import type { Collection } from '../../db/entities.ts';
 import { collectionPermissions, type Role } from '../../domain/roles.ts';
-import type { Urls } from '../urls.ts';
+import type { Urls } from '../object-urls.ts';
 
 export function presentCollection(collection: Collection, role: Role | null, urls: Urls) {
   return {

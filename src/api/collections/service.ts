@@ -10,7 +10,7 @@ import type { ListQuery } from '../schemas.ts';
 import { presentSpace } from '../spaces/present.ts';
 import type { MoveBody } from '../spaces/schemas.ts';
 import { deleteSpaces } from '../spaces/service.ts';
-import { urlsFor } from '../urls.ts';
+import { urlsFor } from '../object-urls.ts';
 import { presentCollection } from './present.ts';
 import type { CreateCollectionBody, ListCollectionsQuery, TransferCollectionBody, UpdateCollectionBody } from './schemas.ts';
 

@@ -6,7 +6,7 @@ import { markdownToDocument } from '../../domain/content/document.ts';
 import type { Role } from '../../domain/roles.ts';
 import type { Caller } from '../context.ts';
 import { presentUser } from '../users/present.ts';
-import type { Urls } from '../urls.ts';
+import type { Urls } from '../object-urls.ts';
 
 export interface TargetPageInfo {
   id: string;

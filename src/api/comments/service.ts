@@ -15,7 +15,7 @@ import type { ScopeRef } from '../content/schemas.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { paginate, type SortKey } from '../pagination.ts';
-import { urlsFor } from '../urls.ts';
+import { urlsFor } from '../object-urls.ts';
 import {
   presentComment,
   presentReply,

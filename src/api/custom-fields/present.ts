@@ -1,6 +1,6 @@
 import type { CustomField } from '../../db/settings-entities.ts';
 import { atLeast, type Role } from '../../domain/roles.ts';
-import type { Urls } from '../urls.ts';
+import type { Urls } from '../object-urls.ts';
 
 /** A definition as the API shows it; `role` is the caller's role in its organization. */
 export function presentCustomField(field: CustomField, role: Role | null, urls: Urls) {

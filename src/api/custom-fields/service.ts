@@ -10,7 +10,7 @@ import type { Ctx } from '../context.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
-import { urlsFor } from '../urls.ts';
+import { urlsFor } from '../object-urls.ts';
 import { presentCustomField } from './present.ts';
 import type { CreateCustomFieldBody, UpdateCustomFieldBody, UpdateValuesBody } from './schemas.ts';
 

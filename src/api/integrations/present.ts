@@ -3,7 +3,7 @@ import type { Integration, IntegrationInstallation } from '../../db/settings-ent
 import { integrationAccess } from '../../domain/integrations.ts';
 import type { Role } from '../../domain/roles.ts';
 import { presentOrganization } from '../orgs/present.ts';
-import type { Urls } from '../urls.ts';
+import type { Urls } from '../object-urls.ts';
 
 /** The caller's memberships: organization id → role (null for a guest). */
 export type Memberships = ReadonlyMap<string, Role | null>;

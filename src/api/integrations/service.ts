@@ -19,7 +19,7 @@ import { inScope, requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
-import { urlsFor } from '../urls.ts';
+import { urlsFor } from '../object-urls.ts';
 import { presentInstallation, presentIntegration, type Memberships } from './present.ts';
 import type {
   InstallationParams,

@@ -1,7 +1,7 @@
 import type { MemberCounts, MemberRow, TeamMemberRow } from '../../db/members.ts';
 import { isRole, type Role } from '../../domain/roles.ts';
 import { presentUser } from '../users/present.ts';
-import type { Urls } from '../urls.ts';
+import type { Urls } from '../object-urls.ts';
 
 /** The role a member acts with: undefined when the membership is disabled (no access at all). */
 export function activeRole(row: Pick<MemberRow, 'role' | 'disabled'>): Role | null | undefined {

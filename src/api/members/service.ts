@@ -21,7 +21,7 @@ import { paginateSql } from '../pagination.ts';
 import { presentSpace } from '../spaces/present.ts';
 import { visibleSpacesPage } from '../spaces/service.ts';
 import { presentMemberTeam } from '../teams/present.ts';
-import { urlsFor } from '../urls.ts';
+import { urlsFor } from '../object-urls.ts';
 import { activeRole, presentMember } from './present.ts';
 import type { ListMembersQuery, MemberSpacesQuery, MemberTeamsQuery, UpdateMemberBody } from './schemas.ts';
 

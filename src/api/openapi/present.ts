@@ -2,7 +2,7 @@ import type { OpenApiSpec, OpenApiSpecVersion } from '../../db/openapi.ts';
 import type { ProcessErrorCode, ProcessingState } from '../../domain/openapi.ts';
 import { atLeast, organizationPermissions, type Role } from '../../domain/roles.ts';
 import { redactUrl } from '../../lib/guarded-fetch.ts';
-import type { Urls } from '../urls.ts';
+import type { Urls } from '../object-urls.ts';
 
 export function presentSpec(spec: OpenApiSpec, role: Role | null, urls: Urls) {
   const errors = spec.lastProcessErrors ?? [];

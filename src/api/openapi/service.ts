@@ -21,7 +21,7 @@ import type { Ctx } from '../context.ts';
 import { badRequest, conflict, notFound, unavailable } from '../errors.ts';
 import { paginateSql } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
-import { urlsFor } from '../urls.ts';
+import { urlsFor } from '../object-urls.ts';
 import { presentContent, presentSpec, presentVersion } from './present.ts';
 import type { CreateSpecBody, PutSpecBody, SpecParams } from './schemas.ts';
 

@@ -1,6 +1,6 @@
 import type { Organization } from '../../db/entities.ts';
 import { organizationPermissions, type Role } from '../../domain/roles.ts';
-import type { Urls } from '../urls.ts';
+import type { Urls } from '../object-urls.ts';
 
 export function presentOrganization(org: Organization, role: Role | null, urls: Urls) {
   return {

@@ -5,7 +5,7 @@ import { requireOrganization } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { paginate } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
-import { urlsFor } from '../urls.ts';
+import { urlsFor } from '../object-urls.ts';
 import { presentOrganization } from './present.ts';
 
 /** Organizations as their members see them. */

@@ -3,7 +3,7 @@ import type { TeamFacts } from '../../db/teams.ts';
 import type { Role } from '../../domain/roles.ts';
 import { presentTeam } from '../teams/present.ts';
 import { presentUser } from '../users/present.ts';
-import type { Urls } from '../urls.ts';
+import type { Urls } from '../object-urls.ts';
 
 /** A grant to a user: the role granted and the user. */
 export function presentUserGrant(row: UserGrantRow, urls: Urls) {

@@ -21,7 +21,7 @@ import type { Ctx } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { paginateSql } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
-import { urlsFor } from '../urls.ts';
+import { urlsFor } from '../object-urls.ts';
 import { presentTeamGrant, presentUserGrant } from './present.ts';
 import type { InviteBody, UpdateGrantBody } from './schemas.ts';
 

@@ -2,7 +2,7 @@ import type { SamlProvider } from '../../db/saml-entities.ts';
 import type { TeamSummary } from '../../db/saml.ts';
 import { atLeast, isRole, type Role } from '../../domain/roles.ts';
 import { providerStatus } from '../../domain/saml.ts';
-import type { Urls } from '../urls.ts';
+import type { Urls } from '../object-urls.ts';
 
 export function presentTeamRef(team: TeamSummary, role: Role | null) {
   return {

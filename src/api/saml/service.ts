@@ -9,7 +9,7 @@ import type { Ctx } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
-import { urlsFor } from '../urls.ts';
+import { urlsFor } from '../object-urls.ts';
 import { presentProvider, presentSsoLogin } from './present.ts';
 import type { CreateSamlProviderBody, ProviderParams, UpdateSamlProviderBody } from './schemas.ts';
 

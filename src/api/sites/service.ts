@@ -37,7 +37,7 @@ import { badRequest, conflict, HttpError, notFound } from '../errors.ts';
 import { paginateSql } from '../pagination.ts';
 import { presentSpace } from '../spaces/present.ts';
 import { createSpace } from '../spaces/service.ts';
-import { urlsFor } from '../urls.ts';
+import { urlsFor } from '../object-urls.ts';
 import {
   presentAdaptiveSchema,
   presentGroup,

@@ -1,6 +1,6 @@
 import type { Space } from '../../db/entities.ts';
 import { spacePermissions, type Role } from '../../domain/roles.ts';
-import type { Urls } from '../urls.ts';
+import type { Urls } from '../object-urls.ts';
 import type { SpaceGitSync } from '../../db/access.ts';
 import { presentSpaceGitSync } from '../git/present.ts';
 

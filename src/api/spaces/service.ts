@@ -16,7 +16,7 @@ import type { AppDeps, Caller, Ctx } from '../context.ts';
 import { badRequest, forbidden, isRefusal, notFound, unavailable } from '../errors.ts';
 import { resolvePosition, targetCollection, type ContentPosition } from '../content-tree.ts';
 import { paginate } from '../pagination.ts';
-import { urlsFor } from '../urls.ts';
+import { urlsFor } from '../object-urls.ts';
 import { presentSpace } from './present.ts';
 import type { ListQuery } from '../schemas.ts';
 import type { CreateSpaceBody, MoveBody, TransferBody, UpdateSpaceBody } from './schemas.ts';

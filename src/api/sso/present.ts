@@ -1,6 +1,6 @@
 import { generateServiceProviderMetadata } from '@node-saml/node-saml';
 import type { SamlProvider } from '../../db/saml-entities.ts';
-import type { Urls } from '../urls.ts';
+import type { Urls } from '../object-urls.ts';
 
 /** This service provider's SAML 2.0 EntityDescriptor for a provider (its URL is the SP entity ID). */
 export function presentMetadata(provider: SamlProvider, urls: Urls): string {

@@ -24,7 +24,7 @@ import {
 } from '../../domain/saml.ts';
 import type { AppDeps } from '../context.ts';
 import { conflict, forbidden, HttpError, notFound, badRequest } from '../errors.ts';
-import { urlsFor, type Urls } from '../urls.ts';
+import { urlsFor, type Urls } from '../object-urls.ts';
 import { presentLogin, presentMetadata } from './present.ts';
 import type { AcsBody } from './schemas.ts';
 

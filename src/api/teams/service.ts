@@ -12,7 +12,7 @@ import { badRequest, forbidden, isRefusal, notFound } from '../errors.ts';
 import { presentTeamMember } from '../members/present.ts';
 import { paginateSql } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
-import { urlsFor } from '../urls.ts';
+import { urlsFor } from '../object-urls.ts';
 import { presentTeam, teamFromRow } from './present.ts';
 import type { AddTeamMemberBody, CreateTeamBody, ListTeamsQuery, UpdateTeamBody, UpdateTeamMembersBody } from './schemas.ts';
 

@@ -1,6 +1,6 @@
 import type { TranslationSettings } from '../../db/settings-entities.ts';
 import { atLeast, type Role } from '../../domain/roles.ts';
-import type { Urls } from '../urls.ts';
+import type { Urls } from '../object-urls.ts';
 
 const EMPTY_DOCUMENT = { object: 'document' as const, data: {}, nodes: [] };
 /** This service stores translation settings; it runs no translation, so every run counter stays at zero. */

@@ -8,7 +8,7 @@ import type { Ctx } from '../context.ts';
 import { badRequest, HttpError, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
-import { urlsFor } from '../urls.ts';
+import { urlsFor } from '../object-urls.ts';
 import { presentTranslation } from './present.ts';
 import { MAX_INSTRUCTIONS_CHARS, type TranslationBody } from './schemas.ts';
 

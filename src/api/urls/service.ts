@@ -22,7 +22,7 @@ import { presentPage } from '../content/present.ts';
 import { presentSpace } from '../spaces/present.ts';
 import { baseOf } from '../sites/present.ts';
 import { hashShareKey, openSigningKey, siteUrls } from '../sites/service.ts';
-import { urlsFor } from '../urls.ts';
+import { urlsFor } from '../object-urls.ts';
 
 /**
  * URL resolution. `resolvePublished` is the hot path of every visitor page view: one statement

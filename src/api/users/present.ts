@@ -1,5 +1,5 @@
 import type { Caller } from '../context.ts';
-import type { Urls } from '../urls.ts';
+import type { Urls } from '../object-urls.ts';
 
 export function presentUser(user: Caller['user'], urls: Urls) {
   return {

@@ -1,5 +1,5 @@
 import type { Ctx } from '../context.ts';
-import { urlsFor } from '../urls.ts';
+import { urlsFor } from '../object-urls.ts';
 import { presentUser } from './present.ts';
 
 /** The authenticated user, as authentication found them. */
