@@ -21,7 +21,7 @@ import {
   type GitSyncRequestRow,
   type GitSyncRow,
 } from '../db/git-sync.ts';
-import type { Em, Orm } from '../db/orm.ts';
+import type { Orm } from '../db/orm.ts';
 import { gitCacheName } from '../domain/git/cache.ts';
 import { syncSearchIndex } from '../db/search.ts';
 import { mergePageMaps } from '../domain/content/merge.ts';
@@ -204,7 +204,6 @@ export function gitSyncActivities(orm: Orm, options: GitSyncActivityOptions | ((
 
   /** Reads the commit's layout, stores its files and returns the imported pages and files. */
   async function readCommit(
-    em: Em,
     gitDir: string,
     commit: string,
     request: GitSyncRequestRow,
@@ -305,7 +304,6 @@ export function gitSyncActivities(orm: Orm, options: GitSyncActivityOptions | ((
       files.push(describe(file, stored, head));
       beat({ phase: 'assets', stored: files.length, total: layout.files.length });
     }
-    void em;
     return { pages: layout.pages, files, warnings: layout.warnings };
   }
 
@@ -327,7 +325,7 @@ export function gitSyncActivities(orm: Orm, options: GitSyncActivityOptions | ((
       const current = { pages: await loadPageMap(em, space.revision_id, false), files: await loadFiles(em, space.revision_id) };
       const ancestorId = sync?.last_revision ?? null;
       const ancestor = ancestorId ? await loadPageMap(em, ancestorId, false) : null;
-      const theirs = await readCommit(em, gitDir, commit, request, current, ancestor);
+      const theirs = await readCommit(gitDir, commit, request, current, ancestor);
       beat({ phase: 'writing', pages: Object.keys(theirs.pages).length, files: theirs.files.length });
       const gitMeta = {
         oid: commit,

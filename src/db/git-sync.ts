@@ -171,14 +171,6 @@ export async function noteExportCommit(em: Em, id: string, commit: string): Prom
   await sql(em, "update git_sync_request set commit = ? where id = ? and state = 'queued'", [commit, id]);
 }
 
-/** The latest requests of a space, newest first. */
-export async function recentGitSyncRequests(em: Em, spaceId: string, limit: number): Promise<GitSyncRequestRow[]> {
-  return sql<GitSyncRequestRow>(em, 'select * from git_sync_request where space_id = ? order by created_at desc, id desc limit ?', [
-    spaceId,
-    limit,
-  ]);
-}
-
 /** Sets the git metadata of a revision. */
 export async function setRevisionGit(em: Em, revisionId: string, git: Record<string, unknown>): Promise<void> {
   await sql(em, 'update revision set git = ?::jsonb where id = ?', [JSON.stringify(git), revisionId]);

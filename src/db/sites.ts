@@ -432,17 +432,6 @@ export async function deleteShareLink(em: Em, id: string): Promise<void> {
   await sql(em, 'delete from site_share_link where id = ?', [id]);
 }
 
-/** Whether an active share link of the site has this key hash. */
-export async function activeShareLink(em: Em, siteId: string, keyHash: string): Promise<boolean> {
-  const rows = await prepared<{ ok: boolean }>(
-    em,
-    'site_share_link_active',
-    'select true as ok from site_share_link where site_id = $1 and key_hash = $2 and active',
-    [siteId, keyHash],
-  );
-  return rows.length > 0;
-}
-
 // Resolution ------------------------------------------------------------------------------------
 
 /**
