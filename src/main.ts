@@ -9,6 +9,7 @@ import { logger } from './lib/logger.ts';
 import { onShutdown } from './lib/shutdown.ts';
 import { startEmbeddedPostgres, startTemporalDevServer, type Running } from './lib/infra.ts';
 import { openDatabase, startApi, startWorker, type Started } from './runtime.ts';
+import { sharedServices } from './lib/shared-services.ts';
 
 const config = configForProcess();
 const log = logger(config.logLevel);
@@ -53,9 +54,11 @@ try {
   }
   const orm = await openDatabase(config, log, { migrate: true });
   stack.push({ stop: () => orm.close() });
-  const worker = await startWorker(config, log, orm);
+  // One blob store, secret box and signing key for the worker and the API of this process.
+  const services = sharedServices(config);
+  const worker = await startWorker(config, log, orm, services);
   stack.push(worker);
-  const api = await startApi(config, log, orm);
+  const api = await startApi(config, log, orm, services);
   stack.push(api);
   worker.done.catch((error) => {
     if (stopping) return;

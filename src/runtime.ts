@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import { initOrm, migrate, type Orm } from './db/orm.ts';
 import { buildApp } from './api/app.ts';
 import { connectTemporal, ensureSearchAttributes, waitForTemporal } from './temporal/client.ts';
+import type { SharedServices } from './lib/shared-services.ts';
 
 /** Starting the two processes of the service, shared by `npm start`, `npm run api` and `npm run worker`. */
 
@@ -19,12 +20,12 @@ export async function openDatabase(config: Config, log: Logger, options: { migra
   return orm;
 }
 
-export async function startApi(config: Config, log: Logger, orm: Orm): Promise<Started & { url: string }> {
+export async function startApi(config: Config, log: Logger, orm: Orm, services: SharedServices): Promise<Started & { url: string }> {
   await waitForTemporal(config.temporalAddress!);
   const { client, connection } = await connectTemporal({ address: config.temporalAddress!, namespace: config.temporalNamespace });
   await ensureSearchAttributes(connection, config.temporalNamespace);
   const app = await buildApp(
-    { config, orm, temporal: client },
+    { config, orm, temporal: client, ...services },
     { logger: log.child({ process: 'api' }), authCacheTtlMs: config.authCacheTtlMs },
   );
   const url = await app.listen({ host: config.host, port: config.port });
@@ -37,7 +38,12 @@ export async function startApi(config: Config, log: Logger, orm: Orm): Promise<S
   };
 }
 
-export async function startWorker(config: Config, log: Logger, orm: Orm): Promise<Started & { done: Promise<void> }> {
+export async function startWorker(
+  config: Config,
+  log: Logger,
+  orm: Orm,
+  services: SharedServices,
+): Promise<Started & { done: Promise<void> }> {
   await waitForTemporal(config.temporalAddress!);
   const { connection: admin } = await connectTemporal({ address: config.temporalAddress!, namespace: config.temporalNamespace });
   await ensureSearchAttributes(admin, config.temporalNamespace);
@@ -51,6 +57,7 @@ export async function startWorker(config: Config, log: Logger, orm: Orm): Promis
     taskQueue: config.temporalTaskQueue,
     orm,
     config,
+    services,
     logLevel: config.logLevel,
   });
   // The PDF printer's browser (if one was launched) goes with the worker, so the process can exit.

@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
-import { blobStoreFor } from '../lib/blob-store.ts';
-import { lazySecretBox } from '../lib/secrets.ts';
+import type { SharedServices } from '../lib/shared-services.ts';
 import { spaceDeletionActivities } from './space-deletion.ts';
 import { changeRequestMergeActivities } from './change-request-merge.ts';
 import { openapiActivities } from './openapi-processing.ts';
@@ -15,23 +14,23 @@ import { searchIndexActivities } from './search-index.ts';
  * Every activity the worker registers, one module per job (named like its workflow). Each
  * receives its configuration and clients here, once: no activity reads the environment.
  */
-export function createActivities(deps: { orm: Orm; config: Config }) {
+export function createActivities(deps: { orm: Orm; config: Config; services: SharedServices }) {
   const { orm, config } = deps;
-  const blobs = blobStoreFor(config);
+  const { blobs, secrets } = deps.services;
   return {
     ...spaceDeletionActivities(orm),
     ...changeRequestMergeActivities(orm),
     ...searchIndexActivities(orm),
     ...openapiActivities(orm, config.fetch),
     ...pdfActivities(orm, { blobs, chromiumPath: config.chromiumPath, publicUrl: config.publicUrl }),
-    ...contentImportActivities(orm, { blobs, policy: config.fetch, limits: config.contentImport, secrets: lazySecretBox(config) }),
+    ...contentImportActivities(orm, { blobs, policy: config.fetch, limits: config.contentImport, secrets }),
     ...gitSyncActivities(orm, {
       blobs,
       cacheDir: resolve(config.gitCacheDir),
       maxFileBytes: config.gitMaxFileBytes,
       timeoutMs: config.gitTimeoutMs,
       policy: config.fetch,
-      secrets: lazySecretBox(config),
+      secrets,
     }),
   };
 }

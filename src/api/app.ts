@@ -7,6 +7,7 @@ import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import type { Logger } from 'pino';
 import { createHash, randomUUID } from 'node:crypto';
 import type { AppDeps } from './context.ts';
+import { sharedServices, type SharedServices } from '../lib/shared-services.ts';
 import { bearerToken, registerAuth } from './auth.ts';
 import { badRequest, clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.ts';
 import { registerMetrics } from './metrics.ts';
@@ -46,8 +47,21 @@ export interface AppOptions {
   authCacheTtlMs?: number;
 }
 
-/** The HTTP API: every route under /v1, plus /openapi.json, /docs, /healthz, /readyz and /metrics. */
-export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
+/**
+ * The HTTP API: every route under /v1, plus /openapi.json, /docs, /healthz, /readyz and /metrics.
+ * The shared services are the caller's when given (a process builds them once, runtime.ts), built
+ * here from the configuration otherwise.
+ */
+export async function buildApp(
+  given: Omit<AppDeps, keyof SharedServices> & Partial<SharedServices>,
+  options: AppOptions = {},
+): Promise<FastifyInstance> {
+  const deps: AppDeps = {
+    ...given,
+    ...(given.blobs && given.secrets && given.pdfSigningKey
+      ? { blobs: given.blobs, secrets: given.secrets, pdfSigningKey: given.pdfSigningKey }
+      : sharedServices(given.config)),
+  };
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     genReqId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 128) : randomUUID()),

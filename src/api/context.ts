@@ -3,9 +3,13 @@ import type { Static, TSchema } from 'typebox';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config.ts';
 import type { Em, Orm } from '../db/orm.ts';
+import type { SharedServices } from '../lib/shared-services.ts';
 
-/** What every route can reach: configuration, the database and the Temporal client. */
-export interface AppDeps {
+/**
+ * What every route can reach: configuration, the database, the Temporal client, and the process's
+ * shared services (blob store, secret box, signing keys), each built once.
+ */
+export interface AppDeps extends SharedServices {
   config: Config;
   orm: Orm;
   temporal: Client;

@@ -10,15 +10,9 @@ import { blobKey, sha256, type BlobStore, type BlobStream } from './blob-keys.ts
 
 export { blobKey, sha256, type BlobStore, type BlobStream, type DownloadOptions } from './blob-keys.ts';
 
-/** The store the configuration selects (`BLOB_STORE`): one per configuration, shared by its callers. */
-const stores = new WeakMap<Config, BlobStore>();
+/** The store the configuration selects (`BLOB_STORE`). A process builds it once (lib/shared-services.ts). */
 export function blobStoreFor(config: Config): BlobStore {
-  let store = stores.get(config);
-  if (!store) {
-    store = config.s3 ? lazyS3BlobStore(config.s3) : new LocalBlobStore(config.blobDir);
-    stores.set(config, store);
-  }
-  return store;
+  return config.s3 ? lazyS3BlobStore(config.s3) : new LocalBlobStore(config.blobDir);
 }
 
 /** A local directory: `<dir>/ab/cd/abcd…`. Writes are atomic (temporary file, then rename). */

@@ -3,14 +3,17 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import { createActivities } from '../activities/index.ts';
+import type { SharedServices } from '../lib/shared-services.ts';
 
 export interface WorkerOptions {
   address: string;
   namespace: string;
   taskQueue: string;
   orm: Orm;
-  /** Configuration the activities need (fetch policy, blob store, Chromium, public URL). */
+  /** Configuration the activities need (fetch policy, Chromium, public URL, limits). */
   config: Config;
+  /** The process's blob store and secret box (lib/shared-services.ts). */
+  services: SharedServices;
   logLevel?: string;
 }
 
@@ -33,7 +36,7 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)),
-    activities: createActivities({ orm: options.orm, config: options.config }),
+    activities: createActivities({ orm: options.orm, config: options.config, services: options.services }),
   });
   return { worker, connection };
 }

@@ -28,7 +28,7 @@ import {
 } from '../../domain/content/operations.ts';
 import type { PageMap } from '../../domain/content/tree.ts';
 import { FetchError, guardedFetch, type FetchPolicy } from '../../lib/guarded-fetch.ts';
-import { blobStoreFor, type BlobStore } from '../../lib/blob-store.ts';
+import type { BlobStore } from '../../lib/blob-store.ts';
 import { runChangeRequestJob } from '../../temporal/change-request-merge.ts';
 import { loadSpace, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
@@ -145,8 +145,7 @@ export async function editChangeRequestContent(
   requireRole(role, 'edit', 'edit this change request');
   const cr = await requireChangeRequest(ctx.em, space.id, changeRequestId);
   assertEditable(cr, space.editMode, 'edit its content');
-  const blobs = blobStoreFor(ctx.deps.config);
-  const result = await applyContentChanges(ctx.em, blobs, space.id, cr.id, body, ctx.deps.config.fetch);
+  const result = await applyContentChanges(ctx.em, ctx.deps.blobs, space.id, cr.id, body, ctx.deps.config.fetch);
   const changeRequest = await present(ctx, result.changeRequest);
   if (compat) return changeRequest;
   return presentContentUpdate(changeRequest, result.changes, result.insertedFiles, ctx.deps.config.publicUrl);

@@ -1,12 +1,10 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import type { Static } from 'typebox';
 import type { ContentImportOutcome } from '../../activities/content-import.ts';
-import type { Config } from '../../config.ts';
 import { findChangeRequestRef } from '../../db/content-import.ts';
 import { sealContext, unsupportedReason, type SupportedSource } from '../../domain/content-import/sources.ts';
 import { newId } from '../../domain/ids.ts';
 import { redactUrl } from '../../lib/guarded-fetch.ts';
-import { lazySecretBox, type SecretBox } from '../../lib/secrets.ts';
 import { runContentImport } from '../../temporal/content-import.ts';
 import { loadSpace, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
@@ -15,13 +13,6 @@ import { presentImportResult } from './present.ts';
 import type { ImportContentBody } from './schemas.ts';
 
 /** The rules of content import: who may import where, from what, and what the answer says. */
-
-const boxes = new WeakMap<Config, () => Promise<SecretBox>>();
-function secrets(config: Config): () => Promise<SecretBox> {
-  let box = boxes.get(config);
-  if (!box) boxes.set(config, (box = lazySecretBox(config)));
-  return box;
-}
 
 /** The source URL, checked: http(s) only. Credentials in it are sealed, never written to the job's history. */
 async function sourceUrl(ctx: Ctx, spaceId: string, raw: string): Promise<{ url: string; sealedUrl?: string }> {
@@ -33,7 +24,7 @@ async function sourceUrl(ctx: Ctx, spaceId: string, raw: string): Promise<{ url:
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(`body.url must be an http or https URL, not ${url.protocol}`);
   if (url.username === '' && url.password === '') return { url: url.href };
-  const box = await secrets(ctx.deps.config)();
+  const box = await ctx.deps.secrets();
   return { url: redactUrl(url), sealedUrl: box.seal(url.href, sealContext(spaceId)) };
 }
 

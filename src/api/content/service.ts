@@ -3,7 +3,7 @@ import type { ChangeRequestRow } from '../../db/change-requests.ts';
 import { loadFile, loadFiles, loadPage, loadPagePath, loadPageMap, loadRevision, selectFilesPage, type FileRow } from '../../db/content.ts';
 import { decodeCursor, encodeCursor } from '../../domain/cursor.ts';
 import type { Role } from '../../domain/roles.ts';
-import { blobStoreFor, type BlobStream } from '../../lib/blob-store.ts';
+import type { BlobStream } from '../../lib/blob-store.ts';
 import { loadSpace, requireRole } from '../access.ts';
 import { presentMergedFrom, requireChangeRequest } from '../change-requests/service.ts';
 import type { Ctx } from '../context.ts';
@@ -117,7 +117,7 @@ export async function downloadFile(
 ): Promise<{ file: FileRow; disposition: string } & ({ redirect: string } | { blob: BlobStream })> {
   const target = await resolveTarget(ctx, params);
   const file = await requireFile(ctx, target.revisionId, params.fileId);
-  const blobs = blobStoreFor(ctx.deps.config);
+  const { blobs } = ctx.deps;
   const disposition = fileContentDisposition(file.name);
   const redirect = await blobs.downloadUrl(file.sha256, {
     contentType: file.contentType,

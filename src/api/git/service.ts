@@ -16,7 +16,6 @@ import type { Em } from '../../db/orm.ts';
 import { describeRepository } from '../../domain/git/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { redactUrl } from '../../lib/guarded-fetch.ts';
-import { lazySecretBox, type SecretBox } from '../../lib/secrets.ts';
 import { enqueueGitSync } from '../../temporal/git-sync.ts';
 import { loadSpace, requireRole } from '../access.ts';
 import type { AppDeps, Ctx } from '../context.ts';
@@ -31,13 +30,6 @@ import type { ExportGitBody, ImportGitBody, WebhookBody, WebhookHeaders } from '
  * timestamp order. The same request sent twice (same push: same URL, ref, timestamp and options)
  * is recorded once.
  */
-
-const boxes = new WeakMap<Config, () => Promise<SecretBox>>();
-function secrets(config: Config): Promise<SecretBox> {
-  let box = boxes.get(config);
-  if (!box) boxes.set(config, (box = lazySecretBox(config)));
-  return box();
-}
 
 const webhookUrl = (config: Config, spaceId: string) => `${config.publicUrl}/hooks/git/${spaceId}`;
 
@@ -91,7 +83,7 @@ async function submit(deps: AppDeps, em: Em, input: NewRequest): Promise<{ id: s
           .digest('hex')
           .slice(0, 32)}`
       : `req-${newId()}`);
-  const sealed = credentials ? (await secrets(deps.config)).seal(JSON.stringify(credentials), requestSecretContext(id)) : null;
+  const sealed = credentials ? (await deps.secrets()).seal(JSON.stringify(credentials), requestSecretContext(id)) : null;
   const { repoName, provider } = describeRepository(url);
   const fresh = await em.transactional(async (tx) => {
     // A second delivery of the same push waits here for the first one's transaction, then finds it.
@@ -195,7 +187,7 @@ export async function configureWebhook(ctx: Ctx, spaceId: string, body: Static<t
   const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
   requireRole(role, 'admin', 'set up the push webhook of this space');
   const { url, credentials } = splitRemote(body.url);
-  const box = await secrets(ctx.deps.config);
+  const box = await ctx.deps.secrets();
   await saveWebhook(ctx.em, space.id, {
     provider: body.provider,
     repository: url,
@@ -230,7 +222,7 @@ interface PushPayload {
 export async function receivePush(deps: AppDeps, em: Em, spaceId: string, headers: Static<typeof WebhookHeaders>, raw: Buffer) {
   const target = await webhookTarget(em, spaceId);
   if (!target) throw notFound('Webhook');
-  const box = await secrets(deps.config);
+  const box = await deps.secrets();
   const secret = box.open(target.webhook_secret!, `git-webhook:${spaceId}`);
   let deliveryId: string | undefined;
   let event: string | undefined;

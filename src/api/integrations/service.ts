@@ -14,7 +14,6 @@ import {
   type ConfigurationSchema,
 } from '../../domain/integrations.ts';
 import { atLeast, isRole, type Role } from '../../domain/roles.ts';
-import { lazySecretBox, type SecretBox } from '../../lib/secrets.ts';
 import { inScope, requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../errors.ts';
@@ -42,13 +41,6 @@ type Image = { asset: string; contentType: string; data: Buffer };
 const urlsOf = (ctx: Ctx) => urlsFor(ctx.deps.config.publicUrl);
 
 /** One secret box per configuration, created on first use. */
-const boxes = new WeakMap<object, () => Promise<SecretBox>>();
-function secretsOf(ctx: Ctx): Promise<SecretBox> {
-  let box = boxes.get(ctx.deps.config);
-  if (!box) boxes.set(ctx.deps.config, (box = lazySecretBox(ctx.deps.config)));
-  return box();
-}
-
 async function membershipsOf(ctx: Ctx): Promise<Map<string, Role | null>> {
   const rows = await ctx.em.find(Member, { userId: ctx.caller.user.id, disabled: false });
   return new Map(rows.filter((m) => inScope(ctx.caller, m.organizationId)).map((m) => [m.organizationId, isRole(m.role) ? m.role : null]));
@@ -170,7 +162,8 @@ export async function publishIntegration(ctx: Ctx, name: string, body: Static<ty
   );
   const images = imagesOf(body);
   const definition = definitionOf(body);
-  const sealed = body.secrets === undefined ? undefined : (await secretsOf(ctx)).seal(JSON.stringify(body.secrets), `integration:${name}`);
+  const sealed =
+    body.secrets === undefined ? undefined : (await ctx.deps.secrets()).seal(JSON.stringify(body.secrets), `integration:${name}`);
   try {
     await ctx.em.transactional(async (tx) => {
       const existing = await tx.findOne(Integration, { name }, { lockMode: LockMode.PESSIMISTIC_WRITE });

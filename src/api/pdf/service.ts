@@ -1,10 +1,9 @@
 import type { Static } from 'typebox';
 import type { PdfExportInput } from '../../activities/pdf-export.ts';
-import type { Config } from '../../config.ts';
 import { loadPage } from '../../db/content.ts';
 import { findPdfExport, pdfSource } from '../../db/pdf-export.ts';
-import { blobStoreFor, type BlobStream } from '../../lib/blob-store.ts';
-import { lazySigningKey, signedUrl, verifySignedPath } from '../../lib/signed-urls.ts';
+import type { BlobStream } from '../../lib/blob-store.ts';
+import { signedUrl, verifySignedPath } from '../../lib/signed-urls.ts';
 import { runPdfExport } from '../../temporal/pdf-export.ts';
 import { resolveTarget } from '../content/service.ts';
 import type { Ctx } from '../context.ts';
@@ -22,14 +21,6 @@ import type { ChangeRequestPdfQuery } from './schemas.ts';
 export const PDF_LINK_TTL_SECONDS = 3600;
 
 export const pdfPath = (sha256: string) => `/pdf/${sha256}`;
-
-/** The key signing PDF links, derived once per configuration. */
-const signingKeys = new WeakMap<Config, () => Promise<Buffer>>();
-function signingKey(config: Config): Promise<Buffer> {
-  let key = signingKeys.get(config);
-  if (!key) signingKeys.set(config, (key = lazySigningKey(config, 'pdf')));
-  return key();
-}
 
 /** A signed link (one hour) to the PDF of a change request's content, or of one page (with the pages under it unless `only`). */
 export async function exportChangeRequestPdf(
@@ -52,7 +43,7 @@ export async function exportChangeRequestPdf(
     pageId: query.page ?? null,
     only: query.page !== undefined && query.only === true,
   };
-  const blobs = blobStoreFor(config);
+  const { blobs } = deps;
   // A PDF already printed for this revision and these options is answered without a job.
   const recorded = (await findPdfExport(em, input))?.sha256;
   let sha256 = recorded && (await blobs.has(recorded)) ? recorded : undefined;
@@ -65,7 +56,7 @@ export async function exportChangeRequestPdf(
     sha256 = outcome.sha256;
   }
   const expires = Math.floor(Date.now() / 1000) + PDF_LINK_TTL_SECONDS;
-  return { url: signedUrl(await signingKey(config), config.publicUrl, pdfPath(sha256), expires) };
+  return { url: signedUrl(await deps.pdfSigningKey(), config.publicUrl, pdfPath(sha256), expires) };
 }
 
 /**
@@ -81,12 +72,12 @@ export async function openSignedPdf(
   signature: string,
 ): Promise<{ disposition: string; maxAge: number } & ({ redirect: string } | { blob: BlobStream })> {
   const now = Math.floor(Date.now() / 1000);
-  const verdict = verifySignedPath(await signingKey(ctx.deps.config), pdfPath(sha256), expires, signature, now);
+  const verdict = verifySignedPath(await ctx.deps.pdfSigningKey(), pdfPath(sha256), expires, signature, now);
   if (verdict === 'bad-signature') throw new HttpError(403, 'The link is not valid: its signature does not match');
   if (verdict === 'expired') throw new HttpError(410, 'The link has expired: ask for the PDF again to get a new one');
   const source = await pdfSource(ctx.em, sha256);
   if (!source) throw notFound('PDF');
-  const blobs = blobStoreFor(ctx.deps.config);
+  const { blobs } = ctx.deps;
   const disposition = pdfContentDisposition(source.subject, source.number);
   const maxAge = Math.max(0, expires - now);
   // A redirect only to a PDF that exists: a missing one answers 404 here, not the store's error page.

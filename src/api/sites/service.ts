@@ -30,7 +30,6 @@ import { adaptiveSchemaProblem } from '../../domain/sites/adaptive.ts';
 import { effectiveCustomization, mergeCustomization, type JsonObject } from '../../domain/sites/customization.ts';
 import { effectiveDefault, lastKey, sortOrdered, uniquePath } from '../../domain/sites/order.ts';
 import { conditionContext, conditionHolds } from '../../domain/sites/conditions.ts';
-import { lazySecretBox, type SecretBox } from '../../lib/secrets.ts';
 import { contentRoles, loadSpace, requireOrganization, requireRole } from '../access.ts';
 import type { AppDeps, Ctx } from '../context.ts';
 import { badRequest, conflict, HttpError, notFound } from '../errors.ts';
@@ -61,15 +60,7 @@ import type {
 export const siteUrls = (deps: AppDeps): SiteUrlsContext => ({ publicUrl: deps.config.publicUrl, sitesUrl: deps.config.sitesUrl });
 
 // Secrets: the visitor signing key of each site is sealed with the service's secrets key.
-const boxes = new WeakMap<object, () => Promise<SecretBox>>();
-function box(deps: AppDeps): Promise<SecretBox> {
-  let get = boxes.get(deps.config);
-  if (!get) {
-    get = lazySecretBox(deps.config);
-    boxes.set(deps.config, get);
-  }
-  return get();
-}
+const box = (deps: AppDeps) => deps.secrets();
 const keyContext = (siteId: string) => `site-visitor-key:${siteId}`;
 export async function sealSigningKey(deps: AppDeps, siteId: string, key: string) {
   return (await box(deps)).seal(key, keyContext(siteId));

@@ -1,0 +1,22 @@
+import type { Config } from '../config.ts';
+import { blobStoreFor, type BlobStore } from './blob-store.ts';
+import { lazySecretBox, type SecretBox } from './secrets.ts';
+import { lazySigningKey } from './signed-urls.ts';
+
+/**
+ * The long-lived clients and keys of a process, built once from its configuration and handed
+ * down: to the API's routes in `AppDeps`, to the activities through `createActivities`. `npm start`
+ * runs the API and the worker in one process, and they share one set.
+ */
+export interface SharedServices {
+  /** Where file bytes live (`BLOB_STORE`). */
+  blobs: BlobStore;
+  /** The box that seals stored secrets with `SECRETS_KEY`, loaded on first use. */
+  secrets: () => Promise<SecretBox>;
+  /** The key that signs PDF links, derived from `SECRETS_KEY` on first use. */
+  pdfSigningKey: () => Promise<Buffer>;
+}
+
+export function sharedServices(config: Config): SharedServices {
+  return { blobs: blobStoreFor(config), secrets: lazySecretBox(config), pdfSigningKey: lazySigningKey(config, 'pdf') };
+}
