@@ -1,5 +1,4 @@
-import { Context, heartbeat } from '@temporalio/activity';
-import { imageSize } from 'image-size';
+import { Context } from '@temporalio/activity';
 import { mkdtemp, readdir, readFile, rm, lstat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -10,7 +9,7 @@ import type { Orm } from '../db/orm.ts';
 import { syncSearchIndex } from '../db/search.ts';
 import { readFolder, type FolderFile } from '../domain/content-import/folder.ts';
 import type { docxToMarkdown } from '../domain/content-import/docx.ts';
-import { contentTypeOf, extensionOf } from '../domain/content-import/files.ts';
+import { contentTypeOf, extensionOf, measureImage } from '../domain/files.ts';
 import { htmlToMarkdown } from '../domain/content-import/html.ts';
 import { absolutizeMarkdownUrls } from '../domain/content-import/markdown.ts';
 import { sealContext, wikiRepositoryUrl, type SupportedSource } from '../domain/content-import/sources.ts';
@@ -32,6 +31,7 @@ import {
   type ParseTask,
 } from '../lib/bounded-parse.ts';
 import { CloneError, guardedClone } from '../lib/guarded-clone.ts';
+import { beat } from '../lib/heartbeat.ts';
 import { FetchError, guardedFetch, redactUrl, type FetchPolicy } from '../lib/guarded-fetch.ts';
 import type { SecretBox } from '../lib/secrets.ts';
 
@@ -85,14 +85,6 @@ class ImportInputError extends Error {
   }
 }
 
-function beat(details: unknown): void {
-  try {
-    heartbeat(details);
-  } catch {
-    // not running inside an activity
-  }
-}
-
 const decoder = new TextDecoder('utf-8');
 const asText = (bytes: Uint8Array) => decoder.decode(bytes).replace(/^\uFEFF/, '');
 function fileNameOf(url: string): string {
@@ -104,19 +96,9 @@ function fileNameOf(url: string): string {
   }
 }
 
-function measure(bytes: Buffer, contentType: string): { width: number | null; height: number | null } {
-  if (!contentType.startsWith('image/')) return { width: null, height: null };
-  try {
-    const size = imageSize(bytes);
-    return { width: size.width ?? null, height: size.height ?? null };
-  } catch {
-    return { width: null, height: null };
-  }
-}
-
 async function store(blobs: BlobStore, bytes: Buffer, contentType: string): Promise<Omit<FileRow, 'id' | 'name'>> {
   const sha256 = await blobs.put(bytes);
-  return { sha256, size: bytes.length, contentType, ...measure(bytes, contentType) };
+  return { sha256, size: bytes.length, contentType, ...measureImage(bytes, contentType) };
 }
 
 /**

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { imageSize } from 'image-size';
 import { loadFiles, loadPageMap, writeRevision, type FileRow } from '../db/content.ts';
 import {
   finishGitSyncRequest,
@@ -23,6 +22,7 @@ import {
 } from '../db/git-sync.ts';
 import type { Orm } from '../db/orm.ts';
 import { gitCacheName } from '../domain/git/cache.ts';
+import { contentTypeOf, measureImage } from '../domain/files.ts';
 import { syncSearchIndex } from '../db/search.ts';
 import { mergePageMaps } from '../domain/content/merge.ts';
 import { allPaths, deepEqual, pageDepthProblem, type PageMap } from '../domain/content/tree.ts';
@@ -61,29 +61,6 @@ export interface GitSyncActivityOptions {
   secrets: () => Promise<SecretBox>;
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  svg: 'image/svg+xml',
-  webp: 'image/webp',
-  avif: 'image/avif',
-  ico: 'image/x-icon',
-  pdf: 'application/pdf',
-  csv: 'text/csv',
-  json: 'application/json',
-  txt: 'text/plain',
-  yaml: 'application/yaml',
-  yml: 'application/yaml',
-  zip: 'application/zip',
-  mp4: 'video/mp4',
-  webm: 'video/webm',
-  mp3: 'audio/mpeg',
-  html: 'text/html',
-  xml: 'application/xml',
-};
-const contentTypeOf = (name: string) => CONTENT_TYPES[name.slice(name.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream';
 const isMarkdown = (path: string) => /\.(md|markdown)$/i.test(path);
 /** Files up to this size are read in memory (in batches of BATCH_BYTES); larger ones are streamed. */
 const SMALL_FILE = 1024 * 1024;
@@ -263,17 +240,7 @@ export function gitSyncActivities(orm: Orm, options: GitSyncActivityOptions | ((
     const files: FileRow[] = [];
     const describe = (file: { id: string; name: string }, stored: { sha256: string; size: number }, bytes: Buffer | null): FileRow => {
       const contentType = contentTypeOf(file.name);
-      let width: number | null = null;
-      let height: number | null = null;
-      if (contentType.startsWith('image/') && bytes !== null) {
-        try {
-          const size = imageSize(bytes);
-          width = size.width ?? null;
-          height = size.height ?? null;
-        } catch {
-          // not measurable
-        }
-      }
+      const { width, height } = bytes === null ? { width: null, height: null } : measureImage(bytes, contentType);
       return { id: file.id, name: file.name, contentType, size: stored.size, width, height, sha256: stored.sha256 };
     };
     // Small files are read in batches through one `git cat-file --batch`; large ones are streamed.

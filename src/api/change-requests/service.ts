@@ -1,5 +1,4 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { imageSize } from 'image-size';
 import type { Static } from 'typebox';
 import {
   changeRequestMergedAs,
@@ -17,6 +16,7 @@ import { loadPageMap, revisionSpace, writeRevision, type FileRow } from '../../d
 import { User } from '../../db/entities.ts';
 import type { Em } from '../../db/orm.ts';
 import { decodeCursor, encodeCursor } from '../../domain/cursor.ts';
+import { measureImage } from '../../domain/files.ts';
 import { newId } from '../../domain/ids.ts';
 import {
   applyOperations,
@@ -210,17 +210,7 @@ async function storeFile(blobs: BlobStore, file: FileInput, where: string, fetch
     }
   }
   const sha = await blobs.put(bytes);
-  let width: number | null = null;
-  let height: number | null = null;
-  if (contentType!.startsWith('image/')) {
-    try {
-      const size = imageSize(bytes);
-      width = size.width ?? null;
-      height = size.height ?? null;
-    } catch {
-      // not an image it can measure
-    }
-  }
+  const { width, height } = measureImage(bytes, contentType!);
   return { id: newId(), name: file.name, contentType: contentType!, size: bytes.length, width, height, sha256: sha };
 }
 

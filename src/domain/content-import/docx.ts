@@ -9,7 +9,7 @@
  */
 import { zipSync, type Zippable } from 'fflate';
 import mammoth from 'mammoth';
-import { extensionOf } from './files.ts';
+import { extensionOf } from '../files.ts';
 import { htmlToMarkdown } from './html.ts';
 import { unzipWithin, ZipError, type ZipLimits } from './zip.ts';
 

@@ -1,4 +1,5 @@
-/** Files an import stores: their content types by name. Pure. */
+/** Stored files (imports, Git Sync, files inserted by URL): their content types by name, and image sizes. Pure. */
+import { imageSize } from 'image-size';
 
 const TYPES: Record<string, string> = {
   png: 'image/png',
@@ -22,6 +23,7 @@ const TYPES: Record<string, string> = {
   txt: 'text/plain',
   csv: 'text/csv',
   xml: 'application/xml',
+  html: 'text/html',
   mp4: 'video/mp4',
   webm: 'video/webm',
   mp3: 'audio/mpeg',
@@ -33,6 +35,17 @@ const TYPES: Record<string, string> = {
 export function contentTypeOf(name: string): string {
   const dot = name.lastIndexOf('.');
   return (dot === -1 ? undefined : TYPES[name.slice(dot + 1).toLowerCase()]) ?? 'application/octet-stream';
+}
+
+/** Width and height of an image in pixels (read from its header); nulls for other files and unreadable images. */
+export function measureImage(bytes: Uint8Array, contentType: string): { width: number | null; height: number | null } {
+  if (!contentType.startsWith('image/')) return { width: null, height: null };
+  try {
+    const size = imageSize(bytes);
+    return { width: size.width ?? null, height: size.height ?? null };
+  } catch {
+    return { width: null, height: null };
+  }
 }
 
 /** The extension for a content type (`image/png` → `png`); `bin` when unknown. */
