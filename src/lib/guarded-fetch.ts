@@ -15,7 +15,7 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { Response } from 'undici';
-import { parseDuration } from '../domain/duration.ts';
+import { FetchEnv, readEnv, type FetchSettings } from '../config/schema.ts';
 import { classifyAddress, isHostAllowed, isIpLiteral } from '../domain/net.ts';
 
 export interface FetchPolicy {
@@ -390,82 +390,27 @@ export async function guardedFetch(url: string, policy: FetchPolicy, init: Guard
   }
 }
 
-const MIB = 1024 * 1024;
-const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kib: 1024, mib: MIB, gib: 1024 * MIB };
-const HOST_ENTRY = /^(\*\.)?([a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?(:\d{1,5})?$/i;
-const IPV6_ENTRY = /^\[[0-9a-f:.]+\](:\d{1,5})?$/i;
-
 /**
- * Reads the fetch policy from environment variables:
- * FETCH_ALLOW_PRIVATE (true/false, default false), FETCH_ALLOW_HOSTS (comma-separated),
- * FETCH_TIMEOUT (milliseconds, or a duration such as 10s; default 10s),
- * FETCH_MAX_BYTES (bytes, or with KiB/MiB/GiB; default 10 MiB), FETCH_MAX_REDIRECTS (default 5).
- * Returns the policy (defaults in place of bad values) and one problem per bad value, each naming
- * its variable; `loadConfig` reports them with the rest of the configuration.
+ * The fetch policy of the FETCH_* settings, read and validated with the rest of the environment
+ * (src/config/schema.ts): FETCH_ALLOW_PRIVATE, FETCH_ALLOW_HOSTS, FETCH_TIMEOUT, FETCH_MAX_BYTES,
+ * FETCH_MAX_REDIRECTS.
  */
-export function parseFetchPolicy(env: Record<string, string | undefined>): { policy: FetchPolicy; problems: string[] } {
-  const problems: string[] = [];
-  const value = (name: string) => {
-    const v = env[name]?.trim();
-    return v === undefined || v === '' ? undefined : v;
+export function parseFetchPolicy(settings: FetchSettings): FetchPolicy {
+  return {
+    allowPrivate: settings.FETCH_ALLOW_PRIVATE,
+    allowHosts: settings.FETCH_ALLOW_HOSTS ?? [],
+    timeoutMs: settings.FETCH_TIMEOUT,
+    maxBytes: settings.FETCH_MAX_BYTES,
+    maxRedirects: settings.FETCH_MAX_REDIRECTS,
   };
-
-  let allowPrivate = false;
-  const rawPrivate = value('FETCH_ALLOW_PRIVATE');
-  if (rawPrivate !== undefined) {
-    const lower = rawPrivate.toLowerCase();
-    if (lower === 'true' || lower === '1') allowPrivate = true;
-    else if (lower === 'false' || lower === '0') allowPrivate = false;
-    else problems.push(`FETCH_ALLOW_PRIVATE="${rawPrivate}" must be true or false`);
-  }
-
-  const allowHosts: string[] = [];
-  for (const entry of (value('FETCH_ALLOW_HOSTS') ?? '').split(',')) {
-    const host = entry.trim();
-    if (host === '') continue;
-    if (HOST_ENTRY.test(host) || IPV6_ENTRY.test(host) || (host.includes(':') && isIpLiteral(host))) allowHosts.push(host);
-    else problems.push(`FETCH_ALLOW_HOSTS entry "${redactUrl(host)}" must be a host name, host:port or *.domain (no scheme or path)`);
-  }
-
-  let timeoutMs = 10_000;
-  const rawTimeout = value('FETCH_TIMEOUT');
-  if (rawTimeout !== undefined) {
-    try {
-      timeoutMs = /^\d+$/.test(rawTimeout) ? Number(rawTimeout) : parseDuration(rawTimeout);
-      if (!(timeoutMs > 0)) problems.push(`FETCH_TIMEOUT="${rawTimeout}" must be longer than zero`);
-    } catch {
-      problems.push(`FETCH_TIMEOUT="${rawTimeout}" must be milliseconds or a duration such as 10s or 1m30s`);
-    }
-  }
-
-  let maxBytes = 10 * MIB;
-  const rawBytes = value('FETCH_MAX_BYTES');
-  if (rawBytes !== undefined) {
-    const match = /^(\d+)\s*([a-z]*)$/i.exec(rawBytes);
-    const unit = match ? BYTE_UNITS[match[2].toLowerCase()] : undefined;
-    if (match === null || unit === undefined || Number(match[1]) * unit <= 0 || !Number.isSafeInteger(Number(match[1]) * unit)) {
-      problems.push(`FETCH_MAX_BYTES="${rawBytes}" must be a positive number of bytes, optionally with KiB, MiB or GiB`);
-    } else {
-      maxBytes = Number(match[1]) * unit;
-    }
-  }
-
-  let maxRedirects = 5;
-  const rawRedirects = value('FETCH_MAX_REDIRECTS');
-  if (rawRedirects !== undefined) {
-    if (/^\d{1,3}$/.test(rawRedirects)) maxRedirects = Number(rawRedirects);
-    else problems.push(`FETCH_MAX_REDIRECTS="${rawRedirects}" must be a whole number, 0 or more`);
-  }
-
-  return { policy: { allowPrivate, allowHosts, timeoutMs, maxBytes, maxRedirects }, problems };
 }
 
 /**
- * The fetch policy of the given variables (see `parseFetchPolicy`); every bad value is reported
- * in one Error. The service itself reads the policy from its configuration (`Config.fetch`).
+ * The fetch policy of the given FETCH_* variables; every bad value is reported in one Error. The
+ * service itself reads the policy from its configuration (`Config.fetch`).
  */
 export function fetchPolicyFromEnv(env: Record<string, string | undefined>): FetchPolicy {
-  const { policy, problems } = parseFetchPolicy(env);
+  const { values, problems } = readEnv(FetchEnv, env);
   if (problems.length > 0) throw new Error(`Invalid fetch configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  return policy;
+  return parseFetchPolicy(values);
 }

@@ -22,8 +22,8 @@ describe('Git Sync configuration', () => {
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       expect((error as ConfigError).problems).toEqual([
-        'GIT_TIMEOUT must be at least 1s',
         'GIT_MAX_FILE_BYTES="lots" must be a positive number of bytes, optionally with KiB, MiB or GiB',
+        'GIT_TIMEOUT="10ms" must be at least 1s',
       ]);
     }
   });

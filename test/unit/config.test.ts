@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, loadConfig, redact } from '../../src/config.ts';
+import { EnvSchema } from '../../src/config/schema.ts';
 
 describe('configuration', () => {
   it('has defaults for everything', () => {
@@ -98,6 +99,30 @@ describe('configuration', () => {
     expect(problems).toContainEqual(expect.stringMatching(/^FETCH_ALLOW_HOSTS entry ".*" must /));
     expect(error!.message).toMatch(/^Invalid configuration:\n {2}- /);
     expect(error!.message).not.toContain('pw');
+  });
+
+  it('trims values and reads an empty one as unset', () => {
+    const config = loadConfig({ PORT: ' 9000 ', HOST: '', LOG_LEVEL: '  ', FETCH_ALLOW_HOSTS: ' a.example , ,b.example ' });
+    expect(config).toMatchObject({ port: 9000, host: '0.0.0.0', logLevel: 'info', publicUrl: 'http://localhost:9000' });
+    expect(config.fetch.allowHosts).toEqual(['a.example', 'b.example']);
+  });
+
+  it('reports each refused FETCH_ALLOW_HOSTS entry', () => {
+    expect(() => loadConfig({ FETCH_ALLOW_HOSTS: 'ok.example, https://x.example, a/b' })).toThrow(ConfigError);
+    try {
+      loadConfig({ FETCH_ALLOW_HOSTS: 'ok.example, https://x.example, a/b' });
+    } catch (error) {
+      expect((error as ConfigError).problems).toEqual([
+        'FETCH_ALLOW_HOSTS entry "https://x.example/" must be a host name, host:port or *.domain (no scheme or path)',
+        'FETCH_ALLOW_HOSTS entry "a/b" must be a host name, host:port or *.domain (no scheme or path)',
+      ]);
+    }
+  });
+
+  it('describes every variable of its schema in one line', () => {
+    for (const [name, setting] of Object.entries(EnvSchema.properties as Record<string, { description?: string }>)) {
+      expect({ name, description: setting.description }).toEqual({ name, description: expect.stringMatching(/^[^\n]+\.$/) });
+    }
   });
 
   it('redacts passwords in URLs', () => {
