@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { loadConfig, type ConfigError } from '../../src/config.ts';
 import { blobStoreFor, LocalBlobStore, sha256 } from '../../src/lib/blob-store.ts';
+import { sharedServices } from '../../src/lib/shared-services.ts';
 import { startMinio, type TestMinio } from '../support/minio.ts';
 
 /** The S3 blob store against a real MinIO server. */
@@ -45,7 +46,9 @@ describe('S3 blob store', () => {
   it('is the store the configuration selects, and the local one by default', () => {
     expect(storeOf()).not.toBeInstanceOf(LocalBlobStore);
     const config = loadConfig(minio.env);
-    expect(blobStoreFor(config)).toBe(blobStoreFor(config));
+    // A process builds its store once, with its other shared services: the one the configuration selects.
+    expect(sharedServices(config).blobs).not.toBeInstanceOf(LocalBlobStore);
+    expect(sharedServices(loadConfig({ BLOB_DIR: '/tmp/x' })).blobs).toBeInstanceOf(LocalBlobStore);
     expect(blobStoreFor(loadConfig({ BLOB_DIR: '/tmp/x' }))).toBeInstanceOf(LocalBlobStore);
   });
 
