@@ -238,13 +238,16 @@ export const RATE_LIMIT_CALLERS = 10_000;
  * one; over it, 429 in the error shape with Retry-After. Probes (/healthz, /readyz, /metrics) are not counted.
  * Counts are kept per process: behind a balancer over N API processes a caller may make up to N × max.
  */
+const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
+
 async function registerRateLimit(app: FastifyInstance, limit: { max: number; windowMs: number }): Promise<void> {
   await app.register(rateLimit, {
     global: false,
     max: limit.max,
     timeWindow: limit.windowMs,
     cache: RATE_LIMIT_CALLERS,
-    allowList: (request) => ['/healthz', '/readyz', '/metrics'].includes(request.url.split('?')[0]),
+    // Probes are never counted: decided by the route matched, like authentication.
+    allowList: (request) => PROBES.has(request.routeOptions.url ?? ''),
     // One window per token, however the header spells it ("Bearer", "BEARER", extra spaces); requests
     // without a well-formed token count against their address.
     keyGenerator: (request) => {
