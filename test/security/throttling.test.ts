@@ -1,11 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Writable } from 'node:stream';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
-import { loadConfig } from '../../src/config.ts';
-import { initOrm } from '../../src/db/orm.ts';
-import { buildApp } from '../../src/api/app.ts';
-import { connectTemporal } from '../../src/temporal/client.ts';
-import { logger } from '../../src/lib/logger.ts';
 import { issueToken } from '../../src/db/accounts.ts';
 
 /**
@@ -73,34 +67,19 @@ describe('failed authentication per address', () => {
 describe('credentials in URLs', () => {
   it('never writes a token sent as ?access_token= (or any credential-like parameter) to the log', async () => {
     const lines: string[] = [];
-    const config = loadConfig({ ...process.env, PUBLIC_URL: 'http://docs.test', RATE_LIMIT_MAX: '0' });
-    const orm = await initOrm({ databaseUrl: config.databaseUrl!, poolMax: 2 });
-    const { client, connection } = await connectTemporal({ address: config.temporalAddress!, namespace: config.temporalNamespace });
-    const destination = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
-    const app = await buildApp(
-      { config, orm, temporal: client },
-      { authCacheTtlMs: 0, logger: logger('debug', { pretty: false, destination }) },
-    );
+    const t = await startTestApp({ AUTH_CACHE_TTL: '0s' }, { log: lines });
     try {
-      await app.ready();
-      const org = await createTestOrg({ app, orm, temporal: client, config, close: async () => {} }, 'Logged');
-      const { token } = await issueToken(orm.em.fork(), org.members.read.userId, 'query');
+      const org = await createTestOrg(t, 'Logged');
+      const { token } = await issueToken(t.orm.em.fork(), org.members.read.userId, 'query');
       for (const query of [`access_token=${token}`, `api_key=${token}`, `X-Amz-Signature=${token}`, `sig=${token}&x=1`]) {
-        await app.inject({ method: 'GET', url: `/v1/user?${query}` });
+        await t.app.inject({ method: 'GET', url: `/v1/user?${query}` });
       }
       const logged = lines.join('');
       expect(logged).toContain('/v1/user?access_token=[redacted]');
       expect(logged).not.toContain(token);
       expect(logged).not.toContain(token.slice(4, 20));
     } finally {
-      await app.close();
-      await connection.close();
-      await orm.close();
+      await t.close();
     }
   });
 });

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { Writable } from 'node:stream';
+import { logger } from '../../src/lib/logger.ts';
 import type { Client } from '@temporalio/client';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { initOrm, type Orm } from '../../src/db/orm.ts';
@@ -20,7 +22,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * `options.log`: the API logs at debug level, as JSON lines appended to this array (what an
+ * operator's log collector would receive), instead of not at all.
+ */
+export async function startTestApp(env: Record<string, string> = {}, options: { log?: string[] } = {}): Promise<TestApp> {
   if (!process.env.DATABASE_URL || !process.env.TEMPORAL_ADDRESS) {
     throw new Error('Run the suite with `npm test`: it provides PostgreSQL and Temporal.');
   }
@@ -28,7 +34,12 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const config = loadConfig({ ...process.env, PUBLIC_URL: 'http://docs.test', RATE_LIMIT_MAX: '0', ...env });
   const orm = await initOrm({ databaseUrl: config.databaseUrl!, poolMax: 4 });
   const { client, connection } = await connectTemporal({ address: config.temporalAddress!, namespace: config.temporalNamespace });
-  const app = await buildApp({ config, orm, temporal: client }, { authCacheTtlMs: config.authCacheTtlMs });
+  const lines = options.log;
+  const destination = lines && new Writable({ write: (chunk, _encoding, done) => done(void lines.push(String(chunk))) });
+  const app = await buildApp(
+    { config, orm, temporal: client },
+    { authCacheTtlMs: config.authCacheTtlMs, ...(destination ? { logger: logger('debug', { pretty: false, destination }) } : {}) },
+  );
   await app.ready();
   return {
     app,
