@@ -1,6 +1,14 @@
 import type { EntityName, FilterQuery } from '@mikro-orm/core';
 import type { Em } from '../db/orm.ts';
-import { countEntitiesUpTo, countListing, selectListingPage } from '../db/listing.ts';
+import {
+  countEntitiesUpTo,
+  countListing,
+  countRawListing,
+  listingIdentity,
+  readListingPage,
+  selectListingPage,
+  type Listing,
+} from '../db/listing.ts';
 import { Lru } from '../domain/lru.ts';
 import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
 import { badRequest } from './errors.ts';
@@ -46,7 +54,7 @@ function decodePage(page: string, kinds: SortKey['kind'][]) {
   return values;
 }
 
-function cursorOf(row: Record<string, unknown>, keys: SortKey[]): string {
+function cursorOf(row: Record<string, unknown>, keys: { field: string; kind: SortKey['kind'] }[]): string {
   return encodeCursor(
     keys.map((k) => {
       const value = row[k.field];
@@ -60,7 +68,8 @@ function cursorOf(row: Record<string, unknown>, keys: SortKey[]): string {
  * no duplicates or gaps when rows are inserted between pages, cost independent of the page number.
  * Every key runs in `order` (ascending unless told otherwise).
  */
-export async function paginate<E extends object, T>(
+/** @deprecated being replaced by `paginate` over a typed listing. */
+export async function paginateEntity<E extends object, T>(
   em: Em,
   entity: EntityName<E>,
   where: FilterQuery<E>,
@@ -107,6 +116,39 @@ export async function paginate<E extends object, T>(
   return result;
 }
 
+/**
+ * Keyset pagination over a listing of src/db: stable order by its keys (the last one unique), no
+ * duplicates or gaps when rows are inserted between pages, cost independent of the page number.
+ * Two statements, the page and the count, one after the other (so also inside the caller's
+ * transaction); see COUNT_EXACT_UP_TO. `present` turns the page's plain rows into API objects.
+ */
+export async function paginate<R, T>(
+  em: Em,
+  listing: Listing<R>,
+  query: { page?: string; limit?: number },
+  present: (rows: R[]) => T[] | Promise<T[]>,
+): Promise<ListPage<T>> {
+  const limit = query.limit ?? DEFAULT_LIMIT;
+  const after =
+    query.page === undefined
+      ? undefined
+      : decodePage(
+          query.page,
+          listing.keys.map((k) => k.kind),
+        ).map(String);
+  const rows = await readListingPage(em, listing, after, limit);
+  const count = await countOf(
+    listingIdentity(listing),
+    () => countListing(em, listing, COUNT_EXACT_UP_TO),
+    () => countListing(em, listing),
+  );
+  const page = rows.slice(0, limit);
+  const result: ListPage<T> = { items: await present(page), count };
+  if (rows.length > limit) result.next = { page: cursorOf(page[page.length - 1] as Record<string, unknown>, listing.keys) };
+  return result;
+}
+
+/** @deprecated being replaced by `paginate` over a typed listing. */
 export interface SqlListing<R> {
   /** A select whose output columns include every key; its `?` placeholders take `params`. */
   sql: string;
@@ -123,6 +165,7 @@ export interface SqlListing<R> {
  * entity (search across tables, computed sort keys). Two statements: the page and the count
  * (one after the other, so they also run inside the caller's transaction); see COUNT_EXACT_UP_TO.
  */
+/** @deprecated being replaced by `paginate` over a typed listing. */
 export async function paginateSql<R extends Record<string, unknown>, T>(
   em: Em,
   listing: SqlListing<R>,
@@ -147,8 +190,8 @@ export async function paginateSql<R extends Record<string, unknown>, T>(
   const raw = await selectListingPage(em, listing.sql, where, params, keys, order, limit);
   const count = await countOf(
     `${listing.sql} ${JSON.stringify(listing.params)}`,
-    () => countListing(em, listing.sql, listing.params, COUNT_EXACT_UP_TO),
-    () => countListing(em, listing.sql, listing.params),
+    () => countRawListing(em, listing.sql, listing.params, COUNT_EXACT_UP_TO),
+    () => countRawListing(em, listing.sql, listing.params),
   );
   const rows = raw.map((r) => (listing.row ? listing.row(r) : (r as R)));
   const page = rows.slice(0, limit);

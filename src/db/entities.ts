@@ -13,6 +13,8 @@ export const Organization = defineEntity({
     id: p.string().primary(),
     title: p.string(),
     createdAt: p.datetime(),
+    /** The subdomain integrations may be published under (unique when set). */
+    subdomain: p.string().nullable(),
   },
 });
 export type Organization = InferEntity<typeof Organization>;
@@ -101,9 +103,10 @@ export const Space = defineEntity({
     changeRequestsOpen: p.integer().default(0),
     changeRequestsDraft: p.integer().default(0),
     commentsOpen: p.integer().default(0),
+    /** The last change request number handed out in the space (numbers are per space). */
+    changeRequestSeq: p.integer().default(0),
   },
 });
 export type Space = InferEntity<typeof Space>;
 
-/** Revisions, pages and files are read and written with SQL in src/db/content.ts. */
 export const entities = [Organization, User, Member, ApiToken, Collection, Space];

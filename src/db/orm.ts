@@ -46,3 +46,22 @@ export async function migrate(orm: Orm): Promise<string[]> {
   });
   return ran.map((m) => m.name);
 }
+
+/**
+ * Runs `work` in a transaction on `em`: committed when it returns, rolled back when it throws. A
+ * call inside another transaction joins it. Code outside src/db holds an `Em` only to hand it on:
+ * this, `forkEm` and the functions of src/db/<area>.ts are how it uses one.
+ */
+export function transaction<T>(em: Em, work: (tx: Em) => Promise<T>): Promise<T> {
+  return em.transactional(work);
+}
+
+/** A fresh entity manager for one unit of work (a request, an activity): its own identity map, no transaction. */
+export function forkEm(orm: Orm): Em {
+  return orm.em.fork();
+}
+
+/** Forgets the entities `em` has loaded, so the next read sees rows written since by SQL. */
+export function forgetLoaded(em: Em): void {
+  em.clear();
+}

@@ -20,5 +20,29 @@ export const SamlProvider = defineEntity({
 });
 export type SamlProvider = InferEntity<typeof SamlProvider>;
 
-/** Login requests (saml_request) and used assertions (saml_assertion) are read and written with SQL in src/db/saml.ts. */
-export const samlEntities = [SamlProvider];
+/** A login request this service sent, until its response arrives. */
+export const SamlRequest = defineEntity({
+  name: 'SamlRequest',
+  tableName: 'saml_request',
+  properties: {
+    providerId: p.string().primary(),
+    id: p.string().primary(),
+    createdAt: p.datetime(),
+  },
+});
+export type SamlRequest = InferEntity<typeof SamlRequest>;
+
+/** An assertion already used (replay protection), kept until it expires. */
+export const SamlAssertion = defineEntity({
+  name: 'SamlAssertion',
+  tableName: 'saml_assertion',
+  properties: {
+    providerId: p.string().primary(),
+    id: p.string().primary(),
+    notOnOrAfter: p.datetime(),
+    usedAt: p.datetime().defaultRaw('now()'),
+  },
+});
+export type SamlAssertion = InferEntity<typeof SamlAssertion>;
+
+export const samlEntities = [SamlProvider, SamlRequest, SamlAssertion];

@@ -5,7 +5,8 @@ import { contentRoles, grantedContent, loadCollection, loadOrganization, orgRole
 import type { Ctx } from '../context.ts';
 import { collectionSubtree, resolvePosition, targetCollection } from '../content-tree.ts';
 import { conflict, isRefusal, notFound } from '../errors.ts';
-import { paginate } from '../pagination.ts';
+import { paginate, paginateEntity } from '../pagination.ts';
+import { collectionListing } from '../../db/collections.ts';
 import type { ListQuery } from '../schemas.ts';
 import { presentSpace } from '../spaces/present.ts';
 import type { MoveBody } from '../spaces/schemas.ts';
@@ -28,19 +29,8 @@ async function fresh(ctx: Ctx, collectionId: string) {
 export async function listCollections(ctx: Ctx, organizationId: string, query: Static<typeof ListCollectionsQuery>) {
   const { em, caller } = ctx;
   const { role } = await requireOrganization(ctx, organizationId);
-  const granted = role === null ? { id: { $in: (await grantedContent(em, organizationId, caller.user.id)).collections } } : {};
-  const where = query.nested === false ? { organizationId, parentId: null, ...granted } : { organizationId, ...granted };
-  const page = await paginate(
-    em,
-    Collection,
-    where,
-    [
-      { field: 'createdAt', kind: 'date' },
-      { field: 'id', kind: 'string' },
-    ],
-    query,
-    (c) => c,
-  );
+  const ids = role === null ? (await grantedContent(em, organizationId, caller.user.id)).collections : undefined;
+  const page = await paginate(em, collectionListing(em, organizationId, { topLevel: query.nested === false, ids }), query, (rows) => rows);
   const roles = await contentRoles(em, { userId: caller.user.id, role }, 'collection', page.items);
   return { ...page, items: page.items.map((c) => presentCollection(c, roles.get(c.id) ?? null, urlsOf(ctx))) };
 }
@@ -108,7 +98,7 @@ export async function listCollectionSpaces(ctx: Ctx, collectionId: string, query
   const { em, caller } = ctx;
   const { collection } = await loadCollection(em, caller, collectionId);
   const { role } = await requireOrganization(ctx, collection.organizationId);
-  const page = await paginate(
+  const page = await paginateEntity(
     em,
     Space,
     { parentId: collection.id, deletedAt: null },

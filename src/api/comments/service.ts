@@ -14,7 +14,7 @@ import { resolveTarget } from '../content/service.ts';
 import type { ScopeRef } from '../content/schemas.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
-import { paginate, type SortKey } from '../pagination.ts';
+import { paginateEntity, type SortKey } from '../pagination.ts';
 import { urlsFor } from '../object-urls.ts';
 import {
   presentComment,
@@ -143,7 +143,7 @@ export async function listComments(ctx: Ctx, params: ScopeRef, query: Static<typ
   if (query.targetPage !== undefined) filter.pageId = query.targetPage;
   const authors = parseAuthors(query.authors);
   if (authors.length > 0) filter.postedBy = { $in: authors };
-  const page = await paginate(ctx.em, Comment, filter, BY_POSTING, query, (c) => c, { order: query.order ?? 'desc' });
+  const page = await paginateEntity(ctx.em, Comment, filter, BY_POSTING, query, (c) => c, { order: query.order ?? 'desc' });
   const facts = await commentFacts(ctx.em, page.items);
   const view = viewpoint(ctx, scope, query.format);
   return { ...page, items: page.items.map((c) => presentComment(c, facts, view)) };
@@ -226,7 +226,7 @@ export async function deleteComment(ctx: Ctx, params: CommentRef): Promise<boole
 export async function listReplies(ctx: Ctx, params: CommentRef, query: Static<typeof ListRepliesQuery>) {
   const scope = await loadScope(ctx, params);
   const comment = await requireComment(ctx.em, scope, params.commentId);
-  const page = await paginate(ctx.em, CommentReply, { commentId: comment.id }, BY_POSTING, query, (r) => r);
+  const page = await paginateEntity(ctx.em, CommentReply, { commentId: comment.id }, BY_POSTING, query, (r) => r);
   const facts = await replyFacts(ctx.em, page.items);
   const view = viewpoint(ctx, scope, query.format);
   return { ...page, items: page.items.map((r) => presentReply(r, comment, facts, view)) };

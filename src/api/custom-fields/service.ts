@@ -8,7 +8,7 @@ import { newId } from '../../domain/ids.ts';
 import { loadSpace, requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
-import { paginate } from '../pagination.ts';
+import { paginateEntity } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentCustomField } from './present.ts';
@@ -45,7 +45,7 @@ async function pruneValues(em: Em, fieldId: string, type: string, options: strin
 
 export async function listFields(ctx: Ctx, organizationId: string, query: Static<typeof ListQuery>) {
   const { role } = await requireOrganization(ctx, organizationId);
-  return paginate(
+  return paginateEntity(
     ctx.em,
     CustomField,
     { organizationId },

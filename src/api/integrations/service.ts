@@ -17,7 +17,7 @@ import { atLeast, isRole, type Role } from '../../domain/roles.ts';
 import { inScope, requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../errors.ts';
-import { paginate } from '../pagination.ts';
+import { paginateEntity } from '../pagination.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentInstallation, presentIntegration, type Memberships } from './present.ts';
 import type {
@@ -89,7 +89,7 @@ export async function listIntegrations(ctx: Ctx, query: Static<typeof ListIntegr
   if (query.contentSources !== undefined) and.push({ hasContentSources: query.contentSources });
   if (query.owner) and.push({ ownerId: query.owner });
   if (query.target) and.push({ target: query.target === 'all' ? 'all' : { $in: [query.target, 'all'] } });
-  const page = await paginate(ctx.em, Integration, { $and: and }, [{ field: 'name', kind: 'string' }], query, (i) => i);
+  const page = await paginateEntity(ctx.em, Integration, { $and: and }, [{ field: 'name', kind: 'string' }], query, (i) => i);
   return { ...page, items: await present(ctx, page.items, memberships) };
 }
 
@@ -225,7 +225,7 @@ export async function listInstallations(ctx: Ctx, name: string, query: Static<ty
   }
   if (query.externalId !== undefined) where.push({ externalIds: { $contains: [query.externalId] } });
   const urls = urlsOf(ctx);
-  return paginate(
+  return paginateEntity(
     ctx.em,
     IntegrationInstallation,
     { $and: where },

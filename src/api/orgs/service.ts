@@ -3,7 +3,7 @@ import { Member, Organization } from '../../db/entities.ts';
 import { isRole } from '../../domain/roles.ts';
 import { requireOrganization } from '../access.ts';
 import type { Ctx } from '../context.ts';
-import { paginate } from '../pagination.ts';
+import { paginateEntity } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentOrganization } from './present.ts';
@@ -15,7 +15,7 @@ const urlsOf = (ctx: Ctx) => urlsFor(ctx.deps.config.publicUrl);
 /** The organizations the caller is an enabled member of (within the token's scope), in id order. */
 export async function listOrganizations(ctx: Ctx, query: Static<typeof ListQuery>) {
   const { em, caller } = ctx;
-  const page = await paginate(
+  const page = await paginateEntity(
     em,
     Member,
     // A token minted by an organization's sign-in lists that organization only.

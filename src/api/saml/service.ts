@@ -7,7 +7,7 @@ import { normalizeCertificate, providerStatus } from '../../domain/saml.ts';
 import { requireOrganization } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { paginate } from '../pagination.ts';
+import { paginateEntity } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentProvider, presentSsoLogin } from './present.ts';
@@ -80,7 +80,7 @@ async function loadProvider(ctx: Ctx, ref: ProviderRef) {
 
 export async function listProviders(ctx: Ctx, organizationId: string, query: Static<typeof ListQuery>) {
   const { role } = await requireOrganization(ctx, organizationId, 'admin', MANAGE);
-  const page = await paginate(
+  const page = await paginateEntity(
     ctx.em,
     SamlProvider,
     { organizationId },

@@ -15,7 +15,7 @@ import { contentRoles, grantedContent, loadOrganization, loadSpace, orgRole, req
 import type { AppDeps, Caller, Ctx } from '../context.ts';
 import { badRequest, forbidden, isRefusal, notFound, unavailable } from '../errors.ts';
 import { resolvePosition, targetCollection, type ContentPosition } from '../content-tree.ts';
-import { paginate } from '../pagination.ts';
+import { paginateEntity } from '../pagination.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentSpace } from './present.ts';
 import type { ListQuery } from '../schemas.ts';
@@ -51,7 +51,7 @@ export async function visibleSpacesPage(
     { field: 'createdAt', kind: 'date' as const },
     { field: 'id', kind: 'string' as const },
   ];
-  return paginate(em, Space, where, keys, query, (s) => s, order ? { order } : {});
+  return paginateEntity(em, Space, where, keys, query, (s) => s, order ? { order } : {});
 }
 
 /** The spaces of an organization: every one for members with a role, what is granted for guests. */

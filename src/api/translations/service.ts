@@ -6,7 +6,7 @@ import type { Role } from '../../domain/roles.ts';
 import { loadSpace, requireOrganization } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, HttpError, notFound } from '../errors.ts';
-import { paginate } from '../pagination.ts';
+import { paginateEntity } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentTranslation } from './present.ts';
@@ -66,7 +66,7 @@ async function checkedFields(ctx: Ctx, organizationId: string, body: Body) {
 
 export async function listTranslations(ctx: Ctx, organizationId: string, query: Static<typeof ListQuery>) {
   const role = await organizationRole(ctx, organizationId, 'read', READ);
-  return paginate(
+  return paginateEntity(
     ctx.em,
     TranslationSettings,
     { organizationId },
