@@ -1,8 +1,6 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { ChangeRequestMergeActivities, ChangeRequestJob, MergeOutcome } from '../activities/change-request-merge.ts';
-import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from './search-attributes.ts';
-import { searchIndex, searchIndexWorkflowId } from './search-index.ts';
+import { searchIndex, startSearchIndex } from './search-index.ts';
 
 const { mergeChangeRequest, updateChangeRequest } = proxyActivities<ChangeRequestMergeActivities>({
   startToCloseTimeout: '2 minutes',
@@ -28,23 +26,3 @@ export async function changeRequestUpdate(job: ChangeRequestJob): Promise<MergeO
 
 // A worker bundled from this module alone runs the job it starts too.
 export { searchIndex };
-
-async function startSearchIndex(spaceId: string, revisionId: string): Promise<void> {
-  const organizationId = workflowInfo().typedSearchAttributes.get(ORGANIZATION_ID);
-  try {
-    await startChild(searchIndex, {
-      workflowId: searchIndexWorkflowId(spaceId, revisionId),
-      args: [spaceId],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      workflowExecutionTimeout: '1 hour',
-      typedSearchAttributes: [
-        ...(organizationId === undefined ? [] : [{ key: ORGANIZATION_ID, value: organizationId }]),
-        { key: SPACE_ID, value: spaceId },
-        { key: JOB_KIND, value: 'search-index' },
-      ],
-    });
-  } catch (error) {
-    // A merge asked again for a merged change request: that revision's index job exists already.
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
-}

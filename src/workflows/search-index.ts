@@ -1,4 +1,6 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from './search-attributes.ts';
 import type { SearchIndexActivities } from '../activities/search-index.ts';
 
 const { indexSpaceSearch } = proxyActivities<SearchIndexActivities>({
@@ -16,4 +18,29 @@ export const searchIndexWorkflowId = (spaceId: string, revisionId: string) => `s
  */
 export async function searchIndex(spaceId: string): Promise<{ changed: boolean }> {
   return indexSpaceSearch(spaceId);
+}
+
+/**
+ * From a workflow that made `revisionId` the space's content: starts the `search-index` job for it
+ * and goes on without waiting (the job outlives its parent). Asked twice for one revision, it
+ * starts one job. This is the one way the search index follows content.
+ */
+export async function startSearchIndex(spaceId: string, revisionId: string): Promise<void> {
+  const organizationId = workflowInfo().typedSearchAttributes.get(ORGANIZATION_ID);
+  try {
+    await startChild(searchIndex, {
+      workflowId: searchIndexWorkflowId(spaceId, revisionId),
+      args: [spaceId],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowExecutionTimeout: '1 hour',
+      typedSearchAttributes: [
+        ...(organizationId === undefined ? [] : [{ key: ORGANIZATION_ID, value: organizationId }]),
+        { key: SPACE_ID, value: spaceId },
+        { key: JOB_KIND, value: 'search-index' },
+      ],
+    });
+  } catch (error) {
+    // Asked again for the same revision (a retried merge): its index job exists already.
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
 }
