@@ -5,8 +5,10 @@
  *   nor src/config.ts, nor packages that do I/O.
  * - src/workflows import activities as types only (the workflow sandbox must not load them) and nothing
  *   that does I/O or reads the configuration.
- * - SQL lives in src/db: no `getConnection().execute(…)` and no `em.execute(…)` elsewhere, and
- *   src/db/sql.ts is imported only inside src/db.
+ * - Data access lives in src/db: outside it no member of the entity manager is used (`em.find`,
+ *   `tx.create`, `ctx.em.flush`, `orm.em.fork`: call a function of src/db/<area>.ts, or `transaction` and
+ *   `forkEm` of src/db/orm.ts), no SQL text is written, Kysely and the query builder of src/db/kysely.ts
+ *   are not imported, and entities are imported as types only.
  * - src/api/<group>/present.ts is pure: it imports types only from src/db.
  * - Route handlers take params, body, query and headers typed by their TypeBox schemas: no
  *   `request.body as …` casts.
@@ -15,8 +17,19 @@ import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
-/** Imports that hold SQL: only src/db uses them. */
-const SQL_MODULE = { group: ['**/db/sql.ts', '**/db/sql'], message: 'SQL lives in src/db: call a function of src/db/<area>.ts instead.' };
+/** Imports that build queries: only src/db uses them. */
+const SQL_MODULE = {
+  group: ['**/db/sql.ts', '**/db/sql', '**/db/kysely.ts', 'kysely', '@mikro-orm/*'],
+  allowTypeImports: true,
+  message: 'Queries live in src/db: call a function of src/db/<area>.ts instead.',
+};
+
+/** Entities outside src/db: as types only (rows are read and written by src/db). */
+const ENTITY_MODULES = {
+  group: ['**/db/entities.ts', '**/db/*-entities.ts'],
+  allowTypeImports: true,
+  message: 'Entities are read and written in src/db: import them as types only (`import type`).',
+};
 
 /** Packages that do I/O, which pure code must not load. */
 const IO_PACKAGES = [
@@ -42,7 +55,7 @@ const IO_PACKAGES = [
 const layer = (folder, message) => ({ group: [`**/${folder}/**`], message });
 
 /** `no-restricted-imports` options for code outside src/db (a later block replaces an earlier one's list, so each repeats it). */
-const restrictImports = (...patterns) => ['error', { patterns: [SQL_MODULE, ...patterns] }];
+const restrictImports = (...patterns) => ['error', { patterns: [SQL_MODULE, ENTITY_MODULES, ...patterns] }];
 
 /** SQL run outside src/db: `x.getConnection().execute(…)`, `em.execute(…)`, `ctx.em.execute(…)`. */
 const SQL_CALLS = [
@@ -58,6 +71,33 @@ const SQL_CALLS = [
   {
     selector: "CallExpression[callee.property.name='execute'][callee.object.property.name='em']",
     message: 'SQL lives in src/db: no em.execute outside it.',
+  },
+];
+
+const DATA_ACCESS = 'Data access lives in src/db: call a function of src/db/<area>.ts (transaction and forkEm are in src/db/orm.ts).';
+
+/** The entity manager used outside src/db: `em.find(…)`, `tx.create(…)`, `ctx.em.flush()`, `orm.em.fork()`. */
+const ENTITY_MANAGER = [
+  { selector: "MemberExpression[object.type='Identifier'][object.name=/^(em|tx)$/]", message: DATA_ACCESS },
+  { selector: "MemberExpression[object.type='MemberExpression'][object.property.name='em']", message: DATA_ACCESS },
+];
+
+/** Statements written as text outside src/db (a string or template that reads like SQL). */
+const SQL_STATEMENT = '^\\s*(select\\s[\\s\\S]*\\sfrom\\s|insert\\s+into\\s|update\\s+\\w+\\s+set\\s|delete\\s+from\\s)';
+const SQL_TEXT = [
+  { selector: `Literal[value=/${SQL_STATEMENT}/i]`, message: 'SQL lives in src/db and its migrations.' },
+  { selector: `TemplateElement[value.raw=/${SQL_STATEMENT}/i]`, message: 'SQL lives in src/db and its migrations.' },
+];
+
+/** In src/db, SQL text only inside Kysely's `sql` template (bound values, typed rows), never in a plain string. */
+const UNTAGGED_SQL = [
+  {
+    selector: `Literal[value=/${SQL_STATEMENT}/i]`,
+    message: "Build the query with db(em) (src/db/kysely.ts), or Kysely's sql template for what it cannot say.",
+  },
+  {
+    selector: `TemplateLiteral:not(TaggedTemplateExpression > TemplateLiteral) > TemplateElement[value.raw=/${SQL_STATEMENT}/i]`,
+    message: "Build the query with db(em) (src/db/kysely.ts), or Kysely's sql template for what it cannot say.",
   },
 ];
 
@@ -105,18 +145,25 @@ export default defineConfig(
     files: ['src/**/*.ts'],
     ignores: ['src/db/**'],
     rules: {
-      'no-restricted-imports': restrictImports(),
-      'no-restricted-syntax': ['error', ...SQL_CALLS],
+      '@typescript-eslint/no-restricted-imports': restrictImports(),
+      'no-restricted-syntax': ['error', ...SQL_CALLS, ...ENTITY_MANAGER, ...SQL_TEXT],
+    },
+  },
+  {
+    // src/db: queries through Kysely and the entity manager, SQL text only in Kysely's template.
+    files: ['src/db/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', ...SQL_CALLS, ...UNTAGGED_SQL],
     },
   },
   {
     files: ['src/api/**/*.ts'],
     rules: {
-      'no-restricted-syntax': ['error', ...SQL_CALLS, ...REQUEST_CASTS],
+      'no-restricted-syntax': ['error', ...SQL_CALLS, ...ENTITY_MANAGER, ...SQL_TEXT, ...REQUEST_CASTS],
     },
   },
   {
-    files: ['src/api/*/present.ts'],
+    files: ['src/api/**/present.ts'],
     rules: {
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': [
@@ -136,7 +183,7 @@ export default defineConfig(
   {
     files: ['src/domain/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrictImports(
+      '@typescript-eslint/no-restricted-imports': restrictImports(
         layer('api', 'src/domain is pure logic: it must not import src/api.'),
         layer('db', 'src/domain is pure logic: it must not import src/db (pass rows in).'),
         layer('activities', 'src/domain is pure logic: it must not import src/activities.'),

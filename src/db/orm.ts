@@ -1,5 +1,6 @@
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
+import { sql } from 'kysely';
 import { entities } from './schema.ts';
 import { migrations } from './migrations/index.ts';
 
@@ -41,7 +42,7 @@ const MIGRATION_LOCK = 0x646f6373;
  */
 export async function migrate(orm: Orm): Promise<string[]> {
   const ran = await orm.em.fork().transactional(async (em) => {
-    await em.getConnection().execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK], 'all', em.getTransactionContext());
+    await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(em.getKysely());
     return orm.migrator.up({ transaction: em.getTransactionContext() });
   });
   return ran.map((m) => m.name);
