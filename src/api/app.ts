@@ -12,6 +12,7 @@ import { bearerToken, registerAuth } from './auth.ts';
 import { badRequest, clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.ts';
 import { registerMetrics } from './metrics.ts';
 import { pingDatabase } from '../db/health.ts';
+import { forkEm } from '../db/orm.ts';
 import { ErrorResponse } from './schemas.ts';
 import { userRoutes } from './users/routes.ts';
 import { organizationRoutes } from './orgs/routes.ts';
@@ -86,7 +87,7 @@ export async function buildApp(
   app.decorate('deps', deps);
   app.decorateRequest('em', null as never);
   app.addHook('onRequest', async (request, reply) => {
-    request.em = deps.orm.em.fork();
+    request.em = forkEm(deps.orm);
     reply.header('x-request-id', request.id);
     // PostgreSQL cannot hold U+0000 in text or jsonb: refused here, with a clear 400, for every route.
     if (/%00/.test(request.url)) throw badRequest('The request URL must not contain the character U+0000 (%00)');

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiToken, User } from '../db/entities.ts';
+import { liveToken, touchToken } from '../db/accounts.ts';
 import { hashToken } from '../domain/ids.ts';
 import { Lru } from '../domain/lru.ts';
 import type { Caller } from './context.ts';
@@ -71,12 +71,12 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     const hit = cache.get(hash);
     if (hit && hit.expires > now) return hit.caller;
     if (hit) cache.delete(hash);
-    const row = await request.em.findOne(ApiToken, { tokenHash: hash, revokedAt: null });
+    const row = await liveToken(request.em, hash);
     if (!row) return null;
-    const user = await request.em.findOneOrFail(User, { id: row.userId });
     if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
-      await request.em.nativeUpdate(ApiToken, { id: row.id }, { lastUsedAt: new Date(now) });
+      await touchToken(request.em, row.id, new Date(now));
     }
+    const { user } = row;
     const caller: Caller = {
       user: { id: user.id, displayName: user.displayName, email: user.email, photoUrl: user.photoUrl ?? null },
       tokenId: row.id,

@@ -10,9 +10,9 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { initOrm, migrate, type Em } from '../db/orm.ts';
-import { Organization, User } from '../db/entities.ts';
-import { createOrganization, findOrCreateUser, issueToken, revokeToken, setMembership } from '../db/accounts.ts';
+import { forkEm, initOrm, migrate, transaction, type Em } from '../db/orm.ts';
+import { createOrganization, findOrCreateUser, findUserByEmail, issueToken, revokeToken, setMembership } from '../db/accounts.ts';
+import { organizationExists } from '../db/organizations.ts';
 import { isRole } from '../domain/roles.ts';
 import { embeddedDatabaseUrl } from '../lib/infra.ts';
 
@@ -48,14 +48,14 @@ const commands: Record<string, (em: Em, values: Record<string, string | undefine
     if (roleText !== 'guest' && !isRole(roleText))
       throw new UsageError('--role must be one of admin, create, review, edit, comment, read, guest');
     const role = isRole(roleText) ? roleText : null;
-    if (!(await em.findOne(Organization, { id: orgId }))) throw new UsageError(`no organization ${orgId}`);
+    if (!(await organizationExists(em, orgId))) throw new UsageError(`no organization ${orgId}`);
     const user = await findOrCreateUser(em, email(values), values.name);
     await setMembership(em, orgId, user.id, role);
     const { token } = await issueToken(em, user.id, `member of ${orgId}`);
     return { userId: user.id, token };
   },
   async 'create-token'(em, values) {
-    const user = await em.findOne(User, { email: email(values) });
+    const user = await findUserByEmail(em, email(values));
     if (!user) throw new UsageError('no user with that email');
     const { token, tokenId } = await issueToken(em, user.id, values.label ?? 'cli');
     return { userId: user.id, tokenId, token };
@@ -88,7 +88,7 @@ async function main() {
   const orm = await initOrm({ databaseUrl: config.databaseUrl ?? embeddedDatabaseUrl(config.embeddedPostgresPort), poolMax: 2 });
   try {
     await migrate(orm);
-    const result = await orm.em.fork().transactional((em) => run(em, values as Record<string, string | undefined>));
+    const result = await transaction(forkEm(orm), (em) => run(em, values as Record<string, string | undefined>));
     process.stdout.write(JSON.stringify(result) + '\n');
   } finally {
     await orm.close();

@@ -1,4 +1,5 @@
 import { ApiToken, Member, Organization, User } from './entities.ts';
+import { db } from './kysely.ts';
 import type { Em } from './orm.ts';
 import { hashToken, newId, newToken } from '../domain/ids.ts';
 import type { Role } from '../domain/roles.ts';
@@ -46,6 +47,43 @@ export async function issueToken(
   });
   await em.flush();
   return { token, tokenId: row.id };
+}
+
+/** A user by email (exactly as stored). */
+export async function findUserByEmail(em: Em, email: string): Promise<{ id: string } | undefined> {
+  return db(em).selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirst();
+}
+
+/** A token that is not revoked, found by the hash of its secret, with its user. */
+export interface LiveToken {
+  id: string;
+  organizationId: string | null;
+  lastUsedAt: Date | null;
+  user: { id: string; displayName: string; email: string; photoUrl: string | null };
+}
+
+/** The live token whose secret hashes to `tokenHash`, with its user; undefined when there is none (or it was revoked). */
+export async function liveToken(em: Em, tokenHash: string): Promise<LiveToken | undefined> {
+  const row = await db(em)
+    .selectFrom('api_token as t')
+    .innerJoin('app_user as u', 'u.id', 't.user_id')
+    .select(['t.id', 't.organization_id', 't.last_used_at', 'u.id as user_id', 'u.display_name', 'u.email', 'u.photo_url'])
+    .where('t.token_hash', '=', tokenHash)
+    .where('t.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    // The driver hands `timestamptz` over as text (the ORM's type parsers keep it raw), whatever the row type says.
+    lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at),
+    user: { id: row.user_id, displayName: row.display_name, email: row.email, photoUrl: row.photo_url },
+  };
+}
+
+/** Records when a token was last used. */
+export async function touchToken(em: Em, tokenId: string, at: Date): Promise<void> {
+  await em.nativeUpdate(ApiToken, { id: tokenId }, { lastUsedAt: at });
 }
 
 export async function revokeToken(em: Em, where: { token: string } | { tokenId: string }): Promise<boolean> {

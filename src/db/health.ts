@@ -1,9 +1,12 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { db } from './kysely.ts';
 import type { Em } from './orm.ts';
-import { sql } from './sql.ts';
 
 /** Round-trips one trivial query: resolves when the database answers (the readiness probe). */
 export async function pingDatabase(em: Em): Promise<void> {
-  await sql(em, 'select 1');
+  await db(em)
+    .selectNoFrom((eb) => eb.lit(1).as('one'))
+    .execute();
 }
 
 /** Socket errors of a connection to the database that could not be made or was lost. */
@@ -44,4 +47,16 @@ export function isTransientConflict(error: unknown, depth = 0): boolean {
   const { code, cause } = error as { code?: unknown; cause?: unknown };
   if (code === '40001' || code === '40P01') return true;
   return isTransientConflict(cause, depth + 1);
+}
+
+/**
+ * Whether `error` is a write refused by a unique index (unique_violation), as the entity manager
+ * reports it or as the driver does for a typed query.
+ */
+export function isUniqueViolation(error: unknown, depth = 0): boolean {
+  if (error instanceof UniqueConstraintViolationException) return true;
+  if (depth > 5 || error === null || typeof error !== 'object') return false;
+  const { code, cause } = error as { code?: unknown; cause?: unknown };
+  if (code === '23505') return true;
+  return isUniqueViolation(cause, depth + 1);
 }

@@ -1,9 +1,9 @@
-import type { CustomField } from '../../db/settings-entities.ts';
+import type { CustomFieldRow } from '../../db/custom-fields.ts';
 import { atLeast, type Role } from '../../domain/roles.ts';
 import type { Urls } from '../object-urls.ts';
 
 /** A definition as the API shows it; `role` is the caller's role in its organization. */
-export function presentCustomField(field: CustomField, role: Role | null, urls: Urls) {
+export function presentCustomField(field: CustomFieldRow, role: Role | null, urls: Urls) {
   return {
     id: field.id,
     name: field.name,

@@ -1,14 +1,25 @@
 import type { Static } from 'typebox';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { writeSpaceValues } from '../../db/custom-fields.ts';
-import type { Em } from '../../db/orm.ts';
-import { CustomField, SpaceCustomFieldValue } from '../../db/settings-entities.ts';
+import {
+  createField as insertField,
+  customFieldRow,
+  deleteField as removeField,
+  fieldListing,
+  fieldsNamed,
+  fieldsOf,
+  findField,
+  pruneFieldValues,
+  spaceValues,
+  updateField as writeField,
+  writeSpaceValues,
+  type CustomFieldChanges,
+} from '../../db/custom-fields.ts';
+import { transaction, type Em } from '../../db/orm.ts';
 import { checkOptions, checkValue, isSelectType, pruneValue } from '../../domain/custom-fields.ts';
 import { newId } from '../../domain/ids.ts';
 import { loadSpace, requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
-import { paginateEntity } from '../pagination.ts';
+import { paginate } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentCustomField } from './present.ts';
@@ -28,33 +39,15 @@ function duplicate(name: string) {
 }
 
 async function loadField(em: Em, organizationId: string, name: string) {
-  const field = await em.findOne(CustomField, { organizationId, name });
+  const field = await findField(em, organizationId, name);
   if (!field) throw notFound('Custom field');
   return field;
 }
 
-/** After new options: select values that are no longer options go, multi-select values keep what remains. */
-async function pruneValues(em: Em, fieldId: string, type: string, options: string[]) {
-  const values = await em.find(SpaceCustomFieldValue, { customFieldId: fieldId });
-  for (const row of values) {
-    const kept = pruneValue(type, row.value, options);
-    if (kept === undefined) em.remove(row);
-    else if (JSON.stringify(kept) !== JSON.stringify(row.value)) row.value = kept;
-  }
-}
-
 export async function listFields(ctx: Ctx, organizationId: string, query: Static<typeof ListQuery>) {
   const { role } = await requireOrganization(ctx, organizationId);
-  return paginateEntity(
-    ctx.em,
-    CustomField,
-    { organizationId },
-    [
-      { field: 'createdAt', kind: 'date' },
-      { field: 'id', kind: 'string' },
-    ],
-    query,
-    (f) => presentCustomField(f, role, urlsOf(ctx)),
+  return paginate(ctx.em, fieldListing(ctx.em, organizationId), query, (rows) =>
+    rows.map((f) => presentCustomField(customFieldRow(f), role, urlsOf(ctx))),
   );
 }
 
@@ -63,9 +56,9 @@ export async function createField(ctx: Ctx, organizationId: string, body: Static
   const { role } = await requireOrganization(ctx, organizationId, 'admin', MANAGE);
   const problem = checkOptions(body.type, body.options, true);
   if (problem) throw badRequest(problem);
-  if (await em.count(CustomField, { organizationId, name: body.name })) throw duplicate(body.name);
+  if (await findField(em, organizationId, body.name)) throw duplicate(body.name);
   const now = new Date();
-  const field = em.create(CustomField, {
+  const field = await insertField(em, {
     id: newId(),
     organizationId,
     name: body.name,
@@ -77,12 +70,7 @@ export async function createField(ctx: Ctx, organizationId: string, body: Static
     createdAt: now,
     updatedAt: now,
   });
-  try {
-    await em.flush();
-  } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) throw duplicate(body.name);
-    throw error;
-  }
+  if (!field) throw duplicate(body.name);
   return presentCustomField(field, role, urlsOf(ctx));
 }
 
@@ -94,19 +82,21 @@ export async function getField(ctx: Ctx, organizationId: string, fieldName: stri
 /** Updates a definition; new options prune the values that are no longer options, in the same transaction. */
 export async function updateField(ctx: Ctx, organizationId: string, fieldName: string, body: Static<typeof UpdateCustomFieldBody>) {
   const { role } = await requireOrganization(ctx, organizationId, 'admin', MANAGE);
-  const field = await ctx.em.transactional(async (tx) => {
+  const field = await transaction(ctx.em, async (tx) => {
     const field = await loadField(tx, organizationId, fieldName);
     const problem = checkOptions(field.type, body.options, false);
     if (problem) throw badRequest(problem);
-    if (body.title !== undefined) field.title = body.title || field.name;
-    if (body.description !== undefined) field.description = body.description || null;
-    if (body.placeholder !== undefined) field.placeholder = body.placeholder || null;
-    if (body.options !== undefined) {
-      field.options = body.options;
-      await pruneValues(tx, field.id, field.type, body.options);
+    const changes: CustomFieldChanges = {};
+    if (body.title !== undefined) changes.title = body.title || field.name;
+    if (body.description !== undefined) changes.description = body.description || null;
+    if (body.placeholder !== undefined) changes.placeholder = body.placeholder || null;
+    const options = body.options;
+    if (options !== undefined) {
+      changes.options = options;
+      // After new options: select values that are no longer options go, multi-select values keep what remains.
+      await pruneFieldValues(tx, field.id, (value) => pruneValue(field.type, value, options));
     }
-    field.updatedAt = new Date();
-    return field;
+    return writeField(tx, field.id, changes, new Date());
   });
   return presentCustomField(field, role, urlsOf(ctx));
 }
@@ -115,7 +105,7 @@ export async function updateField(ctx: Ctx, organizationId: string, fieldName: s
 export async function deleteField(ctx: Ctx, organizationId: string, fieldName: string): Promise<void> {
   await requireOrganization(ctx, organizationId, 'admin', MANAGE);
   const field = await loadField(ctx.em, organizationId, fieldName);
-  await ctx.em.nativeDelete(CustomField, { id: field.id });
+  await removeField(ctx.em, field.id);
 }
 
 /** Every field of the space's organization, with the space's value where it has one. */
@@ -123,11 +113,8 @@ export async function getSpaceValues(ctx: Ctx, spaceId: string) {
   const { em } = ctx;
   const { space } = await loadSpace(em, ctx.caller, spaceId);
   const { role } = await requireOrganization(ctx, space.organizationId);
-  const [fields, values] = await Promise.all([
-    em.find(CustomField, { organizationId: space.organizationId }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
-    em.find(SpaceCustomFieldValue, { spaceId: space.id }),
-  ]);
-  const byField = new Map(values.map((v) => [v.customFieldId, v.value]));
+  const fields = await fieldsOf(em, space.organizationId);
+  const byField = await spaceValues(em, space.id);
   return fields.map((field) => ({
     customField: presentCustomField(field, role, urlsOf(ctx)),
     ...(byField.has(field.id) ? { value: byField.get(field.id) as string } : {}),
@@ -144,7 +131,7 @@ export async function updateSpaceValues(ctx: Ctx, spaceId: string, body: Static<
   requireRole(role, 'edit', 'edit the custom fields of this space');
   if (space.editMode === 'locked') throw forbidden('This space is locked: unlock it (editMode "live") before editing it');
   const names = Object.keys(body.values);
-  const fields = names.length > 0 ? await em.find(CustomField, { organizationId: space.organizationId, name: { $in: names } }) : [];
+  const fields = await fieldsNamed(em, space.organizationId, names);
   const byName = new Map(fields.map((f) => [f.name, f]));
   const writes: { fieldId: string; value: unknown }[] = [];
   const clears: string[] = [];
@@ -160,5 +147,5 @@ export async function updateSpaceValues(ctx: Ctx, spaceId: string, body: Static<
     if (!check.ok) throw badRequest(check.message);
     writes.push({ fieldId: field.id, value: check.value });
   }
-  await em.transactional((tx) => writeSpaceValues(tx, space.id, clears, writes, new Date()));
+  await transaction(em, (tx) => writeSpaceValues(tx, space.id, clears, writes, new Date()));
 }

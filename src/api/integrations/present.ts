@@ -1,5 +1,5 @@
 import type { Organization } from '../../db/entities.ts';
-import type { Integration, IntegrationInstallation } from '../../db/settings-entities.ts';
+import type { InstallationRow, IntegrationRow } from '../../db/integrations.ts';
 import { integrationAccess } from '../../domain/integrations.ts';
 import type { Role } from '../../domain/roles.ts';
 import { presentOrganization } from '../orgs/present.ts';
@@ -17,7 +17,7 @@ function presentOwner(owner: Organization, memberships: Memberships, urls: Urls)
 }
 
 /** Secrets and the script are never part of what is shown. */
-export function presentIntegration(integration: Integration, owner: Organization, memberships: Memberships, urls: Urls) {
+export function presentIntegration(integration: IntegrationRow, owner: Organization, memberships: Memberships, urls: Urls) {
   const base = urls.integration(integration.name);
   const asset = (name: string) => `${base.assets}${name}?v=${integration.version}`;
   const access = integrationAccess(integration, memberships);
@@ -45,7 +45,7 @@ export function presentIntegration(integration: Integration, owner: Organization
   };
 }
 
-export function presentInstallation(installation: IntegrationInstallation, urls: Urls) {
+export function presentInstallation(installation: InstallationRow, urls: Urls) {
   return {
     id: installation.id,
     status: installation.status as 'active',

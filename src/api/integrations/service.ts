@@ -1,8 +1,24 @@
 import type { Static } from 'typebox';
-import { LockMode, UniqueConstraintViolationException, type FilterQuery } from '@mikro-orm/core';
-import { Member, Organization } from '../../db/entities.ts';
-import { organizationIdOrSubdomain } from '../../db/integrations.ts';
-import { Integration, IntegrationAsset, IntegrationInstallation } from '../../db/settings-entities.ts';
+import { isUniqueViolation } from '../../db/health.ts';
+import {
+  createInstallation,
+  deleteInstallation,
+  deleteIntegration,
+  findAsset,
+  findInstallation,
+  findIntegration,
+  installationListing,
+  installationRow,
+  integrationListing,
+  integrationRow,
+  lockIntegration,
+  organizationIdOrSubdomain,
+  updateInstallation as writeInstallation,
+  writePublication,
+  type IntegrationRow,
+} from '../../db/integrations.ts';
+import { transaction } from '../../db/orm.ts';
+import { enabledMemberships, organizationsByIds } from '../../db/organizations.ts';
 import { newId } from '../../domain/ids.ts';
 import {
   blockDomains,
@@ -17,7 +33,7 @@ import { atLeast, isRole, type Role } from '../../domain/roles.ts';
 import { inScope, requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../errors.ts';
-import { paginateEntity } from '../pagination.ts';
+import { paginate } from '../pagination.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentInstallation, presentIntegration, type Memberships } from './present.ts';
 import type {
@@ -42,20 +58,23 @@ const urlsOf = (ctx: Ctx) => urlsFor(ctx.deps.config.publicUrl);
 
 /** One secret box per configuration, created on first use. */
 async function membershipsOf(ctx: Ctx): Promise<Map<string, Role | null>> {
-  const rows = await ctx.em.find(Member, { userId: ctx.caller.user.id, disabled: false });
+  const rows = await enabledMemberships(ctx.em, ctx.caller.user.id);
   return new Map(rows.filter((m) => inScope(ctx.caller, m.organizationId)).map((m) => [m.organizationId, isRole(m.role) ? m.role : null]));
 }
 
 /** An integration the caller may see (see domain/integrations.ts for the visibility rule); 404 otherwise. */
 async function loadIntegration(ctx: Ctx, name: string, memberships: Memberships) {
-  const integration = await ctx.em.findOne(Integration, { name });
+  const integration = await findIntegration(ctx.em, name);
   if (!integration || !integrationAccess(integration, memberships).view) throw notFound('Integration');
   return integration;
 }
 
 /** The integrations presented, with their owners loaded in one query. */
-async function present(ctx: Ctx, integrations: Integration[], memberships: Memberships) {
-  const owners = await ctx.em.find(Organization, { id: { $in: [...new Set(integrations.map((i) => i.ownerId))] } });
+async function present(ctx: Ctx, integrations: IntegrationRow[], memberships: Memberships) {
+  const owners = await organizationsByIds(
+    ctx.em,
+    integrations.map((i) => i.ownerId),
+  );
   const byId = new Map(owners.map((o) => [o.id, o]));
   const urls = urlsOf(ctx);
   return integrations.map((i) => presentIntegration(i, byId.get(i.ownerId)!, memberships, urls));
@@ -70,27 +89,20 @@ async function requireBodyOrganization(ctx: Ctx, organizationId: string | undefi
   return organizationId;
 }
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 export async function listIntegrations(ctx: Ctx, query: Static<typeof ListIntegrationsQuery>) {
   const memberships = await membershipsOf(ctx);
-  const memberOf = [...memberships.keys()];
-  const and: FilterQuery<Integration>[] = [
-    memberOf.length > 0 ? { $or: [{ visibility: 'public' }, { ownerId: { $in: memberOf } }] } : { visibility: 'public' },
-  ];
-  if (query.search) {
-    const pattern = `%${escapeLike(query.search)}%`;
-    and.push({ $or: [{ name: { $ilike: pattern } }, { title: { $ilike: pattern } }] });
-  }
-  if (query.category) and.push({ categories: { $contains: [query.category] } });
-  if (query.scope) and.push({ scopes: { $contains: [query.scope] } });
-  if (query.blockDomain) and.push({ blockDomains: { $contains: [query.blockDomain.toLowerCase()] } });
-  if (query.blocks !== undefined) and.push({ hasBlocks: query.blocks });
-  if (query.contentSources !== undefined) and.push({ hasContentSources: query.contentSources });
-  if (query.owner) and.push({ ownerId: query.owner });
-  if (query.target) and.push({ target: query.target === 'all' ? 'all' : { $in: [query.target, 'all'] } });
-  const page = await paginateEntity(ctx.em, Integration, { $and: and }, [{ field: 'name', kind: 'string' }], query, (i) => i);
-  return { ...page, items: await present(ctx, page.items, memberships) };
+  const listing = integrationListing(ctx.em, {
+    memberOf: [...memberships.keys()],
+    search: query.search,
+    category: query.category,
+    scope: query.scope,
+    blockDomain: query.blockDomain?.toLowerCase(),
+    blocks: query.blocks,
+    contentSources: query.contentSources,
+    owner: query.owner,
+    target: query.target,
+  });
+  return paginate(ctx.em, listing, query, (rows) => present(ctx, rows.map(integrationRow), memberships));
 }
 
 export async function getIntegration(ctx: Ctx, name: string) {
@@ -165,36 +177,27 @@ export async function publishIntegration(ctx: Ctx, name: string, body: Static<ty
   const sealed =
     body.secrets === undefined ? undefined : (await ctx.deps.secrets()).seal(JSON.stringify(body.secrets), `integration:${name}`);
   try {
-    await ctx.em.transactional(async (tx) => {
-      const existing = await tx.findOne(Integration, { name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    await transaction(ctx.em, async (tx) => {
+      const existing = await lockIntegration(tx, name);
       if (existing && existing.ownerId !== organizationId) {
         throw conflict(`integrationName: "${name}" is already published by another organization`);
       }
-      if (existing) {
-        tx.assign(existing, { ...definition, version: existing.version + 1, ...(sealed !== undefined ? { secretsSealed: sealed } : {}) });
-      } else {
-        tx.create(Integration, {
-          ...definition,
-          name,
-          ownerId: organizationId,
-          version: 1,
-          verified: false,
-          secretsSealed: sealed ?? null,
-          createdAt: definition.updatedAt,
-        });
-      }
-      await tx.flush();
-      await tx.nativeDelete(IntegrationAsset, { integrationName: name });
-      for (const image of images) tx.create(IntegrationAsset, { integrationName: name, ...image });
+      await writePublication(tx, {
+        name,
+        ownerId: organizationId,
+        version: existing ? existing.version + 1 : 1,
+        created: !existing,
+        definition,
+        secretsSealed: sealed,
+        images,
+      });
     });
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException)
-      throw conflict(`integrationName: "${name}" was published at the same time by another request; try again`);
+    if (isUniqueViolation(error)) throw conflict(`integrationName: "${name}" was published at the same time by another request; try again`);
     throw error;
   }
-  ctx.em.clear();
   const memberships = await membershipsOf(ctx);
-  return (await present(ctx, [await ctx.em.findOneOrFail(Integration, { name })], memberships))[0];
+  return (await present(ctx, [(await findIntegration(ctx.em, name))!], memberships))[0];
 }
 
 /** Unpublishes an integration (admins of its owner); its installations and images go with it. */
@@ -204,13 +207,13 @@ export async function unpublishIntegration(ctx: Ctx, name: string): Promise<void
   if (!integrationAccess(integration, memberships).admin)
     throw forbidden('You need the admin role in the organization that owns this integration to unpublish it');
   // Installations and images reference the integration with `on delete cascade`.
-  await ctx.em.nativeDelete(Integration, { name: integration.name });
+  await deleteIntegration(ctx.em, integration.name);
 }
 
 /** The icon or a preview image of an integration the caller may see. */
 export async function getAsset(ctx: Ctx, name: string, asset: string) {
   await loadIntegration(ctx, name, await membershipsOf(ctx));
-  const row = await ctx.em.findOne(IntegrationAsset, { integrationName: name, asset });
+  const row = await findAsset(ctx.em, name, asset);
   if (!row) throw notFound('Image');
   return { contentType: row.contentType, data: row.data };
 }
@@ -219,26 +222,16 @@ export async function getAsset(ctx: Ctx, name: string, asset: string) {
 export async function listInstallations(ctx: Ctx, name: string, query: Static<typeof ListInstallationsQuery>) {
   const memberships = await membershipsOf(ctx);
   const integration = await loadIntegration(ctx, name, memberships);
-  const where: FilterQuery<IntegrationInstallation>[] = [{ integrationName: integration.name }];
-  if (!integrationAccess(integration, memberships).admin) {
-    where.push({ organizationId: { $in: [...memberships].filter(([, role]) => atLeast(role, 'admin')).map(([id]) => id) } });
-  }
-  if (query.externalId !== undefined) where.push({ externalIds: { $contains: [query.externalId] } });
+  const organizationIds = integrationAccess(integration, memberships).admin
+    ? undefined
+    : [...memberships].filter(([, role]) => atLeast(role, 'admin')).map(([id]) => id);
   const urls = urlsOf(ctx);
-  return paginateEntity(
-    ctx.em,
-    IntegrationInstallation,
-    { $and: where },
-    [
-      { field: 'createdAt', kind: 'date' },
-      { field: 'id', kind: 'string' },
-    ],
-    query,
-    (i) => presentInstallation(i, urls),
+  return paginate(ctx.em, installationListing(ctx.em, integration.name, { organizationIds, externalId: query.externalId }), query, (rows) =>
+    rows.map((i) => presentInstallation(installationRow(i), urls)),
   );
 }
 
-const accountConfiguration = (integration: Integration) => (integration.configurations as { account?: ConfigurationSchema }).account;
+const accountConfiguration = (integration: IntegrationRow) => (integration.configurations as { account?: ConfigurationSchema }).account;
 
 /** Installs an integration in an organization the caller administers (a private one only in its owner). */
 export async function install(ctx: Ctx, name: string, body: Static<typeof InstallBody>) {
@@ -254,7 +247,7 @@ export async function install(ctx: Ctx, name: string, body: Static<typeof Instal
     if (problem) throw badRequest(problem);
   }
   const now = new Date();
-  const installation = ctx.em.create(IntegrationInstallation, {
+  const installation = await createInstallation(ctx.em, {
     id: newId(),
     integrationName: integration.name,
     organizationId: body.organization,
@@ -267,13 +260,7 @@ export async function install(ctx: Ctx, name: string, body: Static<typeof Instal
     createdAt: now,
     updatedAt: now,
   });
-  try {
-    await ctx.em.flush();
-  } catch (error) {
-    if (error instanceof UniqueConstraintViolationException)
-      throw conflict(`organization: "${integration.name}" is already installed in this organization`);
-    throw error;
-  }
+  if (!installation) throw conflict(`organization: "${integration.name}" is already installed in this organization`);
   return presentInstallation(installation, urlsOf(ctx));
 }
 
@@ -281,7 +268,7 @@ export async function install(ctx: Ctx, name: string, body: Static<typeof Instal
 async function loadInstallation(ctx: Ctx, ref: InstallationRef, action: 'read' | 'manage') {
   const memberships = await membershipsOf(ctx);
   const integration = await loadIntegration(ctx, ref.integrationName, memberships);
-  const installation = await ctx.em.findOne(IntegrationInstallation, { id: ref.installationId, integrationName: integration.name });
+  const installation = await findInstallation(ctx.em, integration.name, ref.installationId);
   if (!installation) throw notFound('Installation');
   const role = memberships.get(installation.organizationId);
   const ownerAdmin = integrationAccess(integration, memberships).admin;
@@ -303,21 +290,21 @@ export async function getInstallation(ctx: Ctx, ref: InstallationRef) {
 /** A configuration that passes the integration's account schema activates a pending installation. */
 export async function updateInstallation(ctx: Ctx, ref: InstallationRef, body: Static<typeof UpdateInstallationBody>) {
   const { integration, installation } = await loadInstallation(ctx, ref, 'manage');
+  const changes: Parameters<typeof writeInstallation>[2] = {};
   if (body.configuration !== undefined) {
     const problem = checkConfiguration(accountConfiguration(integration), body.configuration);
     if (problem) throw badRequest(problem);
-    installation.configuration = body.configuration;
-    if (installation.status === 'pending') installation.status = 'active';
+    changes.configuration = body.configuration;
+    if (installation.status === 'pending') changes.status = 'active';
   }
-  if (body.externalIds !== undefined) installation.externalIds = body.externalIds;
-  if (body.space_selection !== undefined) installation.spaceSelection = body.space_selection;
-  if (body.site_selection !== undefined) installation.siteSelection = body.site_selection;
-  installation.updatedAt = new Date();
-  await ctx.em.flush();
-  return presentInstallation(installation, urlsOf(ctx));
+  if (body.externalIds !== undefined) changes.externalIds = body.externalIds;
+  if (body.space_selection !== undefined) changes.spaceSelection = body.space_selection;
+  if (body.site_selection !== undefined) changes.siteSelection = body.site_selection;
+  const updated = await writeInstallation(ctx.em, installation.id, changes, new Date());
+  return presentInstallation(updated, urlsOf(ctx));
 }
 
 export async function uninstall(ctx: Ctx, ref: InstallationRef): Promise<void> {
   const { installation } = await loadInstallation(ctx, ref, 'manage');
-  await ctx.em.nativeDelete(IntegrationInstallation, { id: installation.id });
+  await deleteInstallation(ctx.em, installation.id);
 }

@@ -1,9 +1,9 @@
 import type { Static } from 'typebox';
-import { Member, Organization } from '../../db/entities.ts';
+import { membershipListing, organizationsByIds } from '../../db/organizations.ts';
 import { isRole } from '../../domain/roles.ts';
 import { requireOrganization } from '../access.ts';
 import type { Ctx } from '../context.ts';
-import { paginateEntity } from '../pagination.ts';
+import { paginate } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentOrganization } from './present.ts';
@@ -15,21 +15,15 @@ const urlsOf = (ctx: Ctx) => urlsFor(ctx.deps.config.publicUrl);
 /** The organizations the caller is an enabled member of (within the token's scope), in id order. */
 export async function listOrganizations(ctx: Ctx, query: Static<typeof ListQuery>) {
   const { em, caller } = ctx;
-  const page = await paginateEntity(
-    em,
-    Member,
-    // A token minted by an organization's sign-in lists that organization only.
-    { userId: caller.user.id, disabled: false, ...(caller.organizationId === null ? {} : { organizationId: caller.organizationId }) },
-    [{ field: 'organizationId', kind: 'string' }],
-    query,
-    (m) => m,
-  );
-  const orgs = await em.find(Organization, { id: { $in: page.items.map((m) => m.organizationId) } });
-  const byId = new Map(orgs.map((o) => [o.id, o]));
-  return {
-    ...page,
-    items: page.items.map((m) => presentOrganization(byId.get(m.organizationId)!, isRole(m.role) ? m.role : null, urlsOf(ctx))),
-  };
+  // A token minted by an organization's sign-in lists that organization only.
+  return paginate(em, membershipListing(em, caller.user.id, caller.organizationId), query, async (memberships) => {
+    const orgs = await organizationsByIds(
+      em,
+      memberships.map((m) => m.organizationId),
+    );
+    const byId = new Map(orgs.map((o) => [o.id, o]));
+    return memberships.map((m) => presentOrganization(byId.get(m.organizationId)!, isRole(m.role) ? m.role : null, urlsOf(ctx)));
+  });
 }
 
 export async function getOrganization(ctx: Ctx, organizationId: string) {

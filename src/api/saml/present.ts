@@ -1,5 +1,4 @@
-import type { SamlProvider } from '../../db/saml-entities.ts';
-import type { TeamSummary } from '../../db/saml.ts';
+import type { SamlProviderRow, TeamSummary } from '../../db/saml.ts';
 import { atLeast, isRole, type Role } from '../../domain/roles.ts';
 import { providerStatus } from '../../domain/saml.ts';
 import type { Urls } from '../object-urls.ts';
@@ -17,7 +16,7 @@ export function presentTeamRef(team: TeamSummary, role: Role | null) {
 }
 
 /** A provider with its default team (loaded by the service, with its counts), if it has one. */
-export function presentProvider(provider: SamlProvider, team: TeamSummary | undefined, role: Role | null, urls: Urls) {
+export function presentProvider(provider: SamlProviderRow, team: TeamSummary | undefined, role: Role | null, urls: Urls) {
   return {
     object: 'saml-provider' as const,
     id: provider.id,
@@ -35,6 +34,6 @@ export function presentProvider(provider: SamlProvider, team: TeamSummary | unde
 }
 
 /** How a member signs in with a provider. */
-export function presentSsoLogin(provider: SamlProvider, urls: Urls) {
+export function presentSsoLogin(provider: SamlProviderRow, urls: Urls) {
   return { id: provider.id, label: provider.label, startURL: urls.samlService(provider.id).startURL };
 }

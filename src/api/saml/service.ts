@@ -1,13 +1,24 @@
 import type { Static } from 'typebox';
-import { SamlProvider } from '../../db/saml-entities.ts';
-import { isTeamOf, teamSummaries } from '../../db/saml.ts';
+import {
+  createProvider as insertProvider,
+  deleteProvider as removeProvider,
+  findProviderOf,
+  isTeamOf,
+  providerListing,
+  providerRow,
+  providersOf,
+  teamSummaries,
+  updateProvider as writeProvider,
+  type SamlProviderChanges,
+  type SamlProviderRow,
+} from '../../db/saml.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Role } from '../../domain/roles.ts';
 import { normalizeCertificate, providerStatus } from '../../domain/saml.ts';
 import { requireOrganization } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { paginateEntity } from '../pagination.ts';
+import { paginate } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentProvider, presentSsoLogin } from './present.ts';
@@ -20,7 +31,7 @@ import type { CreateSamlProviderBody, ProviderParams, UpdateSamlProviderBody } f
 
 type ProviderRef = Static<typeof ProviderParams>;
 type Fields = Static<typeof UpdateSamlProviderBody>;
-type Changes = Partial<Pick<SamlProvider, 'label' | 'ssoUrl' | 'entityId' | 'certificate' | 'defaultTeamId' | 'defaultRole'>>;
+type Changes = SamlProviderChanges;
 
 const MANAGE = 'manage SAML providers';
 
@@ -61,7 +72,7 @@ async function changesFrom(ctx: Ctx, organizationId: string, body: Fields): Prom
 }
 
 /** The providers presented, with their default teams loaded in one query. */
-async function present(ctx: Ctx, providers: SamlProvider[], role: Role | null) {
+async function present(ctx: Ctx, providers: SamlProviderRow[], role: Role | null) {
   const teams = await teamSummaries(
     ctx.em,
     providers.map((p) => p.defaultTeamId),
@@ -73,45 +84,20 @@ async function present(ctx: Ctx, providers: SamlProvider[], role: Role | null) {
 /** A provider of an organization the caller administers; 404 otherwise (403 below admin). */
 async function loadProvider(ctx: Ctx, ref: ProviderRef) {
   const { role } = await requireOrganization(ctx, ref.organizationId, 'admin', MANAGE);
-  const provider = await ctx.em.findOne(SamlProvider, { id: ref.samlProviderId, organizationId: ref.organizationId });
+  const provider = await findProviderOf(ctx.em, ref.organizationId, ref.samlProviderId);
   if (!provider) throw notFound('SAML provider');
   return { provider, role };
 }
 
 export async function listProviders(ctx: Ctx, organizationId: string, query: Static<typeof ListQuery>) {
   const { role } = await requireOrganization(ctx, organizationId, 'admin', MANAGE);
-  const page = await paginateEntity(
-    ctx.em,
-    SamlProvider,
-    { organizationId },
-    [
-      { field: 'createdAt', kind: 'date' },
-      { field: 'id', kind: 'string' },
-    ],
-    query,
-    (p) => p,
-  );
-  return { ...page, items: await present(ctx, page.items, role) };
+  return paginate(ctx.em, providerListing(ctx.em, organizationId), query, (rows) => present(ctx, rows.map(providerRow), role));
 }
 
 export async function createProvider(ctx: Ctx, organizationId: string, body: Static<typeof CreateSamlProviderBody>) {
   const { role } = await requireOrganization(ctx, organizationId, 'admin', MANAGE);
   const changes = await changesFrom(ctx, organizationId, body);
-  const now = new Date();
-  const provider = ctx.em.create(SamlProvider, {
-    id: newId(),
-    organizationId,
-    label: body.label,
-    ssoUrl: null,
-    entityId: null,
-    certificate: null,
-    defaultTeamId: null,
-    defaultRole: 'read',
-    ...changes,
-    createdAt: now,
-    updatedAt: now,
-  });
-  await ctx.em.flush();
+  const provider = await insertProvider(ctx.em, { id: newId(), organizationId, label: body.label, ...changes }, new Date());
   return (await present(ctx, [provider], role))[0];
 }
 
@@ -123,21 +109,20 @@ export async function getProvider(ctx: Ctx, ref: ProviderRef) {
 export async function updateProvider(ctx: Ctx, ref: ProviderRef, body: Fields) {
   const { provider, role } = await loadProvider(ctx, ref);
   const changes = await changesFrom(ctx, ref.organizationId, body);
-  Object.assign(provider, changes, { updatedAt: new Date() });
-  await ctx.em.flush();
-  return (await present(ctx, [provider], role))[0];
+  const updated = await writeProvider(ctx.em, provider.id, changes, new Date());
+  return (await present(ctx, [updated!], role))[0];
 }
 
 /** Members who joined through the provider stay members. */
 export async function deleteProvider(ctx: Ctx, ref: ProviderRef): Promise<void> {
   const { provider } = await loadProvider(ctx, ref);
-  await ctx.em.nativeDelete(SamlProvider, { id: provider.id });
+  await removeProvider(ctx.em, provider.id);
 }
 
 /** How members (guests included) can sign in to the organization: its active providers, oldest first. */
 export async function listSsoLogins(ctx: Ctx, organizationId: string) {
   await requireOrganization(ctx, organizationId);
-  const providers = await ctx.em.find(SamlProvider, { organizationId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const providers = await providersOf(ctx.em, organizationId);
   const urls = urlsFor(ctx.deps.config.publicUrl);
   return { items: providers.filter((p) => providerStatus(p) === 'active').map((p) => presentSsoLogin(p, urls)) };
 }

@@ -1,9 +1,9 @@
 import { generateServiceProviderMetadata } from '@node-saml/node-saml';
-import type { SamlProvider } from '../../db/saml-entities.ts';
+import type { SamlProviderRow } from '../../db/saml.ts';
 import type { Urls } from '../object-urls.ts';
 
 /** This service provider's SAML 2.0 EntityDescriptor for a provider (its URL is the SP entity ID). */
-export function presentMetadata(provider: SamlProvider, urls: Urls): string {
+export function presentMetadata(provider: SamlProviderRow, urls: Urls): string {
   const service = urls.samlService(provider.id);
   return generateServiceProviderMetadata({ issuer: service.entityID, callbackUrl: service.acsURL, wantAssertionsSigned: false });
 }

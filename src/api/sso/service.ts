@@ -1,9 +1,9 @@
 import type { Static } from 'typebox';
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
 import { issueToken } from '../../db/accounts.ts';
-import type { Em } from '../../db/orm.ts';
-import { SamlProvider } from '../../db/saml-entities.ts';
+import { transaction, type Em } from '../../db/orm.ts';
 import {
+  findProvider,
   joinAsSsoMember,
   joinTeamOf,
   loginRequestCreatedAt,
@@ -11,6 +11,7 @@ import {
   saveLoginRequest,
   useAssertion,
   ssoUserFor,
+  type SamlProviderRow,
 } from '../../db/saml.ts';
 import { newId } from '../../domain/ids.ts';
 import {
@@ -73,21 +74,21 @@ class RequestStore implements CacheProvider {
 
 /** This service provider's SAML metadata for a provider (XML); 404 when unknown. */
 export async function serviceMetadata(ctx: SsoCtx, providerId: string): Promise<string> {
-  const provider = await ctx.em.findOne(SamlProvider, { id: providerId });
+  const provider = await findProvider(ctx.em, providerId);
   if (!provider) throw notFound('SAML provider');
   return presentMetadata(provider, urlsOf(ctx));
 }
 
 /** Loads a provider that can be used to sign in: 404 when unknown, 409 while settings are missing. */
 async function usableProvider(em: Em, id: string) {
-  const provider = await em.findOne(SamlProvider, { id });
+  const provider = await findProvider(em, id);
   if (!provider) throw notFound('SAML provider');
   const missing = missingSettings(provider);
   if (missing.length) throw conflict(`This SAML provider is not fully configured yet: set ${missing.join(', ')}`);
   return provider;
 }
 
-function samlClient(em: Em, provider: SamlProvider, urls: Urls): SAML {
+function samlClient(em: Em, provider: SamlProviderRow, urls: Urls): SAML {
   const service = urls.samlService(provider.id);
   return new SAML({
     entryPoint: provider.ssoUrl!,
@@ -158,7 +159,7 @@ async function consumeResponse(em: Em, providerId: string, samlResponse: string,
     throw badRequest('The SAML assertion carries no email address: send the NameID in emailAddress format or an "email" attribute');
   }
 
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const at = new Date(now);
     const fresh = await useAssertion(
       tx,

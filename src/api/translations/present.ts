@@ -1,4 +1,4 @@
-import type { TranslationSettings } from '../../db/settings-entities.ts';
+import type { TranslationRow } from '../../db/translations.ts';
 import { atLeast, type Role } from '../../domain/roles.ts';
 import type { Urls } from '../object-urls.ts';
 
@@ -6,7 +6,7 @@ const EMPTY_DOCUMENT = { object: 'document' as const, data: {}, nodes: [] };
 /** This service stores translation settings; it runs no translation, so every run counter stays at zero. */
 const NO_RUNS = { runs: 0, totalWords: 0, totalPages: 0, totalDuration: 0, latestRunDuration: 0, latestPages: 0, latestWords: 0 };
 
-export function presentTranslation(settings: TranslationSettings, role: Role | null, urls: Urls) {
+export function presentTranslation(settings: TranslationRow, role: Role | null, urls: Urls) {
   return {
     object: 'translation' as const,
     id: settings.id,

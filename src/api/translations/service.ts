@@ -1,12 +1,20 @@
 import type { Static } from 'typebox';
-import { TranslationSettings } from '../../db/settings-entities.ts';
+import {
+  createTranslation as insertTranslation,
+  deleteTranslation as removeTranslation,
+  findTranslation,
+  translationRow,
+  translationListing,
+  updateTranslation as writeTranslation,
+  type TranslationChanges,
+} from '../../db/translations.ts';
 import { newId } from '../../domain/ids.ts';
 import { canonicalLanguages } from '../../domain/languages.ts';
 import type { Role } from '../../domain/roles.ts';
 import { loadSpace, requireOrganization } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, HttpError, notFound } from '../errors.ts';
-import { paginateEntity } from '../pagination.ts';
+import { paginate } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentTranslation } from './present.ts';
@@ -30,7 +38,7 @@ const READ = 'read translation settings';
 const MANAGE = 'manage translation settings';
 
 async function loadSettings(ctx: Ctx, organizationId: string, id: string) {
-  const settings = await ctx.em.findOne(TranslationSettings, { id, organizationId });
+  const settings = await findTranslation(ctx.em, organizationId, id);
   if (!settings) throw notFound('Translation settings');
   return settings;
 }
@@ -66,16 +74,8 @@ async function checkedFields(ctx: Ctx, organizationId: string, body: Body) {
 
 export async function listTranslations(ctx: Ctx, organizationId: string, query: Static<typeof ListQuery>) {
   const role = await organizationRole(ctx, organizationId, 'read', READ);
-  return paginateEntity(
-    ctx.em,
-    TranslationSettings,
-    { organizationId },
-    [
-      { field: 'createdAt', kind: 'date' },
-      { field: 'id', kind: 'string' },
-    ],
-    query,
-    (s) => presentTranslation(s, role, urlsOf(ctx)),
+  return paginate(ctx.em, translationListing(ctx.em, organizationId), query, (rows) =>
+    rows.map((s) => presentTranslation(translationRow(s), role, urlsOf(ctx))),
   );
 }
 
@@ -83,7 +83,7 @@ export async function createTranslation(ctx: Ctx, organizationId: string, body: 
   const role = await organizationRole(ctx, organizationId, 'admin', MANAGE);
   const fields = await checkedFields(ctx, organizationId, body);
   const now = new Date();
-  const settings = ctx.em.create(TranslationSettings, {
+  const settings = await insertTranslation(ctx.em, {
     id: newId(),
     organizationId,
     title: fields.title,
@@ -95,7 +95,6 @@ export async function createTranslation(ctx: Ctx, organizationId: string, body: 
     createdAt: now,
     updatedAt: now,
   });
-  await ctx.em.flush();
   return presentTranslation(settings, role, urlsOf(ctx));
 }
 
@@ -109,21 +108,19 @@ export async function updateTranslation(ctx: Ctx, organizationId: string, transl
   const role = await organizationRole(ctx, organizationId, 'admin', MANAGE);
   const settings = await loadSettings(ctx, organizationId, translationId);
   const fields = await checkedFields(ctx, organizationId, body);
-  settings.title = fields.title;
-  if (fields.languages !== undefined) settings.languages = fields.languages;
+  const changes: TranslationChanges = { title: fields.title };
+  if (fields.languages !== undefined) changes.languages = fields.languages;
   if (fields.sourceSpaceId !== undefined) {
-    settings.sourceSpaceId = fields.sourceSpaceId;
-    settings.sourceLanguage = fields.sourceLanguage ?? null;
+    changes.sourceSpaceId = fields.sourceSpaceId;
+    changes.sourceLanguage = fields.sourceLanguage ?? null;
   }
-  if (fields.language !== undefined) settings.language = fields.language;
-  if (fields.instructions !== undefined) settings.instructions = fields.instructions;
-  settings.updatedAt = new Date();
-  await ctx.em.flush();
-  return presentTranslation(settings, role, urlsOf(ctx));
+  if (fields.language !== undefined) changes.language = fields.language;
+  if (fields.instructions !== undefined) changes.instructions = fields.instructions;
+  return presentTranslation(await writeTranslation(ctx.em, settings.id, changes, new Date()), role, urlsOf(ctx));
 }
 
 export async function deleteTranslation(ctx: Ctx, organizationId: string, translationId: string): Promise<void> {
   await organizationRole(ctx, organizationId, 'admin', MANAGE);
   const settings = await loadSettings(ctx, organizationId, translationId);
-  await ctx.em.nativeDelete(TranslationSettings, { id: settings.id });
+  await removeTranslation(ctx.em, settings.id);
 }
