@@ -1,52 +1,49 @@
+import type { Selectable } from 'kysely';
+import { db, type Db } from './kysely.ts';
 import type { Em } from './orm.ts';
-import { sql } from './sql.ts';
 
 /** Git Sync state, requests and webhook deliveries (see Migration0011GitSync). */
 
 /** The context a request's sealed credentials are bound to: they open for that request only. */
 export const requestSecretContext = (requestId: string) => `git-sync-request:${requestId}`;
 
-export interface GitSyncRow {
-  space_id: string;
-  provider: string | null;
-  url: string | null;
-  ref: string | null;
-  repo_name: string | null;
-  integration: string | null;
-  project_directory: string | null;
+/** Why the last sync of a space failed (or conflicted), as `git_sync.last_sync_error` holds it. */
+export interface LastSyncError {
+  code: string;
+  message: string;
+  at: string;
+}
+
+/** A space's `git_sync` row: the repository it syncs with, the state of its last sync, its push webhook. */
+export type GitSyncRow = Omit<Selectable<Db['git_sync']>, 'last_sync_error' | 'last_applied_at' | 'created_at' | 'updated_at'> & {
+  last_sync_error: LastSyncError | null;
   last_applied_at: Date | null;
-  last_commit: string | null;
-  last_revision: string | null;
-  last_operation: string | null;
-  status: string;
-  last_sync_error: { code: string; message: string; at: string } | null;
-  conflict_change_request: string | null;
-  webhook_provider: string | null;
-  webhook_repository: string | null;
-  webhook_branch: string | null;
-  webhook_secret: string | null;
-  webhook_credentials: string | null;
   created_at: Date;
   updated_at: Date;
-}
+};
 
 export type GitSyncRequestState = 'queued' | 'applied' | 'unchanged' | 'skipped' | 'failed' | 'conflict';
 
-export interface GitSyncRequestRow {
-  id: string;
-  space_id: string;
-  kind: 'import' | 'export';
+/** What a finished request records beside its state. */
+export interface GitSyncRequestDetail {
+  code?: string;
+  message?: string;
+  changeRequestId?: string;
+}
+
+/** A `git_sync_request` row: one import or export, its parameters, and once finished its outcome. */
+export type GitSyncRequestRow = Omit<
+  Selectable<Db['git_sync_request']>,
+  'kind' | 'params' | 'state' | 'detail' | 'requested_at' | 'created_at' | 'finished_at'
+> & {
   requested_at: Date;
-  params: GitSyncParams;
-  credentials: string | null;
-  requested_by: string | null;
-  state: GitSyncRequestState;
-  revision_id: string | null;
-  commit: string | null;
-  detail: { code?: string; message?: string; changeRequestId?: string } | null;
   created_at: Date;
   finished_at: Date | null;
-}
+  kind: 'import' | 'export';
+  params: GitSyncParams;
+  state: GitSyncRequestState;
+  detail: GitSyncRequestDetail | null;
+};
 
 /** What a request asks for, without credentials (the URL is stored without them). */
 export interface GitSyncParams {
@@ -62,25 +59,46 @@ export interface GitSyncParams {
   provider?: string;
 }
 
+/** Times as Dates: `db(em)` reads them as ISO text (see src/db/kysely.ts). */
+const toDate = (value: string): Date => new Date(value);
+const toDateOrNull = (value: string | null): Date | null => (value === null ? null : toDate(value));
+
+// The jsonb columns are typed `unknown` by the entities; the row types name what this module writes into them.
+const asGitSync = (row: Selectable<Db['git_sync']>): GitSyncRow =>
+  ({
+    ...row,
+    last_applied_at: toDateOrNull(row.last_applied_at),
+    created_at: toDate(row.created_at),
+    updated_at: toDate(row.updated_at),
+  }) as GitSyncRow;
+const asRequest = (row: Selectable<Db['git_sync_request']>): GitSyncRequestRow =>
+  ({
+    ...row,
+    requested_at: toDate(row.requested_at),
+    created_at: toDate(row.created_at),
+    finished_at: toDateOrNull(row.finished_at),
+  }) as GitSyncRequestRow;
+
 export async function loadGitSync(em: Em, spaceId: string): Promise<GitSyncRow | undefined> {
-  return (await sql<GitSyncRow>(em, 'select * from git_sync where space_id = ?', [spaceId]))[0];
+  const row = await db(em).selectFrom('git_sync').selectAll().where('space_id', '=', spaceId).executeTakeFirst();
+  return row && asGitSync(row);
 }
 
 /** Git sync rows of many spaces (those that have one), by space id, in one statement. */
 export async function loadGitSyncs(em: Em, spaceIds: string[]): Promise<Map<string, GitSyncRow>> {
   if (spaceIds.length === 0) return new Map();
-  const rows = await sql<GitSyncRow>(
-    em,
-    'select * from git_sync where space_id in (select jsonb_array_elements_text(?::jsonb)) and url is not null',
-    [JSON.stringify(spaceIds)],
-  );
-  return new Map(rows.map((r) => [r.space_id, r]));
+  const rows = await db(em).selectFrom('git_sync').selectAll().where('space_id', 'in', spaceIds).where('url', 'is not', null).execute();
+  return new Map(rows.map((r) => [r.space_id, asGitSync(r)]));
 }
 
 /** The git sync row of a space, locked for the rest of the transaction (created when missing). */
 export async function lockGitSync(em: Em, spaceId: string): Promise<GitSyncRow> {
-  await sql(em, 'insert into git_sync (space_id) values (?) on conflict do nothing', [spaceId]);
-  return (await sql<GitSyncRow>(em, 'select * from git_sync where space_id = ? for update', [spaceId]))[0];
+  await db(em)
+    .insertInto('git_sync')
+    .values({ space_id: spaceId })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  return asGitSync(await db(em).selectFrom('git_sync').selectAll().where('space_id', '=', spaceId).forUpdate().executeTakeFirstOrThrow());
 }
 
 /** Sets (or creates) the repository a space syncs with. */
@@ -96,23 +114,48 @@ export async function saveGitSyncTarget(
     projectDirectory: string | null;
   },
 ): Promise<void> {
-  await sql(
-    em,
-    `insert into git_sync (space_id, provider, url, ref, repo_name, integration, project_directory)
-     values (?, ?, ?, ?, ?, ?, ?)
-     on conflict (space_id) do update set provider = excluded.provider, url = excluded.url, ref = excluded.ref,
-       repo_name = excluded.repo_name, integration = excluded.integration, project_directory = excluded.project_directory, updated_at = now()`,
-    [spaceId, target.provider, target.url, target.ref, target.repoName, target.integration, target.projectDirectory],
-  );
+  await db(em)
+    .insertInto('git_sync')
+    .values({
+      space_id: spaceId,
+      provider: target.provider,
+      url: target.url,
+      ref: target.ref,
+      repo_name: target.repoName,
+      integration: target.integration,
+      project_directory: target.projectDirectory,
+    })
+    .onConflict((oc) =>
+      oc.column('space_id').doUpdateSet((eb) => ({
+        provider: eb.ref('excluded.provider'),
+        url: eb.ref('excluded.url'),
+        ref: eb.ref('excluded.ref'),
+        repo_name: eb.ref('excluded.repo_name'),
+        integration: eb.ref('excluded.integration'),
+        project_directory: eb.ref('excluded.project_directory'),
+        updated_at: eb.fn<Date>('now'),
+      })),
+    )
+    .execute();
 }
 
-/** Updates the sync state of a space with the given columns. */
-export async function updateGitSync(em: Em, spaceId: string, patch: Partial<Omit<GitSyncRow, 'space_id' | 'created_at'>>): Promise<void> {
-  const entries = Object.entries(patch).filter(([, v]) => v !== undefined);
-  if (entries.length === 0) return;
-  const sets = entries.map(([k]) => `${k} = ?${k === 'last_sync_error' ? '::jsonb' : ''}`);
-  const values = entries.map(([k, v]) => (k === 'last_sync_error' && v !== null ? JSON.stringify(v) : v));
-  await sql(em, `update git_sync set ${sets.join(', ')}, updated_at = now() where space_id = ?`, [...values, spaceId]);
+/** The columns of the sync state a step may set. */
+export type GitSyncPatch = Partial<Omit<GitSyncRow, 'space_id' | 'created_at' | 'updated_at'>>;
+
+/** Updates the sync state of a space with the given columns (those not undefined). */
+export async function updateGitSync(em: Em, spaceId: string, patch: GitSyncPatch): Promise<void> {
+  const { last_sync_error, ...columns } = patch;
+  const values = Object.fromEntries(Object.entries(columns).filter(([, v]) => v !== undefined)) as Omit<GitSyncPatch, 'last_sync_error'>;
+  if (Object.keys(values).length === 0 && last_sync_error === undefined) return;
+  await db(em)
+    .updateTable('git_sync')
+    .set((eb) => ({
+      ...values,
+      ...(last_sync_error === undefined ? {} : { last_sync_error: last_sync_error === null ? null : JSON.stringify(last_sync_error) }),
+      updated_at: eb.fn<Date>('now'),
+    }))
+    .where('space_id', '=', spaceId)
+    .execute();
 }
 
 /** Records a request; false when one with that id exists already (a repeated delivery). */
@@ -128,23 +171,32 @@ export async function insertGitSyncRequest(
     requestedBy: string | null;
   },
 ): Promise<boolean> {
-  const rows = await sql(
-    em,
-    `insert into git_sync_request (id, space_id, kind, requested_at, params, credentials, requested_by)
-     values (?, ?, ?, ?, ?::jsonb, ?, ?) on conflict (id) do nothing returning id`,
-    [row.id, row.spaceId, row.kind, row.requestedAt, JSON.stringify(row.params), row.credentials, row.requestedBy],
-  );
-  return rows.length > 0;
+  const inserted = await db(em)
+    .insertInto('git_sync_request')
+    .values({
+      id: row.id,
+      space_id: row.spaceId,
+      kind: row.kind,
+      requested_at: row.requestedAt,
+      params: JSON.stringify(row.params),
+      credentials: row.credentials,
+      requested_by: row.requestedBy,
+    })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returning('id')
+    .execute();
+  return inserted.length > 0;
 }
 
 export async function loadGitSyncRequest(em: Em, id: string): Promise<GitSyncRequestRow | undefined> {
-  return (await sql<GitSyncRequestRow>(em, 'select * from git_sync_request where id = ?', [id]))[0];
+  const row = await db(em).selectFrom('git_sync_request').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && asRequest(row);
 }
 
 /** The request, locked; null once it has finished (it is never run twice). */
 export async function lockQueuedRequest(em: Em, id: string): Promise<GitSyncRequestRow | null> {
-  const rows = await sql<GitSyncRequestRow>(em, 'select * from git_sync_request where id = ? for update', [id]);
-  return rows[0] && rows[0].state === 'queued' ? rows[0] : null;
+  const row = await db(em).selectFrom('git_sync_request').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return row && row.state === 'queued' ? asRequest(row) : null;
 }
 
 /** Marks a request finished and erases its credentials. */
@@ -152,14 +204,21 @@ export async function finishGitSyncRequest(
   em: Em,
   id: string,
   state: Exclude<GitSyncRequestState, 'queued'>,
-  outcome: { revisionId?: string | null; commit?: string | null; detail?: GitSyncRequestRow['detail'] } = {},
+  outcome: { revisionId?: string | null; commit?: string | null; detail?: GitSyncRequestDetail | null } = {},
 ): Promise<void> {
-  await sql(
-    em,
-    `update git_sync_request set state = ?, revision_id = ?, commit = ?, detail = ?::jsonb, credentials = null, finished_at = now()
-      where id = ? and state = 'queued'`,
-    [state, outcome.revisionId ?? null, outcome.commit ?? null, outcome.detail ? JSON.stringify(outcome.detail) : null, id],
-  );
+  await db(em)
+    .updateTable('git_sync_request')
+    .set((eb) => ({
+      state,
+      revision_id: outcome.revisionId ?? null,
+      commit: outcome.commit ?? null,
+      detail: outcome.detail ? JSON.stringify(outcome.detail) : null,
+      credentials: null,
+      finished_at: eb.fn<Date>('now'),
+    }))
+    .where('id', '=', id)
+    .where('state', '=', 'queued')
+    .execute();
 }
 
 /**
@@ -168,17 +227,25 @@ export async function finishGitSyncRequest(
  * knows the push was its own.
  */
 export async function noteExportCommit(em: Em, id: string, commit: string): Promise<void> {
-  await sql(em, "update git_sync_request set commit = ? where id = ? and state = 'queued'", [commit, id]);
+  await db(em).updateTable('git_sync_request').set({ commit }).where('id', '=', id).where('state', '=', 'queued').execute();
 }
 
 /** Sets the git metadata of a revision. */
 export async function setRevisionGit(em: Em, revisionId: string, git: Record<string, unknown>): Promise<void> {
-  await sql(em, 'update revision set git = ?::jsonb where id = ?', [JSON.stringify(git), revisionId]);
+  await db(em)
+    .updateTable('revision')
+    .set({ git: JSON.stringify(git) })
+    .where('id', '=', revisionId)
+    .execute();
 }
 
 /** Points a space at a revision. */
 export async function setSpaceRevision(em: Em, spaceId: string, revisionId: string): Promise<void> {
-  await sql(em, 'update space set revision_id = ?, updated_at = now() where id = ?', [revisionId, spaceId]);
+  await db(em)
+    .updateTable('space')
+    .set((eb) => ({ revision_id: revisionId, updated_at: eb.fn<Date>('now') }))
+    .where('id', '=', spaceId)
+    .execute();
 }
 
 /** The space's current revision and organization, the row locked. */
@@ -186,13 +253,19 @@ export async function lockSpace(
   em: Em,
   spaceId: string,
 ): Promise<{ revision_id: string; organization_id: string; deleted_at: Date | null } | undefined> {
-  return (
-    await sql<{ revision_id: string; organization_id: string; deleted_at: Date | null }>(
-      em,
-      'select revision_id, organization_id, deleted_at from space where id = ? for update',
-      [spaceId],
-    )
-  )[0];
+  const row = await db(em)
+    .selectFrom('space')
+    .select(['revision_id', 'organization_id', 'deleted_at'])
+    .where('id', '=', spaceId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row && { ...row, deleted_at: toDateOrNull(row.deleted_at) };
+}
+
+/** The space's current revision and whether it is deleted, read without a lock (undefined: no such space). */
+export async function spaceRevisionOf(em: Em, spaceId: string): Promise<{ revision_id: string; deleted_at: Date | null } | undefined> {
+  const row = await db(em).selectFrom('space').select(['revision_id', 'deleted_at']).where('id', '=', spaceId).executeTakeFirst();
+  return row && { ...row, deleted_at: toDateOrNull(row.deleted_at) };
 }
 
 /** Opens a change request numbered after the space's last one, whose content is `revisionId` based on `initialRevisionId`. */
@@ -200,18 +273,28 @@ export async function insertChangeRequest(
   em: Em,
   input: { id: string; spaceId: string; subject: string; createdBy: string | null; revisionId: string; initialRevisionId: string },
 ): Promise<number> {
-  const seq = await sql<{ n: number }>(
-    em,
-    'update space set change_request_seq = change_request_seq + 1 where id = ? returning change_request_seq as n',
-    [input.spaceId],
-  );
-  await sql(
-    em,
-    `insert into change_request (id, space_id, number, status, subject, created_by, created_at, updated_at, revision_id, revision_initial)
-     values (?, ?, ?, 'open', ?, ?, now(), now(), ?, ?)`,
-    [input.id, input.spaceId, seq[0].n, input.subject, input.createdBy, input.revisionId, input.initialRevisionId],
-  );
-  return seq[0].n;
+  const { n } = await db(em)
+    .updateTable('space')
+    .set((eb) => ({ change_request_seq: eb('change_request_seq', '+', 1) }))
+    .where('id', '=', input.spaceId)
+    .returning('change_request_seq as n')
+    .executeTakeFirstOrThrow();
+  await db(em)
+    .insertInto('change_request')
+    .values((eb) => ({
+      id: input.id,
+      space_id: input.spaceId,
+      number: n,
+      status: 'open',
+      subject: input.subject,
+      created_by: input.createdBy,
+      created_at: eb.fn<Date>('now'),
+      updated_at: eb.fn<Date>('now'),
+      revision_id: input.revisionId,
+      revision_initial: input.initialRevisionId,
+    }))
+    .execute();
+  return n;
 }
 
 /** Sets the push webhook of a space. */
@@ -220,40 +303,55 @@ export async function saveWebhook(
   spaceId: string,
   hook: { provider: string; repository: string; branch: string; secret: string; credentials: string | null },
 ): Promise<void> {
-  await sql(
-    em,
-    `insert into git_sync (space_id, webhook_provider, webhook_repository, webhook_branch, webhook_secret, webhook_credentials)
-     values (?, ?, ?, ?, ?, ?)
-     on conflict (space_id) do update set webhook_provider = excluded.webhook_provider, webhook_repository = excluded.webhook_repository,
-       webhook_branch = excluded.webhook_branch, webhook_secret = excluded.webhook_secret, webhook_credentials = excluded.webhook_credentials,
-       updated_at = now()`,
-    [spaceId, hook.provider, hook.repository, hook.branch, hook.secret, hook.credentials],
-  );
+  await db(em)
+    .insertInto('git_sync')
+    .values({
+      space_id: spaceId,
+      webhook_provider: hook.provider,
+      webhook_repository: hook.repository,
+      webhook_branch: hook.branch,
+      webhook_secret: hook.secret,
+      webhook_credentials: hook.credentials,
+    })
+    .onConflict((oc) =>
+      oc.column('space_id').doUpdateSet((eb) => ({
+        webhook_provider: eb.ref('excluded.webhook_provider'),
+        webhook_repository: eb.ref('excluded.webhook_repository'),
+        webhook_branch: eb.ref('excluded.webhook_branch'),
+        webhook_secret: eb.ref('excluded.webhook_secret'),
+        webhook_credentials: eb.ref('excluded.webhook_credentials'),
+        updated_at: eb.fn<Date>('now'),
+      })),
+    )
+    .execute();
 }
 
 /** Records a webhook delivery; false when it was received before. */
 export async function recordDelivery(em: Em, spaceId: string, deliveryId: string): Promise<boolean> {
-  const rows = await sql(
-    em,
-    'insert into git_webhook_delivery (space_id, delivery_id) values (?, ?) on conflict do nothing returning delivery_id',
-    [spaceId, deliveryId],
-  );
-  return rows.length > 0;
+  const inserted = await db(em)
+    .insertInto('git_webhook_delivery')
+    .values({ space_id: spaceId, delivery_id: deliveryId })
+    .onConflict((oc) => oc.doNothing())
+    .returning('delivery_id')
+    .execute();
+  return inserted.length > 0;
 }
 
 /** The organization a space belongs to (deleted spaces included); undefined when there is no such space. */
 export async function spaceOrganization(em: Em, spaceId: string): Promise<string | undefined> {
-  return (await sql<{ organization_id: string }>(em, 'select organization_id from space where id = ?', [spaceId]))[0]?.organization_id;
+  return (await db(em).selectFrom('space').select('organization_id').where('id', '=', spaceId).executeTakeFirst())?.organization_id;
 }
 
 /** The space's organization and git sync row, for the unauthenticated webhook receiver. */
 export async function webhookTarget(em: Em, spaceId: string): Promise<(GitSyncRow & { organization_id: string }) | undefined> {
-  return (
-    await sql<GitSyncRow & { organization_id: string }>(
-      em,
-      `select g.*, s.organization_id from git_sync g join space s on s.id = g.space_id
-      where g.space_id = ? and s.deleted_at is null and g.webhook_secret is not null`,
-      [spaceId],
-    )
-  )[0];
+  const row = await db(em)
+    .selectFrom('git_sync as g')
+    .innerJoin('space as s', 's.id', 'g.space_id')
+    .selectAll('g')
+    .select('s.organization_id')
+    .where('g.space_id', '=', spaceId)
+    .where('s.deleted_at', 'is', null)
+    .where('g.webhook_secret', 'is not', null)
+    .executeTakeFirst();
+  return row && { ...asGitSync(row), organization_id: row.organization_id };
 }

@@ -5,12 +5,14 @@ import {
   continueAsNew,
   defineQuery,
   defineSignal,
+  patched,
   proxyActivities,
   setHandler,
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { GitSyncActivities, GitSyncOutcome } from '../activities/git-sync.ts';
+import { searchIndex, startSearchIndex } from './search-index.ts';
 
 /**
  * `git-sync/<spaceId>`: every import and export of one space, one at a time, in timestamp order.
@@ -18,6 +20,10 @@ import type { GitSyncActivities, GitSyncOutcome } from '../activities/git-sync.t
  * a request row holding its parameters, so the history never carries a URL's credentials. After a
  * bounded number of requests the workflow continues as new with what is still pending; when idle
  * for a while it ends, and the next request starts it again.
+ *
+ * An import is two activities: the stage (fetch, read, store the files and a bundle of the
+ * content) and the apply (one transaction), so a retry of the apply never fetches again. When an
+ * import moved the space to a new revision, the search index follows it through a job of its own.
  */
 
 export interface GitSyncRequestSignal {
@@ -41,10 +47,33 @@ const { runGitSyncRequest } = proxyActivities<GitSyncActivities>({
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 });
+// One transaction from a stored bundle: nothing to fetch, so it may be retried more often than the stage.
+const { applyGitSyncImport } = proxyActivities<GitSyncActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+});
 const { recordGitSyncFailure } = proxyActivities<GitSyncActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1s', maximumInterval: '30s' },
 });
+
+/**
+ * Changes of what a run does, each taken only by runs that reach it after the change (histories
+ * written before replay the old way; see docs/development.md, "Changing workflow code"):
+ * - STAGE_THEN_APPLY: an import is staged by `runGitSyncRequest` and applied by `applyGitSyncImport`
+ *   (before: `runGitSyncRequest` alone, which still applies what it stages when asked so);
+ * - SEARCH_INDEX_JOB: a request that moved the space's revision starts its search-index job (before:
+ *   the import activity indexed in its own transaction).
+ */
+export const STAGE_THEN_APPLY = 'git-sync-stage-then-apply';
+export const SEARCH_INDEX_JOB = 'git-sync-search-index-job';
+
+/** One request, to its outcome. */
+async function runRequest(requestId: string): Promise<GitSyncOutcome> {
+  const first = patched(STAGE_THEN_APPLY) ? await runGitSyncRequest(requestId, { stageOnly: true }) : await runGitSyncRequest(requestId);
+  return first.state === 'staged' ? applyGitSyncImport({ requestId, bundle: first.bundle }) : first;
+}
 
 /** Requests handled by one run before it continues as new (keeps the history short). */
 const MAX_PER_RUN = 100;
@@ -73,14 +102,18 @@ export async function gitSync(
     pending.sort((a, b) => a.requestedAt - b.requestedAt || (a.requestId < b.requestId ? -1 : a.requestId > b.requestId ? 1 : 0));
     const next = pending.shift()!;
     running = next.requestId;
+    let spaceRevision: string | undefined;
     try {
-      outcomes[next.requestId] = (await runGitSyncRequest(next.requestId)).state;
+      const outcome = await runRequest(next.requestId);
+      outcomes[next.requestId] = outcome.state;
+      spaceRevision = outcome.spaceRevision;
     } catch (error) {
       const cause =
         error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause.message : (error as Error).message;
       await recordGitSyncFailure({ requestId: next.requestId, message: `The sync failed after several attempts: ${cause}` });
       outcomes[next.requestId] = 'failed';
     }
+    if (spaceRevision !== undefined && patched(SEARCH_INDEX_JOB)) await startSearchIndex(input.spaceId, spaceRevision);
     running = null;
     applied++;
     if (applied >= MAX_PER_RUN || workflowInfo().continueAsNewSuggested) {
@@ -88,3 +121,6 @@ export async function gitSync(
     }
   }
 }
+
+// A worker bundled from this module alone runs the job it starts too.
+export { searchIndex };

@@ -1,30 +1,63 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { GitSyncActivities, GitSyncOutcome } from '../../src/activities/git-sync.ts';
-import { gitSync, gitSyncRequestSignal, gitSyncStatusQuery, type GitSyncWorkflowInput } from '../../src/workflows/git-sync.ts';
+import type { GitSyncActivities, GitSyncOutcome, StagedImport } from '../../src/activities/git-sync.ts';
+import type { SearchIndexActivities } from '../../src/activities/search-index.ts';
+import {
+  gitSync,
+  gitSyncRequestSignal,
+  gitSyncStatusQuery,
+  SEARCH_INDEX_JOB,
+  STAGE_THEN_APPLY,
+  type GitSyncWorkflowInput,
+} from '../../src/workflows/git-sync.ts';
+import { searchIndexWorkflowId } from '../../src/workflows/search-index.ts';
 import { eventually } from '../support/harness.ts';
 import { gate, startWorkflowWorker, type WorkflowWorker } from '../support/workflow-worker.ts';
 
 /**
  * The git-sync workflow of one space: requests arrive by signal and are applied one at a time in
  * timestamp order, each once; a request whose activity fails is recorded as failed and the next
- * one goes on; requests carried over by continue-as-new are applied first.
+ * one goes on; requests carried over by continue-as-new are applied first. An import is staged,
+ * then applied from its bundle (a retried apply does not stage again), and an import that moved
+ * the space's revision starts the search-index job of that revision.
  */
 let w: WorkflowWorker;
 /** Every request the stubbed activity ran, in order, per space (the request ids start with the space). */
 const ran: string[] = [];
 const failures: { requestId: string; message: string }[] = [];
 const holds = new Map<string, Promise<void>>();
+/** Every stage asked to leave the apply to the workflow, and every apply, in order. */
+const staged: string[] = [];
+const applies: { requestId: string; bundle: string }[] = [];
+/** Per import request: what each apply attempt does (the last one repeats). */
+const applyScripts = new Map<string, (() => GitSyncOutcome)[]>();
+/** Per import request: what its stage answers instead of a bundle (a final outcome). */
+const stageOutcomes = new Map<string, GitSyncOutcome>();
+const indexed: string[] = [];
 
-const activities: Pick<GitSyncActivities, 'runGitSyncRequest' | 'recordGitSyncFailure'> = {
-  async runGitSyncRequest(requestId: string): Promise<GitSyncOutcome> {
+const activities: Pick<GitSyncActivities, 'runGitSyncRequest' | 'applyGitSyncImport' | 'recordGitSyncFailure'> & SearchIndexActivities = {
+  async runGitSyncRequest(requestId: string, step?: { stageOnly?: boolean }): Promise<GitSyncOutcome | StagedImport> {
     ran.push(requestId);
     await holds.get(requestId);
     if (requestId.endsWith('/broken')) throw ApplicationFailure.nonRetryable('the remote refused the push', 'PUSH_REFUSED');
+    if (step?.stageOnly) staged.push(requestId);
+    if (stageOutcomes.has(requestId)) return stageOutcomes.get(requestId)!;
+    if (applyScripts.has(requestId) && step?.stageOnly) return { state: 'staged', bundle: `bundle-of-${requestId}`, commit: 'c0ffee' };
     return { state: 'applied', revisionId: `rev-${requestId}` };
+  },
+  async applyGitSyncImport(input) {
+    const attempt = applies.filter((a) => a.requestId === input.requestId).length;
+    applies.push(input);
+    const script = applyScripts.get(input.requestId)!;
+    return script[Math.min(attempt, script.length - 1)]();
   },
   async recordGitSyncFailure(input) {
     failures.push(input);
+  },
+  async indexSpaceSearch(spaceId) {
+    indexed.push(spaceId);
+    return { changed: true };
   },
 };
 
@@ -117,6 +150,80 @@ describe('git-sync workflow', () => {
     await handle.signal(gitSyncRequestSignal, { requestId: s.id('new'), requestedAt: t0 + 3 });
     await eventually(async () => (await handle.query(gitSyncStatusQuery)).applied === 3);
     expect(ranFor(s.input.spaceId)).toEqual([s.id('carried-1'), s.id('carried-2'), s.id('new')]);
+    await handle.terminate('test over');
+  });
+
+  it('stages an import, then applies its bundle; a failed apply is retried without staging again, and the index follows the new revision', async () => {
+    const s = space();
+    const id = s.id('import');
+    const revision = `rev-${n}-${Date.now()}`;
+    applyScripts.set(id, [
+      () => {
+        throw new Error('the database went away');
+      },
+      () => ({ state: 'applied', revisionId: revision, commit: 'c0ffee', spaceRevision: revision }),
+    ]);
+    await send(s, id, Date.now());
+    const handle = w.client.workflow.getHandle(s.workflowId);
+    await eventually(async () => (await handle.query(gitSyncStatusQuery)).applied === 1);
+    expect(staged.filter((r) => r === id)).toEqual([id]);
+    expect(applies.filter((a) => a.requestId === id)).toEqual([
+      { requestId: id, bundle: `bundle-of-${id}` },
+      { requestId: id, bundle: `bundle-of-${id}` },
+    ]);
+    const child = w.client.workflow.getHandle(searchIndexWorkflowId(s.input.spaceId, revision));
+    expect(await child.result()).toEqual({ changed: true });
+    expect(indexed).toContain(s.input.spaceId);
+    // Both changes are recorded as patches in the history, so that older histories replay the old way.
+    const history = await handle.fetchHistory();
+    const patches = (history.events ?? []).flatMap((event) => {
+      const marker = event.markerRecordedEventAttributes;
+      if (marker?.markerName !== 'core_patch') return [];
+      return Object.values(marker.details ?? {}).flatMap((p) => (p.payloads ?? []).map((x) => Buffer.from(x.data ?? []).toString('utf8')));
+    });
+    expect(patches).toEqual([expect.stringContaining(STAGE_THEN_APPLY), expect.stringContaining(SEARCH_INDEX_JOB)]);
+    await handle.terminate('test over');
+  });
+
+  it('starts no search-index job for an import that left the space where it was, nor applies one whose stage finished it', async () => {
+    const s = space();
+    const standalone = s.id('import-standalone');
+    const unchanged = s.id('import-unchanged');
+    applyScripts.set(standalone, [() => ({ state: 'applied', revisionId: `rev-${standalone}`, commit: 'c0ffee' })]);
+    applyScripts.set(unchanged, [() => ({ state: 'applied' })]);
+    stageOutcomes.set(unchanged, { state: 'unchanged', revisionId: `rev-${unchanged}`, commit: 'c0ffee' });
+    const t0 = Date.now();
+    await send(s, standalone, t0);
+    await send(s, unchanged, t0 + 1);
+    const handle = w.client.workflow.getHandle(s.workflowId);
+    await eventually(async () => (await handle.query(gitSyncStatusQuery)).applied === 2);
+    expect(applies.filter((a) => a.requestId === standalone)).toHaveLength(1);
+    expect(applies.filter((a) => a.requestId === unchanged)).toHaveLength(0);
+    for (const id of [standalone, unchanged]) {
+      await expect(w.client.workflow.getHandle(searchIndexWorkflowId(s.input.spaceId, `rev-${id}`)).describe()).rejects.toBeInstanceOf(
+        WorkflowNotFoundError,
+      );
+    }
+    expect(indexed).not.toContain(s.input.spaceId);
+    await handle.terminate('test over');
+  });
+
+  it('records an import whose apply fails for good as failed, once, and goes on with the next', async () => {
+    const s = space();
+    const id = s.id('import-doomed');
+    applyScripts.set(id, [
+      () => {
+        throw ApplicationFailure.nonRetryable('the bundle is gone', 'BUNDLE_GONE');
+      },
+    ]);
+    await send(s, id, Date.now());
+    await send(s, s.id('fine'), Date.now() + 1);
+    const handle = w.client.workflow.getHandle(s.workflowId);
+    await eventually(async () => (await handle.query(gitSyncStatusQuery)).applied === 2);
+    expect(ranFor(s.input.spaceId)).toEqual([id, s.id('fine')]);
+    expect(failures.filter((f) => f.requestId === id)).toEqual([
+      { requestId: id, message: expect.stringMatching(/^The sync failed after several attempts: the bundle is gone/) },
+    ]);
     await handle.terminate('test over');
   });
 });

@@ -12,7 +12,7 @@ import {
   webhookTarget,
   type GitSyncParams,
 } from '../../db/git-sync.ts';
-import type { Em } from '../../db/orm.ts';
+import { transaction, type Em } from '../../db/orm.ts';
 import { describeRepository } from '../../domain/git/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { redactUrl } from '../../lib/guarded-fetch.ts';
@@ -85,7 +85,7 @@ async function submit(deps: AppDeps, em: Em, input: NewRequest): Promise<{ id: s
       : `req-${newId()}`);
   const sealed = credentials ? (await deps.secrets()).seal(JSON.stringify(credentials), requestSecretContext(id)) : null;
   const { repoName, provider } = describeRepository(url);
-  const fresh = await em.transactional(async (tx) => {
+  const fresh = await transaction(em, async (tx) => {
     // A second delivery of the same push waits here for the first one's transaction, then finds it.
     if (input.delivery !== undefined && !(await recordDelivery(tx, input.spaceId, input.delivery))) return false;
     await saveGitSyncTarget(tx, input.spaceId, {

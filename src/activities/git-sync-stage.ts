@@ -1,0 +1,188 @@
+import { loadFiles, loadPageMap, type FileRow } from '../db/content.ts';
+import { loadGitSync, spaceRevisionOf, type GitSyncRequestRow } from '../db/git-sync.ts';
+import { forkEm, type Orm } from '../db/orm.ts';
+import { contentTypeOf, measureImage } from '../domain/files.ts';
+import { allPaths, pageDepthProblem, type PageMap } from '../domain/content/tree.ts';
+import { GitSyncError } from '../domain/git/errors.ts';
+import { importRoute, needsContent } from '../domain/git/import-decision.ts';
+import { readLayout } from '../domain/git/layout.ts';
+import { cleanPath } from '../domain/git/summary.ts';
+import { newId } from '../domain/ids.ts';
+import { blobStream, readBlobs, type GitRemote } from '../lib/git-cli.ts';
+import { beat } from '../lib/heartbeat.ts';
+import type { GitSyncActivityOptions } from './git-sync.ts';
+import { recordFailure, type GitSyncOutcome, type StagedImport } from './git-sync-outcome.ts';
+import { commitMessage, ensureCache, fetchRef, listTree, withCache } from './git-sync-repository.ts';
+
+/**
+ * The stage of an import: everything slow and nothing written to the space. It fetches the ref
+ * into the repository cache, reads the commit's GitBook layout, stores its files in the blob store
+ * and writes all of it as one JSON bundle to the blob store; `applyImport` (git-sync-apply.ts)
+ * writes from the bundle in one transaction. Safe to run again: blobs are content-addressed and a
+ * fetch of a cached commit is quick.
+ */
+
+/** What staging an import produced, stored as one JSON blob: the workflow history carries its hash only. */
+export interface GitImportBundle {
+  requestId: string;
+  commit: string;
+  message: string;
+  /**
+   * The commit's pages (links between them as content references) and stored files, and what the
+   * layout reader warned of; null when the commit needs no reading (it is the one last synced).
+   */
+  content: { pages: PageMap; files: FileRow[]; warnings: string[] } | null;
+}
+
+const isMarkdown = (path: string) => /\.(md|markdown)$/i.test(path);
+/** Files up to this size are read in memory (in batches of BATCH_BYTES); larger ones are streamed. */
+const SMALL_FILE = 1024 * 1024;
+const BATCH_BYTES = 32 * 1024 * 1024;
+
+/** Slug path → page id of the revisions given, earlier ones winning. */
+function idsByPath(...maps: PageMap[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const map of maps) for (const [id, path] of allPaths(map)) if (!out.has(path)) out.set(path, id);
+  return out;
+}
+
+/**
+ * Reads the commit's layout and stores its files; pages and files keep the ids they have in the
+ * space (or in the revision last synced) where their paths and names match.
+ */
+async function readCommit(
+  o: GitSyncActivityOptions,
+  gitDir: string,
+  commit: string,
+  request: GitSyncRequestRow,
+  current: { pages: PageMap; files: FileRow[] },
+  ancestor: PageMap | null,
+): Promise<NonNullable<GitImportBundle['content']>> {
+  const project = cleanPath(request.params.repoProjectDirectory ?? '');
+  const entries = (await listTree(gitDir, commit)).filter(
+    (e) => e.type === 'blob' && e.mode !== '120000' && (project === '' || e.path.startsWith(`${project}/`)),
+  );
+  const yamlEntry = entries.find((e) => e.path === (project === '' ? '.gitbook.yaml' : `${project}/.gitbook.yaml`));
+  const markdownEntries = entries.filter((e) => isMarkdown(e.path));
+  beat({ phase: 'reading', files: entries.length });
+  for (const entry of markdownEntries) {
+    if (entry.size > o.maxFileBytes)
+      throw new GitSyncError('FILE_TOO_LARGE', `${entry.path} is ${entry.size} bytes, more than the limit of ${o.maxFileBytes}`);
+  }
+  const blobs = await readBlobs(gitDir, [...markdownEntries.map((e) => e.oid), ...(yamlEntry ? [yamlEntry.oid] : [])]);
+  const markdown: Record<string, string> = {};
+  for (const entry of markdownEntries) markdown[entry.path] = blobs.get(entry.oid)?.toString('utf8') ?? '';
+  const pathIds = idsByPath(current.pages, ancestor ?? {});
+  const fileByName = new Map<string, FileRow>();
+  for (const file of current.files) if (!fileByName.has(file.name)) fileByName.set(file.name, file);
+  const usedPages = new Set<string>();
+  const usedFiles = new Set<string>();
+  const layout = readLayout(
+    {
+      markdown,
+      assets: entries.filter((e) => !isMarkdown(e.path)).map((e) => e.path),
+      gitbookYaml: yamlEntry ? blobs.get(yamlEntry.oid)?.toString('utf8') : null,
+      projectDirectory: project,
+    },
+    {
+      pageId: (path) => {
+        const known = pathIds.get(path);
+        const id = known && !usedPages.has(known) ? known : newId();
+        usedPages.add(id);
+        return id;
+      },
+      fileId: (path) => {
+        const known = fileByName.get(path.slice(path.lastIndexOf('/') + 1))?.id;
+        const id = known && !usedFiles.has(known) ? known : newId();
+        usedFiles.add(id);
+        return id;
+      },
+    },
+  );
+  const tooDeep = pageDepthProblem(layout.pages);
+  if (tooDeep) throw new GitSyncError('NOT_GITBOOK_LAYOUT', `The repository nests its pages too deeply: ${tooDeep}`);
+  const byPath = new Map(entries.map((e) => [e.path, e]));
+  for (const file of layout.files) {
+    const entry = byPath.get(file.path)!;
+    if (entry.size > o.maxFileBytes)
+      throw new GitSyncError('FILE_TOO_LARGE', `${file.path} is ${entry.size} bytes, more than the limit of ${o.maxFileBytes}`);
+  }
+  const files: FileRow[] = [];
+  const describe = (file: { id: string; name: string }, stored: { sha256: string; size: number }, bytes: Buffer | null): FileRow => {
+    const contentType = contentTypeOf(file.name);
+    const { width, height } = bytes === null ? { width: null, height: null } : measureImage(bytes, contentType);
+    return { id: file.id, name: file.name, contentType, size: stored.size, width, height, sha256: stored.sha256 };
+  };
+  // Small files are read in batches through one `git cat-file --batch`; large ones are streamed.
+  const small = layout.files.filter((f) => byPath.get(f.path)!.size <= SMALL_FILE);
+  const large = layout.files.filter((f) => byPath.get(f.path)!.size > SMALL_FILE);
+  for (let start = 0; start < small.length;) {
+    let bytes = 0;
+    let end = start;
+    while (end < small.length && (end === start || bytes + byPath.get(small[end].path)!.size <= BATCH_BYTES))
+      bytes += byPath.get(small[end++].path)!.size;
+    const batch = small.slice(start, end);
+    const contents = await readBlobs(gitDir, [...new Set(batch.map((f) => byPath.get(f.path)!.oid))]);
+    for (const file of batch) {
+      const data = contents.get(byPath.get(file.path)!.oid) ?? Buffer.alloc(0);
+      const sha256 = await o.blobs.put(data);
+      files.push(describe(file, { sha256, size: data.length }, data));
+    }
+    start = end;
+    beat({ phase: 'assets', stored: files.length, total: layout.files.length });
+  }
+  for (const file of large) {
+    const entry = byPath.get(file.path)!; // its size was checked against maxFileBytes above
+    const { stream, done } = blobStream(gitDir, entry.oid);
+    const [sha256] = await Promise.all([o.blobs.putStream(stream), done]);
+    const stored = { sha256, size: entry.size };
+    const head = contentTypeOf(file.name).startsWith('image/') && stored.size <= 10 * 1024 * 1024 ? await o.blobs.get(stored.sha256) : null;
+    files.push(describe(file, stored, head));
+    beat({ phase: 'assets', stored: files.length, total: layout.files.length });
+  }
+  return { pages: layout.pages, files, warnings: layout.warnings };
+}
+
+/**
+ * Stages an import: the stored bundle, or the outcome when the request finished here (the space
+ * is gone). Readable failures of the repository (bad ref, refused credentials, not a GitBook
+ * layout, a file too large) are thrown as GitSyncError or LayoutError for the caller to record.
+ */
+export async function stageImport(
+  orm: Orm,
+  o: GitSyncActivityOptions,
+  request: GitSyncRequestRow,
+  remote: GitRemote,
+): Promise<StagedImport | GitSyncOutcome> {
+  const gitDir = await ensureCache(o.cacheDir, orm, request);
+  return withCache(gitDir, async () => {
+    beat({ phase: 'fetching' });
+    const commit = (await fetchRef(gitDir, remote, request.params.ref, o.timeoutMs))!;
+    const message = await commitMessage(gitDir, commit);
+    const em = forkEm(orm);
+    const sync = await loadGitSync(em, request.space_id);
+    const space = await spaceRevisionOf(em, request.space_id);
+    if (!space || space.deleted_at) return recordFailure(orm, request, 'SPACE_GONE', 'The space no longer exists');
+    const route = importRoute({
+      requestedAt: new Date(request.requested_at),
+      force: request.params.force === true,
+      standalone: request.params.standalone === true,
+      commit,
+      lastAppliedAt: sync?.last_applied_at ?? null,
+      lastCommit: sync?.last_commit ?? null,
+      lastRevision: sync?.last_revision ?? null,
+      spaceRevision: space.revision_id,
+    });
+    let content: GitImportBundle['content'] = null;
+    if (needsContent(route)) {
+      // The ids of the space's pages and files (and of those last synced) are kept where paths match.
+      const current = { pages: await loadPageMap(em, space.revision_id, false), files: await loadFiles(em, space.revision_id) };
+      const ancestor = sync?.last_revision ? await loadPageMap(em, sync.last_revision, false) : null;
+      content = await readCommit(o, gitDir, commit, request, current, ancestor);
+    }
+    const bundle: GitImportBundle = { requestId: request.id, commit, message, content };
+    const sha = await o.blobs.put(Buffer.from(JSON.stringify(bundle), 'utf8'));
+    beat({ phase: 'staged', pages: content ? Object.keys(content.pages).length : 0, files: content?.files.length ?? 0 });
+    return { state: 'staged', bundle: sha, commit };
+  });
+}
