@@ -1,5 +1,5 @@
+import { db } from './kysely.ts';
 import type { Em } from './orm.ts';
-import { sql } from './sql.ts';
 
 /**
  * Where an import writes: a space's primary content or one of its change requests, locked for the
@@ -15,21 +15,30 @@ export interface ImportTargetRow {
 }
 
 export async function lockImportTarget(em: Em, spaceId: string, changeRequestId: string | null): Promise<ImportTargetRow | undefined> {
-  const space = await sql<{ revision_id: string; edit_mode: string }>(
-    em,
-    'select revision_id, edit_mode from space where id = ? and deleted_at is null for update',
-    [spaceId],
-  );
-  if (!space[0]) return undefined;
-  const base = { space_id: spaceId, edit_mode: space[0].edit_mode };
-  if (changeRequestId === null) return { ...base, revision_id: space[0].revision_id, change_request_id: null, change_request_status: null };
-  const rows = await sql<{ id: string; status: string; revision_id: string }>(
-    em,
-    'select id, status, revision_id from change_request where id = ? and space_id = ? for update',
-    [changeRequestId, spaceId],
-  );
-  if (!rows[0]) return undefined;
-  return { ...base, revision_id: rows[0].revision_id, change_request_id: rows[0].id, change_request_status: rows[0].status };
+  const space = await db(em)
+    .selectFrom('space')
+    .select(['revision_id', 'edit_mode'])
+    .where('id', '=', spaceId)
+    .where('deleted_at', 'is', null)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!space) return undefined;
+  const base = { space_id: spaceId, edit_mode: space.edit_mode };
+  if (changeRequestId === null) return { ...base, revision_id: space.revision_id, change_request_id: null, change_request_status: null };
+  const changeRequest = await db(em)
+    .selectFrom('change_request')
+    .select(['id', 'status', 'revision_id'])
+    .where('id', '=', changeRequestId)
+    .where('space_id', '=', spaceId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!changeRequest) return undefined;
+  return {
+    ...base,
+    revision_id: changeRequest.revision_id,
+    change_request_id: changeRequest.id,
+    change_request_status: changeRequest.status,
+  };
 }
 
 /** A change request of the space by id or by its number within the space. */
@@ -38,35 +47,27 @@ export async function findChangeRequestRef(
   spaceId: string,
   idOrNumber: string,
 ): Promise<{ id: string; number: number; status: string } | undefined> {
-  const byNumber = /^\d{1,9}$/.test(idOrNumber);
-  const rows = await sql<{ id: string; number: number; status: string }>(
-    em,
-    `select id, number, status from change_request where space_id = ? and ${byNumber ? 'number = ?' : 'id = ?'}`,
-    [spaceId, byNumber ? Number(idOrNumber) : idOrNumber],
-  );
-  return rows[0];
+  const query = db(em).selectFrom('change_request').select(['id', 'number', 'status']).where('space_id', '=', spaceId);
+  return /^\d{1,9}$/.test(idOrNumber)
+    ? query.where('number', '=', Number(idOrNumber)).executeTakeFirst()
+    : query.where('id', '=', idOrNumber).executeTakeFirst();
 }
 
 /** Whether the revision exists (an import already written by an earlier attempt). */
 export async function revisionOf(em: Em, revisionId: string): Promise<{ space_id: string; change_request_id: string | null } | undefined> {
-  const rows = await sql<{ space_id: string; change_request_id: string | null }>(
-    em,
-    'select space_id, change_request_id from revision where id = ?',
-    [revisionId],
-  );
-  return rows[0];
+  return db(em).selectFrom('revision').select(['space_id', 'change_request_id']).where('id', '=', revisionId).executeTakeFirst();
 }
 
 /** Moves the import's target to the revision it wrote. */
 export async function moveImportTarget(em: Em, target: ImportTargetRow, revisionId: string): Promise<void> {
   const now = new Date();
   if (target.change_request_id === null) {
-    await sql(em, 'update space set revision_id = ?, updated_at = ? where id = ?', [revisionId, now, target.space_id]);
+    await db(em).updateTable('space').set({ revision_id: revisionId, updated_at: now }).where('id', '=', target.space_id).execute();
   } else {
-    await sql(em, 'update change_request set revision_id = ?, updated_at = ?, conflicts = null where id = ?', [
-      revisionId,
-      now,
-      target.change_request_id,
-    ]);
+    await db(em)
+      .updateTable('change_request')
+      .set({ revision_id: revisionId, updated_at: now, conflicts: null })
+      .where('id', '=', target.change_request_id)
+      .execute();
   }
 }

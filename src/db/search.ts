@@ -1,8 +1,44 @@
+import { sql, type Expression, type RawBuilder } from 'kysely';
+import { db } from './kysely.ts';
 import type { Em } from './orm.ts';
-import { inChunks, sql, textArray } from './sql.ts';
+import { inChunks } from './sql.ts';
 import { documentHash, loadDocuments, loadPageMap, tokenHash } from './content.ts';
 import { allPaths, type PageMap } from '../domain/content/tree.ts';
 import { splitSections } from '../domain/content/markdown.ts';
+
+/*
+ * Full-text pieces Kysely has no builder for, as `sql` fragments. The index is built with the
+ * 'simple' text-search configuration (no stemming, no stop words), written into the SQL text as a
+ * constant so that the planner matches the expression index on page titles.
+ */
+
+/** `query` in web-search syntax ("phrases", -excluded, or) as a tsquery. */
+function webSearchQuery(query: string): RawBuilder<string> {
+  return sql<string>`websearch_to_tsquery('simple', ${query})`;
+}
+
+/** How well a section matches: `ts_rank` of its stored tsvector (page title A, heading B, text C) against the query. */
+function sectionRank(tsv: Expression<unknown>, query: Expression<unknown>): RawBuilder<number> {
+  return sql<number>`ts_rank(${tsv}, ${query})`;
+}
+
+/** The tsvector of a page title alone: the expression `search_section_title_idx` indexes (for rows with section_id ''). */
+function titleVector(title: Expression<unknown>): RawBuilder<string> {
+  return sql<string>`to_tsvector('simple', ${title})`;
+}
+
+/** The tsvector of a section's own heading and text, without its page's title (not indexed: read for a few pages only). */
+function ownTextVector(title: Expression<unknown>, body: Expression<unknown>): RawBuilder<string> {
+  return sql<string>`to_tsvector('simple', ${title} || ' ' || ${body})`;
+}
+
+/** A list bound as one text[] parameter (`= any(…)`): thousands of ids take one parameter, not one each. */
+function textList(values: string[]): RawBuilder<string[]> {
+  return sql<string[]>`${values}::text[]`;
+}
+
+/** Index rows per insert statement: seven parameters a row, well below PostgreSQL's 65,535 a statement. */
+const INSERT_CHUNK = 2000;
 
 /**
  * The full-text index of a space's current revision: one row per page section, with a generated
@@ -30,10 +66,11 @@ async function reindexSpace(em: Em, spaceId: string, before: PageMap | null, aft
   }
   if (before) for (const id of Object.keys(before)) if (!after[id]) stale.push(id);
   if (stale.length > 0) {
-    await sql(em, 'delete from search_section where space_id = ? and page_id in (select jsonb_array_elements_text(?::jsonb))', [
-      spaceId,
-      JSON.stringify(stale),
-    ]);
+    await db(em)
+      .deleteFrom('search_section')
+      .where('space_id', '=', spaceId)
+      .where('page_id', '=', (eb) => eb.fn.any(textList(stale)))
+      .execute();
   }
   // A thousand pages at a time: their texts, sections and rows are never all in memory at once.
   let written = 0;
@@ -43,45 +80,51 @@ async function reindexSpace(em: Em, spaceId: string, before: PageMap | null, aft
       spaceId,
       ids.map((id) => tokenHash(after[id].markdown)).filter((h): h is string => h !== null),
     );
-    const rows: { page_id: string; section_id: string; page_title: string; page_path: string; title: string; body: string }[] = [];
+    const rows: {
+      space_id: string;
+      page_id: string;
+      section_id: string;
+      page_title: string;
+      page_path: string;
+      title: string;
+      body: string;
+    }[] = [];
     for (const id of ids) {
       const page = after[id];
       const hash = tokenHash(page.markdown);
       const markdown = hash === null ? page.markdown : (texts.get(hash) ?? '');
       const sections = splitSections(markdown);
       const path = newPaths.get(id) ?? page.slug;
-      if (!sections.some((s) => s.id === ''))
-        rows.push({ page_id: id, section_id: '', page_title: page.title, page_path: path, title: '', body: '' });
-      for (const section of sections)
-        rows.push({
-          page_id: id,
-          section_id: section.id,
-          page_title: page.title,
-          page_path: path,
-          title: section.title,
-          body: section.body,
-        });
+      const row = { space_id: spaceId, page_id: id, page_title: page.title, page_path: path };
+      if (!sections.some((s) => s.id === '')) rows.push({ ...row, section_id: '', title: '', body: '' });
+      for (const section of sections) rows.push({ ...row, section_id: section.id, title: section.title, body: section.body });
     }
     written += rows.length;
-    await sql(
-      em,
-      `insert into search_section (space_id, page_id, section_id, page_title, page_path, title, body)
-       select ?, x.page_id, x.section_id, x.page_title, x.page_path, x.title, x.body
-         from jsonb_to_recordset(?::jsonb) as x(page_id text, section_id text, page_title text, page_path text, title text, body text)
-       on conflict (space_id, page_id, section_id) do update set page_title = excluded.page_title, page_path = excluded.page_path,
-         title = excluded.title, body = excluded.body`,
-      [spaceId, JSON.stringify(rows)],
+    await inChunks(rows, INSERT_CHUNK, (chunk) =>
+      db(em)
+        .insertInto('search_section')
+        .values(chunk)
+        .onConflict((oc) =>
+          oc.columns(['space_id', 'page_id', 'section_id']).doUpdateSet((eb) => ({
+            page_title: eb.ref('excluded.page_title'),
+            page_path: eb.ref('excluded.page_path'),
+            title: eb.ref('excluded.title'),
+            body: eb.ref('excluded.body'),
+          })),
+        )
+        .execute(),
     );
   });
   // Statistics go stale when a write is large against the whole table (a first big import into a
   // young installation): the planner could then stop using the index. Otherwise autovacuum keeps
   // them, and a merge does not pay for analysing the table.
   if (written + stale.length > 2000) {
-    const [{ rows }] = await sql<{ rows: number }>(
-      em,
-      "select reltuples::float8 as rows from pg_class where oid = 'search_section'::regclass",
-    );
-    if (written + stale.length > Math.max(rows, 0)) await sql(em, 'analyze search_section');
+    // The planner's row estimate of the table, from the system catalog (not an entity of the schema).
+    const { rows } = await sql<{
+      rows: number;
+    }>`select reltuples::float8 as rows from pg_class where oid = 'search_section'::regclass`.execute(db(em));
+    // ANALYZE is a utility statement Kysely has no builder for.
+    if (written + stale.length > Math.max(rows[0]?.rows ?? 0, 0)) await sql`analyze search_section`.execute(db(em));
   }
 }
 
@@ -95,26 +138,44 @@ export interface IndexHint {
 }
 
 /**
+ * Whether the space's search index reflects its current revision already (or the space is gone):
+ * a plain read, no lock and no write, so that an index job that has nothing to do costs one query.
+ */
+export async function searchIndexIsCurrent(em: Em, spaceId: string): Promise<boolean> {
+  const row = await db(em)
+    .selectFrom('space as s')
+    .leftJoin('search_state as st', 'st.space_id', 's.id')
+    .select(['s.revision_id as current', 'st.revision_id as indexed'])
+    .where('s.id', '=', spaceId)
+    .executeTakeFirst();
+  return !row || row.current === null || row.indexed === row.current;
+}
+
+/**
  * Brings the space's search index to its current revision, from the revision it reflects
  * (`search_state`), in the caller's transaction; the `search_state` row is locked first, so
  * concurrent writers and index jobs apply their diffs one after the other. Returns whether it
  * changed anything. Run it after the space's `revision_id` has moved, in the same transaction.
  */
 export async function syncSearchIndex(em: Em, spaceId: string, hint?: IndexHint): Promise<boolean> {
-  await sql(em, 'insert into search_state (space_id, revision_id) values (?, null) on conflict (space_id) do nothing', [spaceId]);
-  const [state] = await sql<{ indexed: string | null; current: string | null }>(
-    em,
-    `select st.revision_id as indexed, s.revision_id as current
-       from search_state st join space s on s.id = st.space_id
-      where st.space_id = ? for update of st`,
-    [spaceId],
-  );
+  await db(em)
+    .insertInto('search_state')
+    .values({ space_id: spaceId, revision_id: null })
+    .onConflict((oc) => oc.column('space_id').doNothing())
+    .execute();
+  const state = await db(em)
+    .selectFrom('search_state as st')
+    .innerJoin('space as s', 's.id', 'st.space_id')
+    .select(['st.revision_id as indexed', 's.revision_id as current'])
+    .where('st.space_id', '=', spaceId)
+    .forUpdate('st')
+    .executeTakeFirst();
   if (!state || state.current === null || state.indexed === state.current) return false;
   const known = hint !== undefined && hint.from === state.indexed;
   const before = known ? hint.before : state.indexed === null ? null : await loadPageMap(em, state.indexed, false);
   const after = known ? hint.after : await loadPageMap(em, state.current, false);
   await reindexSpace(em, spaceId, before, after);
-  await sql(em, 'update search_state set revision_id = ? where space_id = ?', [state.current, spaceId]);
+  await db(em).updateTable('search_state').set({ revision_id: state.current }).where('space_id', '=', spaceId).execute();
   return true;
 }
 
@@ -143,36 +204,88 @@ export async function searchSpace(
   window: number,
 ): Promise<{ hits: SearchHit[]; total: number }> {
   // Pages are ranked on narrow rows first; section texts are read only for the pages returned.
-  const rows = await sql<SearchHit & { total: string }>(
-    em,
-    `with q as (select websearch_to_tsquery('simple', ?) as query),
-     candidates as (
-       (select s.page_id, ts_rank(s.tsv, q.query) as rank
-          from search_section s, q
-         where s.space_id = ? and s.tsv @@ q.query
-         limit ?)
-       union all
-       (select s.page_id, ts_rank(s.tsv, q.query) as rank
-          from search_section s, q
-         where s.space_id = ? and s.section_id = '' and to_tsvector('simple', s.page_title) @@ q.query
-         limit ?)
-     ),
-     pages as (select page_id, max(rank) as rank from candidates group by page_id),
-     top as (
-       select page_id, rank, count(*) over () as total from pages order by rank desc, page_id limit ? offset ?
-     )
-     select top.page_id, top.rank, top.total, sec.page_title, sec.page_path, sec.sections
-       from top, q, lateral (
-         select min(s.page_title) as page_title, min(s.page_path) as page_path,
-                jsonb_agg(jsonb_build_object('id', s.section_id, 'title', s.title, 'body', s.body, 'rank', ts_rank(s.tsv, q.query))
-                          order by ts_rank(s.tsv, q.query) desc) as sections
-           from search_section s
-          where s.space_id = ? and s.page_id = top.page_id and s.tsv @@ q.query
-       ) sec
-      order by top.rank desc, top.page_id`,
-    [query, spaceId, window, spaceId, window, limit, offset, spaceId],
-  );
-  return { hits: rows, total: rows.length ? Number(rows[0].total) : 0 };
+  const rows = await db(em)
+    // The query, parsed once.
+    .with('q', (qc) => qc.selectNoFrom(webSearchQuery(query).as('query')))
+    // At most `window` sections whose text (with their page's title) matches…
+    .with('text_hits', (qc) =>
+      qc
+        .selectFrom(['search_section as s', 'q'])
+        .select((eb) => ['s.page_id', sectionRank(eb.ref('s.tsv'), eb.ref('q.query')).as('rank')])
+        .where('s.space_id', '=', spaceId)
+        .whereRef('s.tsv', '@@', 'q.query')
+        .limit(window),
+    )
+    // …and as many pages whose title matches (the first section of each page carries its title).
+    .with('title_hits', (qc) =>
+      qc
+        .selectFrom(['search_section as s', 'q'])
+        .select((eb) => ['s.page_id', sectionRank(eb.ref('s.tsv'), eb.ref('q.query')).as('rank')])
+        .where('s.space_id', '=', spaceId)
+        // A constant rather than a parameter: the predicate of the partial title index.
+        .where('s.section_id', '=', sql.lit(''))
+        .where((eb) => eb(titleVector(eb.ref('s.page_title')), '@@', eb.ref('q.query')))
+        .limit(window),
+    )
+    .with('candidates', (qc) =>
+      qc
+        .selectFrom('text_hits')
+        .select(['page_id', 'rank'])
+        .unionAll(qc.selectFrom('title_hits').select(['page_id', 'rank'])),
+    )
+    .with('pages', (qc) =>
+      qc
+        .selectFrom('candidates')
+        .select((eb) => ['page_id', eb.fn.max('rank').as('rank')])
+        .groupBy('page_id'),
+    )
+    .with('top', (qc) =>
+      qc
+        .selectFrom('pages')
+        .select((eb) => ['page_id', 'rank', eb.fn.countAll<string>().over().as('total')])
+        .orderBy('rank', 'desc')
+        .orderBy('page_id')
+        .limit(limit)
+        .offset(offset),
+    )
+    .selectFrom('top')
+    .crossJoin('q')
+    // The matching sections of each page returned, best first, as one JSON array.
+    .crossJoinLateral((eb) =>
+      eb
+        .selectFrom('search_section as s')
+        .select((sb) => {
+          const rank = sectionRank(sb.ref('s.tsv'), sb.ref('q.query'));
+          return [
+            sb.fn.min('s.page_title').as('page_title'),
+            sb.fn.min('s.page_path').as('page_path'),
+            sb.fn
+              .agg<SearchHit['sections']>('jsonb_agg', [
+                sb.fn('jsonb_build_object', [
+                  sql.lit('id'),
+                  's.section_id',
+                  sql.lit('title'),
+                  's.title',
+                  sql.lit('body'),
+                  's.body',
+                  sql.lit('rank'),
+                  rank,
+                ]),
+              ])
+              .orderBy(rank, 'desc')
+              .as('sections'),
+          ];
+        })
+        .where('s.space_id', '=', spaceId)
+        .whereRef('s.page_id', '=', 'top.page_id')
+        .whereRef('s.tsv', '@@', 'q.query')
+        .as('sec'),
+    )
+    .select(['top.page_id', 'top.rank', 'top.total', 'sec.page_title', 'sec.page_path', 'sec.sections'])
+    .orderBy('top.rank', 'desc')
+    .orderBy('top.page_id')
+    .execute();
+  return { hits: rows as SearchHit[], total: rows.length ? Number(rows[0].total) : 0 };
 }
 
 /** A search hit's page (depth 0) or one of its ancestors in a revision, with title and description. */
@@ -192,12 +305,18 @@ export async function pageChains(em: Em, revisionId: string, pageIds: string[]):
   const out: HitChainRow[] = [];
   let frontier = pageIds.map((id) => ({ hit: id, page: id }));
   for (let depth = 0; frontier.length > 0 && depth <= 100; depth++) {
-    const rows = await sql<{ page_id: string; parent_id: string | null; title: string | null; description: string | null }>(
-      em,
-      `select page_id, parent_id, meta->>'title' as title, meta->>'description' as description
-         from revision_page where revision_id = ? and page_id = any(?::text[])`,
-      [revisionId, textArray([...new Set(frontier.map((f) => f.page))])],
-    );
+    const rows = await db(em)
+      .selectFrom('revision_page')
+      .select([
+        'page_id',
+        'parent_id',
+        // Fields of the jsonb page meta, as text (the entity types `meta` as opaque JSON).
+        sql<string | null>`meta->>'title'`.as('title'),
+        sql<string | null>`meta->>'description'`.as('description'),
+      ])
+      .where('revision_id', '=', revisionId)
+      .where('page_id', '=', (eb) => eb.fn.any(textList([...new Set(frontier.map((f) => f.page))])))
+      .execute();
     const byId = new Map(rows.map((r) => [r.page_id, r]));
     const next: typeof frontier = [];
     for (const { hit, page } of frontier) {
@@ -218,11 +337,12 @@ export async function matchingSections(
   pageIds: string[],
   query: string,
 ): Promise<{ page_id: string; section_id: string }[]> {
-  return sql<{ page_id: string; section_id: string }>(
-    em,
-    `select page_id, section_id from search_section
-      where space_id = ? and page_id in (select jsonb_array_elements_text(?::jsonb))
-        and to_tsvector('simple', title || ' ' || body) @@ websearch_to_tsquery('simple', ?)`,
-    [spaceId, JSON.stringify(pageIds), query],
-  );
+  if (pageIds.length === 0) return [];
+  return db(em)
+    .selectFrom('search_section')
+    .select(['page_id', 'section_id'])
+    .where('space_id', '=', spaceId)
+    .where('page_id', '=', (eb) => eb.fn.any(textList(pageIds)))
+    .where((eb) => eb(ownTextVector(eb.ref('title'), eb.ref('body')), '@@', webSearchQuery(query)))
+    .execute();
 }

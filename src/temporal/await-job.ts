@@ -9,7 +9,29 @@ export type AwaitJobOptions<W extends Workflow> = WorkflowStartOptions<W> & {
   /** Answered with 503 when the job has not finished within `waitMs`; say that asking again is fine. */
   pendingMessage: string;
   waitMs?: number;
+  /**
+   * The workflow id of a job the result says this job started and left running (the search index
+   * of an import), which the answer waits for too, within the same `waitMs`: so that the answer
+   * still means its effect is visible. Best effort: the result is answered whether that job
+   * finished, failed, or is still running at the deadline.
+   */
+  followUp?: (result: WorkflowResultType<W>) => string | null;
 };
+
+/** `work`'s outcome, or `late()`'s once `ms` have passed: the one timer race of every wait for a job. */
+function within<T>(work: Promise<T>, ms: number, late: () => T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<T>((resolve, reject) => {
+    timer = setTimeout(() => {
+      try {
+        resolve(late());
+      } catch (error) {
+        reject(error);
+      }
+    }, ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
 
 /**
  * Starts a job and waits up to `waitMs` for its result, else throws 503 (`unavailable`). The
@@ -22,15 +44,26 @@ export async function startAndAwait<W extends Workflow>(
   workflow: W,
   options: AwaitJobOptions<W>,
 ): Promise<WorkflowResultType<W>> {
-  const { pendingMessage, waitMs = JOB_WAIT_MS, ...start } = options;
+  const { pendingMessage, waitMs = JOB_WAIT_MS, followUp, ...start } = options;
+  const until = Date.now() + waitMs;
   const run = client.workflow.execute(workflow, {
     ...(start as WorkflowStartOptions<W>),
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
-  let timer: NodeJS.Timeout | undefined;
-  const pending = new Promise<never>((_, fail) => {
-    timer = setTimeout(() => fail(unavailable(pendingMessage)), waitMs);
+  const result = await within(run, waitMs, () => {
+    throw unavailable(pendingMessage);
   });
-  return Promise.race([run, pending]).finally(() => clearTimeout(timer));
+  const next = followUp?.(result);
+  if (next) {
+    const settled = client.workflow
+      .getHandle(next)
+      .result()
+      .then(
+        () => undefined,
+        () => undefined,
+      );
+    await within(settled, Math.max(0, until - Date.now()), () => undefined);
+  }
+  return result;
 }

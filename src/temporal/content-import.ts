@@ -3,6 +3,8 @@ import type { Client } from '@temporalio/client';
 import { contentImport } from '../workflows/content-import.ts';
 import type { ContentImportInput, ContentImportOutcome } from '../activities/content-import.ts';
 import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from '../workflows/search-attributes.ts';
+import { searchIndexWorkflowId } from './search-index.ts';
+import { startAndAwait } from './await-job.ts';
 
 /**
  * `content-import/<spaceId>/<changeRequestId | primary>/<source>-<hash of the URL>`: the same import
@@ -13,19 +15,22 @@ export function contentImportWorkflowId(input: Pick<ContentImportInput, 'spaceId
   return `content-import/${input.spaceId}/${input.changeRequestId ?? 'primary'}/${input.source}-${key}`;
 }
 
-/** Starts (or joins) an import and waits for its outcome, at most `waitMs`; null when it is still running then. */
+/**
+ * Starts (or joins) an import and waits for its outcome, at most `waitMs`, else answers 503 (see
+ * `startAndAwait`). An import into the space's primary content is answered once the search index
+ * job it started has caught up too (within the same wait), so that search finds what the answer
+ * says was imported.
+ */
 export async function runContentImport(
   client: Client,
   taskQueue: string,
   input: ContentImportInput,
   context: { organizationId: string; waitMs: number },
-): Promise<ContentImportOutcome | null> {
-  const handle = await client.workflow.start(contentImport, {
+): Promise<ContentImportOutcome> {
+  return startAndAwait(client, contentImport, {
     taskQueue,
     workflowId: contentImportWorkflowId(input),
     args: [input],
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    workflowIdConflictPolicy: 'USE_EXISTING',
     workflowExecutionTimeout: '30 minutes',
     typedSearchAttributes: [
       { key: ORGANIZATION_ID, value: context.organizationId },
@@ -33,14 +38,9 @@ export async function runContentImport(
       { key: JOB_KIND, value: 'content-import' },
     ],
     memo: { requestedBy: input.userId, changeRequestId: input.changeRequestId ?? '', source: input.source, url: input.url },
+    waitMs: context.waitMs,
+    pendingMessage: `The import is still running after ${Math.round(context.waitMs / 1000)} s; send the same request again to wait for its result`,
+    followUp: (outcome) =>
+      outcome.status === 'imported' && input.changeRequestId === null ? searchIndexWorkflowId(input.spaceId, outcome.revision) : null,
   });
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), context.waitMs);
-  });
-  try {
-    return await Promise.race([handle.result() as Promise<ContentImportOutcome>, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

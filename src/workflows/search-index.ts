@@ -1,20 +1,24 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import { ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from './search-attributes.ts';
 import type { SearchIndexActivities } from '../activities/search-index.ts';
 
 const { indexSpaceSearch } = proxyActivities<SearchIndexActivities>({
   startToCloseTimeout: '10 minutes',
+  // The activity heartbeats while it writes a large index: a lost worker is noticed after this.
+  heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
 });
 
-/** `search-index/<spaceId>/<revisionId>`: one index job per revision a merge made. */
+/** `search-index/<spaceId>/<revisionId>`: one index job per revision a merge or an import made. */
 export const searchIndexWorkflowId = (spaceId: string, revisionId: string) => `search-index/${spaceId}/${revisionId}`;
 
 /**
- * Brings a space's search index up to its current revision after a merge, outside the merge's
- * transaction, so the merge answers without waiting for the index (search catches up within
- * moments). Started by the merge workflow and left running when it ends.
+ * Brings a space's search index up to its current revision after a merge or an import, outside
+ * their transactions, so they answer without waiting for the index (search catches up within
+ * moments). Started by the merge and import workflows and left running when they end. The index
+ * goes to the space's current revision, whichever revision the job was started for: a job that
+ * comes late for an older revision finds the index current, or brings it to the newest, never back.
  */
 export async function searchIndex(spaceId: string): Promise<{ changed: boolean }> {
   return indexSpaceSearch(spaceId);
@@ -23,7 +27,8 @@ export async function searchIndex(spaceId: string): Promise<{ changed: boolean }
 /**
  * From a workflow that made `revisionId` the space's content: starts the `search-index` job for it
  * and goes on without waiting (the job outlives its parent). Asked twice for one revision, it
- * starts one job. This is the one way the search index follows content.
+ * starts one job, also when the first has finished already (unless that one failed: then it runs
+ * again). This is the one way the search index follows content.
  */
 export async function startSearchIndex(spaceId: string, revisionId: string): Promise<void> {
   const organizationId = workflowInfo().typedSearchAttributes.get(ORGANIZATION_ID);
@@ -32,6 +37,7 @@ export async function startSearchIndex(spaceId: string, revisionId: string): Pro
       workflowId: searchIndexWorkflowId(spaceId, revisionId),
       args: [spaceId],
       parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       workflowExecutionTimeout: '1 hour',
       typedSearchAttributes: [
         ...(organizationId === undefined ? [] : [{ key: ORGANIZATION_ID, value: organizationId }]),
@@ -40,7 +46,7 @@ export async function startSearchIndex(spaceId: string, revisionId: string): Pro
       ],
     });
   } catch (error) {
-    // Asked again for the same revision (a retried merge): its index job exists already.
+    // Asked again for the same revision (a retried merge, an import delivered twice): its index job exists already.
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
 }

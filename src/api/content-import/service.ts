@@ -59,7 +59,7 @@ export async function importContent(ctx: Ctx, target: ImportTarget, body: Static
   const { url, sealedUrl } = await sourceUrl(ctx, space.id, body.url);
 
   const { config } = ctx.deps;
-  let outcome: ContentImportOutcome | null;
+  let outcome: ContentImportOutcome;
   try {
     outcome = await runContentImport(
       ctx.deps.temporal,
@@ -76,17 +76,13 @@ export async function importContent(ctx: Ctx, target: ImportTarget, body: Static
       { organizationId: space.organizationId, waitMs: config.contentImport.waitMs },
     );
   } catch (error) {
+    // Still running after CONTENT_IMPORT_WAIT (503, saying to ask again), or another refusal.
     if (error instanceof HttpError) throw error;
     if (error instanceof WorkflowFailedError) {
       // Retries ran out on the worker (database or blob store trouble): nothing was imported.
       throw Object.assign(unavailable('The import failed on the worker and nothing was imported; try again shortly'), { cause: error });
     }
     throw Object.assign(unavailable('The job service is unavailable; nothing was imported. Try again shortly.'), { cause: error });
-  }
-  if (outcome === null) {
-    throw unavailable(
-      `The import is still running after ${Math.round(config.contentImport.waitMs / 1000)} s; send the same request again to wait for its result`,
-    );
   }
   switch (outcome.status) {
     case 'imported':
