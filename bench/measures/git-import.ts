@@ -5,7 +5,8 @@
  *   GitBook blocks, image assets) served over smart HTTP by `git http-backend`, against `git clone
  *   --depth 1` plus reading and parsing every markdown file of the same repository with the same
  *   parser, in the same round. The import is the real activity (fetch into a fresh cache, read the
- *   layout, stream assets to the blob store, write one revision and its search index), called
+ *   layout, stream assets to the blob store, write one revision; the search index follows in a job
+ *   of its own, not measured), called
  *   in-process so the figure does not include Temporal's scheduling.
  * - The answer of `POST …/git/import` (the request row, then a signal-with-start of the space's
  *   sync workflow), p95 over sequential calls, against a bare Temporal workflow start from this
