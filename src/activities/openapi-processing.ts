@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { validate as validateSpec } from '@readme/openapi-parser';
-import type { Orm } from '../db/orm.ts';
+import { forkEm, transaction, type Orm } from '../db/orm.ts';
 import {
   loadProcessedSpec,
   loadSpecText,
@@ -178,7 +178,7 @@ export function openapiActivities(orm: Orm, policy: FetchPolicy) {
   return {
     /** Marks the spec `progress` unless it is gone or its source changed since the run started. */
     async beginOpenApiProcessing(input: BeginInput): Promise<BeginResult> {
-      const em = orm.em.fork();
+      const em = forkEm(orm);
       const begun = await markSpecProcessing(em, input.specId, input.generation ?? null);
       if (begun) return { status: 'ready', ...begun };
       return (await specExists(em, input.specId)) ? { status: 'stale' } : { status: 'gone' };
@@ -192,7 +192,7 @@ export function openapiActivities(orm: Orm, policy: FetchPolicy) {
      */
     async fetchOpenApiSpec(input: FetchInput): Promise<FetchResult> {
       return heartbeating(async () => {
-        const em = orm.em.fork();
+        const em = forkEm(orm);
         const spec = await loadProcessedSpec(em, input.specId);
         if (!spec) return { outcome: 'gone' };
         if (spec.source_generation !== input.generation) return { outcome: 'stale' };
@@ -216,7 +216,7 @@ export function openapiActivities(orm: Orm, policy: FetchPolicy) {
         const hash = contentHash(fetched.filesystem);
         const serialized = JSON.stringify(fetched.filesystem);
 
-        return em.transactional(async (tx) => {
+        return transaction(em, async (tx) => {
           const current = await lockSpecForRecording(tx, input.specId);
           if (!current) return { outcome: 'gone' as const };
           if (current.source_generation !== input.generation) return { outcome: 'stale' as const };
@@ -243,7 +243,7 @@ export function openapiActivities(orm: Orm, policy: FetchPolicy) {
 
     /** Marks the spec `complete` with the failure's error code; the last version stays. */
     async recordOpenApiFailure(input: FailureInput): Promise<boolean> {
-      return recordSpecFailure(orm.em.fork(), {
+      return recordSpecFailure(forkEm(orm), {
         specId: input.specId,
         generation: input.generation,
         errorCode: processErrorCode(input.detail),

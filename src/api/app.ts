@@ -36,9 +36,9 @@ import { CHANGE_REQUEST_CONTENT_PREFIX, SPACE_CONTENT_PREFIX } from './content/s
 import { pdfRoutes } from './pdf/routes.ts';
 import { contentImportRoutes } from './content-import/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
-import { siteSectionRoutes } from './site-sections/routes.ts';
-import { siteSpaceRoutes } from './site-spaces/routes.ts';
-import { siteShareLinkRoutes } from './site-share-links/routes.ts';
+import { siteSectionRoutes } from './sites/sections/routes.ts';
+import { siteSpaceRoutes } from './sites/spaces/routes.ts';
+import { siteShareLinkRoutes } from './sites/share-links/routes.ts';
 import { urlRoutes } from './urls/routes.ts';
 import { gitRoutes, gitWebhookRoutes } from './git/routes.ts';
 

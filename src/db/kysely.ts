@@ -1,4 +1,5 @@
-import type { ColumnType, InsertType, Kysely, SelectType, UpdateType } from 'kysely';
+import { createHash } from 'node:crypto';
+import type { ColumnType, Compilable, InsertType, Kysely, SelectType, UpdateType } from 'kysely';
 import type { InferKyselyDB } from '@mikro-orm/postgresql';
 import type { Em } from './orm.ts';
 import type { entities } from './schema.ts';
@@ -33,3 +34,25 @@ export function db(em: Em): Kysely<Db> {
 
 /** An entity's fields as a row read through `db(em)`: its times as ISO text (see `Db`). */
 export type Read<T> = { [K in keyof T]: TimeRead<T[K]> };
+
+/** Prepared-statement names by statement text (one name per distinct text, bounded by the code's queries). */
+const statementNames = new Map<string, string>();
+
+/**
+ * A hot-path read run as a named prepared statement on the pool, so PostgreSQL parses and plans it
+ * once per connection instead of on every call (URL resolution, the caller's access to a space).
+ * The name is derived from the statement's text, so each shape of the query gets its own. Inside a
+ * transaction the query runs there as usual. Rows are what `db(em)` would return.
+ */
+export async function prepared<R>(em: Em, query: Compilable<R> & { execute(): Promise<R[]> }): Promise<R[]> {
+  if (em.isInTransaction()) return query.execute();
+  const compiled = query.compile();
+  let name = statementNames.get(compiled.sql);
+  if (name === undefined) {
+    name = `q_${createHash('sha1').update(compiled.sql).digest('hex').slice(0, 24)}`;
+    statementNames.set(compiled.sql, name);
+  }
+  const pool = await em.getConnection().getNativeClient();
+  const result = await pool.query<R & object>({ name, text: compiled.sql, values: [...compiled.parameters] });
+  return result.rows;
+}

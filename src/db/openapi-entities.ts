@@ -16,7 +16,8 @@ export const OpenapiSpec = defineEntity({
     lastVersionId: p.string().nullable(),
     lastProcessedAt: p.datetime().nullable(),
     lastProcessErrorCode: p.string().nullable(),
-    lastProcessErrors: p.json<unknown>().nullable(),
+    /** The errors of the last processing run, as the API shows them. */
+    lastProcessErrors: p.json<{ code: string; message: string }[]>().nullable(),
     createdAt: p.datetime().defaultRaw('now()'),
     updatedAt: p.datetime().defaultRaw('now()'),
   },

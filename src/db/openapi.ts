@@ -1,10 +1,12 @@
+import { sql } from 'kysely';
+import { db } from './kysely.ts';
+import type { Listing } from './listing.ts';
 import type { Em } from './orm.ts';
-import { sql } from './sql.ts';
 
 /**
  * OpenAPI specs (`openapi_spec`), the text of text-sourced specs (`openapi_spec_text`) and the
  * processed versions (`openapi_spec_version`). These tables are read and written only here, with
- * SQL (no ORM entities): the API and the processing activities share the same functions, and the
+ * typed queries: the API and the processing activities share the same functions, and the
  * processing's writes are guarded by the source generation in the statement itself.
  */
 
@@ -43,75 +45,96 @@ export type OpenApiSpecVersion = {
   createdAt: Date;
 };
 
-const SPEC_COLUMNS = `id, organization_id as "organizationId", slug, source_url as "sourceUrl", source_text_id as "sourceTextId",
-  source_generation as "sourceGeneration", processing_state as "processingState", last_version_id as "lastVersionId",
-  last_processed_at as "lastProcessedAt", last_process_error_code as "lastProcessErrorCode",
-  last_process_errors as "lastProcessErrors", created_at as "createdAt", updated_at as "updatedAt"`;
+const SPEC_COLUMNS = [
+  'id',
+  'organization_id as organizationId',
+  'slug',
+  'source_url as sourceUrl',
+  'source_text_id as sourceTextId',
+  'source_generation as sourceGeneration',
+  'processing_state as processingState',
+  'last_version_id as lastVersionId',
+  'last_processed_at as lastProcessedAt',
+  'last_process_error_code as lastProcessErrorCode',
+  'last_process_errors as lastProcessErrors',
+  'created_at as createdAt',
+  'updated_at as updatedAt',
+] as const;
 
-const VERSION_COLUMNS = `id, spec_id as "specId", content_hash as "contentHash", url, entry_key as "entryKey", created_at as "createdAt"`;
+const VERSION_COLUMNS = [
+  'id',
+  'spec_id as specId',
+  'content_hash as contentHash',
+  'url',
+  'entry_key as entryKey',
+  'created_at as createdAt',
+] as const;
 
-const date = (value: unknown) => (value instanceof Date ? value : new Date(value as string));
-const dateOrNull = (value: unknown) => (value === null || value === undefined ? null : date(value));
+/** A timestamptz value as read: text (the ORM's type parsers keep timestamps as the server writes them). */
+type Timestamp = Date | string;
 
-/** A spec row as the driver returns it, with dates as Date and the errors parsed. */
-export function toSpec(raw: Record<string, unknown>): OpenApiSpec {
-  const errors = raw.lastProcessErrors;
+/** A spec as read, before its timestamps are Dates (`toSpec`). */
+export type SpecRow = Omit<OpenApiSpec, 'lastProcessedAt' | 'createdAt' | 'updatedAt'> & {
+  lastProcessedAt: Timestamp | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+};
+
+/** A version as read, before its timestamp is a Date (`toVersion`). */
+export type VersionRow = Omit<OpenApiSpecVersion, 'createdAt'> & { createdAt: Timestamp };
+
+const date = (value: Timestamp) => (value instanceof Date ? value : new Date(value));
+
+/** A spec row with its timestamps as Dates. */
+export function toSpec(row: SpecRow): OpenApiSpec {
   return {
-    ...(raw as unknown as OpenApiSpec),
-    sourceGeneration: Number(raw.sourceGeneration),
-    lastProcessedAt: dateOrNull(raw.lastProcessedAt),
-    lastProcessErrors: typeof errors === 'string' ? (JSON.parse(errors) as ProcessError[]) : ((errors ?? null) as ProcessError[] | null),
-    createdAt: date(raw.createdAt),
-    updatedAt: date(raw.updatedAt),
+    ...row,
+    lastProcessedAt: row.lastProcessedAt === null ? null : date(row.lastProcessedAt),
+    createdAt: date(row.createdAt),
+    updatedAt: date(row.updatedAt),
   };
 }
 
-export function toVersion(raw: Record<string, unknown>): OpenApiSpecVersion {
-  return { ...(raw as unknown as OpenApiSpecVersion), createdAt: date(raw.createdAt) };
+/** A version row with its timestamp as a Date. */
+export function toVersion<R extends VersionRow>(row: R): Omit<R, 'createdAt'> & { createdAt: Date } {
+  return { ...row, createdAt: date(row.createdAt) };
 }
 
-const first = <T>(rows: T[]): T | undefined => rows[0];
+const specs = (em: Em) => db(em).selectFrom('openapi_spec').select(SPEC_COLUMNS).$castTo<SpecRow>();
+const versions = (em: Em) => db(em).selectFrom('openapi_spec_version').select(VERSION_COLUMNS);
 
 // --- What the API reads and writes ---------------------------------------------------------
 
-/** The specs of an organization, as a keyset listing (src/api/pagination.ts `paginateSql`). */
-export function specListing(organizationId: string) {
+/** The specs of an organization, oldest first, as a keyset listing (rows to pass through `toSpec`). */
+export function specListing(em: Em, organizationId: string): Listing<SpecRow> {
   return {
-    sql: `select ${SPEC_COLUMNS} from openapi_spec where organization_id = ?`,
-    params: [organizationId],
+    query: specs(em).where('organization_id', '=', organizationId),
     keys: [
-      { field: 'createdAt', kind: 'date' as const },
-      { field: 'id', kind: 'string' as const },
+      { field: 'createdAt', kind: 'date' },
+      { field: 'id', kind: 'string' },
     ],
-    row: toSpec,
   };
 }
 
-/** The versions of a spec, oldest first, as a keyset listing. */
-export function versionListing(specId: string) {
+/** The versions of a spec, oldest first, as a keyset listing (rows to pass through `toVersion`). */
+export function versionListing(em: Em, specId: string): Listing<VersionRow> {
   return {
-    sql: `select ${VERSION_COLUMNS} from openapi_spec_version where spec_id = ?`,
-    params: [specId],
+    query: versions(em).where('spec_id', '=', specId),
     keys: [
-      { field: 'createdAt', kind: 'date' as const },
-      { field: 'id', kind: 'string' as const },
+      { field: 'createdAt', kind: 'date' },
+      { field: 'id', kind: 'string' },
     ],
-    row: toVersion,
   };
 }
 
 export async function findSpec(em: Em, organizationId: string, slug: string): Promise<OpenApiSpec | undefined> {
-  const row = first(
-    await sql(em, `select ${SPEC_COLUMNS} from openapi_spec where organization_id = ? and slug = ?`, [organizationId, slug]),
-  );
+  const row = await specs(em).where('organization_id', '=', organizationId).where('slug', '=', slug).executeTakeFirst();
   return row && toSpec(row);
 }
 
 /** The spec of this slug, locked until the end of the transaction of `tx`. */
 export async function lockSpec(tx: Em, organizationId: string, slug: string): Promise<OpenApiSpec | undefined> {
-  const row = first(
-    await sql(tx, `select ${SPEC_COLUMNS} from openapi_spec where organization_id = ? and slug = ? for update`, [organizationId, slug]),
-  );
+  const row = await specs(tx).where('organization_id', '=', organizationId).where('slug', '=', slug).forUpdate().executeTakeFirst();
   return row && toSpec(row);
 }
 
@@ -126,16 +149,22 @@ export interface NewSpec {
 
 /** Inserts a `pending` spec of generation 1; undefined when the slug was taken meanwhile. */
 export async function insertSpec(tx: Em, spec: NewSpec): Promise<OpenApiSpec | undefined> {
-  const row = first(
-    await sql(
-      tx,
-      `insert into openapi_spec (id, organization_id, slug, source_url, source_text_id, source_generation, processing_state, created_at, updated_at)
-       values (?, ?, ?, ?, ?, 1, 'pending', ?, ?)
-       on conflict (organization_id, slug) do nothing
-       returning ${SPEC_COLUMNS}`,
-      [spec.id, spec.organizationId, spec.slug, spec.sourceUrl, spec.sourceTextId, spec.at, spec.at],
-    ),
-  );
+  const row = await db(tx)
+    .insertInto('openapi_spec')
+    .values({
+      id: spec.id,
+      organization_id: spec.organizationId,
+      slug: spec.slug,
+      source_url: spec.sourceUrl,
+      source_text_id: spec.sourceTextId,
+      source_generation: 1,
+      processing_state: 'pending',
+      created_at: spec.at,
+      updated_at: spec.at,
+    })
+    .onConflict((oc) => oc.columns(['organization_id', 'slug']).doNothing())
+    .returning(SPEC_COLUMNS)
+    .executeTakeFirst();
   return row && toSpec(row);
 }
 
@@ -146,32 +175,38 @@ export async function replaceSpecSource(
   source: { sourceUrl: string | null; sourceTextId: string | null },
   at: Date,
 ): Promise<OpenApiSpec> {
-  await sql(tx, 'delete from openapi_spec_text where spec_id = ?', [specId]);
-  const [row] = await sql(
-    tx,
-    `update openapi_spec
-        set source_url = ?, source_text_id = ?, source_generation = source_generation + 1, processing_state = 'pending', updated_at = ?
-      where id = ?
-      returning ${SPEC_COLUMNS}`,
-    [source.sourceUrl, source.sourceTextId, at, specId],
-  );
+  await db(tx).deleteFrom('openapi_spec_text').where('spec_id', '=', specId).execute();
+  const row = await db(tx)
+    .updateTable('openapi_spec')
+    .set((eb) => ({
+      source_url: source.sourceUrl,
+      source_text_id: source.sourceTextId,
+      source_generation: eb('source_generation', '+', 1),
+      processing_state: 'pending',
+      updated_at: at,
+    }))
+    .where('id', '=', specId)
+    .returning(SPEC_COLUMNS)
+    .executeTakeFirstOrThrow();
   return toSpec(row);
 }
 
 export async function insertSpecText(tx: Em, text: { id: string; specId: string; text: string; at: Date }): Promise<void> {
-  await sql(tx, 'insert into openapi_spec_text (id, spec_id, text, created_at) values (?, ?, ?, ?)', [
-    text.id,
-    text.specId,
-    text.text,
-    text.at,
-  ]);
+  await db(tx)
+    .insertInto('openapi_spec_text')
+    .values({ id: text.id, spec_id: text.specId, text: text.text, created_at: text.at })
+    .execute();
 }
 
 /** Deletes a spec with its texts and versions (foreign keys cascade); its id, or undefined when there was none. */
 export async function deleteSpecBySlug(em: Em, organizationId: string, slug: string): Promise<string | undefined> {
-  return first(
-    await sql<{ id: string }>(em, 'delete from openapi_spec where organization_id = ? and slug = ? returning id', [organizationId, slug]),
-  )?.id;
+  const row = await db(em)
+    .deleteFrom('openapi_spec')
+    .where('organization_id', '=', organizationId)
+    .where('slug', '=', slug)
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id;
 }
 
 /** A version of a spec, with the JSON text of its filesystem when `withContent`. */
@@ -183,18 +218,12 @@ export async function findVersion(
   withContent: true,
 ): Promise<(OpenApiSpecVersion & { filesystem: string }) | undefined>;
 export async function findVersion(em: Em, specId: string, versionId: string, withContent: boolean) {
-  const row = first(
-    await sql(em, `select ${VERSION_COLUMNS}${withContent ? ', filesystem' : ''} from openapi_spec_version where id = ? and spec_id = ?`, [
-      versionId,
-      specId,
-    ]),
-  );
+  const query = versions(em).where('id', '=', versionId).where('spec_id', '=', specId);
+  const row = withContent ? await query.select('filesystem').executeTakeFirst() : await query.executeTakeFirst();
   return row && toVersion(row);
 }
 
-// --- What the processing activities read and write (src/activities/openapi.ts) ---------------
-
-/* Processing (the openapi-processing activities). */
+// --- What the processing activities read and write (src/activities/openapi-processing.ts) ----
 
 /**
  * The processing state of OpenAPI specs and the versions processing records. Every change is
@@ -218,33 +247,29 @@ export async function markSpecProcessing(
   specId: string,
   generation: number | null,
 ): Promise<{ generation: number; kind: 'url' | 'text' } | undefined> {
-  const rows = await sql<{ source_generation: number; source_url: string | null }>(
-    em,
-    `update openapi_spec set processing_state = 'progress'
-      where id = ? and (?::integer is null or source_generation = ?::integer)
-      returning source_generation, source_url`,
-    [specId, generation, generation],
-  );
-  return rows[0] && { generation: rows[0].source_generation, kind: rows[0].source_url === null ? 'text' : 'url' };
+  let query = db(em).updateTable('openapi_spec').set({ processing_state: 'progress' }).where('id', '=', specId);
+  if (generation !== null) query = query.where('source_generation', '=', generation);
+  const row = await query.returning(['source_generation', 'source_url']).executeTakeFirst();
+  return row && { generation: row.source_generation, kind: row.source_url === null ? 'text' : 'url' };
 }
 
 export async function specExists(em: Em, specId: string): Promise<boolean> {
-  return (await sql(em, 'select 1 from openapi_spec where id = ?', [specId])).length > 0;
+  return (await db(em).selectFrom('openapi_spec').select('id').where('id', '=', specId).executeTakeFirst()) !== undefined;
 }
 
 export async function loadProcessedSpec(em: Em, specId: string): Promise<ProcessedSpecRow | undefined> {
-  const rows = await sql<ProcessedSpecRow>(
-    em,
-    'select id, source_url, source_text_id, source_generation, last_version_id from openapi_spec where id = ?',
-    [specId],
-  );
-  return rows[0];
+  return db(em)
+    .selectFrom('openapi_spec')
+    .select(['id', 'source_url', 'source_text_id', 'source_generation', 'last_version_id'])
+    .where('id', '=', specId)
+    .executeTakeFirst();
 }
 
 /** The text of a text-sourced spec. */
 export async function loadSpecText(em: Em, textId: string | null): Promise<string | undefined> {
-  const rows = await sql<{ text: string }>(em, 'select text from openapi_spec_text where id = ?', [textId]);
-  return rows[0]?.text;
+  if (textId === null) return undefined;
+  const row = await db(em).selectFrom('openapi_spec_text').select('text').where('id', '=', textId).executeTakeFirst();
+  return row?.text;
 }
 
 /** Locks the spec row (for recording a version) and reads the content hash of its last version. */
@@ -252,24 +277,22 @@ export async function lockSpecForRecording(
   em: Em,
   specId: string,
 ): Promise<(Pick<ProcessedSpecRow, 'id' | 'source_generation' | 'last_version_id'> & { last_hash: string | null }) | undefined> {
-  const rows = await sql<Pick<ProcessedSpecRow, 'id' | 'source_generation' | 'last_version_id'> & { last_hash: string | null }>(
-    em,
-    `select s.id, s.source_generation, s.last_version_id, v.content_hash as last_hash
-       from openapi_spec s left join openapi_spec_version v on v.id = s.last_version_id
-      where s.id = ? for update of s`,
-    [specId],
-  );
-  return rows[0];
+  return db(em)
+    .selectFrom('openapi_spec as s')
+    .leftJoin('openapi_spec_version as v', 'v.id', 's.last_version_id')
+    .select(['s.id', 's.source_generation', 's.last_version_id', 'v.content_hash as last_hash'])
+    .where('s.id', '=', specId)
+    .forUpdate('s')
+    .executeTakeFirst();
 }
 
 /** Marks the spec `complete` without error, its last version unchanged. */
 export async function markSpecProcessed(em: Em, specId: string, at: Date): Promise<void> {
-  await sql(
-    em,
-    `update openapi_spec set processing_state = 'complete', last_processed_at = ?, last_process_error_code = null,
-            last_process_errors = null where id = ?`,
-    [at, specId],
-  );
+  await db(em)
+    .updateTable('openapi_spec')
+    .set({ processing_state: 'complete', last_processed_at: at, last_process_error_code: null, last_process_errors: null })
+    .where('id', '=', specId)
+    .execute();
 }
 
 export interface SpecVersionInput {
@@ -285,30 +308,49 @@ export interface SpecVersionInput {
 
 /** Records a version (at most once under its id) and makes it the spec's last, marking the spec `complete`. */
 export async function recordSpecVersion(em: Em, version: SpecVersionInput): Promise<void> {
-  await sql(
-    em,
-    `insert into openapi_spec_version (id, spec_id, content_hash, url, entry_key, filesystem, created_at)
-     values (?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`,
-    [version.id, version.specId, version.contentHash, version.url, version.entryKey, version.filesystem, version.at],
-  );
-  await sql(
-    em,
-    `update openapi_spec set processing_state = 'complete', last_version_id = ?, last_processed_at = ?,
-            last_process_error_code = null, last_process_errors = null where id = ?`,
-    [version.id, version.at, version.specId],
-  );
+  await db(em)
+    .insertInto('openapi_spec_version')
+    .values({
+      id: version.id,
+      spec_id: version.specId,
+      content_hash: version.contentHash,
+      url: version.url,
+      entry_key: version.entryKey,
+      filesystem: version.filesystem,
+      created_at: version.at,
+    })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  await db(em)
+    .updateTable('openapi_spec')
+    .set({
+      processing_state: 'complete',
+      last_version_id: version.id,
+      last_processed_at: version.at,
+      last_process_error_code: null,
+      last_process_errors: null,
+    })
+    .where('id', '=', version.specId)
+    .execute();
 }
 
 /** Marks the spec `complete` with an error, if its source is still `generation`. Returns whether it was. */
 export async function recordSpecFailure(
   em: Em,
-  input: { specId: string; generation: number; errorCode: string; errors: { code: string; message: string }[] },
+  input: { specId: string; generation: number; errorCode: string; errors: ProcessError[] },
 ): Promise<boolean> {
-  const rows = await sql(
-    em,
-    `update openapi_spec set processing_state = 'complete', last_processed_at = ?, last_process_error_code = ?,
-            last_process_errors = ?::jsonb where id = ? and source_generation = ? returning id`,
-    [new Date(), input.errorCode, JSON.stringify(input.errors), input.specId, input.generation],
-  );
+  const rows = await db(em)
+    .updateTable('openapi_spec')
+    .set({
+      processing_state: 'complete',
+      last_processed_at: new Date(),
+      last_process_error_code: input.errorCode,
+      // jsonb from its JSON text: Kysely binds an array as a PostgreSQL array otherwise.
+      last_process_errors: sql<ProcessError[]>`${JSON.stringify(input.errors)}::jsonb`,
+    })
+    .where('id', '=', input.specId)
+    .where('source_generation', '=', input.generation)
+    .returning('id')
+    .execute();
   return rows.length > 0;
 }

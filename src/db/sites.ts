@@ -1,5 +1,9 @@
+import { sql, type ExpressionBuilder } from 'kysely';
+import { jsonBuildObject } from 'kysely/helpers/postgres';
+import { Space } from './entities.ts';
+import { db, prepared, type Db } from './kysely.ts';
+import type { Listing } from './listing.ts';
 import type { Em } from './orm.ts';
-import { prepared, sql, textArray } from './sql.ts';
 import { loadPageMap } from './content.ts';
 import { pageIndex, type PageIndex } from '../domain/sites/resolve.ts';
 import { Lru } from '../domain/lru.ts';
@@ -10,6 +14,9 @@ import { Lru } from '../domain/lru.ts';
  * hides them and restoring it brings them back; the purge removes them by cascade. So are those of a
  * space transferred to another organization (it is no longer the site's to publish).
  */
+
+/** A timestamptz value as read: text (the ORM's type parsers keep timestamps as the server writes them). */
+export type Timestamp = Date | string;
 
 export type SiteRow = {
   id: string;
@@ -23,13 +30,13 @@ export type SiteRow = {
   published: boolean;
   adaptive_content: boolean;
   adaptive_schema: Record<string, unknown> | null;
-  adaptive_schema_updated_at: Date | null;
+  adaptive_schema_updated_at: Timestamp | null;
   customization: Record<string, unknown>;
-  customization_updated_at: Date | null;
+  customization_updated_at: Timestamp | null;
   auth_key_sealed: string;
   fallback_url: string | null;
   logout_url: string | null;
-  created_at: Date;
+  created_at: Timestamp;
   /** Live site-spaces of the site. */
   site_spaces: number;
 };
@@ -76,39 +83,94 @@ export type ShareLinkRow = {
   site_id: string;
   name: string;
   active: boolean;
-  created_at: Date;
+  created_at: Timestamp;
 };
 
-const LIVE_COUNT = `(select count(*)::int from site_space ss join space sp on sp.id = ss.space_id and sp.deleted_at is null and sp.organization_id = s.organization_id where ss.site_id = s.id)`;
-const SITE_COLUMNS = `s.*, ${LIVE_COUNT} as site_spaces`;
+/** Only the given changes (undefined ones are left out); null when there are none to make. */
+function changes<T extends object>(fields: T): Partial<T> | null {
+  const given = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+  return Object.keys(given).length > 0 ? given : null;
+}
 
-/** A listing of the sites of an organization, with optional filters, for paginateSql. */
-export function sitesListing(organizationId: string, filters: { space?: string; title?: string; published?: boolean }) {
-  const where = ['s.organization_id = ?'];
-  const params: unknown[] = [organizationId];
+// Sites -----------------------------------------------------------------------------------------
+
+const SITE_COLUMNS = [
+  's.id',
+  's.organization_id',
+  's.type',
+  's.title',
+  's.hostname',
+  's.basename',
+  's.proxy',
+  's.visibility',
+  's.published',
+  's.adaptive_content',
+  's.adaptive_schema',
+  's.adaptive_schema_updated_at',
+  's.customization',
+  's.customization_updated_at',
+  's.auth_key_sealed',
+  's.fallback_url',
+  's.logout_url',
+  's.created_at',
+] as const;
+
+/** The live site-spaces of site `s`: those whose space is not deleted and still in the site's organization. */
+const liveSiteSpaceCount = (eb: ExpressionBuilder<Db & { s: Db['site'] }, 's'>) =>
+  eb
+    .selectFrom('site_space as ss')
+    .innerJoin('space as sp', (join) =>
+      join.onRef('sp.id', '=', 'ss.space_id').on('sp.deleted_at', 'is', null).onRef('sp.organization_id', '=', 's.organization_id'),
+    )
+    .whereRef('ss.site_id', '=', 's.id')
+    .select((inner) => inner.cast<number>(inner.fn.countAll(), 'integer').as('n'))
+    .$asScalar()
+    .as('site_spaces');
+
+const sites = (em: Em) =>
+  db(em)
+    .selectFrom('site as s')
+    .select(SITE_COLUMNS)
+    .select((eb) => liveSiteSpaceCount(eb));
+
+/** The sites of an organization, oldest first, with optional filters (a live site-space of `space`, a title containing `title`, `published`). */
+export function sitesListing(
+  em: Em,
+  organizationId: string,
+  filters: { space?: string; title?: string; published?: boolean },
+): Listing<SiteRow> {
+  let query = sites(em).where('s.organization_id', '=', organizationId);
   if (filters.space !== undefined) {
-    where.push(
-      `exists (select 1 from site_space ss join space sp on sp.id = ss.space_id and sp.deleted_at is null and sp.organization_id = s.organization_id where ss.site_id = s.id and ss.space_id = ?)`,
+    const spaceId = filters.space;
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('site_space as ss')
+          .innerJoin('space as sp', (join) =>
+            join.onRef('sp.id', '=', 'ss.space_id').on('sp.deleted_at', 'is', null).onRef('sp.organization_id', '=', 's.organization_id'),
+          )
+          .whereRef('ss.site_id', '=', 's.id')
+          .where('ss.space_id', '=', spaceId)
+          .select('ss.id'),
+      ),
     );
-    params.push(filters.space);
   }
   if (filters.title !== undefined) {
-    where.push(`s.title ilike ? escape '\\'`);
-    params.push(`%${filters.title.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    // Backslash is the default escape character of (i)like: the title's wildcards match themselves.
+    query = query.where('s.title', 'ilike', `%${filters.title.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   }
-  if (filters.published !== undefined) {
-    where.push('s.published = ?');
-    params.push(filters.published);
-  }
-  return { sql: `select ${SITE_COLUMNS} from site s where ${where.join(' and ')}`, params };
+  if (filters.published !== undefined) query = query.where('s.published', '=', filters.published);
+  return {
+    query,
+    keys: [
+      { field: 'created_at', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
+  };
 }
 
 export async function siteById(em: Em, organizationId: string, siteId: string): Promise<SiteRow | undefined> {
-  const rows = await sql<SiteRow>(em, `select ${SITE_COLUMNS} from site s where s.id = ? and s.organization_id = ?`, [
-    siteId,
-    organizationId,
-  ]);
-  return rows[0];
+  return sites(em).where('s.id', '=', siteId).where('s.organization_id', '=', organizationId).executeTakeFirst();
 }
 
 export async function insertSite(
@@ -116,42 +178,61 @@ export async function insertSite(
   site: { id: string; organizationId: string; type: string; title: string; visibility: string; authKeySealed: string },
 ) {
   // created_at at millisecond precision, like the cursors that page through it.
-  await sql(
-    em,
-    'insert into site (id, organization_id, type, title, visibility, auth_key_sealed, created_at) values (?, ?, ?, ?, ?, ?, ?)',
-    [site.id, site.organizationId, site.type, site.title, site.visibility, site.authKeySealed, new Date()],
-  );
+  await db(em)
+    .insertInto('site')
+    .values({
+      id: site.id,
+      organization_id: site.organizationId,
+      type: site.type,
+      title: site.title,
+      visibility: site.visibility,
+      auth_key_sealed: site.authKeySealed,
+      created_at: new Date(),
+    })
+    .execute();
 }
 
-const SITE_FIELDS = [
-  'title',
-  'visibility',
-  'basename',
-  'hostname',
-  'proxy',
-  'published',
-  'adaptive_content',
-  'adaptive_schema',
-  'adaptive_schema_updated_at',
-  'customization',
-  'customization_updated_at',
-  'auth_key_sealed',
-  'fallback_url',
-  'logout_url',
-] as const;
-export type SiteField = (typeof SITE_FIELDS)[number];
+/** The columns of a site that change; jsonb values are given as objects. */
+export type SiteChanges = Partial<
+  Pick<
+    SiteRow,
+    | 'title'
+    | 'visibility'
+    | 'basename'
+    | 'hostname'
+    | 'proxy'
+    | 'published'
+    | 'adaptive_content'
+    | 'adaptive_schema'
+    | 'customization'
+    | 'auth_key_sealed'
+    | 'fallback_url'
+    | 'logout_url'
+  > & { adaptive_schema_updated_at: Date | null; customization_updated_at: Date | null }
+>;
 
-/** Sets columns of a site (only the listed ones); jsonb values are passed as objects. */
-export async function updateSite(em: Em, siteId: string, fields: Partial<Record<SiteField, unknown>>): Promise<void> {
-  const entries = Object.entries(fields).filter(([k, v]) => v !== undefined && (SITE_FIELDS as readonly string[]).includes(k));
-  if (entries.length === 0) return;
-  const sets = entries.map(([k]) => (k === 'adaptive_schema' || k === 'customization' ? `${k} = ?::jsonb` : `${k} = ?`));
-  const values = entries.map(([k, v]) => ((k === 'adaptive_schema' || k === 'customization') && v !== null ? JSON.stringify(v) : v));
-  await sql(em, `update site set ${sets.join(', ')}, updated_at = now() where id = ?`, [...values, siteId]);
+/** Sets columns of a site (only the given ones). */
+export async function updateSite(em: Em, siteId: string, fields: SiteChanges): Promise<void> {
+  const given = changes(fields);
+  if (!given) return;
+  const { adaptive_schema: adaptiveSchema, customization, ...plain } = given;
+  await db(em)
+    .updateTable('site')
+    .set((eb) => ({
+      ...plain,
+      ...(adaptiveSchema !== undefined ? { adaptive_schema: adaptiveSchema === null ? null : jsonb(adaptiveSchema) } : {}),
+      ...(customization !== undefined ? { customization: jsonb(customization) } : {}),
+      updated_at: eb.fn<Date>('now'),
+    }))
+    .where('id', '=', siteId)
+    .execute();
 }
+
+/** A jsonb value from an object: Kysely binds values as they are, and the column wants JSON text. */
+const jsonb = (value: Record<string, unknown>) => sql<Record<string, unknown>>`${JSON.stringify(value)}::jsonb`;
 
 export async function deleteSite(em: Em, siteId: string): Promise<void> {
-  await sql(em, 'delete from site where id = ?', [siteId]);
+  await db(em).deleteFrom('site').where('id', '=', siteId).execute();
 }
 
 /** The host of a proxy origin (`company.com/docs` → `company.com`), lower-cased. */
@@ -164,7 +245,11 @@ const proxyHost = (proxy: string) => proxy.split('/')[0].toLowerCase();
 export async function lockSiteHosts(tx: Em, address: { hostname?: string | null; proxy?: string | null }): Promise<void> {
   const hosts = [address.hostname?.toLowerCase(), address.proxy ? proxyHost(address.proxy) : undefined].filter((h): h is string => !!h);
   for (const host of [...new Set(hosts)].sort()) {
-    await sql(tx, `select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`site-host:${host}`]);
+    await db(tx)
+      .selectNoFrom((eb) =>
+        eb.fn('pg_advisory_xact_lock', [eb.fn('hashtextextended', [eb.val(`site-host:${host}`), eb.lit(0)])]).as('locked'),
+      )
+      .execute();
   }
 }
 
@@ -180,27 +265,47 @@ export async function siteAddressTaken(
   address: { hostname?: string | null; basename?: string | null; proxy?: string | null },
 ): Promise<'hostname' | 'basename' | 'proxy' | 'host' | null> {
   const hostname = address.hostname?.toLowerCase() ?? null;
-  const host = address.proxy ? proxyHost(address.proxy) : null;
-  const rows = await sql<{ hostname: boolean; basename: boolean; proxy: boolean; host: boolean }>(
-    em,
-    `with a as (select ?::text as hostname, ?::text as host, ?::text as org, ?::text as basename, ?::text as proxy, ?::text as site)
-     select bool_or(lower(s.hostname) = a.hostname) as hostname,
-            bool_or(s.organization_id = a.org and s.basename = a.basename) as basename,
-            bool_or(s.proxy = a.proxy) as proxy,
-            bool_or(s.organization_id <> a.org
-                    and (lower(s.hostname) in (a.hostname, a.host) or lower(split_part(s.proxy, '/', 1)) in (a.hostname, a.host))) as host
-       from site s, a
-      where s.id <> a.site
-        and (lower(s.hostname) in (a.hostname, a.host) or lower(split_part(s.proxy, '/', 1)) in (a.hostname, a.host)
-             or (s.organization_id = a.org and s.basename = a.basename) or s.proxy = a.proxy)`,
-    [hostname, host, organizationId, address.basename ?? null, address.proxy ?? null, siteId],
-  );
-  const row = rows[0];
+  const basename = address.basename ?? null;
+  const proxy = address.proxy ?? null;
+  const hosts = [hostname, proxy ? proxyHost(proxy) : null].filter((h): h is string => h !== null);
+  // What another site `s` shares with the address; a part the address lacks matches nothing (as comparing with null would).
+  const matches = (eb: ExpressionBuilder<Db & { s: Db['site'] }, 's'>) => {
+    const lowerHostname = eb.fn<string>('lower', ['s.hostname']);
+    const lowerProxyHost = eb.fn<string>('lower', [eb.fn<string>('split_part', ['s.proxy', eb.val('/'), eb.lit(1)])]);
+    return {
+      hostname: hostname !== null ? eb(lowerHostname, '=', hostname) : eb.lit(false),
+      basename: basename !== null ? eb.and([eb('s.organization_id', '=', organizationId), eb('s.basename', '=', basename)]) : eb.lit(false),
+      proxy: proxy !== null ? eb('s.proxy', '=', proxy) : eb.lit(false),
+      onHosts: hosts.length ? eb.or([eb(lowerHostname, 'in', hosts), eb(lowerProxyHost, 'in', hosts)]) : eb.lit(false),
+    };
+  };
+  const row = await db(em)
+    .selectFrom('site as s')
+    .select((eb) => {
+      const m = matches(eb);
+      return [
+        eb.fn.agg<boolean | null>('bool_or', [m.hostname]).as('hostname'),
+        eb.fn.agg<boolean | null>('bool_or', [m.basename]).as('basename'),
+        eb.fn.agg<boolean | null>('bool_or', [m.proxy]).as('proxy'),
+        eb.fn.agg<boolean | null>('bool_or', [eb.and([eb('s.organization_id', '<>', organizationId), m.onHosts])]).as('host'),
+      ];
+    })
+    .where('s.id', '<>', siteId)
+    .where((eb) => {
+      const m = matches(eb);
+      return eb.or([m.onHosts, m.basename, m.proxy]);
+    })
+    .executeTakeFirst();
   if (row?.hostname) return 'hostname';
   if (row?.basename) return 'basename';
   if (row?.proxy) return 'proxy';
   if (row?.host) return 'host';
   return null;
+}
+
+/** The spaces that site-spaces publish, by id (as the entity manager holds them, for presenting). */
+export async function spacesByIds(em: Em, spaceIds: string[]): Promise<Space[]> {
+  return spaceIds.length ? em.find(Space, { id: { $in: spaceIds } }) : [];
 }
 
 // Sections and groups ---------------------------------------------------------------------------
@@ -211,73 +316,108 @@ export async function siteAddressTaken(
  * instead of colliding on the unique (site, path).
  */
 export async function lockSiteStructure(em: Em, siteId: string): Promise<void> {
-  await sql(em, 'select id from site where id = ? for update', [siteId]);
+  await db(em).selectFrom('site').select('id').where('id', '=', siteId).forUpdate().execute();
 }
 
+const SECTION_COLUMNS = [
+  'id',
+  'site_id',
+  'group_id',
+  'title',
+  'description',
+  'path',
+  'condition',
+  'icon',
+  'is_default',
+  'position',
+] as const;
+const GROUP_COLUMNS = ['id', 'site_id', 'title', 'icon', 'position'] as const;
+
+// Positions are `collate "C"` columns: they order byte by byte, as the order keys are made.
+
 export async function sectionsOf(em: Em, siteId: string): Promise<SectionRow[]> {
-  return sql<SectionRow>(em, 'select * from site_section where site_id = ? order by position collate "C", id', [siteId]);
+  return db(em)
+    .selectFrom('site_section')
+    .select(SECTION_COLUMNS)
+    .where('site_id', '=', siteId)
+    .orderBy('position')
+    .orderBy('id')
+    .execute();
 }
 
 export async function groupsOf(em: Em, siteId: string): Promise<GroupRow[]> {
-  return sql<GroupRow>(em, 'select * from site_section_group where site_id = ? order by position collate "C", id', [siteId]);
+  return db(em)
+    .selectFrom('site_section_group')
+    .select(GROUP_COLUMNS)
+    .where('site_id', '=', siteId)
+    .orderBy('position')
+    .orderBy('id')
+    .execute();
 }
 
-/** The sections of a site; with `onlyIds`, just those (what a visitor may see). */
-export function sectionsListing(siteId: string, onlyIds?: string[]) {
-  if (onlyIds === undefined) return { sql: 'select * from site_section where site_id = ?', params: [siteId] };
-  return { sql: 'select * from site_section where site_id = ? and id = any(?::text[])', params: [siteId, textArray(onlyIds)] };
+const byPosition = [
+  { field: 'position', kind: 'string' },
+  { field: 'id', kind: 'string' },
+] as const;
+
+/** The sections of a site in order; with `onlyIds`, just those (what a visitor may see). */
+export function sectionsListing(em: Em, siteId: string, onlyIds?: string[]): Listing<SectionRow> {
+  let query = db(em).selectFrom('site_section').select(SECTION_COLUMNS).where('site_id', '=', siteId);
+  if (onlyIds !== undefined) query = query.where((eb) => (onlyIds.length === 0 ? eb.lit(false) : eb('id', 'in', onlyIds)));
+  return { query, keys: [...byPosition] };
 }
 
-export function groupsListing(siteId: string) {
-  return { sql: 'select * from site_section_group where site_id = ?', params: [siteId] };
+/** The section groups of a site in order. */
+export function groupsListing(em: Em, siteId: string): Listing<GroupRow> {
+  return { query: db(em).selectFrom('site_section_group').select(GROUP_COLUMNS).where('site_id', '=', siteId), keys: [...byPosition] };
 }
 
 export async function insertSection(em: Em, s: Omit<SectionRow, 'site_id'> & { siteId: string }): Promise<void> {
-  await sql(
-    em,
-    `insert into site_section (id, site_id, group_id, title, description, path, condition, icon, is_default, position)
-                 values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [s.id, s.siteId, s.group_id, s.title, s.description, s.path, s.condition, s.icon, s.is_default, s.position],
-  );
+  const { siteId, ...section } = s;
+  await db(em)
+    .insertInto('site_section')
+    .values({ ...section, site_id: siteId })
+    .execute();
 }
-
-const SECTION_FIELDS = ['title', 'description', 'path', 'condition', 'icon', 'group_id', 'position'] as const;
 
 export async function updateSection(
   em: Em,
   sectionId: string,
-  fields: Partial<Record<(typeof SECTION_FIELDS)[number], unknown>>,
+  fields: Partial<Pick<SectionRow, 'title' | 'description' | 'path' | 'condition' | 'icon' | 'group_id' | 'position'>>,
 ): Promise<void> {
-  const entries = Object.entries(fields).filter(([k, v]) => v !== undefined && (SECTION_FIELDS as readonly string[]).includes(k));
-  if (entries.length === 0) return;
-  await sql(em, `update site_section set ${entries.map(([k]) => `${k} = ?`).join(', ')} where id = ?`, [
-    ...entries.map(([, v]) => v),
-    sectionId,
-  ]);
+  const given = changes(fields);
+  if (!given) return;
+  await db(em).updateTable('site_section').set(given).where('id', '=', sectionId).execute();
 }
 
 export async function deleteSection(em: Em, sectionId: string): Promise<void> {
-  await sql(em, 'delete from site_section where id = ?', [sectionId]);
+  await db(em).deleteFrom('site_section').where('id', '=', sectionId).execute();
 }
 
 /** Makes one section the site's default (or the first by position when `sectionId` is null). */
 export async function setDefaultSection(em: Em, siteId: string, sectionId: string | null): Promise<void> {
-  await sql(
-    em,
-    `update site_section set is_default = (id = coalesce(?, (select id from site_section where site_id = ? order by position collate "C", id limit 1)))
-      where site_id = ?`,
-    [sectionId, siteId, siteId],
-  );
+  await db(em)
+    .updateTable('site_section')
+    .set((eb) => ({
+      is_default: eb(
+        'site_section.id',
+        '=',
+        sectionId ??
+          eb
+            .selectFrom('site_section as first')
+            .select('first.id')
+            .where('first.site_id', '=', siteId)
+            .orderBy('first.position')
+            .orderBy('first.id')
+            .limit(1),
+      ).$castTo<boolean>(),
+    }))
+    .where('site_id', '=', siteId)
+    .execute();
 }
 
 export async function insertGroup(em: Em, g: GroupRow): Promise<void> {
-  await sql(em, 'insert into site_section_group (id, site_id, title, icon, position) values (?, ?, ?, ?, ?)', [
-    g.id,
-    g.site_id,
-    g.title,
-    g.icon,
-    g.position,
-  ]);
+  await db(em).insertInto('site_section_group').values(g).execute();
 }
 
 export async function updateGroup(
@@ -285,63 +425,95 @@ export async function updateGroup(
   groupId: string,
   fields: { title?: string; icon?: string | null; position?: string },
 ): Promise<void> {
-  const entries = Object.entries(fields).filter(([, v]) => v !== undefined);
-  if (entries.length === 0) return;
-  await sql(em, `update site_section_group set ${entries.map(([k]) => `${k} = ?`).join(', ')} where id = ?`, [
-    ...entries.map(([, v]) => v),
-    groupId,
-  ]);
+  const given = changes(fields);
+  if (!given) return;
+  await db(em).updateTable('site_section_group').set(given).where('id', '=', groupId).execute();
 }
 
 export async function deleteGroup(em: Em, groupId: string): Promise<void> {
-  await sql(em, 'delete from site_section_group where id = ?', [groupId]);
+  await db(em).deleteFrom('site_section_group').where('id', '=', groupId).execute();
 }
 
 export async function setSectionsGroup(em: Em, siteId: string, sectionIds: string[], groupId: string | null): Promise<void> {
   if (sectionIds.length === 0) return;
-  await sql(em, 'update site_section set group_id = ? where site_id = ? and id in (select jsonb_array_elements_text(?::jsonb))', [
-    groupId,
-    siteId,
-    JSON.stringify(sectionIds),
-  ]);
+  await db(em).updateTable('site_section').set({ group_id: groupId }).where('site_id', '=', siteId).where('id', 'in', sectionIds).execute();
 }
 
 // Site-spaces -----------------------------------------------------------------------------------
 
-const SITE_SPACE_SELECT = `select ss.*, sp.title as space_title, sp.revision_id,
-    coalesce(sec.position, '') || ' ' || ss.position as ord
-  from site_space ss
-  join site st on st.id = ss.site_id
-  join space sp on sp.id = ss.space_id and sp.deleted_at is null and sp.organization_id = st.organization_id
-  left join site_section sec on sec.id = ss.section_id`;
+/**
+ * The live site-spaces with their space's title and revision, and `ord`: their place in the whole
+ * site (the section's position, then theirs), which orders a site's listing.
+ */
+const siteSpaceRows = (em: Em) =>
+  db(em)
+    .selectFrom('site_space as ss')
+    .innerJoin('site as st', 'st.id', 'ss.site_id')
+    .innerJoin('space as sp', (join) =>
+      join.onRef('sp.id', '=', 'ss.space_id').on('sp.deleted_at', 'is', null).onRef('sp.organization_id', '=', 'st.organization_id'),
+    )
+    .leftJoin('site_section as sec', 'sec.id', 'ss.section_id')
+    .select([
+      'ss.id',
+      'ss.site_id',
+      'ss.section_id',
+      'ss.space_id',
+      'ss.path',
+      'ss.title',
+      'ss.condition',
+      'ss.hidden',
+      'ss.is_default',
+      'ss.position',
+      'sp.title as space_title',
+      'sp.revision_id',
+    ])
+    .select((eb) =>
+      eb(eb(eb.fn.coalesce('sec.position', eb.val('')), '||', eb.val(' ')), '||', eb.ref('ss.position'))
+        .$castTo<string>()
+        .as('ord'),
+    );
 
 /** The live site-spaces of a site (or of one section, or of the root level with `null`), in order. */
 export async function siteSpacesOf(em: Em, siteId: string, sectionId?: string | null): Promise<SiteSpaceRow[]> {
-  const filter = sectionId === undefined ? '' : sectionId === null ? ' and ss.section_id is null' : ' and ss.section_id = ?';
-  const params = sectionId ? [siteId, sectionId] : [siteId];
-  return sql<SiteSpaceRow>(em, `select * from (${SITE_SPACE_SELECT} where ss.site_id = ?${filter}) q order by ord collate "C", id`, params);
+  let query = siteSpaceRows(em).where('ss.site_id', '=', siteId);
+  if (sectionId !== undefined) query = query.where('ss.section_id', sectionId === null ? 'is' : '=', sectionId);
+  const rows = await query.orderBy('ord').orderBy('ss.id').execute();
+  return rows.map(({ ord: _ord, ...row }) => row);
 }
 
-/** The site-spaces of a site, the default ones only or all but them; with `onlyIds`, just those (what a visitor may see). */
-export function siteSpacesListing(siteId: string, isDefault?: boolean, onlyIds?: string[]) {
+/** The site-spaces of a site in order, the default ones only or all but them; with `onlyIds`, just those (what a visitor may see). */
+export function siteSpacesListing(
+  em: Em,
+  siteId: string,
+  isDefault?: boolean,
+  onlyIds?: string[],
+): Listing<SiteSpaceRow & { ord: string }> {
+  let query = siteSpaceRows(em).where('ss.site_id', '=', siteId);
+  if (isDefault !== undefined) query = query.where('ss.is_default', '=', isDefault);
+  if (onlyIds !== undefined) query = query.where((eb) => (onlyIds.length === 0 ? eb.lit(false) : eb('ss.id', 'in', onlyIds)));
   return {
-    sql: `${SITE_SPACE_SELECT} where ss.site_id = ?${isDefault === undefined ? '' : ' and ss.is_default = ?'}${onlyIds === undefined ? '' : ' and ss.id = any(?::text[])'}`,
-    params: [siteId, ...(isDefault === undefined ? [] : [isDefault]), ...(onlyIds === undefined ? [] : [textArray(onlyIds)])],
+    query,
+    keys: [
+      { field: 'ord', kind: 'string' },
+      { field: 'id', kind: 'string' },
+    ],
   };
 }
 
 /** Every site-space row of a section or the root level, deleted spaces included (paths stay reserved). */
 export async function siteSpacePathsIn(em: Em, siteId: string, sectionId: string | null): Promise<string[]> {
-  const rows = await sql<{ path: string }>(em, 'select path from site_space where site_id = ? and section_id is not distinct from ?', [
-    siteId,
-    sectionId,
-  ]);
+  const rows = await db(em)
+    .selectFrom('site_space')
+    .select('path')
+    .where('site_id', '=', siteId)
+    .where('section_id', 'is not distinct from', sectionId)
+    .execute();
   return rows.map((r) => r.path);
 }
 
 /** Ids of every root-level site-space row of a site (deleted spaces included). */
 export async function siteSpaceIdsAtRoot(em: Em, siteId: string): Promise<string[]> {
-  const rows = await sql<{ id: string }>(em, 'select id from site_space where site_id = ? and section_id is null', [siteId]);
+  const rows = await db(em).selectFrom('site_space').select('id').where('site_id', '=', siteId).where('section_id', 'is', null).execute();
   return rows.map((r) => r.id);
 }
 
@@ -358,78 +530,100 @@ export async function insertSiteSpace(
     position: string;
   },
 ) {
-  await sql(
-    em,
-    `insert into site_space (id, site_id, section_id, space_id, path, title, is_default, position) values (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [s.id, s.siteId, s.sectionId, s.spaceId, s.path, s.title, s.isDefault, s.position],
-  );
+  await db(em)
+    .insertInto('site_space')
+    .values({
+      id: s.id,
+      site_id: s.siteId,
+      section_id: s.sectionId,
+      space_id: s.spaceId,
+      path: s.path,
+      title: s.title,
+      is_default: s.isDefault,
+      position: s.position,
+    })
+    .execute();
 }
-
-const SITE_SPACE_FIELDS = ['path', 'condition', 'hidden', 'space_id', 'position', 'section_id'] as const;
 
 export async function updateSiteSpace(
   em: Em,
   id: string,
-  fields: Partial<Record<(typeof SITE_SPACE_FIELDS)[number], unknown>>,
+  fields: Partial<Pick<SiteSpaceRow, 'path' | 'condition' | 'hidden' | 'space_id' | 'position' | 'section_id'>>,
 ): Promise<void> {
-  const entries = Object.entries(fields).filter(([k, v]) => v !== undefined && (SITE_SPACE_FIELDS as readonly string[]).includes(k));
-  if (entries.length === 0) return;
-  await sql(em, `update site_space set ${entries.map(([k]) => `${k} = ?`).join(', ')} where id = ?`, [...entries.map(([, v]) => v), id]);
+  const given = changes(fields);
+  if (!given) return;
+  await db(em).updateTable('site_space').set(given).where('id', '=', id).execute();
 }
 
 export async function deleteSiteSpace(em: Em, id: string): Promise<void> {
-  await sql(em, 'delete from site_space where id = ?', [id]);
+  await db(em).deleteFrom('site_space').where('id', '=', id).execute();
 }
 
 /** Makes one site-space the default of its level (section or root), or the first live one when null. */
 export async function setDefaultSiteSpace(em: Em, siteId: string, sectionId: string | null, siteSpaceId: string | null): Promise<void> {
-  await sql(
-    em,
-    `update site_space set is_default = (id = coalesce(?, (
-        select ss.id from site_space ss join site st on st.id = ss.site_id
-          join space sp on sp.id = ss.space_id and sp.deleted_at is null and sp.organization_id = st.organization_id
-         where ss.site_id = ? and ss.section_id is not distinct from ? order by ss.position collate "C", ss.id limit 1)))
-      where site_id = ? and section_id is not distinct from ?`,
-    [siteSpaceId, siteId, sectionId, siteId, sectionId],
-  );
+  await db(em)
+    .updateTable('site_space')
+    .set((eb) => ({
+      is_default: eb(
+        'site_space.id',
+        '=',
+        siteSpaceId ??
+          eb
+            .selectFrom('site_space as ss')
+            .innerJoin('site as st', 'st.id', 'ss.site_id')
+            .innerJoin('space as sp', (join) =>
+              join
+                .onRef('sp.id', '=', 'ss.space_id')
+                .on('sp.deleted_at', 'is', null)
+                .onRef('sp.organization_id', '=', 'st.organization_id'),
+            )
+            .select('ss.id')
+            .where('ss.site_id', '=', siteId)
+            .where('ss.section_id', 'is not distinct from', sectionId)
+            .orderBy('ss.position')
+            .orderBy('ss.id')
+            .limit(1),
+      ).$castTo<boolean>(),
+    }))
+    .where('site_id', '=', siteId)
+    .where('section_id', 'is not distinct from', sectionId)
+    .execute();
 }
 
 // Share links -----------------------------------------------------------------------------------
 
-export function shareLinksListing(siteId: string) {
-  return { sql: 'select id, site_id, name, active, created_at from site_share_link where site_id = ?', params: [siteId] };
+const shareLinks = (em: Em) => db(em).selectFrom('site_share_link').select(['id', 'site_id', 'name', 'active', 'created_at']);
+
+/** The share links of a site, oldest first. */
+export function shareLinksListing(em: Em, siteId: string): Listing<ShareLinkRow> {
+  return {
+    query: shareLinks(em).where('site_id', '=', siteId),
+    keys: [
+      { field: 'created_at', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
+  };
 }
 
 export async function shareLinkById(em: Em, siteId: string, id: string): Promise<ShareLinkRow | undefined> {
-  const rows = await sql<ShareLinkRow>(
-    em,
-    'select id, site_id, name, active, created_at from site_share_link where site_id = ? and id = ?',
-    [siteId, id],
-  );
-  return rows[0];
+  return shareLinks(em).where('site_id', '=', siteId).where('id', '=', id).executeTakeFirst();
 }
 
 export async function insertShareLink(em: Em, link: { id: string; siteId: string; name: string; keyHash: string }): Promise<void> {
-  await sql(em, 'insert into site_share_link (id, site_id, name, key_hash, created_at) values (?, ?, ?, ?, ?)', [
-    link.id,
-    link.siteId,
-    link.name,
-    link.keyHash,
-    new Date(),
-  ]);
+  await db(em)
+    .insertInto('site_share_link')
+    .values({ id: link.id, site_id: link.siteId, name: link.name, key_hash: link.keyHash, created_at: new Date() })
+    .execute();
 }
 
 export async function updateShareLink(em: Em, id: string, fields: { name?: string; active?: boolean }): Promise<void> {
-  const entries = Object.entries(fields).filter(([, v]) => v !== undefined);
-  if (entries.length === 0) return;
-  await sql(em, `update site_share_link set ${entries.map(([k]) => `${k} = ?`).join(', ')} where id = ?`, [
-    ...entries.map(([, v]) => v),
-    id,
-  ]);
+  const given = changes(fields);
+  if (!given) return;
+  await db(em).updateTable('site_share_link').set(given).where('id', '=', id).execute();
 }
 
 export async function deleteShareLink(em: Em, id: string): Promise<void> {
-  await sql(em, 'delete from site_share_link where id = ?', [id]);
+  await db(em).deleteFrom('site_share_link').where('id', '=', id).execute();
 }
 
 // Resolution ------------------------------------------------------------------------------------
@@ -442,21 +636,37 @@ export async function deleteShareLink(em: Em, id: string): Promise<void> {
  * organization of a space it publishes; see Migration0013Sites). So the hot path is one small
  * indexed statement, and a second one only after a change.
  */
-const VISITOR_SITE = `
-  select s.id, s.organization_id, s.title, s.hostname, s.basename, s.proxy, s.visibility, s.published, s.adaptive_content,
-         s.adaptive_schema, s.auth_key_sealed, s.fallback_url, s.structure_version::text as structure_version,
-         exists (select 1 from site_share_link l where l.site_id = s.id and l.key_hash = $KEY and l.active) as share_key_active
-    from site s`;
-
-const VISITOR_STRUCTURE = `
-  select s.structure_version::text as structure_version,
-         coalesce((select json_agg(json_build_array(sec.id, sec.path, sec.condition, sec.is_default, sec.position) order by sec.position collate "C", sec.id)
-                     from site_section sec where sec.site_id = s.id), '[]') as sections,
-         coalesce((select json_agg(json_build_array(ss.id, ss.section_id, ss.space_id, ss.path, ss.condition, ss.is_default, ss.position, sp.revision_id)
-                            order by ss.position collate "C", ss.id)
-                     from site_space ss join space sp on sp.id = ss.space_id and sp.deleted_at is null and sp.organization_id = s.organization_id
-                    where ss.site_id = s.id), '[]') as site_spaces
-    from site s where s.id = $1`;
+const visitorSites = (em: Em, keyHash: string) =>
+  db(em)
+    .selectFrom('site as s')
+    .select([
+      's.id',
+      's.organization_id',
+      's.title',
+      's.hostname',
+      's.basename',
+      's.proxy',
+      's.visibility',
+      's.published',
+      's.adaptive_content',
+      's.adaptive_schema',
+      's.auth_key_sealed',
+      's.fallback_url',
+      's.structure_version',
+    ])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('site_share_link as l')
+            .select('l.id')
+            .whereRef('l.site_id', '=', 's.id')
+            .where('l.key_hash', '=', keyHash)
+            .where('l.active', '=', true),
+        )
+        .$castTo<boolean>()
+        .as('share_key_active'),
+    );
 
 /** What resolution needs of a site. */
 export type VisitorSite = Pick<
@@ -488,7 +698,6 @@ export interface SiteForVisitor {
   shareKeyActive: boolean;
 }
 
-type Tuple = (string | boolean | null)[];
 type VisitorSiteRaw = VisitorSite & { structure_version: string; share_key_active: boolean };
 interface VisitorStructure {
   sections: VisitorSection[];
@@ -499,37 +708,72 @@ interface VisitorStructure {
 export const SITE_STRUCTURE_CACHE_SIZE = 1000;
 const structures = new Lru<string, { version: string; structure: VisitorStructure }>(SITE_STRUCTURE_CACHE_SIZE);
 
+/** A site's structure version with its sections and live site-spaces, in order, read in one statement. */
+async function readVisitorStructure(em: Em, siteId: string) {
+  const query = db(em)
+    .selectFrom('site as s')
+    .where('s.id', '=', siteId)
+    .select((eb) => [
+      's.structure_version',
+      eb
+        .selectFrom('site_section as sec')
+        .whereRef('sec.site_id', '=', 's.id')
+        .select((agg) =>
+          agg.fn
+            .jsonAgg(
+              jsonBuildObject({
+                id: agg.ref('sec.id'),
+                path: agg.ref('sec.path'),
+                condition: agg.ref('sec.condition'),
+                is_default: agg.ref('sec.is_default'),
+                position: agg.ref('sec.position'),
+              }),
+            )
+            .orderBy('sec.position')
+            .orderBy('sec.id')
+            .as('list'),
+        )
+        .$asScalar()
+        .$castTo<VisitorSection[] | null>()
+        .as('sections'),
+      eb
+        .selectFrom('site_space as ss')
+        .innerJoin('space as sp', (join) =>
+          join.onRef('sp.id', '=', 'ss.space_id').on('sp.deleted_at', 'is', null).onRef('sp.organization_id', '=', 's.organization_id'),
+        )
+        .whereRef('ss.site_id', '=', 's.id')
+        .select((agg) =>
+          agg.fn
+            .jsonAgg(
+              jsonBuildObject({
+                id: agg.ref('ss.id'),
+                section_id: agg.ref('ss.section_id'),
+                space_id: agg.ref('ss.space_id'),
+                path: agg.ref('ss.path'),
+                condition: agg.ref('ss.condition'),
+                is_default: agg.ref('ss.is_default'),
+                position: agg.ref('ss.position'),
+                revision_id: agg.ref('sp.revision_id'),
+              }),
+            )
+            .orderBy('ss.position')
+            .orderBy('ss.id')
+            .as('list'),
+        )
+        .$asScalar()
+        .$castTo<VisitorSiteSpace[] | null>()
+        .as('site_spaces'),
+    ]);
+  return (await prepared(em, query))[0];
+}
+
 async function visitorStructure(em: Em, siteId: string, version: string): Promise<VisitorStructure> {
   const cached = structures.get(siteId);
   if (cached?.version === version) return cached.structure;
-  const rows = await prepared<{ structure_version: string; sections: Tuple[]; site_spaces: Tuple[] }>(
-    em,
-    'site_visitor_structure',
-    VISITOR_STRUCTURE,
-    [siteId],
-  );
-  const raw = rows[0] ?? { structure_version: version, sections: [], site_spaces: [] };
-  const structure: VisitorStructure = {
-    sections: raw.sections.map(([id, path, condition, isDefault, position]) => ({
-      id: id as string,
-      path: path as string,
-      condition: condition as string | null,
-      is_default: isDefault as boolean,
-      position: position as string,
-    })),
-    siteSpaces: raw.site_spaces.map(([id, sectionId, spaceId, path, condition, isDefault, position, revisionId]) => ({
-      id: id as string,
-      section_id: sectionId as string | null,
-      space_id: spaceId as string,
-      path: path as string,
-      condition: condition as string | null,
-      is_default: isDefault as boolean,
-      position: position as string,
-      revision_id: revisionId as string,
-    })),
-  };
+  const row = await readVisitorStructure(em, siteId);
+  const structure: VisitorStructure = { sections: row?.sections ?? [], siteSpaces: row?.site_spaces ?? [] };
   // Cached under the version it was read at (read with it, in the same statement).
-  structures.set(siteId, { version: raw.structure_version, structure });
+  structures.set(siteId, { version: row?.structure_version ?? version, structure });
   return structure;
 }
 
@@ -547,13 +791,18 @@ export async function siteForVisitorByKey(
   siteKey: string,
   keyHash: string,
 ): Promise<SiteForVisitor | undefined> {
-  const rows = await prepared<VisitorSiteRaw>(
+  const [row] = await prepared(
     em,
-    'site_visitor_by_key',
-    `${VISITOR_SITE.replace('$KEY', '$3')} where s.organization_id = $1 and (s.basename = $2 or s.id = $2) order by (s.basename = $2) desc nulls last limit 1`,
-    [organizationId, siteKey, keyHash],
+    visitorSites(em, keyHash)
+      .where('s.organization_id', '=', organizationId)
+      .where((eb) => eb.or([eb('s.basename', '=', siteKey), eb('s.id', '=', siteKey)]))
+      .orderBy(
+        (eb) => eb('s.basename', '=', siteKey),
+        (ob) => ob.desc().nullsLast(),
+      )
+      .limit(1),
   );
-  return withStructure(em, rows[0]);
+  return withStructure(em, row);
 }
 
 /**
@@ -567,15 +816,35 @@ export async function siteForVisitorByHost(
   proxies: string[],
   keyHash: string,
 ): Promise<SiteForVisitor | undefined> {
-  const rows = await prepared<VisitorSiteRaw>(
+  const [row] = await prepared(
     em,
-    'site_visitor_by_host',
-    `${VISITOR_SITE.replace('$KEY', '$3')} where s.hostname = $1
-        or (s.proxy = any($2::text[]) and not exists (select 1 from site h where h.hostname = $1 and h.organization_id <> s.organization_id))
-      order by length(s.proxy) desc nulls last limit 1`,
-    [hostname, proxies, keyHash],
+    visitorSites(em, keyHash)
+      .where((eb) =>
+        eb.or([
+          eb('s.hostname', '=', hostname),
+          proxies.length === 0
+            ? eb.lit(false)
+            : eb.and([
+                eb('s.proxy', 'in', proxies),
+                eb.not(
+                  eb.exists(
+                    eb
+                      .selectFrom('site as h')
+                      .select('h.id')
+                      .where('h.hostname', '=', hostname)
+                      .whereRef('h.organization_id', '<>', 's.organization_id'),
+                  ),
+                ),
+              ]),
+        ]),
+      )
+      .orderBy(
+        (eb) => eb.fn('length', ['s.proxy']),
+        (ob) => ob.desc().nullsLast(),
+      )
+      .limit(1),
   );
-  return withStructure(em, rows[0]);
+  return withStructure(em, row);
 }
 
 /** A site by id (for `GET …/sites/{siteId}/published`). */
@@ -585,13 +854,8 @@ export async function siteForVisitorById(
   siteId: string,
   keyHash: string,
 ): Promise<SiteForVisitor | undefined> {
-  const rows = await prepared<VisitorSiteRaw>(
-    em,
-    'site_visitor_by_id',
-    `${VISITOR_SITE.replace('$KEY', '$3')} where s.organization_id = $1 and s.id = $2`,
-    [organizationId, siteId, keyHash],
-  );
-  return withStructure(em, rows[0]);
+  const [row] = await prepared(em, visitorSites(em, keyHash).where('s.organization_id', '=', organizationId).where('s.id', '=', siteId));
+  return withStructure(em, row);
 }
 
 // Page paths of revisions: revisions never change, so their page index is computed once per process.

@@ -8,9 +8,12 @@ import {
   lockSpec,
   replaceSpecSource,
   specListing,
+  toSpec,
+  toVersion,
   versionListing,
   type OpenApiSpec,
 } from '../../db/openapi.ts';
+import { forkEm, transaction } from '../../db/orm.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Role } from '../../domain/roles.ts';
 import { redactUrl } from '../../lib/guarded-fetch.ts';
@@ -19,7 +22,7 @@ import { deleteRefreshSchedule, upsertRefreshSchedule } from '../../temporal/ope
 import { requireOrganization } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, notFound, unavailable } from '../errors.ts';
-import { paginateSql } from '../pagination.ts';
+import { paginate } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentContent, presentSpec, presentVersion } from './present.ts';
@@ -50,7 +53,7 @@ async function loadVersion(ctx: Ctx, spec: OpenApiSpec, versionId: string | 'lat
 export async function listSpecs(ctx: Ctx, organizationId: string, query: Query) {
   const { role } = await requireOrganization(ctx, organizationId, 'read', 'view OpenAPI specs');
   const urls = urlsOf(ctx);
-  return paginateSql(ctx.em, specListing(organizationId), query, (rows) => rows.map((s) => presentSpec(s, role, urls)));
+  return paginate(ctx.em, specListing(ctx.em, organizationId), query, (rows) => rows.map((s) => presentSpec(toSpec(s), role, urls)));
 }
 
 export async function createSpec(ctx: Ctx, organizationId: string, body: Static<typeof CreateSpecBody>, maxTextBytes: number) {
@@ -93,7 +96,7 @@ export async function deleteSpec(ctx: Ctx, ref: SpecRef): Promise<boolean> {
 export async function listVersions(ctx: Ctx, ref: SpecRef, query: Query) {
   const { spec } = await loadSpec(ctx, ref);
   const urls = urlsOf(ctx);
-  return paginateSql(ctx.em, versionListing(spec.id), query, (rows) => rows.map((v) => presentVersion(spec, v, urls)));
+  return paginate(ctx.em, versionListing(ctx.em, spec.id), query, (rows) => rows.map((v) => presentVersion(spec, toVersion(v), urls)));
 }
 
 export async function getVersion(ctx: Ctx, ref: SpecRef, versionId: string | 'latest') {
@@ -148,7 +151,7 @@ async function saveSpec(
 ): Promise<{ spec: OpenApiSpec; created: boolean }> {
   let saved: { spec: OpenApiSpec; created: boolean } | undefined;
   for (let attempt = 0; saved === undefined; attempt++) {
-    saved = await ctx.em.fork().transactional(async (tx) => {
+    saved = await transaction(forkEm(ctx.deps.orm), async (tx) => {
       const at = new Date();
       const existing = await lockSpec(tx, organizationId, slug);
       if (existing && mode === 'create') throw taken(slug);

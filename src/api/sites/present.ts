@@ -1,5 +1,6 @@
-import type { GroupRow, SectionRow, ShareLinkRow, SiteRow, SiteSpaceRow } from '../../db/sites.ts';
+import type { SiteRow } from '../../db/sites.ts';
 import { atLeast, type Role } from '../../domain/roles.ts';
+import { effectiveCustomization, type JsonObject } from '../../domain/sites/customization.ts';
 import { siteBaseUrl, siteUrl } from '../../domain/sites/urls.ts';
 
 /** Site objects from rows: pure, everything they need is passed in. */
@@ -69,72 +70,6 @@ export function publishedUrl(site: SiteRow, urls: SiteUrlsContext, parts: (strin
   return site.published ? { published: siteUrl(baseOf(site, urls), parts) } : {};
 }
 
-export function presentSiteSpace(
-  row: SiteSpaceRow,
-  space: unknown,
-  options: { isDefault: boolean; sectionPath: string | null; site: SiteRow; urls: SiteUrlsContext },
-) {
-  return {
-    object: 'site-space' as const,
-    id: row.id,
-    path: row.path,
-    ...(row.section_id ? { section: row.section_id } : {}),
-    space,
-    title: row.title ?? row.space_title,
-    default: options.isDefault,
-    draft: false,
-    hidden: row.hidden,
-    ...(row.condition ? { condition: row.condition } : {}),
-    hasAdvancedCustomizationFeature: false,
-    urls: publishedUrl(options.site, options.urls, [options.sectionPath, row.path]),
-  };
-}
-
-export function presentSection(
-  row: SectionRow,
-  siteSpaces: unknown[],
-  options: { isDefault: boolean; site: SiteRow; urls: SiteUrlsContext },
-) {
-  return {
-    object: 'site-section' as const,
-    id: row.id,
-    title: row.title,
-    ...(row.description ? { description: row.description } : {}),
-    default: options.isDefault,
-    draft: false,
-    path: row.path,
-    ...(row.condition ? { condition: row.condition } : {}),
-    ...(row.group_id ? { sectionGroup: row.group_id } : {}),
-    ...(row.icon ? { icon: row.icon } : {}),
-    siteSpaces,
-    urls: publishedUrl(options.site, options.urls, [row.path]),
-  };
-}
-
-export function presentGroup(row: GroupRow, sections: unknown[]) {
-  return {
-    object: 'site-section-group' as const,
-    id: row.id,
-    title: row.title,
-    ...(row.icon ? { icon: row.icon } : {}),
-    draft: false,
-    sections,
-    children: sections,
-  };
-}
-
-export function presentShareLink(row: ShareLinkRow, site: SiteRow, urls: SiteUrlsContext, key?: string) {
-  return {
-    object: 'share-link' as const,
-    id: row.id,
-    createdAt: new Date(row.created_at).toISOString(),
-    name: row.name,
-    active: row.active,
-    ...(key ? { key } : {}),
-    urls: key ? { published: siteUrl(baseOf(site, urls), [], { shareKey: key }) } : {},
-  };
-}
-
 /** The schema GitBook starts a site with: no claims. */
 export const EMPTY_ADAPTIVE_SCHEMA = {
   type: 'object',
@@ -160,5 +95,13 @@ export function presentPublishingAuth(site: SiteRow, signingKey: string) {
     privateKey: signingKey,
     ...(site.fallback_url ? { fallbackURL: site.fallback_url } : {}),
     ...(site.logout_url ? { logoutURL: site.logout_url } : {}),
+  };
+}
+
+/** The customization of a site with the defaults filled in. */
+export function presentCustomization(site: SiteRow) {
+  return {
+    ...effectiveCustomization(site.customization as JsonObject, site.title),
+    ...(site.customization_updated_at ? { updatedAt: new Date(site.customization_updated_at).toISOString() } : {}),
   };
 }

@@ -17,24 +17,14 @@ import {
   SiteSchema,
   UpdateSiteBody,
 } from './schemas.ts';
-import {
-  changeCustomization,
-  createSite,
-  deleteSite,
-  getAdaptiveSchema,
-  getCustomization,
-  getPublishedSite,
-  getPublishingAuth,
-  getSite,
-  listSites,
-  putAdaptiveSchema,
-  regeneratePublishingAuth,
-  setPublished,
-  updatePublishingAuth,
-  updateSite,
-} from './service.ts';
+import { getAdaptiveSchema, putAdaptiveSchema } from './adaptive-schema.ts';
+import { changeCustomization, getCustomization } from './customization.ts';
+import { createSite, deleteSite, getSite, listSites } from './lifecycle.ts';
+import { getPublishedSite, setPublished } from './publishing.ts';
+import { updateSite } from './settings.ts';
+import { getPublishingAuth, regeneratePublishingAuth, updatePublishingAuth } from './visitor-auth.ts';
 
-/** Sites: HTTP only. The rules are in ./service.ts. */
+/** Sites: HTTP only. The rules are in the use-case modules beside this file (lifecycle, settings, publishing, …). */
 export const siteRoutes: RoutePlugin = async (app) => {
   const tags = ['sites'];
   const base = '/v1/orgs/:organizationId/sites';

@@ -21,7 +21,8 @@ import { presentCollection } from '../collections/present.ts';
 import { presentPage } from '../content/present.ts';
 import { presentSpace } from '../spaces/present.ts';
 import { baseOf } from '../sites/present.ts';
-import { hashShareKey, openSigningKey, siteUrls } from '../sites/service.ts';
+import { hashShareKey, openSigningKey } from '../sites/keys.ts';
+import { siteUrls } from '../sites/site-access.ts';
 import { urlsFor } from '../object-urls.ts';
 
 /**

@@ -1,6 +1,6 @@
-import { ctxOf, type RoutePlugin } from '../context.ts';
-import { errors, NoContent } from '../schemas.ts';
-import { SiteParams, SiteSpaceList, SiteSpaceSchema } from '../sites/schemas.ts';
+import { ctxOf, type RoutePlugin } from '../../context.ts';
+import { errors, NoContent } from '../../schemas.ts';
+import { SiteParams, SiteSpaceList, SiteSpaceSchema } from '../schemas.ts';
 import { AddSiteSpaceBody, ListSiteSpacesQuery, MoveSiteSpaceBody, SiteSpaceParams, UpdateSiteSpaceBody } from './schemas.ts';
 import { addSiteSpace, deleteSiteSpace, listSiteSpaces, moveSiteSpace, updateSiteSpace } from './service.ts';
 

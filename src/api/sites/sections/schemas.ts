@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { Id, ListQuery } from '../schemas.ts';
-import { NullableCondition, GroupTitle, Icon, SectionDescription, SectionPath, SectionTitle, nullable } from '../sites/schemas.ts';
+import { Id, ListQuery } from '../../schemas.ts';
+import { NullableCondition, GroupTitle, Icon, SectionDescription, SectionPath, SectionTitle, nullable } from '../schemas.ts';
 
 export const SectionParams = Type.Object({ organizationId: Id, siteId: Id, siteSectionId: Id });
 export const GroupParams = Type.Object({ organizationId: Id, siteId: Id, siteSectionGroupId: Id });

@@ -1,6 +1,6 @@
-import { ctxOf, type RoutePlugin } from '../context.ts';
-import { errors, ListQuery, NoContent } from '../schemas.ts';
-import { ShareLinkList, ShareLinkSchema, SiteParams } from '../sites/schemas.ts';
+import { ctxOf, type RoutePlugin } from '../../context.ts';
+import { errors, ListQuery, NoContent } from '../../schemas.ts';
+import { ShareLinkList, ShareLinkSchema, SiteParams } from '../schemas.ts';
 import { CreateShareLinkBody, ShareLinkParams, UpdateShareLinkBody } from './schemas.ts';
 import { createShareLink, deleteShareLink, listShareLinks, updateShareLink } from './service.ts';
 

@@ -6,15 +6,15 @@ import {
   shareLinkById,
   shareLinksListing,
   updateShareLink as updateShareLinkRow,
-  type ShareLinkRow,
-} from '../../db/sites.ts';
-import { newId } from '../../domain/ids.ts';
-import type { Ctx } from '../context.ts';
-import { notFound } from '../errors.ts';
-import { paginateSql } from '../pagination.ts';
-import type { ListQuery } from '../schemas.ts';
-import { presentShareLink } from '../sites/present.ts';
-import { hashShareKey, requireSite, siteUrls } from '../sites/service.ts';
+} from '../../../db/sites.ts';
+import { newId } from '../../../domain/ids.ts';
+import type { Ctx } from '../../context.ts';
+import { notFound } from '../../errors.ts';
+import { paginate } from '../../pagination.ts';
+import type { ListQuery } from '../../schemas.ts';
+import { hashShareKey } from '../keys.ts';
+import { requireSite, siteUrls } from '../site-access.ts';
+import { presentShareLink } from './present.ts';
 import type { CreateShareLinkBody, UpdateShareLinkBody } from './schemas.ts';
 
 /**
@@ -27,17 +27,8 @@ const ACTION = 'manage the share links of this site';
 
 export async function listShareLinks(ctx: Ctx, organizationId: string, siteId: string, query: Static<typeof ListQuery>) {
   const { site } = await requireSite(ctx, organizationId, siteId, 'admin', ACTION);
-  return paginateSql<ShareLinkRow, ReturnType<typeof presentShareLink>>(
-    ctx.em,
-    {
-      ...shareLinksListing(site.id),
-      keys: [
-        { field: 'created_at', kind: 'date' },
-        { field: 'id', kind: 'string' },
-      ],
-    },
-    query,
-    (rows) => rows.map((r) => presentShareLink(r, site, siteUrls(ctx.deps))),
+  return paginate(ctx.em, shareLinksListing(ctx.em, site.id), query, (rows) =>
+    rows.map((r) => presentShareLink(r, site, siteUrls(ctx.deps))),
   );
 }
 

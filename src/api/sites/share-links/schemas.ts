@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { Id } from '../schemas.ts';
-import { ShareLinkName } from '../sites/schemas.ts';
+import { Id } from '../../schemas.ts';
+import { ShareLinkName } from '../schemas.ts';
 
 export const ShareLinkParams = Type.Object({ organizationId: Id, siteId: Id, shareLinkId: Id });
 export const CreateShareLinkBody = Type.Object({ name: ShareLinkName });

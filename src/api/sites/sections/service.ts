@@ -22,24 +22,19 @@ import {
   type SectionRow,
   type SiteRow,
   lockSiteStructure,
-} from '../../db/sites.ts';
-import type { Em } from '../../db/orm.ts';
-import { slugify } from '../../domain/content/tree.ts';
-import { newId } from '../../domain/ids.ts';
-import { conditionProblem } from '../../domain/sites/conditions.ts';
-import { lastKey, moveKey, OrderError, uniquePath } from '../../domain/sites/order.ts';
-import type { Ctx } from '../context.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
-import { paginateSql } from '../pagination.ts';
-import {
-  isUniqueViolation,
-  loadStructure,
-  requireSite,
-  siteReader,
-  spaceForSite,
-  structureForVisitor,
-  structurePresenter,
-} from '../sites/service.ts';
+} from '../../../db/sites.ts';
+import { isUniqueViolation } from '../../../db/health.ts';
+import { transaction, type Em } from '../../../db/orm.ts';
+import { slugify } from '../../../domain/content/tree.ts';
+import { newId } from '../../../domain/ids.ts';
+import { conditionProblem } from '../../../domain/sites/conditions.ts';
+import { lastKey, moveKey, OrderError, uniquePath } from '../../../domain/sites/order.ts';
+import type { Ctx } from '../../context.ts';
+import { badRequest, conflict, notFound } from '../../errors.ts';
+import { paginate } from '../../pagination.ts';
+import { spaceForSite } from '../published-spaces.ts';
+import { requireSite, siteReader } from '../site-access.ts';
+import { loadStructure, structureForVisitor, structurePresenter } from '../structure.ts';
 import type {
   AddGroupBody,
   AddSectionBody,
@@ -49,7 +44,7 @@ import type {
   UpdateGroupBody,
   UpdateSectionBody,
 } from './schemas.ts';
-import type { ListQuery } from '../schemas.ts';
+import type { ListQuery } from '../../schemas.ts';
 
 /**
  * Sections and section groups of a site. Sections and groups share one order at the top of the
@@ -116,17 +111,8 @@ export async function listSections(ctx: Ctx, organizationId: string, siteId: str
   const structure = viaShareKey ? structureForVisitor(all) : all;
   const byId = new Map(structure.sections.map((s) => [s.id, s]));
   const p = await structurePresenter(ctx, site, structure, role ?? undefined);
-  return paginateSql<SectionRow, ReturnType<typeof p.section>>(
-    ctx.em,
-    {
-      ...sectionsListing(site.id, viaShareKey ? [...byId.keys()] : undefined),
-      keys: [
-        { field: 'position', kind: 'string' },
-        { field: 'id', kind: 'string' },
-      ],
-    },
-    query,
-    (rows) => rows.map((r) => p.section(byId.get(r.id)!)),
+  return paginate(ctx.em, sectionsListing(ctx.em, site.id, viaShareKey ? [...byId.keys()] : undefined), query, (rows) =>
+    rows.map((r) => p.section(byId.get(r.id)!)),
   );
 }
 
@@ -139,7 +125,7 @@ export async function addSection(ctx: Ctx, organizationId: string, siteId: strin
   if (body.siteSectionGroupId !== undefined) await requireGroup(ctx.em, site, body.siteSectionGroupId);
   const space = await spaceForSite(ctx, organizationId, body.spaceId, body.title ?? 'New section');
   const id = newId();
-  await ctx.em.transactional(async (tx) => {
+  await transaction(ctx.em, async (tx) => {
     await lockSiteStructure(tx, site.id);
     const sections = await sectionsOf(tx, site.id);
     const order = await topLevel(tx, site.id);
@@ -206,7 +192,7 @@ export async function updateSection(
   const section = await requireSection(ctx.em, site, sectionId);
   checkCondition(body.condition);
   if (body.siteSectionGroupId) await requireGroup(ctx.em, site, body.siteSectionGroupId);
-  await ctx.em.transactional(async (tx) => {
+  await transaction(ctx.em, async (tx) => {
     await lockSiteStructure(tx, site.id);
     if (body.path !== undefined && body.path !== section.path && (await sectionsOf(tx, site.id)).some((s) => s.path === body.path)) {
       throw conflict(`path "${body.path}" is already used by another section of this site`);
@@ -237,7 +223,7 @@ export async function updateSection(
 export async function deleteSection(ctx: Ctx, organizationId: string, siteId: string, sectionId: string) {
   const { site } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
   const section = await requireSection(ctx.em, site, sectionId);
-  await ctx.em.transactional(async (tx) => {
+  await transaction(ctx.em, async (tx) => {
     await lockSiteStructure(tx, site.id);
     await deleteSectionRow(tx, section.id);
     if (section.is_default) await setDefaultSection(tx, site.id, null);
@@ -267,18 +253,7 @@ export async function listGroups(ctx: Ctx, organizationId: string, siteId: strin
   const { site, role } = await requireSite(ctx, organizationId, siteId);
   const structure = await loadStructure(ctx.em, site.id);
   const p = await structurePresenter(ctx, site, structure, role);
-  return paginateSql<GroupRow, ReturnType<typeof p.group>>(
-    ctx.em,
-    {
-      ...groupsListing(site.id),
-      keys: [
-        { field: 'position', kind: 'string' },
-        { field: 'id', kind: 'string' },
-      ],
-    },
-    query,
-    (rows) => rows.map((r) => p.group(r)),
-  );
+  return paginate(ctx.em, groupsListing(ctx.em, site.id), query, (rows) => rows.map((r) => p.group(r)));
 }
 
 async function requireSections(em: Em, site: SiteRow, ids: string[]) {
@@ -291,7 +266,7 @@ export async function addGroup(ctx: Ctx, organizationId: string, siteId: string,
   const sectionIds = [...new Set(body.sections ?? [])];
   await requireSections(ctx.em, site, sectionIds);
   const id = newId();
-  await ctx.em.transactional(async (tx) => {
+  await transaction(ctx.em, async (tx) => {
     await lockSiteStructure(tx, site.id);
     await insertGroup(tx, {
       id,

@@ -1,6 +1,6 @@
-import { ctxOf, type RoutePlugin } from '../context.ts';
-import { errors, ListQuery, NoContent } from '../schemas.ts';
-import { SiteParams, SiteSectionGroupList, SiteSectionGroupSchema, SiteSectionList, SiteSectionSchema } from '../sites/schemas.ts';
+import { ctxOf, type RoutePlugin } from '../../context.ts';
+import { errors, ListQuery, NoContent } from '../../schemas.ts';
+import { SiteParams, SiteSectionGroupList, SiteSectionGroupSchema, SiteSectionList, SiteSectionSchema } from '../schemas.ts';
 import {
   AddGroupBody,
   AddSectionBody,

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { Id, ListQuery } from '../schemas.ts';
-import { NullableCondition, SectionPath, SiteTitle, nullable } from '../sites/schemas.ts';
+import { Id, ListQuery } from '../../schemas.ts';
+import { NullableCondition, SectionPath, SiteTitle, nullable } from '../schemas.ts';
 
 export const SiteSpaceParams = Type.Object({ organizationId: Id, siteId: Id, siteSpaceId: Id });
 

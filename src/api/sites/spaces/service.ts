@@ -11,16 +11,18 @@ import {
   type SiteRow,
   type SiteSpaceRow,
   lockSiteStructure,
-} from '../../db/sites.ts';
-import type { Em } from '../../db/orm.ts';
-import { slugify } from '../../domain/content/tree.ts';
-import { newId } from '../../domain/ids.ts';
-import { conditionProblem } from '../../domain/sites/conditions.ts';
-import { effectiveDefault, lastKey, moveKey, OrderError, uniquePath } from '../../domain/sites/order.ts';
-import type { Ctx } from '../context.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
-import { paginateSql } from '../pagination.ts';
-import { loadStructure, requireSite, siteReader, spaceForSite, structureForVisitor, structurePresenter } from '../sites/service.ts';
+} from '../../../db/sites.ts';
+import { transaction, type Em } from '../../../db/orm.ts';
+import { slugify } from '../../../domain/content/tree.ts';
+import { newId } from '../../../domain/ids.ts';
+import { conditionProblem } from '../../../domain/sites/conditions.ts';
+import { effectiveDefault, lastKey, moveKey, OrderError, uniquePath } from '../../../domain/sites/order.ts';
+import type { Ctx } from '../../context.ts';
+import { badRequest, conflict, notFound } from '../../errors.ts';
+import { paginate } from '../../pagination.ts';
+import { spaceForSite } from '../published-spaces.ts';
+import { requireSite, siteReader } from '../site-access.ts';
+import { loadStructure, structureForVisitor, structurePresenter } from '../structure.ts';
 import type { AddSiteSpaceBody, ListSiteSpacesQuery, MoveSiteSpaceBody, UpdateSiteSpaceBody } from './schemas.ts';
 
 /**
@@ -51,17 +53,8 @@ export async function listSiteSpaces(ctx: Ctx, organizationId: string, siteId: s
   const structure = viaShareKey ? structureForVisitor(all) : all;
   const shown = new Set(structure.siteSpaces.map((s) => s.id));
   const p = await structurePresenter(ctx, site, structure, role ?? undefined);
-  return paginateSql<SiteSpaceRow & { ord: string }, ReturnType<typeof p.siteSpace>>(
-    ctx.em,
-    {
-      ...siteSpacesListing(site.id, query.default, viaShareKey ? [...shown] : undefined),
-      keys: [
-        { field: 'ord', kind: 'string' },
-        { field: 'id', kind: 'string' },
-      ],
-    },
-    query,
-    (rows) => rows.map((r) => p.siteSpace(r)),
+  return paginate(ctx.em, siteSpacesListing(ctx.em, site.id, query.default, viaShareKey ? [...shown] : undefined), query, (rows) =>
+    rows.map((r) => p.siteSpace(r)),
   );
 }
 
@@ -70,7 +63,7 @@ export async function addSiteSpace(ctx: Ctx, organizationId: string, siteId: str
   const { site, role } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
   const space = await spaceForSite(ctx, organizationId, body.spaceId, body.title ?? 'New space');
   const id = newId();
-  await ctx.em.transactional(async (tx) => {
+  await transaction(ctx.em, async (tx) => {
     await lockSiteStructure(tx, site.id);
     const sections = await sectionsOf(tx, site.id);
     let sectionId: string | null = null;
@@ -120,7 +113,7 @@ export async function updateSiteSpace(
 export async function deleteSiteSpace(ctx: Ctx, organizationId: string, siteId: string, siteSpaceId: string) {
   const { site } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
   const row = await requireSiteSpace(ctx.em, site, siteSpaceId);
-  await ctx.em.transactional(async (tx) => {
+  await transaction(ctx.em, async (tx) => {
     await lockSiteStructure(tx, site.id);
     await deleteSiteSpaceRow(tx, row.id);
     if (row.is_default) await setDefaultSiteSpace(tx, site.id, row.section_id, null);

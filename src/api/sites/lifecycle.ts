@@ -1,0 +1,71 @@
+import type { Static } from 'typebox';
+import { deleteSite as deleteSiteRow, insertSite, insertSiteSpace, sitesListing } from '../../db/sites.ts';
+import { transaction } from '../../db/orm.ts';
+import { slugify } from '../../domain/content/tree.ts';
+import { newId } from '../../domain/ids.ts';
+import { lastKey, uniquePath } from '../../domain/sites/order.ts';
+import { requireOrganization } from '../access.ts';
+import type { Ctx } from '../context.ts';
+import { paginate } from '../pagination.ts';
+import { newSigningKey, sealSigningKey } from './keys.ts';
+import { presentSite } from './present.ts';
+import { usableSpaces } from './published-spaces.ts';
+import type { CreateSiteBody, ListSitesQuery } from './schemas.ts';
+import { freshSite, requireSite, siteUrls } from './site-access.ts';
+
+/** Sites of an organization: listing, creating (with the spaces it starts with), reading and deleting. */
+
+export async function listSites(ctx: Ctx, organizationId: string, query: Static<typeof ListSitesQuery>) {
+  const { role } = await requireOrganization(ctx, organizationId, 'read', 'list sites');
+  return paginate(ctx.em, sitesListing(ctx.em, organizationId, query), query, (rows) =>
+    rows.map((r) => presentSite(r, role, siteUrls(ctx.deps))),
+  );
+}
+
+/** Creates a site with a new signing key, publishing `spaces` at its root (the first one the default). */
+export async function createSite(ctx: Ctx, organizationId: string, body: Static<typeof CreateSiteBody>) {
+  const { role } = await requireOrganization(ctx, organizationId, 'admin', 'create sites');
+  const spaces = await usableSpaces(ctx, organizationId, [...new Set(body.spaces ?? [])], 'spaces');
+  const id = newId();
+  const sealed = await sealSigningKey(ctx.deps, id, newSigningKey());
+  await transaction(ctx.em, async (tx) => {
+    await insertSite(tx, {
+      id,
+      organizationId,
+      type: body.type ?? 'basic',
+      title: body.title ?? 'Docs site',
+      visibility: body.visibility ?? 'public',
+      authKeySealed: sealed,
+    });
+    const taken: string[] = [];
+    const positions: { id: string; position: string }[] = [];
+    for (const [i, space] of spaces.entries()) {
+      const path = uniquePath(slugify(space.title || 'space'), taken);
+      taken.push(path);
+      const position = lastKey(positions);
+      const siteSpaceId = newId();
+      positions.push({ id: siteSpaceId, position });
+      await insertSiteSpace(tx, {
+        id: siteSpaceId,
+        siteId: id,
+        sectionId: null,
+        spaceId: space.id,
+        path,
+        title: null,
+        isDefault: i === 0,
+        position,
+      });
+    }
+  });
+  return freshSite(ctx, organizationId, id, role);
+}
+
+export async function getSite(ctx: Ctx, organizationId: string, siteId: string) {
+  const { site, role } = await requireSite(ctx, organizationId, siteId);
+  return presentSite(site, role, siteUrls(ctx.deps));
+}
+
+export async function deleteSite(ctx: Ctx, organizationId: string, siteId: string) {
+  const { site } = await requireSite(ctx, organizationId, siteId, 'admin', 'delete this site');
+  await deleteSiteRow(ctx.em, site.id);
+}

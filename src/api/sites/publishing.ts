@@ -1,0 +1,44 @@
+import { updateSite as updateSiteRow } from '../../db/sites.ts';
+import { sortOrdered } from '../../domain/sites/order.ts';
+import type { Ctx } from '../context.ts';
+import { presentCustomization, presentSite } from './present.ts';
+import { freshSite, requireSite, siteReader, siteUrls } from './site-access.ts';
+import { loadStructure, structureForVisitor, structurePresenter } from './structure.ts';
+
+/** Publishing a site, and the published site as members and share-key holders read it. */
+
+export async function setPublished(ctx: Ctx, organizationId: string, siteId: string, published: boolean) {
+  const { site, role } = await requireSite(ctx, organizationId, siteId, 'admin', published ? 'publish this site' : 'unpublish this site');
+  await updateSiteRow(ctx.em, site.id, { published });
+  return freshSite(ctx, organizationId, site.id, role);
+}
+
+/**
+ * The Published site for a member (everything) or for a share key (a published share-link site):
+ * the site, its structure (sections and groups, or root site-spaces) and customizations.
+ */
+export async function getPublishedSite(ctx: Ctx, organizationId: string, siteId: string, shareKey?: string) {
+  const { site, role, viaShareKey } = await siteReader(ctx, organizationId, siteId, shareKey);
+  const all = await loadStructure(ctx.em, site.id);
+  const structure = viaShareKey ? structureForVisitor(all) : all;
+  const p = await structurePresenter(ctx, site, structure, role ?? undefined);
+  let tree;
+  if (structure.sections.length > 0) {
+    const items = sortOrdered([
+      ...structure.groups
+        .filter((g) => !viaShareKey || structure.sections.some((s) => s.group_id === g.id))
+        .map((g) => ({ id: g.id, position: g.position, out: p.group(g) })),
+      ...structure.sections.filter((s) => !s.group_id).map((s) => ({ id: s.id, position: s.position, out: p.section(s) })),
+    ]);
+    tree = { type: 'sections' as const, structure: items.map((i) => i.out) };
+  } else {
+    tree = { type: 'siteSpaces' as const, structure: p.siteSpacesIn(null) };
+  }
+  return {
+    object: 'published-content-site' as const,
+    site: presentSite(site, role, siteUrls(ctx.deps)),
+    structure: tree,
+    customizations: { site: presentCustomization(site), siteSpaces: {} },
+    scripts: [],
+  };
+}
