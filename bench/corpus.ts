@@ -2,7 +2,7 @@
 import type { Orm } from '../src/db/orm.ts';
 import { writeRevision } from '../src/db/content.ts';
 import { syncSearchIndex } from '../src/db/search.ts';
-import { sql } from '../src/db/sql.ts';
+import { sql } from '../test/support/sql.ts';
 import { positionBetween } from '../src/domain/positions.ts';
 import type { PageMap } from '../src/domain/content/tree.ts';
 

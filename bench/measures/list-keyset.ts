@@ -4,7 +4,7 @@
  * The 1,000th page's cursor is the one `next.page` would give there, built from the row before it.
  */
 import { encodeCursor } from '../../src/domain/cursor.ts';
-import { sql } from '../../src/db/sql.ts';
+import { sql } from '../../test/support/sql.ts';
 import { compare, load, type RunOptions, type Row } from '../load.ts';
 import type { Stack } from '../stack.ts';
 

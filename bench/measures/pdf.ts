@@ -6,7 +6,7 @@
  */
 import { loadConfig } from '../../src/config.ts';
 import { loadPageMap } from '../../src/db/content.ts';
-import { sql } from '../../src/db/sql.ts';
+import { sql } from '../../test/support/sql.ts';
 import { printDocumentHtml, selectPrintPages } from '../../src/domain/content/html.ts';
 import { closePdfPrinter, printPdf } from '../../src/lib/pdf-printer.ts';
 import { median } from '../lib.ts';

@@ -4,7 +4,7 @@
  * authenticated `GET /v1/spaces/{id}` on the same API server (rounds alternate).
  */
 import { writeRevision } from '../../src/db/content.ts';
-import { sql } from '../../src/db/sql.ts';
+import { sql } from '../../test/support/sql.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { positionBetween } from '../../src/domain/positions.ts';
 import type { PageMap } from '../../src/domain/content/tree.ts';

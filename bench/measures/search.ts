@@ -2,7 +2,7 @@
  * Space search: p95 of `GET /v1/spaces/{id}/search` over a space of `searchPages` pages, against the
  * same queries answered by an ILIKE scan of the same documents in SQL (no HTTP, no index).
  */
-import { sql } from '../../src/db/sql.ts';
+import { sql } from '../../test/support/sql.ts';
 import { percentile } from '../lib.ts';
 import { generatePages, seedSpace, word } from '../corpus.ts';
 import type { RunOptions, Row } from '../load.ts';

@@ -1,7 +1,7 @@
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import { db } from './kysely.ts';
 import type { Em } from './orm.ts';
-import { inChunks } from './sql.ts';
+import { inChunks } from '../domain/chunks.ts';
 import { documentHash, loadDocuments, loadPageMap, tokenHash } from './content.ts';
 import { allPaths, type PageMap } from '../domain/content/tree.ts';
 import { splitSections } from '../domain/content/markdown.ts';

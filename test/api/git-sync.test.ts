@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash, createHmac } from 'node:crypto';
 import { createTestOrg, eventually, startTestApp, type Api, type TestApp, type TestOrg } from '../support/harness.ts';
 import { startGitServer, type GitServer } from '../support/git-server.ts';
-import { sql } from '../../src/db/sql.ts';
+import { sql } from '../support/sql.ts';
 import { insertGitSyncRequest, recordDelivery } from '../../src/db/git-sync.ts';
 
 let t: TestApp;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SignJWT } from 'jose';
 import { createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { loadPageMap, writeRevision } from '../../src/db/content.ts';
-import { sql } from '../../src/db/sql.ts';
+import { sql } from '../support/sql.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { positionBetween } from '../../src/domain/positions.ts';
 import type { PageMap } from '../../src/domain/content/tree.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MAX_JSON_DEPTH } from '../../src/api/app.ts';
 import { writeRevision } from '../../src/db/content.ts';
-import { sql } from '../../src/db/sql.ts';
+import { sql } from '../support/sql.ts';
 import { MAX_PAGE_DEPTH, type PageMap } from '../../src/domain/content/tree.ts';
 import { positionBetween } from '../../src/domain/positions.ts';
 import { contentPages, edit, newChangeRequest, newSpace, postChanges } from '../support/fixtures.ts';

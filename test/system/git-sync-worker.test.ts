@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { startGitServer, type GitServer } from '../support/git-server.ts';
-import { sql } from '../../src/db/sql.ts';
+import { sql } from '../support/sql.ts';
 import { gitSyncWorkflowId } from '../../src/temporal/git-sync.ts';
 
 /**
