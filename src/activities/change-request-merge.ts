@@ -1,4 +1,4 @@
-import type { Orm, Em } from '../db/orm.ts';
+import { forkEm, transaction, type Em, type Orm } from '../db/orm.ts';
 import {
   lockChangeRequestForMerge,
   markChangeRequestMerged,
@@ -70,7 +70,7 @@ export function changeRequestMergeActivities(orm: Orm) {
      */
     async mergeChangeRequest(job: ChangeRequestJob): Promise<MergeOutcome> {
       return heartbeating(() =>
-        orm.em.fork().transactional(async (em) => {
+        transaction(forkEm(orm), async (em) => {
           beat({ phase: 'locking' });
           const cr = await lock(em, job);
           if (!cr) return { result: 'refused', revision: '', reason: 'not-found' };
@@ -101,7 +101,7 @@ export function changeRequestMergeActivities(orm: Orm) {
     /** Pulls the space's current content into a change request (its base moves to that revision). Idempotent. */
     async updateChangeRequest(job: ChangeRequestJob): Promise<MergeOutcome> {
       return heartbeating(() =>
-        orm.em.fork().transactional(async (em) => {
+        transaction(forkEm(orm), async (em) => {
           beat({ phase: 'locking' });
           const cr = await lock(em, job);
           if (!cr) return { result: 'refused', revision: '', reason: 'not-found' };

@@ -1,7 +1,7 @@
 import { log } from '@temporalio/activity';
 import type { Root } from 'hast';
 import { loadFiles, loadPageMap, type FileRow } from '../db/content.ts';
-import type { Orm } from '../db/orm.ts';
+import { forkEm, type Orm } from '../db/orm.ts';
 import { findPdfExport, loadPrintHeading, recordPdfExport, revisionExists } from '../db/pdf-export.ts';
 import { imageSources, markdownToSafeTree, printDocumentHtml, selectPrintPages } from '../domain/content/html.ts';
 import { linkIndex, resolveLink } from '../domain/content/links.ts';
@@ -56,7 +56,7 @@ export function pdfActivities(orm: Orm, options: PdfActivityOptions) {
     async exportChangeRequestPdf(input: PdfExportInput): Promise<PdfExportOutcome> {
       return heartbeating(
         async () => {
-          const em = orm.em.fork();
+          const em = forkEm(orm);
           const existing = await findPdfExport(em, input);
           if (existing && (await blobs.has(existing.sha256))) {
             return { status: 'ready', sha256: existing.sha256, size: existing.size, pages: existing.pageCount, reused: true };

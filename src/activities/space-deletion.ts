@@ -1,4 +1,4 @@
-import type { Orm } from '../db/orm.ts';
+import { forkEm, type Orm } from '../db/orm.ts';
 import { purgeDeletedSpace, restoreDeletedSpace } from '../db/spaces.ts';
 
 export interface PurgeInput {
@@ -16,12 +16,12 @@ export function spaceDeletionActivities(orm: Orm) {
      * Returns whether a row was removed.
      */
     async purgeDeletedSpace(input: PurgeInput): Promise<boolean> {
-      return purgeDeletedSpace(orm.em.fork(), input.spaceId, input.deletedAt);
+      return purgeDeletedSpace(forkEm(orm), input.spaceId, input.deletedAt);
     },
 
     /** Clears this deletion of the space, if it is still in place. Idempotent. */
     async restoreDeletedSpace(input: PurgeInput): Promise<boolean> {
-      return restoreDeletedSpace(orm.em.fork(), input.spaceId, input.deletedAt);
+      return restoreDeletedSpace(forkEm(orm), input.spaceId, input.deletedAt);
     },
   };
 }

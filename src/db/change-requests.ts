@@ -1,12 +1,16 @@
 import type { MergeConflict } from '../domain/content/merge.ts';
 import { newId } from '../domain/ids.ts';
+import { jsonb } from './content.ts';
+import type { User } from './entities.ts';
+import { db } from './kysely.ts';
+import type { Listing } from './listing.ts';
 import type { Em } from './orm.ts';
-import { sql } from './sql.ts';
 
 /** Change requests (table `change_request`) and what is shown with them. */
 
 export type ChangeRequestStatus = 'draft' | 'open' | 'archived' | 'merged';
 
+/** A change request as read; its times as the ORM's connection reads them (text: read them with `new Date(…)`). */
 export interface ChangeRequestRow {
   id: string;
   space_id: string;
@@ -14,32 +18,33 @@ export interface ChangeRequestRow {
   status: ChangeRequestStatus;
   subject: string;
   created_by: string | null;
-  created_at: Date;
-  updated_at: Date;
+  created_at: string;
+  updated_at: string;
   revision_id: string;
   revision_initial: string;
   revision_merged_ancestor: string | null;
   revision_merged: string | null;
-  merged_at: Date | null;
+  merged_at: string | null;
   merged_by: string | null;
   conflicts: unknown[] | null;
 }
 
+/** Every column of `change_request`, its status as the statuses it holds. */
+function changeRequests(em: Em) {
+  return db(em).selectFrom('change_request').selectAll().$narrowType<{ status: ChangeRequestStatus }>();
+}
+
 /** A change request of the space by id, or by number when `idOrNumber` is all digits. */
 export async function findChangeRequest(em: Em, spaceId: string, idOrNumber: string): Promise<ChangeRequestRow | undefined> {
-  const byNumber = /^\d{1,9}$/.test(idOrNumber);
-  const rows = await sql<ChangeRequestRow>(
-    em,
-    `select * from change_request where space_id = ? and ${byNumber ? 'number = ?' : 'id = ?'}`,
-    [spaceId, byNumber ? Number(idOrNumber) : idOrNumber],
-  );
-  return rows[0];
+  const query = changeRequests(em).where('space_id', '=', spaceId);
+  return /^\d{1,9}$/.test(idOrNumber)
+    ? query.where('number', '=', Number(idOrNumber)).executeTakeFirst()
+    : query.where('id', '=', idOrNumber).executeTakeFirst();
 }
 
 /** The change request a merge revision came from. */
 export async function changeRequestMergedAs(em: Em, mergedRevisionId: string): Promise<ChangeRequestRow | undefined> {
-  const rows = await sql<ChangeRequestRow>(em, 'select * from change_request where revision_merged = ?', [mergedRevisionId]);
-  return rows[0];
+  return changeRequests(em).where('revision_merged', '=', mergedRevisionId).executeTakeFirst();
 }
 
 export interface ChangeRequestFilter {
@@ -48,28 +53,30 @@ export interface ChangeRequestFilter {
   contributor: string | null;
 }
 
-/**
- * One page of a space's change requests with a status (and creator), newest first: `limit + 1`
- * rows after the cursor `(createdAt, id)`, and how many there are in all.
- */
-export async function selectChangeRequests(
-  em: Em,
-  filter: ChangeRequestFilter,
-  after: [string, string] | null,
-  limit: number,
-): Promise<{ rows: ChangeRequestRow[]; count: number }> {
-  const filters = 'space_id = ? and status = ? and (?::text is null or created_by = ?)';
-  const params = [filter.spaceId, filter.status, filter.contributor, filter.contributor];
-  const [rows, total] = await Promise.all([
-    sql<ChangeRequestRow>(
-      em,
-      `select * from change_request where ${filters} and (?::timestamptz is null or (created_at, id) < (?::timestamptz, ?))
-        order by created_at desc, id desc limit ?`,
-      [...params, after?.[0] ?? null, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
-    ),
-    sql<{ n: string }>(em, `select count(*) as n from change_request where ${filters}`, params),
-  ]);
-  return { rows, count: Number(total[0].n) };
+/** A space's change requests with a status (and creator), newest first, as a listing for the API's paginator. */
+export function changeRequestListing(em: Em, filter: ChangeRequestFilter): Listing<ChangeRequestRow> {
+  let query = changeRequests(em).where('space_id', '=', filter.spaceId).where('status', '=', filter.status);
+  if (filter.contributor !== null) query = query.where('created_by', '=', filter.contributor);
+  return {
+    query,
+    keys: [
+      { field: 'created_at', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
+    order: 'desc',
+  };
+}
+
+/** The users among `userIds` that still exist (creators and mergers of change requests), by id. */
+export async function changeRequestPeople(em: Em, userIds: string[]): Promise<Map<string, User>> {
+  if (userIds.length === 0) return new Map();
+  const users = await db(em)
+    .selectFrom('app_user')
+    .select(['id', 'display_name as displayName', 'email', 'photo_url as photoUrl', 'created_at as createdAt'])
+    .where('id', 'in', userIds)
+    .execute();
+  // The presenters take users as entities, their times as Dates.
+  return new Map(users.map((u) => [u.id, { ...u, createdAt: new Date(u.createdAt) }]));
 }
 
 /**
@@ -78,29 +85,41 @@ export async function selectChangeRequests(
  * concurrent creation.
  */
 export async function insertChangeRequest(tx: Em, spaceId: string, subject: string, createdBy: string): Promise<ChangeRequestRow> {
-  const seq = await sql<{ n: number; revision_id: string }>(
-    tx,
-    'update space set change_request_seq = change_request_seq + 1 where id = ? returning change_request_seq as n, revision_id',
-    [spaceId],
-  );
+  const seq = await db(tx)
+    .updateTable('space')
+    .set((eb) => ({ change_request_seq: eb('change_request_seq', '+', 1) }))
+    .where('id', '=', spaceId)
+    .returning(['change_request_seq as n', 'revision_id'])
+    .executeTakeFirstOrThrow();
   const now = new Date();
-  const created = await sql<ChangeRequestRow>(
-    tx,
-    `insert into change_request (id, space_id, number, status, subject, created_by, created_at, updated_at, revision_id, revision_initial)
-     values (?, ?, ?, 'open', ?, ?, ?, ?, ?, ?) returning *`,
-    [newId(), spaceId, seq[0].n, subject, createdBy, now, now, seq[0].revision_id, seq[0].revision_id],
-  );
-  return created[0];
+  return db(tx)
+    .insertInto('change_request')
+    .values({
+      id: newId(),
+      space_id: spaceId,
+      number: seq.n,
+      status: 'open',
+      subject,
+      created_by: createdBy,
+      created_at: now,
+      updated_at: now,
+      revision_id: seq.revision_id,
+      revision_initial: seq.revision_id,
+    })
+    .returningAll()
+    .$narrowType<{ status: ChangeRequestStatus }>()
+    .executeTakeFirstOrThrow();
 }
 
 /** Sets the subject and/or status (null leaves it as it is). */
 export async function updateChangeRequest(em: Em, id: string, subject: string | null, status: string | null): Promise<ChangeRequestRow> {
-  const rows = await sql<ChangeRequestRow>(
-    em,
-    'update change_request set subject = coalesce(?, subject), status = coalesce(?, status), updated_at = ? where id = ? returning *',
-    [subject, status, new Date(), id],
-  );
-  return rows[0];
+  return db(em)
+    .updateTable('change_request')
+    .set({ ...(subject !== null ? { subject } : {}), ...(status !== null ? { status } : {}), updated_at: new Date() })
+    .where('id', '=', id)
+    .returningAll()
+    .$narrowType<{ status: ChangeRequestStatus }>()
+    .executeTakeFirstOrThrow();
 }
 
 /** The change request locked for an edit (inside a transaction), with its space's edit mode. */
@@ -109,42 +128,45 @@ export async function lockChangeRequest(
   spaceId: string,
   id: string,
 ): Promise<(ChangeRequestRow & { edit_mode: string }) | undefined> {
-  const rows = await sql<ChangeRequestRow & { edit_mode: string }>(
-    tx,
-    `select cr.*, s.edit_mode from change_request cr join space s on s.id = cr.space_id
-      where cr.id = ? and cr.space_id = ? for update of cr`,
-    [id, spaceId],
-  );
-  return rows[0];
+  return db(tx)
+    .selectFrom('change_request as cr')
+    .innerJoin('space as s', 's.id', 'cr.space_id')
+    .selectAll('cr')
+    .select('s.edit_mode')
+    .where('cr.id', '=', id)
+    .where('cr.space_id', '=', spaceId)
+    .forUpdate('cr')
+    .$narrowType<{ status: ChangeRequestStatus }>()
+    .executeTakeFirst();
 }
 
 /** Moves a change request to a new head revision (which clears its recorded conflicts). */
 export async function setChangeRequestRevision(tx: Em, id: string, revisionId: string): Promise<ChangeRequestRow> {
-  const rows = await sql<ChangeRequestRow>(
-    tx,
-    'update change_request set revision_id = ?, updated_at = ?, conflicts = null where id = ? returning *',
-    [revisionId, new Date(), id],
-  );
-  return rows[0];
+  return db(tx)
+    .updateTable('change_request')
+    .set({ revision_id: revisionId, updated_at: new Date(), conflicts: null })
+    .where('id', '=', id)
+    .returningAll()
+    .$narrowType<{ status: ChangeRequestStatus }>()
+    .executeTakeFirstOrThrow();
 }
 
 /** Head revisions of the open change requests of a space, by number. */
 export async function openChangeRequestRevisions(em: Em, spaceId: string): Promise<string[]> {
-  const rows = await sql<{ revision_id: string }>(
-    em,
-    "select revision_id from change_request where space_id = ? and status = 'open' order by number",
-    [spaceId],
-  );
+  const rows = await db(em)
+    .selectFrom('change_request')
+    .select('revision_id')
+    .where('space_id', '=', spaceId)
+    .where('status', '=', 'open')
+    .orderBy('number')
+    .execute();
   return rows.map((r) => r.revision_id);
 }
 
 /** The current revision of each given space (for `outdated`). */
 export async function spaceRevisions(em: Em, spaceIds: string[]): Promise<Map<string, string>> {
-  const rows = await sql<{ id: string; revision_id: string }>(
-    em,
-    'select id, revision_id from space where id in (select jsonb_array_elements_text(?::jsonb))',
-    [JSON.stringify(spaceIds)],
-  );
+  if (spaceIds.length === 0) return new Map();
+  const rows = await db(em).selectFrom('space').select(['id', 'revision_id']).where('id', 'in', spaceIds).execute();
   return new Map(rows.map((s) => [s.id, s.revision_id]));
 }
 
@@ -171,27 +193,30 @@ export async function lockChangeRequestForMerge(
   spaceId: string,
   changeRequestId: string,
 ): Promise<LockedChangeRequest | undefined> {
-  const space = await sql<{ revision_id: string; edit_mode: string }>(
-    em,
-    'select revision_id, edit_mode from space where id = ? for update',
-    [spaceId],
-  );
-  if (!space[0]) return undefined;
-  const rows = await sql<Omit<LockedChangeRequest, 'space_revision' | 'edit_mode'>>(
-    em,
-    'select id, status, number, revision_id, revision_initial, revision_merged_ancestor, revision_merged from change_request where id = ? and space_id = ? for update',
-    [changeRequestId, spaceId],
-  );
-  return rows[0] ? { ...rows[0], space_revision: space[0].revision_id, edit_mode: space[0].edit_mode } : undefined;
+  const space = await db(em)
+    .selectFrom('space')
+    .select(['revision_id', 'edit_mode'])
+    .where('id', '=', spaceId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!space) return undefined;
+  const row = await db(em)
+    .selectFrom('change_request')
+    .select(['id', 'status', 'number', 'revision_id', 'revision_initial', 'revision_merged_ancestor', 'revision_merged'])
+    .where('id', '=', changeRequestId)
+    .where('space_id', '=', spaceId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row ? { ...row, space_revision: space.revision_id, edit_mode: space.edit_mode } : undefined;
 }
 
 /** Keeps the conflicts of a merge or update that did not go through on the change request. */
 export async function recordMergeConflicts(em: Em, changeRequestId: string, conflicts: MergeConflict[]): Promise<void> {
-  await sql(em, 'update change_request set conflicts = ?::jsonb, updated_at = ? where id = ?', [
-    JSON.stringify(conflicts),
-    new Date(),
-    changeRequestId,
-  ]);
+  await db(em)
+    .updateTable('change_request')
+    .set({ conflicts: jsonb(conflicts), updated_at: new Date() })
+    .where('id', '=', changeRequestId)
+    .execute();
 }
 
 /** Moves the space's primary content to the merge revision and marks the change request merged. */
@@ -200,21 +225,19 @@ export async function markChangeRequestMerged(
   input: { spaceId: string; changeRequestId: string; revisionId: string; userId: string },
 ): Promise<void> {
   const now = new Date();
-  await sql(em, 'update space set revision_id = ?, updated_at = ? where id = ?', [input.revisionId, now, input.spaceId]);
-  await sql(
-    em,
-    `update change_request set status = 'merged', revision_merged = ?, merged_at = ?, merged_by = ?, conflicts = null, updated_at = ?
-      where id = ?`,
-    [input.revisionId, now, input.userId, now, input.changeRequestId],
-  );
+  await db(em).updateTable('space').set({ revision_id: input.revisionId, updated_at: now }).where('id', '=', input.spaceId).execute();
+  await db(em)
+    .updateTable('change_request')
+    .set({ status: 'merged', revision_merged: input.revisionId, merged_at: now, merged_by: input.userId, conflicts: null, updated_at: now })
+    .where('id', '=', input.changeRequestId)
+    .execute();
 }
 
 /** Moves the change request to its update revision, whose base is now the space revision `ancestor`. */
 export async function markChangeRequestUpdated(em: Em, changeRequestId: string, revisionId: string, ancestor: string): Promise<void> {
-  await sql(em, 'update change_request set revision_id = ?, revision_merged_ancestor = ?, conflicts = null, updated_at = ? where id = ?', [
-    revisionId,
-    ancestor,
-    new Date(),
-    changeRequestId,
-  ]);
+  await db(em)
+    .updateTable('change_request')
+    .set({ revision_id: revisionId, revision_merged_ancestor: ancestor, conflicts: null, updated_at: new Date() })
+    .where('id', '=', changeRequestId)
+    .execute();
 }

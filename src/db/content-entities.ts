@@ -1,4 +1,9 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { MergeConflict } from '../domain/content/merge.ts';
+import type { PageNode } from '../domain/content/tree.ts';
+
+/** What `revision_page.meta` holds: a page's fields other than its place in the tree and its document. */
+export type PageMeta = Omit<PageNode, 'id' | 'parentId' | 'position' | 'markdown'>;
 
 /** Content: change requests, revisions with their pages and files, page documents, permissions, the search index and PDF exports. Rows are mapped here; the schema is owned by the migrations. */
 
@@ -20,7 +25,7 @@ export const ChangeRequest = defineEntity({
     revisionMerged: p.string().nullable(),
     mergedAt: p.datetime().nullable(),
     mergedBy: p.string().nullable(),
-    conflicts: p.json<unknown>().nullable(),
+    conflicts: p.json<MergeConflict[]>().nullable(),
   },
 });
 export type ChangeRequest = InferEntity<typeof ChangeRequest>;
@@ -48,7 +53,7 @@ export const RevisionPage = defineEntity({
     pageId: p.string().primary(),
     parentId: p.string().nullable(),
     position: p.string(),
-    meta: p.json<unknown>(),
+    meta: p.json<PageMeta>(),
     documentHash: p.string(),
   },
 });

@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
+import { sql, type RawBuilder } from 'kysely';
+import type { PageMeta } from './content-entities.ts';
+import { db } from './kysely.ts';
+import type { Listing } from './listing.ts';
 import type { Em } from './orm.ts';
-import { inChunks, sql } from './sql.ts';
+import { inChunks } from '../domain/chunks.ts';
 import { newId } from '../domain/ids.ts';
 import { deepEqual, type PageMap, type PageNode } from '../domain/content/tree.ts';
 
@@ -22,6 +26,22 @@ const TOKEN = '\u0000document:';
 export const documentToken = (hash: string) => `${TOKEN}${hash}`;
 export const tokenHash = (markdown: string) => (markdown.startsWith(TOKEN) ? markdown.slice(TOKEN.length) : null);
 export const documentHash = (markdown: string) => tokenHash(markdown) ?? createHash('sha256').update(markdown).digest('hex');
+
+/**
+ * `value` for a jsonb column, typed as the column: node-pg would send a JS array as a PostgreSQL
+ * array, so the JSON text goes over with an explicit cast (Kysely has no jsonb value of its own).
+ */
+export function jsonb<T>(value: T): RawBuilder<T> {
+  return sql<T>`${JSON.stringify(value)}::jsonb`;
+}
+
+/**
+ * A list bound as one text[] parameter (`= any(…)`), for lists that may hold thousands of ids
+ * where `in (…)` would take a parameter per item. Kysely has no array cast of its own.
+ */
+function textList(values: string[]): RawBuilder<string[]> {
+  return sql<string[]>`${values}::text[]`;
+}
 
 export interface FileRow {
   id: string;
@@ -47,77 +67,90 @@ interface PageRow {
   page_id: string;
   parent_id: string | null;
   position: string;
-  meta: Omit<PageNode, 'id' | 'parentId' | 'position' | 'markdown'>;
+  meta: PageMeta;
   document_hash: string;
-  markdown?: string;
 }
 
 function toNode(row: PageRow, markdown: string): PageNode {
-  return { ...row.meta, id: row.page_id, parentId: row.parent_id, position: row.position, markdown } as PageNode;
+  return { ...row.meta, id: row.page_id, parentId: row.parent_id, position: row.position, markdown };
 }
 
-function metaOf(node: PageNode): PageRow['meta'] {
+function metaOf(node: PageNode): PageMeta {
   const { id: _id, parentId: _p, position: _pos, markdown: _m, ...meta } = node;
   return meta;
 }
 
 export async function loadRevision(em: Em, revisionId: string): Promise<RevisionRow | undefined> {
-  const rows = await sql<RevisionRow>(em, 'select * from revision where id = ?', [revisionId]);
-  return rows[0];
+  return db(em)
+    .selectFrom('revision')
+    .selectAll()
+    .where('id', '=', revisionId)
+    .$narrowType<{ git: RevisionRow['git'] }>()
+    .executeTakeFirst();
+}
+
+/** The index rows of a revision's pages with their documents' text (null for a document that is missing). */
+function pagesWithText(em: Em, revisionId: string) {
+  return db(em)
+    .selectFrom('revision_page as rp')
+    .innerJoin('revision as r', 'r.id', 'rp.revision_id')
+    .leftJoin('page_document as d', (join) => join.onRef('d.space_id', '=', 'r.space_id').onRef('d.hash', '=', 'rp.document_hash'))
+    .select(['rp.page_id', 'rp.parent_id', 'rp.position', 'rp.meta', 'rp.document_hash', 'd.markdown'])
+    .where('rp.revision_id', '=', revisionId);
 }
 
 /** Every page of a revision; documents as text (`withText`) or as tokens. */
 export async function loadPageMap(em: Em, revisionId: string, withText: boolean): Promise<PageMap> {
-  const rows = withText
-    ? await sql<PageRow>(
-        em,
-        `select rp.page_id, rp.parent_id, rp.position, rp.meta, rp.document_hash, d.markdown
-           from revision_page rp
-           join revision r on r.id = rp.revision_id
-           left join page_document d on d.space_id = r.space_id and d.hash = rp.document_hash
-          where rp.revision_id = ?`,
-        [revisionId],
-      )
-    : await sql<PageRow>(em, 'select page_id, parent_id, position, meta, document_hash from revision_page where revision_id = ?', [
-        revisionId,
-      ]);
   const map: PageMap = {};
-  for (const row of rows) map[row.page_id] = toNode(row, withText ? (row.markdown ?? '') : documentToken(row.document_hash));
+  if (withText) {
+    for (const row of await pagesWithText(em, revisionId).execute()) map[row.page_id] = toNode(row, row.markdown ?? '');
+  } else {
+    const rows = await db(em)
+      .selectFrom('revision_page')
+      .select(['page_id', 'parent_id', 'position', 'meta', 'document_hash'])
+      .where('revision_id', '=', revisionId)
+      .execute();
+    for (const row of rows) map[row.page_id] = toNode(row, documentToken(row.document_hash));
+  }
   return map;
 }
 
 /** One page with its document, without loading the rest of the tree. */
 export async function loadPage(em: Em, revisionId: string, pageId: string): Promise<PageNode | undefined> {
-  const rows = await sql<PageRow>(
-    em,
-    `select rp.page_id, rp.parent_id, rp.position, rp.meta, rp.document_hash, d.markdown
-       from revision_page rp
-       join revision r on r.id = rp.revision_id
-       left join page_document d on d.space_id = r.space_id and d.hash = rp.document_hash
-      where rp.revision_id = ? and rp.page_id = ?`,
-    [revisionId, pageId],
-  );
-  return rows[0] ? toNode(rows[0], rows[0].markdown ?? '') : undefined;
+  const row = await pagesWithText(em, revisionId).where('rp.page_id', '=', pageId).executeTakeFirst();
+  return row ? toNode(row, row.markdown ?? '') : undefined;
 }
 
 /** Replaces document tokens of the given pages by their text. */
 export async function loadDocuments(em: Em, spaceId: string, hashes: string[]): Promise<Map<string, string>> {
   if (hashes.length === 0) return new Map();
-  const rows = await sql<{ hash: string; markdown: string }>(
-    em,
-    'select hash, markdown from page_document where space_id = ? and hash in (select jsonb_array_elements_text(?::jsonb))',
-    [spaceId, JSON.stringify([...new Set(hashes)])],
-  );
+  const rows = await db(em)
+    .selectFrom('page_document')
+    .select(['hash', 'markdown'])
+    .where('space_id', '=', spaceId)
+    .where('hash', '=', (eb) => eb.fn.any(textList([...new Set(hashes)])))
+    .execute();
   return new Map(rows.map((r) => [r.hash, r.markdown]));
 }
 
+/** Reads a revision's files as FileRows: the bigint size as an int, as the API shows it. */
+function files(em: Em, revisionId: string) {
+  return db(em)
+    .selectFrom('revision_file')
+    .select((eb) => [
+      'file_id as id',
+      'name',
+      'content_type as contentType',
+      eb.cast<number>('size', 'integer').as('size'),
+      'width',
+      'height',
+      'sha256',
+    ])
+    .where('revision_id', '=', revisionId);
+}
+
 export async function loadFiles(em: Em, revisionId: string): Promise<FileRow[]> {
-  return sql<FileRow>(
-    em,
-    `select file_id as id, name, content_type as "contentType", size::int as size, width, height, sha256
-       from revision_file where revision_id = ? order by name, file_id`,
-    [revisionId],
-  );
+  return files(em, revisionId).orderBy('name').orderBy('file_id').execute();
 }
 
 export interface WriteRevisionInput {
@@ -137,15 +170,18 @@ export interface WriteRevisionInput {
 /** Writes a new immutable revision and returns its id. Call inside a transaction. */
 export async function writeRevision(em: Em, input: WriteRevisionInput): Promise<string> {
   const id = input.id ?? newId();
-  const now = new Date();
-  await sql(em, 'insert into revision (id, space_id, parents, type, created_at, change_request_id) values (?, ?, ?::text[], ?, ?, ?)', [
-    id,
-    input.spaceId,
-    `{${input.parents.map((p) => `"${p}"`).join(',')}}`,
-    input.type,
-    now,
-    input.changeRequestId ?? null,
-  ]);
+  const q = db(em);
+  await q
+    .insertInto('revision')
+    .values({
+      id,
+      space_id: input.spaceId,
+      parents: input.parents,
+      type: input.type,
+      created_at: new Date(),
+      change_request_id: input.changeRequestId ?? null,
+    })
+    .execute();
   const basePages = input.base?.pages ?? {};
   const changed: PageNode[] = [];
   for (const pageId of Object.keys(input.pages)) {
@@ -158,13 +194,24 @@ export async function writeRevision(em: Em, input: WriteRevisionInput): Promise<
   if (input.base && untouched.length > 0) {
     const removed = Object.keys(basePages).filter((pageId) => !input.pages[pageId]);
     const excluded = [...touched, ...removed];
-    await sql(
-      em,
-      `insert into revision_page (revision_id, page_id, parent_id, position, meta, document_hash)
-       select ?, page_id, parent_id, position, meta, document_hash from revision_page
-        where revision_id = ? and page_id not in (select jsonb_array_elements_text(?::jsonb))`,
-      [id, input.base.revisionId, JSON.stringify(excluded)],
-    );
+    await q
+      .insertInto('revision_page')
+      .columns(['revision_id', 'page_id', 'parent_id', 'position', 'meta', 'document_hash'])
+      .expression(
+        q
+          .selectFrom('revision_page')
+          .select((eb) => [
+            eb.cast<string>(eb.val(id), 'text').as('revision_id'),
+            'page_id',
+            'parent_id',
+            'position',
+            'meta',
+            'document_hash',
+          ])
+          .where('revision_id', '=', input.base.revisionId)
+          .where((eb) => eb.not(eb('page_id', '=', eb.fn.any(textList(excluded))))),
+      )
+      .execute();
   }
   if (changed.length > 0) {
     const hashes = new Map(changed.map((p) => [p.id, documentHash(p.markdown)]));
@@ -173,50 +220,74 @@ export async function writeRevision(em: Em, input: WriteRevisionInput): Promise<
       documents,
       WRITE_CHUNK,
       (chunk) =>
-        sql(
-          em,
-          `insert into page_document (space_id, hash, markdown)
-         select ?, x.hash, x.markdown from jsonb_to_recordset(?::jsonb) as x(hash text, markdown text)
-         on conflict do nothing`,
-          [input.spaceId, JSON.stringify(chunk)],
-        ),
+        q
+          .insertInto('page_document')
+          .values(chunk.map((d) => ({ space_id: input.spaceId, hash: d.hash, markdown: d.markdown })))
+          .onConflict((oc) => oc.doNothing())
+          .execute(),
       { of: (d) => d.markdown.length, max: WRITE_CHUNK_CHARS },
     );
     const rows = changed.map((p) => ({
+      revision_id: id,
       page_id: p.id,
       parent_id: p.parentId,
       position: p.position,
-      meta: metaOf(p),
+      meta: jsonb(metaOf(p)),
       document_hash: hashes.get(p.id)!,
     }));
-    await inChunks(rows, WRITE_CHUNK, (chunk) =>
-      sql(
-        em,
-        `insert into revision_page (revision_id, page_id, parent_id, position, meta, document_hash)
-         select ?, x.page_id, x.parent_id, x.position, x.meta, x.document_hash
-           from jsonb_to_recordset(?::jsonb) as x(page_id text, parent_id text, position text, meta jsonb, document_hash text)`,
-        [id, JSON.stringify(chunk)],
-      ),
-    );
+    await inChunks(rows, WRITE_CHUNK, (chunk) => q.insertInto('revision_page').values(chunk).execute());
   }
   if (input.base) {
-    await sql(
-      em,
-      `insert into revision_file (revision_id, file_id, name, content_type, size, width, height, sha256, created_at)
-       select ?, file_id, name, content_type, size, width, height, sha256, created_at from revision_file
-        where revision_id = ? and file_id not in (select jsonb_array_elements_text(?::jsonb))`,
-      [id, input.base.revisionId, JSON.stringify(input.removedFiles ?? [])],
-    );
+    const removedFiles = input.removedFiles ?? [];
+    await q
+      .insertInto('revision_file')
+      .columns(['revision_id', 'file_id', 'name', 'content_type', 'size', 'width', 'height', 'sha256', 'created_at'])
+      .expression(
+        q
+          .selectFrom('revision_file')
+          .select((eb) => [
+            eb.cast<string>(eb.val(id), 'text').as('revision_id'),
+            'file_id',
+            'name',
+            'content_type',
+            'size',
+            'width',
+            'height',
+            'sha256',
+            'created_at',
+          ])
+          .where('revision_id', '=', input.base.revisionId)
+          .where((eb) => eb.not(eb('file_id', '=', eb.fn.any(textList(removedFiles))))),
+      )
+      .execute();
   }
   if (input.addedFiles && input.addedFiles.length > 0) {
-    await sql(
-      em,
-      `insert into revision_file (revision_id, file_id, name, content_type, size, width, height, sha256)
-       select ?, x.id, x.name, x."contentType", x.size, x.width, x.height, x.sha256
-         from jsonb_to_recordset(?::jsonb) as x(id text, name text, "contentType" text, size bigint, width int, height int, sha256 text)
-       on conflict (revision_id, file_id) do update set name = excluded.name, content_type = excluded.content_type,
-         size = excluded.size, width = excluded.width, height = excluded.height, sha256 = excluded.sha256`,
-      [id, JSON.stringify(input.addedFiles)],
+    await inChunks(input.addedFiles, WRITE_CHUNK, (chunk) =>
+      q
+        .insertInto('revision_file')
+        .values(
+          chunk.map((f) => ({
+            revision_id: id,
+            file_id: f.id,
+            name: f.name,
+            content_type: f.contentType,
+            size: String(f.size),
+            width: f.width,
+            height: f.height,
+            sha256: f.sha256,
+          })),
+        )
+        .onConflict((oc) =>
+          oc.columns(['revision_id', 'file_id']).doUpdateSet((eb) => ({
+            name: eb.ref('excluded.name'),
+            content_type: eb.ref('excluded.content_type'),
+            size: eb.ref('excluded.size'),
+            width: eb.ref('excluded.width'),
+            height: eb.ref('excluded.height'),
+            sha256: eb.ref('excluded.sha256'),
+          })),
+        )
+        .execute(),
     );
   }
   return id;
@@ -224,82 +295,118 @@ export async function writeRevision(em: Em, input: WriteRevisionInput): Promise<
 
 /** Copies a revision's pages, documents and files into another space as that space's first revision. */
 export async function copyRevisionToSpace(em: Em, fromRevisionId: string, toSpaceId: string, newRevisionId: string): Promise<void> {
-  await sql(
-    em,
-    `insert into page_document (space_id, hash, markdown)
-     select ?, d.hash, d.markdown from revision_page rp
-       join revision r on r.id = rp.revision_id
-       join page_document d on d.space_id = r.space_id and d.hash = rp.document_hash
-      where rp.revision_id = ?
-     on conflict do nothing`,
-    [toSpaceId, fromRevisionId],
-  );
-  await sql(
-    em,
-    `insert into revision_page (revision_id, page_id, parent_id, position, meta, document_hash)
-     select ?, page_id, parent_id, position, meta, document_hash from revision_page where revision_id = ?`,
-    [newRevisionId, fromRevisionId],
-  );
-  await sql(
-    em,
-    `insert into revision_file (revision_id, file_id, name, content_type, size, width, height, sha256, created_at)
-     select ?, file_id, name, content_type, size, width, height, sha256, created_at from revision_file where revision_id = ?`,
-    [newRevisionId, fromRevisionId],
-  );
+  const q = db(em);
+  await q
+    .insertInto('page_document')
+    .columns(['space_id', 'hash', 'markdown'])
+    .expression(
+      q
+        .selectFrom('revision_page as rp')
+        .innerJoin('revision as r', 'r.id', 'rp.revision_id')
+        .innerJoin('page_document as d', (join) => join.onRef('d.space_id', '=', 'r.space_id').onRef('d.hash', '=', 'rp.document_hash'))
+        .select((eb) => [eb.cast<string>(eb.val(toSpaceId), 'text').as('space_id'), 'd.hash', 'd.markdown'])
+        .where('rp.revision_id', '=', fromRevisionId),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  await q
+    .insertInto('revision_page')
+    .columns(['revision_id', 'page_id', 'parent_id', 'position', 'meta', 'document_hash'])
+    .expression(
+      q
+        .selectFrom('revision_page')
+        .select((eb) => [
+          eb.cast<string>(eb.val(newRevisionId), 'text').as('revision_id'),
+          'page_id',
+          'parent_id',
+          'position',
+          'meta',
+          'document_hash',
+        ])
+        .where('revision_id', '=', fromRevisionId),
+    )
+    .execute();
+  await q
+    .insertInto('revision_file')
+    .columns(['revision_id', 'file_id', 'name', 'content_type', 'size', 'width', 'height', 'sha256', 'created_at'])
+    .expression(
+      q
+        .selectFrom('revision_file')
+        .select((eb) => [
+          eb.cast<string>(eb.val(newRevisionId), 'text').as('revision_id'),
+          'file_id',
+          'name',
+          'content_type',
+          'size',
+          'width',
+          'height',
+          'sha256',
+          'created_at',
+        ])
+        .where('revision_id', '=', fromRevisionId),
+    )
+    .execute();
 }
 
-/** One page of a revision's files by id: `limit + 1` rows after `after` (an id), and how many there are. */
-export async function selectFilesPage(
-  em: Em,
-  revisionId: string,
-  after: string | null,
-  limit: number,
-): Promise<{ rows: FileRow[]; count: number }> {
-  const rows = await sql<FileRow & { total: string }>(
-    em,
-    `select file_id as id, name, content_type as "contentType", size::int as size, width, height, sha256,
-            (select count(*) from revision_file where revision_id = ?) as total
-       from revision_file where revision_id = ? and (?::text is null or file_id > ?)
-      order by file_id limit ?`,
-    [revisionId, revisionId, after, after, limit + 1],
-  );
-  return { rows: rows.map(({ total: _total, ...file }) => file), count: rows.length ? Number(rows[0].total) : 0 };
+/** A revision's files by id, as a listing for the API's paginator. */
+export function fileListing(em: Em, revisionId: string): Listing<FileRow> {
+  return {
+    query: files(em, revisionId),
+    keys: [{ field: 'id', kind: 'string' }],
+  };
 }
 
 /** One file of a revision. */
 export async function loadFile(em: Em, revisionId: string, fileId: string): Promise<FileRow | undefined> {
-  const rows = await sql<FileRow>(
-    em,
-    `select file_id as id, name, content_type as "contentType", size::int as size, width, height, sha256
-       from revision_file where revision_id = ? and file_id = ?`,
-    [revisionId, fileId],
-  );
-  return rows[0];
+  return files(em, revisionId).where('file_id', '=', fileId).executeTakeFirst();
 }
 
 /** The path of one page from its ancestors' slugs (index rows only, no documents); '' when absent. */
 export async function loadPagePath(em: Em, revisionId: string, pageId: string): Promise<string> {
-  const rows = await sql<{ path: string }>(
-    em,
-    `with recursive up as (
-       select page_id, parent_id, meta->>'slug' as slug, 0 as depth from revision_page where revision_id = ? and page_id = ?
-       union all
-       select rp.page_id, rp.parent_id, rp.meta->>'slug', up.depth + 1
-         from revision_page rp join up on rp.page_id = up.parent_id and rp.revision_id = ? where up.depth < 100
-     ) select string_agg(slug, '/' order by depth desc) as path from up`,
-    [revisionId, pageId, revisionId],
-  );
-  return rows[0]?.path ?? '';
+  const row = await db(em)
+    .withRecursive('up(page_id, parent_id, slug, depth)', (q) =>
+      q
+        .selectFrom('revision_page')
+        .select((eb) => ['page_id', 'parent_id', eb.ref('meta', '->>').key('slug').as('slug'), eb.lit(0).as('depth')])
+        .where('revision_id', '=', revisionId)
+        .where('page_id', '=', pageId)
+        .unionAll((r) =>
+          r
+            .selectFrom('revision_page as rp')
+            .innerJoin('up', (join) => join.onRef('rp.page_id', '=', 'up.parent_id').on('rp.revision_id', '=', revisionId))
+            .select((eb) => [
+              'rp.page_id',
+              'rp.parent_id',
+              eb.ref('rp.meta', '->>').key('slug').as('slug'),
+              eb('up.depth', '+', 1).as('depth'),
+            ])
+            .where('up.depth', '<', 100),
+        ),
+    )
+    .selectFrom('up')
+    .select((eb) =>
+      eb.fn
+        .agg<string | null>('string_agg', ['slug', sql.lit('/')])
+        .orderBy('depth', 'desc')
+        .as('path'),
+    )
+    .executeTakeFirst();
+  return row?.path ?? '';
 }
 
 /** Whether a page exists in a revision. */
 export async function pageInRevision(em: Em, revisionId: string, pageId: string): Promise<boolean> {
-  const rows = await sql(em, 'select 1 from revision_page where revision_id = ? and page_id = ?', [revisionId, pageId]);
-  return rows.length > 0;
+  const row = await db(em)
+    .selectFrom('revision_page')
+    .select('page_id')
+    .where('revision_id', '=', revisionId)
+    .where('page_id', '=', pageId)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** The space a revision belongs to, if the revision exists. */
 export async function revisionSpace(em: Em, revisionId: string): Promise<string | undefined> {
-  const rows = await sql<{ space_id: string }>(em, 'select space_id from revision where id = ?', [revisionId]);
-  return rows[0]?.space_id;
+  const row = await db(em).selectFrom('revision').select('space_id').where('id', '=', revisionId).executeTakeFirst();
+  return row?.space_id;
 }

@@ -1,5 +1,5 @@
+import { db } from './kysely.ts';
 import type { Em } from './orm.ts';
-import { sql } from './sql.ts';
 
 /** PDFs printed from change requests (table `pdf_export`): written by the pdf-export activities, read by the PDF routes. */
 
@@ -21,12 +21,16 @@ export interface PdfExportRow {
 
 /** The PDF recorded for this key, if any (its bytes may have been lost since). */
 export async function findPdfExport(em: Em, key: PdfExportKey): Promise<PdfExportRow | undefined> {
-  const rows = await sql<{ sha256: string; size: string; page_count: number }>(
-    em,
-    'select sha256, size, page_count from pdf_export where change_request_id = ? and revision_id = ? and only_page = ? and page_id = ? and space_id = ?',
-    [key.changeRequestId, key.revisionId, key.only, key.pageId ?? '', key.spaceId],
-  );
-  return rows[0] && { sha256: rows[0].sha256, size: Number(rows[0].size), pageCount: rows[0].page_count };
+  const row = await db(em)
+    .selectFrom('pdf_export')
+    .select(['sha256', 'size', 'page_count'])
+    .where('change_request_id', '=', key.changeRequestId)
+    .where('revision_id', '=', key.revisionId)
+    .where('only_page', '=', key.only)
+    .where('page_id', '=', key.pageId ?? '')
+    .where('space_id', '=', key.spaceId)
+    .executeTakeFirst();
+  return row && { sha256: row.sha256, size: Number(row.size), pageCount: row.page_count };
 }
 
 /** What the title page of a change request's PDF shows. */
@@ -35,18 +39,23 @@ export async function loadPrintHeading(
   spaceId: string,
   changeRequestId: string,
 ): Promise<{ number: number; subject: string; spaceTitle: string } | undefined> {
-  const rows = await sql<{ number: number; subject: string; space_title: string }>(
-    em,
-    `select cr.number, cr.subject, s.title as space_title
-       from change_request cr join space s on s.id = cr.space_id
-      where cr.id = ? and cr.space_id = ?`,
-    [changeRequestId, spaceId],
-  );
-  return rows[0] && { number: rows[0].number, subject: rows[0].subject, spaceTitle: rows[0].space_title };
+  return db(em)
+    .selectFrom('change_request as cr')
+    .innerJoin('space as s', 's.id', 'cr.space_id')
+    .select(['cr.number', 'cr.subject', 's.title as spaceTitle'])
+    .where('cr.id', '=', changeRequestId)
+    .where('cr.space_id', '=', spaceId)
+    .executeTakeFirst();
 }
 
 export async function revisionExists(em: Em, spaceId: string, revisionId: string): Promise<boolean> {
-  return (await sql(em, 'select 1 from revision where id = ? and space_id = ?', [revisionId, spaceId])).length > 0;
+  const row = await db(em)
+    .selectFrom('revision')
+    .select('id')
+    .where('id', '=', revisionId)
+    .where('space_id', '=', spaceId)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /**
@@ -54,40 +63,44 @@ export async function revisionExists(em: Em, spaceId: string, revisionId: string
  * replaced; a row another run recorded meanwhile wins. Read the row again for what is recorded.
  */
 export async function recordPdfExport(em: Em, key: PdfExportKey, pdf: PdfExportRow, replacing: string | null): Promise<void> {
-  await sql(
-    em,
-    `insert into pdf_export (space_id, change_request_id, revision_id, only_page, page_id, sha256, size, page_count, created_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?)
-     on conflict (change_request_id, revision_id, only_page, page_id)
-     do update set sha256 = excluded.sha256, size = excluded.size, page_count = excluded.page_count, created_at = excluded.created_at
-      where pdf_export.sha256 = ?`,
-    [
-      key.spaceId,
-      key.changeRequestId,
-      key.revisionId,
-      key.only,
-      key.pageId ?? '',
-      pdf.sha256,
-      pdf.size,
-      pdf.pageCount,
-      new Date(),
-      replacing,
-    ],
-  );
+  await db(em)
+    .insertInto('pdf_export')
+    .values({
+      space_id: key.spaceId,
+      change_request_id: key.changeRequestId,
+      revision_id: key.revisionId,
+      only_page: key.only,
+      page_id: key.pageId ?? '',
+      sha256: pdf.sha256,
+      size: String(pdf.size),
+      page_count: pdf.pageCount,
+      created_at: new Date(),
+    })
+    .onConflict((oc) => {
+      const conflict = oc.columns(['change_request_id', 'revision_id', 'only_page', 'page_id']);
+      // Nothing to replace: the row already recorded stays as it is.
+      if (replacing === null) return conflict.doNothing();
+      return conflict
+        .doUpdateSet((eb) => ({
+          sha256: eb.ref('excluded.sha256'),
+          size: eb.ref('excluded.size'),
+          page_count: eb.ref('excluded.page_count'),
+          created_at: eb.ref('excluded.created_at'),
+        }))
+        .where('pdf_export.sha256', '=', replacing);
+    })
+    .execute();
 }
 
 /** The change request a PDF was last printed from (number and subject name the download), unless its space is deleted. */
 export async function pdfSource(em: Em, sha256: string): Promise<{ number: number; subject: string } | undefined> {
-  const rows = await sql<{ number: number; subject: string }>(
-    em,
-    `select cr.number, cr.subject
-       from pdf_export p
-       join change_request cr on cr.id = p.change_request_id
-       join space s on s.id = p.space_id and s.deleted_at is null
-      where p.sha256 = ?
-      order by p.created_at desc
-      limit 1`,
-    [sha256],
-  );
-  return rows[0];
+  return db(em)
+    .selectFrom('pdf_export as p')
+    .innerJoin('change_request as cr', 'cr.id', 'p.change_request_id')
+    .innerJoin('space as s', (join) => join.onRef('s.id', '=', 'p.space_id').on('s.deleted_at', 'is', null))
+    .select(['cr.number', 'cr.subject'])
+    .where('p.sha256', '=', sha256)
+    .orderBy('p.created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }

@@ -1,11 +1,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Static } from 'typebox';
 import {
+  changeRequestListing,
   changeRequestMergedAs,
+  changeRequestPeople,
   findChangeRequest,
   insertChangeRequest,
   lockChangeRequest,
-  selectChangeRequests,
   setChangeRequestRevision,
   spaceRevisions,
   updateChangeRequest,
@@ -13,9 +14,7 @@ import {
 } from '../../db/change-requests.ts';
 import { countOpenComments } from '../../db/comments.ts';
 import { loadPageMap, revisionSpace, writeRevision, type FileRow } from '../../db/content.ts';
-import { User } from '../../db/entities.ts';
-import type { Em } from '../../db/orm.ts';
-import { decodeCursor, encodeCursor } from '../../domain/cursor.ts';
+import { transaction, type Em } from '../../db/orm.ts';
 import { measureImage } from '../../domain/files.ts';
 import { newId } from '../../domain/ids.ts';
 import {
@@ -33,7 +32,7 @@ import { runChangeRequestJob } from '../../temporal/change-request-merge.ts';
 import { loadSpace, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
-import { DEFAULT_LIMIT } from '../pagination.ts';
+import { paginate } from '../pagination.ts';
 import { presentChangeRequest, presentContentUpdate, type ChangeRequestFacts } from './present.ts';
 import type { ContentChangesBody, CreateChangeRequestBody, ListChangeRequestsQuery, UpdateChangeRequestBody } from './schemas.ts';
 
@@ -50,7 +49,7 @@ export async function requireChangeRequest(em: Em, spaceId: string, idOrNumber: 
 async function changeRequestFacts(em: Em, rows: ChangeRequestRow[]): Promise<ChangeRequestFacts> {
   const userIds = [...new Set(rows.flatMap((r) => [r.created_by, r.merged_by]).filter((u): u is string => !!u))];
   const [users, heads, comments] = await Promise.all([
-    userIds.length ? em.find(User, { id: { $in: userIds } }) : Promise.resolve([]),
+    changeRequestPeople(em, userIds),
     spaceRevisions(em, [...new Set(rows.map((r) => r.space_id))]),
     countOpenComments(
       em,
@@ -58,7 +57,7 @@ async function changeRequestFacts(em: Em, rows: ChangeRequestRow[]): Promise<Cha
       rows.map((r) => r.id),
     ),
   ]);
-  return { users: new Map(users.map((u) => [u.id, u])), heads, comments };
+  return { users, heads, comments };
 }
 
 /** Change requests as the API shows them. */
@@ -79,26 +78,12 @@ export async function presentMergedFrom(ctx: Ctx, mergedRevisionId: string) {
 /** A space's change requests with a status (default open), newest first. */
 export async function listChangeRequests(ctx: Ctx, spaceId: string, query: Static<typeof ListChangeRequestsQuery>) {
   const { space } = await loadSpace(ctx.em, ctx.caller, spaceId);
-  const limit = query.limit ?? DEFAULT_LIMIT;
-  let after: [string, string] | null = null;
-  if (query.page !== undefined) {
-    const values = decodeCursor(query.page, ['date', 'string']);
-    if (!values) throw badRequest('page is not a valid page cursor: pass `next.page` of the previous answer');
-    after = values as [string, string];
-  }
-  const { rows, count } = await selectChangeRequests(
-    ctx.em,
-    { spaceId: space.id, status: query.status ?? 'open', contributor: query.contributor ?? null },
-    after,
-    limit,
-  );
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    items: await presentChangeRequests(ctx, page),
-    count,
-    ...(rows.length > limit ? { next: { page: encodeCursor([new Date(last.created_at).toISOString(), last.id]) } } : {}),
-  };
+  const listing = changeRequestListing(ctx.em, {
+    spaceId: space.id,
+    status: query.status ?? 'open',
+    contributor: query.contributor ?? null,
+  });
+  return paginate(ctx.em, listing, query, (rows) => presentChangeRequests(ctx, rows));
 }
 
 /** A new open change request on the current content; needs `edit` and a live space. */
@@ -106,7 +91,7 @@ export async function createChangeRequest(ctx: Ctx, spaceId: string, body: Stati
   const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
   requireRole(role, 'edit', 'create change requests in this space');
   if (space.editMode === 'locked') throw forbidden('The space is locked: unlock it (editMode "live") to create change requests');
-  const row = await ctx.em.transactional((tx) => insertChangeRequest(tx, space.id, body.subject ?? '', ctx.caller.user.id));
+  const row = await transaction(ctx.em, (tx) => insertChangeRequest(tx, space.id, body.subject ?? '', ctx.caller.user.id));
   return present(ctx, row);
 }
 
@@ -242,7 +227,7 @@ export async function applyContentChanges(
     metadata.push(markdown === undefined ? undefined : documentMetadata(markdown));
     if (markdown !== undefined) await nextTurn();
   }
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const changeRequest = (await lockChangeRequest(tx, spaceId, changeRequestId))!;
     assertEditable(changeRequest, changeRequest.edit_mode, 'edit its content');
     const head = await loadPageMap(tx, changeRequest.revision_id, false);

@@ -1,8 +1,9 @@
+import type { CollectionRow } from '../../db/collections.ts';
 import type { Collection } from '../../db/entities.ts';
 import { collectionPermissions, type Role } from '../../domain/roles.ts';
 import type { Urls } from '../object-urls.ts';
 
-export function presentCollection(collection: Collection, role: Role | null, urls: Urls) {
+export function presentCollection(collection: Collection | CollectionRow, role: Role | null, urls: Urls) {
   return {
     object: 'collection' as const,
     id: collection.id,

@@ -1,12 +1,20 @@
 import type { Static } from 'typebox';
-import { Collection, Space } from '../../db/entities.ts';
+import {
+  collectionListing,
+  deleteCollectionKeepingSpaces,
+  insertCollection,
+  moveCollectionRow,
+  transferCollectionRows,
+  updateCollectionFields,
+} from '../../db/collections.ts';
+import { forgetLoaded, transaction } from '../../db/orm.ts';
+import { collectionSpaceListing, liveSpacesIn, spaceOf } from '../../db/spaces.ts';
 import { newId } from '../../domain/ids.ts';
 import { contentRoles, grantedContent, loadCollection, loadOrganization, orgRole, requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { collectionSubtree, resolvePosition, targetCollection } from '../content-tree.ts';
 import { conflict, isRefusal, notFound } from '../errors.ts';
-import { paginate, paginateEntity } from '../pagination.ts';
-import { collectionListing } from '../../db/collections.ts';
+import { paginate } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
 import { presentSpace } from '../spaces/present.ts';
 import type { MoveBody } from '../spaces/schemas.ts';
@@ -43,9 +51,9 @@ export async function createCollection(ctx: Ctx, organizationId: string, body: S
     await targetCollection(em, caller, body.parent, organizationId, 'parent', 'create collections in that collection');
   else requireRole(role, 'create', 'create collections here');
   const id = newId();
-  await em.transactional(async (tx) => {
+  await transaction(em, async (tx) => {
     const now = new Date();
-    tx.create(Collection, {
+    await insertCollection(tx, {
       id,
       organizationId,
       parentId: body.parent ?? null,
@@ -67,11 +75,12 @@ export async function getCollection(ctx: Ctx, collectionId: string) {
 export async function updateCollection(ctx: Ctx, collectionId: string, body: Static<typeof UpdateCollectionBody>) {
   const { collection, role } = await loadCollection(ctx.em, ctx.caller, collectionId);
   requireRole(role, 'admin', 'update this collection');
-  if (body.title !== undefined) collection.title = body.title;
-  if (body.description !== undefined) collection.description = body.description || null;
-  if (body.defaultLevel !== undefined) collection.defaultLevel = body.defaultLevel;
-  collection.updatedAt = new Date();
-  await ctx.em.flush();
+  await updateCollectionFields(ctx.em, collection.id, {
+    title: body.title,
+    description: body.description === undefined ? undefined : body.description || null,
+    defaultLevel: body.defaultLevel,
+  });
+  forgetLoaded(ctx.em);
   return fresh(ctx, collection.id);
 }
 
@@ -84,13 +93,9 @@ export async function deleteCollection(ctx: Ctx, collectionId: string): Promise<
   const { collection, role } = await loadCollection(em, caller, collectionId);
   requireRole(role, 'admin', 'delete this collection');
   const subtree = await collectionSubtree(em, collection.id);
-  const spaces = await em.find(Space, { parentId: { $in: subtree }, deletedAt: null });
+  const spaces = await liveSpacesIn(em, subtree);
   await deleteSpaces(ctx.deps, em, caller, spaces);
-  await em.transactional(async (tx) => {
-    await tx.nativeUpdate(Space, { parentId: { $in: subtree }, visibility: 'in-collection' }, { visibility: 'private' });
-    await tx.nativeUpdate(Space, { parentId: { $in: subtree } }, { parentId: null });
-    await tx.nativeDelete(Collection, { id: collection.id });
-  });
+  await transaction(em, (tx) => deleteCollectionKeepingSpaces(tx, collection.id, subtree));
 }
 
 /** The live spaces directly in a collection, in their order. */
@@ -98,17 +103,7 @@ export async function listCollectionSpaces(ctx: Ctx, collectionId: string, query
   const { em, caller } = ctx;
   const { collection } = await loadCollection(em, caller, collectionId);
   const { role } = await requireOrganization(ctx, collection.organizationId);
-  const page = await paginateEntity(
-    em,
-    Space,
-    { parentId: collection.id, deletedAt: null },
-    [
-      { field: 'position', kind: 'string' },
-      { field: 'id', kind: 'string' },
-    ],
-    query,
-    (s) => s,
-  );
+  const page = await paginate(em, collectionSpaceListing(em, collection.id), query, (rows) => rows.map(spaceOf));
   const roles = await contentRoles(em, { userId: caller.user.id, role }, 'space', page.items);
   return { ...page, items: page.items.map((s) => presentSpace(s, roles.get(s.id) ?? null, urlsOf(ctx))) };
 }
@@ -122,14 +117,14 @@ export async function moveCollection(ctx: Ctx, collectionId: string, body: Stati
   if (parentId !== null) {
     await targetCollection(em, caller, parentId, collection.organizationId, 'parent', 'move collections into that collection');
   }
-  await em.transactional(async (tx) => {
+  await transaction(em, async (tx) => {
     if (parentId !== null && (await collectionSubtree(tx, collection.id)).includes(parentId)) {
       throw conflict('A collection cannot be moved into itself or one of its own collections');
     }
     const position = await resolvePosition(tx, collection.organizationId, parentId, collection.id, body.position);
-    await tx.nativeUpdate(Collection, { id: collection.id }, { parentId, position, updatedAt: new Date() });
+    await moveCollectionRow(tx, collection.id, parentId, position);
   });
-  em.clear();
+  forgetLoaded(em);
   return fresh(ctx, collection.id);
 }
 
@@ -145,14 +140,12 @@ export async function transferCollection(ctx: Ctx, collectionId: string, body: S
     throw isRefusal(error) ? notFound('organization: target organization') : error;
   });
   requireRole(target.role, 'admin', 'transfer collections into the target organization');
-  await em.transactional(async (tx) => {
+  await transaction(em, async (tx) => {
     const subtree = await collectionSubtree(tx, collection.id);
     const position = await resolvePosition(tx, body.organization, null, collection.id);
-    await tx.nativeUpdate(Collection, { id: { $in: subtree } }, { organizationId: body.organization });
-    await tx.nativeUpdate(Collection, { id: collection.id }, { parentId: null, position, updatedAt: new Date() });
     // Spaces move along, deleted ones included, so a restore finds them in their new home.
-    await tx.nativeUpdate(Space, { parentId: { $in: subtree } }, { organizationId: body.organization });
+    await transferCollectionRows(tx, { collectionId: collection.id, subtree, organizationId: body.organization, position });
   });
-  em.clear();
+  forgetLoaded(em);
   return fresh(ctx, collection.id);
 }

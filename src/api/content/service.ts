@@ -1,14 +1,13 @@
 import type { Space } from '../../db/entities.ts';
 import type { ChangeRequestRow } from '../../db/change-requests.ts';
-import { loadFile, loadFiles, loadPage, loadPagePath, loadPageMap, loadRevision, selectFilesPage, type FileRow } from '../../db/content.ts';
-import { decodeCursor, encodeCursor } from '../../domain/cursor.ts';
+import { fileListing, loadFile, loadFiles, loadPage, loadPagePath, loadPageMap, loadRevision, type FileRow } from '../../db/content.ts';
 import type { Role } from '../../domain/roles.ts';
 import type { BlobStream } from '../../lib/blob-store.ts';
 import { loadSpace, requireRole } from '../access.ts';
 import { presentMergedFrom, requireChangeRequest } from '../change-requests/service.ts';
 import type { Ctx } from '../context.ts';
-import { badRequest, notFound } from '../errors.ts';
-import { DEFAULT_LIMIT } from '../pagination.ts';
+import { notFound } from '../errors.ts';
+import { paginate } from '../pagination.ts';
 import { fileContentDisposition, presentFile, presentPage, presentRevision, presentTree, type PresentOptions } from './present.ts';
 import type { ScopeRef } from './schemas.ts';
 
@@ -76,21 +75,8 @@ export async function getPage(ctx: Ctx, params: ScopeRef & { pageId: string }, q
 /** The files of the revision by id, a page at a time. */
 export async function listFiles(ctx: Ctx, params: ScopeRef, query: MetadataQuery & { page?: string; limit?: number }) {
   const target = await resolveTarget(ctx, params);
-  const limit = query.limit ?? DEFAULT_LIMIT;
-  let after: string | null = null;
-  if (query.page !== undefined) {
-    const values = decodeCursor(query.page, ['string']);
-    if (!values) throw badRequest('page is not a valid page cursor: pass `next.page` of the previous answer');
-    after = values[0] as string;
-  }
-  const { rows, count } = await selectFilesPage(ctx.em, target.revisionId, after, limit);
-  const page = rows.slice(0, limit);
   const options = presentOptions(ctx, target, query);
-  return {
-    items: page.map((f) => presentFile(f, options)),
-    count,
-    ...(rows.length > limit ? { next: { page: encodeCursor([page[page.length - 1].id]) } } : {}),
-  };
+  return paginate(ctx.em, fileListing(ctx.em, target.revisionId), query, (rows) => rows.map((f) => presentFile(f, options)));
 }
 
 async function requireFile(ctx: Ctx, revisionId: string, fileId: string): Promise<FileRow> {

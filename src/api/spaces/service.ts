@@ -1,13 +1,22 @@
 import type { Static } from 'typebox';
-import { Space } from '../../db/entities.ts';
-import { insertCopyRevision, lockLiveSpaces, markSpacesDeleted, undeleteSpace } from '../../db/spaces.ts';
+import type { Space } from '../../db/entities.ts';
+import {
+  insertCopyRevision,
+  insertSpace,
+  lockLiveSpaces,
+  markSpacesDeleted,
+  organizationSpaceListing,
+  spaceOf,
+  undeleteSpace,
+  updateSpaceRow,
+} from '../../db/spaces.ts';
 import { copyRevisionToSpace, writeRevision } from '../../db/content.ts';
 import { syncSearchIndex } from '../../db/search.ts';
 import type { SpaceGitSync } from '../../db/access.ts';
 import { loadGitSyncs } from '../../db/git-sync.ts';
 import { positionBetween } from '../../domain/positions.ts';
 import type { PageMap } from '../../domain/content/tree.ts';
-import type { Em } from '../../db/orm.ts';
+import { forgetLoaded, transaction, type Em } from '../../db/orm.ts';
 import { newId } from '../../domain/ids.ts';
 import { signalSpaceRestored, startSpaceDeletion } from '../../temporal/space-deletion.ts';
 import { atLeast, type Role } from '../../domain/roles.ts';
@@ -15,7 +24,7 @@ import { contentRoles, grantedContent, loadOrganization, loadSpace, orgRole, req
 import type { AppDeps, Caller, Ctx } from '../context.ts';
 import { badRequest, forbidden, isRefusal, notFound, unavailable } from '../errors.ts';
 import { resolvePosition, targetCollection, type ContentPosition } from '../content-tree.ts';
-import { paginateEntity } from '../pagination.ts';
+import { paginate } from '../pagination.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentSpace } from './present.ts';
 import type { ListQuery } from '../schemas.ts';
@@ -43,15 +52,8 @@ export async function visibleSpacesPage(
   query: Static<typeof ListQuery>,
   order?: 'asc' | 'desc',
 ) {
-  const where =
-    viewer.role === null
-      ? { organizationId, deletedAt: null, id: { $in: (await grantedContent(em, organizationId, viewer.userId)).spaces } }
-      : { organizationId, deletedAt: null };
-  const keys = [
-    { field: 'createdAt', kind: 'date' as const },
-    { field: 'id', kind: 'string' as const },
-  ];
-  return paginateEntity(em, Space, where, keys, query, (s) => s, order ? { order } : {});
+  const ids = viewer.role === null ? (await grantedContent(em, organizationId, viewer.userId)).spaces : undefined;
+  return paginate(em, organizationSpaceListing(em, organizationId, { ids, order }), query, (rows) => rows.map(spaceOf));
 }
 
 /** The spaces of an organization: every one for members with a role, what is granted for guests. */
@@ -72,7 +74,7 @@ export async function listSpaces(ctx: Ctx, organizationId: string, query: Static
 /** Creates a space at the organization's root or in a collection the caller may create in. */
 export async function createSpaceFor(ctx: Ctx, organizationId: string, body: Static<typeof CreateSpaceBody>) {
   const { caller } = ctx;
-  const space = await ctx.em.transactional(async (tx) => {
+  const space = await transaction(ctx.em, async (tx) => {
     const { role } = await loadOrganization(tx, caller, organizationId);
     if (body.parent !== undefined)
       await targetCollection(tx, caller, body.parent, organizationId, 'parent', 'create spaces in that collection');
@@ -116,18 +118,13 @@ export async function updateSpace(ctx: Ctx, spaceId: string, body: Static<typeof
   }
   if (body.visibility === 'in-collection' && !space.parentId)
     throw badRequest('visibility in-collection is only for spaces in a collection');
-  await ctx.em.nativeUpdate(
-    Space,
-    { id: space.id },
-    {
-      ...(body.title !== undefined ? { title: body.title } : {}),
-      ...(body.emoji !== undefined ? { emoji: body.emoji } : {}),
-      ...(body.editMode !== undefined ? { editMode: body.editMode } : {}),
-      ...(body.visibility !== undefined ? { visibility: body.visibility } : {}),
-      ...(body.defaultLevel !== undefined ? { defaultLevel: body.defaultLevel } : {}),
-      updatedAt: new Date(),
-    },
-  );
+  await updateSpaceRow(ctx.em, space.id, {
+    ...(body.title !== undefined ? { title: body.title } : {}),
+    ...(body.emoji !== undefined ? { emoji: body.emoji } : {}),
+    ...(body.editMode !== undefined ? { editMode: body.editMode } : {}),
+    ...(body.visibility !== undefined ? { visibility: body.visibility } : {}),
+    ...(body.defaultLevel !== undefined ? { defaultLevel: body.defaultLevel } : {}),
+  });
   return fresh(ctx, space.id);
 }
 
@@ -142,7 +139,7 @@ export async function restoreDeletedSpace(ctx: Ctx, spaceId: string) {
   const { role } = await loadSpace(ctx.em, ctx.caller, spaceId, 'deleted');
   requireRole(role, 'admin', 'restore this space');
   await restoreSpace(ctx.deps, ctx.em, spaceId);
-  ctx.em.clear();
+  forgetLoaded(ctx.em);
   return fresh(ctx, spaceId);
 }
 
@@ -151,7 +148,7 @@ export async function duplicateSpace(ctx: Ctx, spaceId: string) {
   const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
   const member = await orgRole(ctx.em, ctx.caller, space.organizationId);
   if (!atLeast(member ?? null, 'create')) requireRole(role, 'create', 'duplicate this space');
-  const copy = await ctx.em.transactional((tx) =>
+  const copy = await transaction(ctx.em, (tx) =>
     createSpace(
       tx,
       {
@@ -215,7 +212,7 @@ export async function createSpace(em: Em, input: NewSpace, content: InitialConte
   const now = new Date();
   const revisionId = newId();
   const position = await resolvePosition(em, input.organizationId, input.parentId, id);
-  const space = em.create(Space, {
+  const space = await insertSpace(em, {
     id,
     organizationId: input.organizationId,
     parentId: input.parentId,
@@ -230,7 +227,6 @@ export async function createSpace(em: Em, input: NewSpace, content: InitialConte
     updatedAt: now,
     deletedAt: null,
   });
-  await em.flush();
   if (content.kind === 'copy') {
     await insertCopyRevision(em, revisionId, id, content.revisionId, now);
     await copyRevisionToSpace(em, content.revisionId, id, revisionId);
@@ -262,10 +258,15 @@ export async function createSpace(em: Em, input: NewSpace, content: InitialConte
  * processes, a client retrying) queue there, and only the first starts a deletion; the others
  * find the space deleted. Returns the ids of the spaces this call deleted.
  */
-export async function deleteSpaces(deps: AppDeps, em: Em, caller: Caller, spaces: Space[]): Promise<string[]> {
+export async function deleteSpaces(
+  deps: AppDeps,
+  em: Em,
+  caller: Caller,
+  spaces: Pick<Space, 'id' | 'organizationId'>[],
+): Promise<string[]> {
   const deletedAt = new Date();
   const byId = new Map(spaces.map((space) => [space.id, space]));
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const live = await lockLiveSpaces(tx, [...byId.keys()]);
     try {
       for (const id of live) {
@@ -306,19 +307,14 @@ export async function relocateSpace(
   parentId: string | null,
   position?: ContentPosition,
 ): Promise<void> {
-  await em.transactional(async (tx) => {
+  await transaction(em, async (tx) => {
     const key = await resolvePosition(tx, organizationId, parentId, space.id, position);
-    await tx.nativeUpdate(
-      Space,
-      { id: space.id },
-      {
-        organizationId,
-        parentId,
-        position: key,
-        updatedAt: new Date(),
-        ...(parentId === null && space.visibility === 'in-collection' ? { visibility: 'private' } : {}),
-      },
-    );
+    await updateSpaceRow(tx, space.id, {
+      organizationId,
+      parentId,
+      position: key,
+      ...(parentId === null && space.visibility === 'in-collection' ? { visibility: 'private' } : {}),
+    });
   });
-  em.clear();
+  forgetLoaded(em);
 }
