@@ -1,5 +1,7 @@
 import {
   accessFacts,
+  findCollection,
+  findOrganization,
   itemAccessFacts,
   memberRole,
   spaceWithAccessFacts,
@@ -8,7 +10,6 @@ import {
   type ContentKind,
   type DeletedFilter,
 } from '../db/access.ts';
-import { Collection, Organization } from '../db/entities.ts';
 import type { Em } from '../db/orm.ts';
 import { atLeast, effectiveRole, isRole, type Role } from '../domain/roles.ts';
 import type { Caller, Ctx } from './context.ts';
@@ -46,7 +47,7 @@ export async function orgRole(em: Em, caller: Caller, organizationId: string): P
 }
 
 export async function loadOrganization(em: Em, caller: Caller, organizationId: string) {
-  const [organization, role] = await Promise.all([em.findOne(Organization, { id: organizationId }), orgRole(em, caller, organizationId)]);
+  const [organization, role] = await Promise.all([findOrganization(em, organizationId), orgRole(em, caller, organizationId)]);
   if (!organization || role === undefined) throw notFound('Organization');
   return { organization, role };
 }
@@ -90,7 +91,7 @@ export async function loadSpace(em: Em, caller: Caller, spaceId: string, state: 
 
 /** Loads a collection with the caller's effective role on it; 404 when it does not exist for them. */
 export async function loadCollection(em: Em, caller: Caller, collectionId: string) {
-  const collection = await em.findOne(Collection, { id: collectionId });
+  const collection = await findCollection(em, collectionId);
   if (!collection || !inScope(caller, collection.organizationId)) throw notFound('Collection');
   const facts = await itemAccessFacts(em, 'collection', collection, caller.user.id);
   const role = facts?.is_member ? roleFrom(asRole(facts.org_role), collection, facts) : undefined;

@@ -1,7 +1,8 @@
-import type { Space } from './entities.ts';
+import { expressionBuilder, sql, type Expression } from 'kysely';
+import { Collection, Organization, type Space } from './entities.ts';
 import type { GitSyncRow } from './git-sync.ts';
+import { db, prepared, type Db } from './kysely.ts';
 import type { Em } from './orm.ts';
-import { prepared, sql, textArray } from './sql.ts';
 
 /**
  * The facts behind the access rule (src/domain/roles.ts `effectiveRole`), read from the database:
@@ -32,109 +33,265 @@ export interface MembershipFacts extends AccessFacts {
   is_member: boolean;
 }
 
-/** The role of a user in an organization: undefined when not an (enabled) member, null for a guest. */
-export async function memberRole(em: Em, organizationId: string, userId: string): Promise<string | null | undefined> {
-  const rows = await sql<{ role: string | null }>(
-    em,
-    'select role from member where organization_id = ? and user_id = ? and not disabled',
-    [organizationId, userId],
-  );
-  return rows.length === 0 ? undefined : rows[0].role;
+/** The organization, as a managed entity (its routes change it through the entity manager); null when there is none. */
+export function findOrganization(em: Em, organizationId: string): Promise<Organization | null> {
+  return em.findOne(Organization, { id: organizationId });
 }
 
-/**
- * The facts for several items and one user, as a CTE named `facts` (id, levels, grants): `levels`
- * are the default levels of every collection above the item, nearest first; `grants` the roles
- * granted on the item or any of those collections, to the user or to a team of the user (teams of
- * the item's organization only). Placeholders: ids, kinds, parents, organizations (text[] each),
- * then the user id twice.
- */
-const FACTS_CTE = `
-  with recursive items(id, kind, parent_id, organization_id) as (
-    select * from unnest(?::text[], ?::text[], ?::text[], ?::text[])
-  ),
-  chain as (
-    select i.id as start, c.id, c.parent_id, c.default_level, 1 as depth
-      from items i join collection c on c.id = i.parent_id
-    union all
-    select chain.start, c.id, c.parent_id, c.default_level, chain.depth + 1
-      from collection c join chain on c.id = chain.parent_id where chain.depth < 100
-  ),
-  mine as (
-    select p.space_id, p.collection_id, p.role, t.organization_id as team_org
-      from content_permission p left join team t on t.id = p.team_id
-     where p.user_id = ? or p.team_id in (select tm.team_id from team_member tm where tm.user_id = ?)
-  ),
-  facts as (
-    select i.id,
-      (select array_agg(chain.default_level order by chain.depth) from chain where chain.start = i.id) as levels,
-      (select array_agg(g.role) from mine g
-        where (g.team_org is null or g.team_org = i.organization_id)
-          and ((i.kind = 'space' and g.space_id = i.id)
-            or (i.kind = 'collection' and g.collection_id = i.id)
-            or g.collection_id in (select chain.id from chain where chain.start = i.id))) as grants
-      from items i
-  )`;
+/** The collection, as a managed entity (its routes change it through the entity manager); null when there is none. */
+export function findCollection(em: Em, collectionId: string): Promise<Collection | null> {
+  return em.findOne(Collection, { id: collectionId });
+}
 
-/** The facts for every given item (all of one kind) for one user, by item id. */
+/** The role of a user in an organization: undefined when not an (enabled) member, null for a guest. */
+export async function memberRole(em: Em, organizationId: string, userId: string): Promise<string | null | undefined> {
+  const row = await db(em)
+    .selectFrom('member')
+    .select('role')
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .where('disabled', '=', false)
+    .executeTakeFirst();
+  return row === undefined ? undefined : row.role;
+}
+
+/** A collection above an item: `depth` 1 is its parent. */
+interface ChainRow {
+  id: string;
+  parent_id: string | null;
+  default_level: string | null;
+  depth: number;
+}
+
+/** Collections are never nested deeper than this; the walk up stops there. */
+const MAX_DEPTH = 100;
+
+/**
+ * The body of the recursive CTE `chain`: the collection `startId` (depth 1) and every collection
+ * above it, nearest first.
+ */
+function collectionChain(em: Em, startId: string | null | Expression<string | null>) {
+  const q = db(em).withTables<{ chain: ChainRow }>();
+  return q
+    .selectFrom('collection as c')
+    .select(['c.id', 'c.parent_id', 'c.default_level', sql.lit(1).$castTo<number>().as('depth')])
+    .where('c.id', '=', startId)
+    .unionAll(
+      q
+        .selectFrom('collection as c')
+        .innerJoin('chain', 'chain.parent_id', 'c.id')
+        .select(['c.id', 'c.parent_id', 'c.default_level', (eb) => eb('chain.depth', '+', 1).as('depth')])
+        .where('chain.depth', '<', MAX_DEPTH),
+    );
+}
+
+const chainOnly = expressionBuilder<{ chain: ChainRow }>();
+
+/** The default levels of the collections in `chain`, nearest first. */
+const chainLevels = () =>
+  chainOnly
+    .selectFrom('chain')
+    .select((eb) => eb.fn.agg<(string | null)[]>('array_agg', ['chain.default_level']).orderBy('chain.depth').as('levels'));
+
+const ownColumn = (kind: ContentKind) => (kind === 'space' ? 'p.space_id' : 'p.collection_id');
+
+/**
+ * The roles granted on an item or on any collection of `chain`, to `userId` or to a team of theirs
+ * in the organization.
+ */
+function chainGrants(kind: ContentKind, itemId: string | Expression<string>, organizationId: string | Expression<string>, userId: string) {
+  const eb = expressionBuilder<Db & { chain: ChainRow }>();
+  return eb
+    .selectFrom('content_permission as p')
+    .select((e) => e.fn.agg<string[]>('array_agg', ['p.role']).as('grants'))
+    .where((e) =>
+      e.and([
+        e.or([e(ownColumn(kind), '=', itemId), e('p.collection_id', 'in', e.selectFrom('chain').select('chain.id'))]),
+        e.or([
+          e('p.user_id', '=', userId),
+          e(
+            'p.team_id',
+            'in',
+            e
+              .selectFrom('team_member as tm')
+              .innerJoin('team as t', 't.id', 'tm.team_id')
+              .select('tm.team_id')
+              .where('tm.user_id', '=', userId)
+              .where('t.organization_id', '=', organizationId),
+          ),
+        ]),
+      ]),
+    );
+}
+
+/** An item as `accessFacts` hands it to the database. */
+type ItemRow = { id: string; parent_id: string | null; organization_id: string };
+
+/**
+ * The facts for every given item (all of one kind) for one user, by item id: `levels` are the
+ * default levels of every collection above the item, nearest first; `grants` the roles granted on
+ * the item or any of those collections, to the user or to a team of the user (teams of the item's
+ * organization only).
+ */
 export async function accessFacts(em: Em, kind: ContentKind, items: ContentItem[], userId: string): Promise<Map<string, AccessFacts>> {
-  const rows = await sql<AccessFacts & { id: string }>(em, `${FACTS_CTE} select * from facts`, [
-    textArray(items.map((i) => i.id)),
-    textArray(items.map(() => kind)),
-    textArray(items.map((i) => i.parentId ?? null)),
-    textArray(items.map((i) => i.organizationId)),
-    userId,
-    userId,
-  ]);
-  return new Map(rows.map((r) => [r.id, r]));
+  if (items.length === 0) return new Map();
+  const ids = items.map((i) => i.id);
+  const parents = items.map((i) => i.parentId ?? null);
+  const organizations = items.map((i) => i.organizationId);
+  // The items as a table, one row each: Kysely has no builder for `unnest` of several arrays with column names.
+  const given = sql<ItemRow>`unnest(${ids}::text[], ${parents}::text[], ${organizations}::text[])`.as<'t'>(
+    sql`t(id, parent_id, organization_id)`,
+  );
+  const q = db(em).withTables<{ items: ItemRow; chain: ChainRow & { start: string } }>();
+  const rows = await db(em)
+    // Recursiveness belongs to the whole `with`, and Kysely takes it from the first CTE.
+    .withRecursive('items', (qc) => qc.selectFrom(given).selectAll())
+    .withRecursive('chain', () =>
+      q
+        .selectFrom('items as i')
+        .innerJoin('collection as c', 'c.id', 'i.parent_id')
+        .select(['i.id as start', 'c.id', 'c.parent_id', 'c.default_level', sql.lit(1).$castTo<number>().as('depth')])
+        .unionAll(
+          q
+            .selectFrom('collection as c')
+            .innerJoin('chain', 'chain.parent_id', 'c.id')
+            .select(['chain.start', 'c.id', 'c.parent_id', 'c.default_level', (eb) => eb('chain.depth', '+', 1).as('depth')])
+            .where('chain.depth', '<', MAX_DEPTH),
+        ),
+    )
+    .with('mine', (qc) =>
+      qc
+        .selectFrom('content_permission as p')
+        .leftJoin('team as t', 't.id', 'p.team_id')
+        .select(['p.space_id', 'p.collection_id', 'p.role', 't.organization_id as team_org'])
+        .where((eb) =>
+          eb.or([
+            eb('p.user_id', '=', userId),
+            eb('p.team_id', 'in', eb.selectFrom('team_member as tm').select('tm.team_id').where('tm.user_id', '=', userId)),
+          ]),
+        ),
+    )
+    .selectFrom('items as i')
+    .select((eb) => [
+      'i.id',
+      eb
+        .selectFrom('chain')
+        .select((e) => e.fn.agg<(string | null)[]>('array_agg', ['chain.default_level']).orderBy('chain.depth').as('levels'))
+        .whereRef('chain.start', '=', 'i.id')
+        .as('levels'),
+      eb
+        .selectFrom('mine as g')
+        .select((e) => e.fn.agg<string[]>('array_agg', ['g.role']).as('grants'))
+        .where((e) =>
+          e.and([
+            e.or([e('g.team_org', 'is', null), e('g.team_org', '=', e.ref('i.organization_id'))]),
+            e.or([
+              e(kind === 'space' ? 'g.space_id' : 'g.collection_id', '=', e.ref('i.id')),
+              e('g.collection_id', 'in', e.selectFrom('chain').select('chain.id').whereRef('chain.start', '=', 'i.id')),
+            ]),
+          ]),
+        )
+        .as('grants'),
+    ])
+    .execute();
+  return new Map(rows.map((r) => [r.id, { levels: r.levels, grants: r.grants }]));
 }
 
 /**
  * The facts for one item and the user's membership of its organization, in one statement. The same
- * facts as FACTS_CTE, in a shape the planner handles faster for one item.
+ * facts as `accessFacts`, in a shape the planner handles faster for one item.
  */
 export async function itemAccessFacts(em: Em, kind: ContentKind, item: ContentItem, userId: string): Promise<MembershipFacts | undefined> {
-  const own = kind === 'space' ? 'space_id' : 'collection_id';
-  const rows = await sql<MembershipFacts>(
-    em,
-    `with recursive chain as (
-       select c.id, c.parent_id, c.default_level, 1 as depth from collection c where c.id = ?
-       union all
-       select c.id, c.parent_id, c.default_level, chain.depth + 1
-         from collection c join chain on c.id = chain.parent_id where chain.depth < 100
-     )
-     select m.role as org_role, (m.user_id is not null) as is_member,
-            (select array_agg(chain.default_level order by chain.depth) from chain) as levels,
-            (select array_agg(p.role) from content_permission p
-              where (p.${own} = ? or p.collection_id in (select chain.id from chain))
-                and (p.user_id = m.user_id
-                  or p.team_id in (select tm.team_id from team_member tm join team t on t.id = tm.team_id
-                                    where tm.user_id = m.user_id and t.organization_id = m.organization_id))) as grants
-       from (select 1) one
-       left join member m on m.organization_id = ? and m.user_id = ? and not m.disabled`,
-    [item.parentId ?? null, item.id, item.organizationId, userId],
-  );
-  return rows[0];
+  const row = await db(em)
+    .withRecursive('chain', () => collectionChain(em, item.parentId ?? null))
+    .selectNoFrom((eb) => {
+      const member = () =>
+        eb
+          .selectFrom('member as m')
+          .where('m.organization_id', '=', item.organizationId)
+          .where('m.user_id', '=', userId)
+          .where('m.disabled', '=', false);
+      return [
+        member().select('m.role').as('org_role'),
+        eb.exists(member().select('m.user_id')).$castTo<boolean>().as('is_member'),
+        chainLevels().as('levels'),
+        chainGrants(kind, item.id, item.organizationId, userId).as('grants'),
+      ];
+    })
+    .executeTakeFirst();
+  return row && { org_role: row.org_role, is_member: row.is_member, levels: row.levels, grants: row.grants };
 }
 
-const date = (value: unknown) => (value instanceof Date ? value : new Date(value as string));
+const date = (value: Date | string) => (value instanceof Date ? value : new Date(value));
+
+/** What a space shows of the repository it syncs with (the `gitSync` field). */
+export type SpaceGitSync = Pick<GitSyncRow, 'repo_name' | 'provider' | 'integration' | 'url' | 'updated_at'>;
 
 /**
- * A space row as a plain, unmanaged object (the hot path skips the identity map). Routes that
- * change a space write with `nativeUpdate` and read it again.
+ * A space with its counters, what it syncs with, and the facts of one user's access to it, in one
+ * statement (the space, membership, default levels up the collection chain and grants): every
+ * space route goes through here, so it is kept to one round trip.
  */
-export function spaceFromRow(row: Record<string, unknown>): Space {
-  return {
-    id: row.id as string,
-    organizationId: row.organization_id as string,
-    parentId: (row.parent_id as string | null) ?? null,
-    title: row.title as string,
-    emoji: row.emoji as string,
-    visibility: row.visibility as string,
-    editMode: row.edit_mode as string,
-    defaultLevel: (row.default_level as string | null) ?? null,
-    revisionId: row.revision_id as string,
-    position: row.position as string,
+export async function spaceWithAccessFacts(
+  em: Em,
+  spaceId: string,
+  userId: string,
+  state: DeletedFilter = 'live',
+): Promise<{ space: Space; facts: MembershipFacts; gitSync: SpaceGitSync | undefined } | undefined> {
+  const parent = db(em).selectFrom('space as s').select('s.parent_id').where('s.id', '=', spaceId).$asScalar();
+  // Every space route reads this: a named prepared statement, planned once per connection.
+  const [row] = await prepared(
+    em,
+    db(em)
+      .withRecursive('chain', () => collectionChain(em, parent))
+      .selectFrom('space as sp')
+      .leftJoin('member as m', (join) =>
+        join.onRef('m.organization_id', '=', 'sp.organization_id').on('m.user_id', '=', userId).on('m.disabled', '=', false),
+      )
+      .leftJoin('git_sync as g', (join) => join.onRef('g.space_id', '=', 'sp.id').on('g.url', 'is not', null))
+      .select((eb) => [
+        'sp.id',
+        'sp.organization_id',
+        'sp.parent_id',
+        'sp.title',
+        'sp.emoji',
+        'sp.visibility',
+        'sp.edit_mode',
+        'sp.default_level',
+        'sp.revision_id',
+        'sp.position',
+        'sp.created_at',
+        'sp.updated_at',
+        'sp.deleted_at',
+        'sp.change_requests',
+        'sp.change_requests_open',
+        'sp.change_requests_draft',
+        'sp.comments_open',
+        'm.role as org_role',
+        eb('m.user_id', 'is not', null).$castTo<boolean>().as('is_member'),
+        'g.repo_name as git_repo_name',
+        'g.provider as git_provider',
+        'g.integration as git_integration',
+        'g.url as git_url',
+        'g.updated_at as git_updated_at',
+        chainLevels().as('levels'),
+        chainGrants('space', eb.ref('sp.id'), eb.ref('sp.organization_id'), userId).as('grants'),
+      ])
+      .where('sp.id', '=', spaceId)
+      .where('sp.deleted_at', state === 'live' ? 'is' : 'is not', null),
+  );
+  if (!row) return undefined;
+  const space = {
+    id: row.id,
+    organizationId: row.organization_id,
+    parentId: row.parent_id ?? null,
+    title: row.title,
+    emoji: row.emoji,
+    visibility: row.visibility,
+    editMode: row.edit_mode,
+    defaultLevel: row.default_level ?? null,
+    revisionId: row.revision_id,
+    position: row.position,
     createdAt: date(row.created_at),
     updatedAt: date(row.updated_at),
     deletedAt: row.deleted_at == null ? null : date(row.deleted_at),
@@ -143,73 +300,55 @@ export function spaceFromRow(row: Record<string, unknown>): Space {
     changeRequestsDraft: Number(row.change_requests_draft),
     commentsOpen: Number(row.comments_open),
   } as Space;
+  const facts: MembershipFacts = { org_role: row.org_role, is_member: row.is_member, levels: row.levels, grants: row.grants };
+  const gitSync =
+    row.git_url === null
+      ? undefined
+      : ({
+          repo_name: row.git_repo_name,
+          provider: row.git_provider,
+          integration: row.git_integration,
+          url: row.git_url,
+          updated_at: date(row.git_updated_at!),
+        } as SpaceGitSync);
+  return { space, facts, gitSync };
 }
 
-/** What a space shows of the repository it syncs with (the `gitSync` field). */
-export type SpaceGitSync = Pick<GitSyncRow, 'repo_name' | 'provider' | 'integration' | 'url' | 'updated_at'>;
+/** A grant as `withGrantReach` reads it: to whom (a user or team id) and on what. */
+export type GrantRow = { principal: string | null; space_id: string | null; collection_id: string | null };
 
 /**
- * A space with its counters, what it syncs with, and the facts of one user's access to it, in one statement (the space,
- * membership, default levels up the collection chain and grants), run as a prepared statement:
- * every space route goes through here, so it is kept to one round trip.
+ * A query creator with the CTE `reach(principal, kind, id)`: for every grant of `grants`, the
+ * granted space, or the granted collection with every collection and space below it. Deleted
+ * spaces are included; callers join what they need.
  */
-export async function spaceWithAccessFacts(
-  em: Em,
-  spaceId: string,
-  userId: string,
-  state: DeletedFilter = 'live',
-): Promise<{ space: Space; facts: MembershipFacts; gitSync: SpaceGitSync | undefined } | undefined> {
-  const rows = await prepared<Record<string, unknown> & MembershipFacts>(
-    em,
-    state === 'live' ? 'load-space' : 'load-deleted-space',
-    `with recursive sp as (
-       select * from space where id = $1 and ${state === 'live' ? 'deleted_at is null' : 'deleted_at is not null'}
-     ),
-     chain as (
-       select c.id, c.parent_id, c.default_level, 1 as depth from collection c where c.id = (select parent_id from sp)
-       union all
-       select c.id, c.parent_id, c.default_level, chain.depth + 1
-         from collection c join chain on c.id = chain.parent_id where chain.depth < 100
-     )
-     select sp.*, m.role as org_role, (m.user_id is not null) as is_member,
-            (select jsonb_build_object('repo_name', g.repo_name, 'provider', g.provider, 'integration', g.integration,
-                                       'url', g.url, 'updated_at', g.updated_at)
-               from git_sync g where g.space_id = sp.id and g.url is not null) as git_sync,
-            (select array_agg(chain.default_level order by chain.depth) from chain) as levels,
-            (select array_agg(p.role) from content_permission p
-              where (p.space_id = sp.id or p.collection_id in (select chain.id from chain))
-                and (p.user_id = m.user_id
-                  or p.team_id in (select tm.team_id from team_member tm join team t on t.id = tm.team_id
-                                    where tm.user_id = m.user_id and t.organization_id = m.organization_id))) as grants
-       from sp left join member m on m.organization_id = sp.organization_id and m.user_id = $2 and not m.disabled`,
-    [spaceId, userId],
-  );
-  const row = rows[0];
-  if (!row) return undefined;
-  return { space: spaceFromRow(row), facts: row, gitSync: (row.git_sync as SpaceGitSync | null) ?? undefined };
-}
-
-/**
- * Spaces and collections reached through grants, as a CTE `reach(principal, kind, id)`: for every
- * grant row of `grantsSql` (a select of principal, space_id, collection_id), the granted space, or the
- * granted collection with every collection and space below it. Deleted spaces are included;
- * callers join what they need.
- */
-export function grantReachCte(grantsSql: string): string {
-  return `
-  with recursive g(principal, space_id, collection_id) as (${grantsSql}),
-  cols(principal, id) as (
-    select g.principal, g.collection_id from g where g.collection_id is not null
-    union
-    select cols.principal, c.id from collection c join cols on c.parent_id = cols.id
-  ),
-  reach(principal, kind, id) as (
-    select g.principal, 'space', g.space_id from g where g.space_id is not null
-    union
-    select cols.principal, 'space', s.id from space s join cols on s.parent_id = cols.id
-    union
-    select cols.principal, 'collection', cols.id from cols
-  )`;
+export function withGrantReach(em: Em, grants: Expression<GrantRow>) {
+  const q = db(em).withTables<{ g: GrantRow; cols: { principal: string | null; id: string } }>();
+  // Recursiveness belongs to the whole `with`, and Kysely takes it from the first CTE.
+  return db(em)
+    .withRecursive('g', () => grants)
+    .withRecursive('cols', () =>
+      q
+        .selectFrom('g')
+        .select(['g.principal', 'g.collection_id as id'])
+        .where('g.collection_id', 'is not', null)
+        .$narrowType<{ id: string }>()
+        .union(q.selectFrom('collection as c').innerJoin('cols', 'cols.id', 'c.parent_id').select(['cols.principal', 'c.id'])),
+    )
+    .with('reach', (qc) =>
+      qc
+        .selectFrom('g')
+        .select(['g.principal', sql.lit('space').$castTo<ContentKind>().as('kind'), 'g.space_id as id'])
+        .where('g.space_id', 'is not', null)
+        .$narrowType<{ id: string }>()
+        .union(
+          qc
+            .selectFrom('space as s')
+            .innerJoin('cols', 'cols.id', 's.parent_id')
+            .select(['cols.principal', sql.lit('space').$castTo<ContentKind>().as('kind'), 's.id']),
+        )
+        .union(qc.selectFrom('cols').select(['cols.principal', sql.lit('collection').$castTo<ContentKind>().as('kind'), 'cols.id'])),
+    );
 }
 
 /**
@@ -217,20 +356,30 @@ export function grantReachCte(grantsSql: string): string {
  * grants to them or their teams: what a guest can see.
  */
 export async function grantedContent(em: Em, organizationId: string, userId: string) {
-  const rows = await sql<{ kind: ContentKind; id: string }>(
-    em,
-    `${grantReachCte(`
-       select p.user_id, p.space_id, p.collection_id from content_permission p where p.user_id = ?
-       union all
-       select ?::text, p.space_id, p.collection_id from content_permission p
-         join team t on t.id = p.team_id and t.organization_id = ?
-         join team_member tm on tm.team_id = t.id and tm.user_id = ?`)}
-     select r.kind, r.id from reach r
-       left join space s on r.kind = 'space' and s.id = r.id
-       left join collection c on r.kind = 'collection' and c.id = r.id
-      where (s.organization_id = ? and s.deleted_at is null) or c.organization_id = ?`,
-    [userId, userId, organizationId, userId, organizationId, organizationId],
-  );
+  const q = db(em);
+  const grants = q
+    .selectFrom('content_permission as p')
+    .select(['p.user_id as principal', 'p.space_id', 'p.collection_id'])
+    .where('p.user_id', '=', userId)
+    .unionAll(
+      q
+        .selectFrom('content_permission as p')
+        .innerJoin('team as t', (join) => join.onRef('t.id', '=', 'p.team_id').on('t.organization_id', '=', organizationId))
+        .innerJoin('team_member as tm', (join) => join.onRef('tm.team_id', '=', 't.id').on('tm.user_id', '=', userId))
+        .select((eb) => [eb.cast<string>(eb.val(userId), 'text').as('principal'), 'p.space_id', 'p.collection_id']),
+    );
+  const rows = await withGrantReach(em, grants)
+    .selectFrom('reach as r')
+    .leftJoin('space as s', (join) => join.on('r.kind', '=', 'space').onRef('s.id', '=', 'r.id'))
+    .leftJoin('collection as c', (join) => join.on('r.kind', '=', 'collection').onRef('c.id', '=', 'r.id'))
+    .select(['r.kind', 'r.id'])
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('s.organization_id', '=', organizationId), eb('s.deleted_at', 'is', null)]),
+        eb('c.organization_id', '=', organizationId),
+      ]),
+    )
+    .execute();
   return {
     spaces: rows.filter((r) => r.kind === 'space').map((r) => r.id),
     collections: rows.filter((r) => r.kind === 'collection').map((r) => r.id),

@@ -1,39 +1,42 @@
+import { expressionBuilder, sql, type InferResult } from 'kysely';
 import { containsPattern } from '../domain/membership.ts';
-import { grantReachCte } from './access.ts';
-import type { SelectListing } from './listing.ts';
+import { withGrantReach } from './access.ts';
+import { db, type Db } from './kysely.ts';
+import type { Listing } from './listing.ts';
 import type { Em } from './orm.ts';
-import { sql, textArray } from './sql.ts';
 
 /** Organization members: the member table joined with their users, the counts shown with them, membership writes. */
 
-/** A member joined with its user. */
-export interface MemberRow {
-  [column: string]: unknown;
-  user_id: string;
-  role: string | null;
-  disabled: boolean;
-  sso: boolean;
-  joined_at: Date | string;
-  last_seen_at: Date | string | null;
-  display_name: string;
-  email: string;
-  photo_url: string | null;
+/** The members with their users, every column a member is shown with (under the fields' names). */
+function memberRows(em: Em) {
+  return db(em)
+    .selectFrom('member as m')
+    .innerJoin('app_user as u', 'u.id', 'm.user_id')
+    .select([
+      'm.user_id as userId',
+      'm.role',
+      'm.disabled',
+      'm.sso',
+      'm.joined_at as joinedAt',
+      'm.last_seen_at as lastSeenAt',
+      'u.display_name as displayName',
+      'u.email',
+      'u.photo_url as photoUrl',
+    ]);
 }
+
+/** A member joined with its user. */
+export type MemberRow = InferResult<ReturnType<typeof memberRows>>[number];
 
 /** A member of a team: the member row plus their role in the team. */
-export interface TeamMemberRow extends MemberRow {
-  team_role: string;
-}
+export type TeamMemberRow = MemberRow & { teamRole: string };
 
-const MEMBER_COLUMNS = 'm.user_id, m.role, m.disabled, m.sso, m.joined_at, m.last_seen_at, u.display_name, u.email, u.photo_url';
+/** Timestamps are compared at millisecond precision, the precision of a page cursor. */
+const toMilliseconds = (column: 'm.joined_at' | 'm.last_seen_at' | 'tm.joined_at') =>
+  expressionBuilder<Db>().fn<string>('date_trunc', [sql.lit('milliseconds'), sql.ref(column)]);
 
 export async function findMember(em: Em, organizationId: string, userId: string): Promise<MemberRow | undefined> {
-  const rows = await sql<MemberRow>(
-    em,
-    `select ${MEMBER_COLUMNS} from member m join app_user u on u.id = m.user_id where m.organization_id = ? and m.user_id = ?`,
-    [organizationId, userId],
-  );
-  return rows[0];
+  return memberRows(em).where('m.organization_id', '=', organizationId).where('m.user_id', '=', userId).executeTakeFirst();
 }
 
 export interface MemberFilter {
@@ -46,45 +49,40 @@ export interface MemberFilter {
 }
 
 /** The members of an organization, filtered and sorted; `lastSeenAt` lists only members seen once. */
-export function memberListing(organizationId: string, filter: MemberFilter): SelectListing {
-  // Timestamps are compared at millisecond precision, the precision of the page cursor.
+export function memberListing(em: Em, organizationId: string, filter: MemberFilter): Listing<MemberRow & { sortKey: string }> {
   const sortKey =
     filter.sort === 'name'
-      ? 'lower(u.display_name)'
-      : `date_trunc('milliseconds', ${filter.sort === 'joinedAt' ? 'm.joined_at' : 'm.last_seen_at'})`;
-  const params: unknown[] = [organizationId];
-  let text = `select ${sortKey} as sort_key, ${MEMBER_COLUMNS} from member m join app_user u on u.id = m.user_id where m.organization_id = ?`;
-  if (filter.role === 'guest') text += ' and m.role is null';
-  else if (filter.role !== undefined) {
-    text += ' and m.role = ?';
-    params.push(filter.role);
-  }
+      ? expressionBuilder<Db>().fn<string>('lower', [sql.ref('u.display_name')])
+      : toMilliseconds(filter.sort === 'joinedAt' ? 'm.joined_at' : 'm.last_seen_at');
+  let query = memberRows(em).select(sortKey.as('sortKey')).where('m.organization_id', '=', organizationId);
+  if (filter.role === 'guest') query = query.where('m.role', 'is', null);
+  else if (filter.role !== undefined) query = query.where('m.role', '=', filter.role);
   if (filter.search) {
-    text += ' and (u.display_name ilike ? or u.email ilike ?)';
-    params.push(containsPattern(filter.search), containsPattern(filter.search));
+    const pattern = containsPattern(filter.search);
+    query = query.where((eb) => eb.or([eb('u.display_name', 'ilike', pattern), eb('u.email', 'ilike', pattern)]));
   }
-  if (filter.sort === 'lastSeenAt') text += ' and m.last_seen_at is not null';
+  if (filter.sort === 'lastSeenAt') query = query.where('m.last_seen_at', 'is not', null);
   return {
-    sql: text,
-    params,
+    query,
     keys: [
-      { field: 'sort_key', kind: filter.sort === 'name' ? 'string' : 'date' },
-      { field: 'user_id', kind: 'string' },
+      { field: 'sortKey', kind: filter.sort === 'name' ? 'string' : 'date' },
+      { field: 'userId', kind: 'string' },
     ],
     order: filter.order,
   };
 }
 
-/** The members of a team (rows of TeamMemberRow), in the order they joined it. */
-export function teamMemberListing(organizationId: string, teamId: string): SelectListing {
+/** The members of a team, in the order they joined it. */
+export function teamMemberListing(em: Em, organizationId: string, teamId: string): Listing<TeamMemberRow & { sortKey: string }> {
   return {
-    sql: `select date_trunc('milliseconds', tm.joined_at) as sort_key, tm.role as team_role, ${MEMBER_COLUMNS}
-            from team_member tm join member m on m.user_id = tm.user_id join app_user u on u.id = m.user_id
-           where m.organization_id = ? and tm.team_id = ?`,
-    params: [organizationId, teamId],
+    query: memberRows(em)
+      .innerJoin('team_member as tm', 'tm.user_id', 'm.user_id')
+      .select([toMilliseconds('tm.joined_at').as('sortKey'), 'tm.role as teamRole'])
+      .where('m.organization_id', '=', organizationId)
+      .where('tm.team_id', '=', teamId),
     keys: [
-      { field: 'sort_key', kind: 'date' },
-      { field: 'user_id', kind: 'string' },
+      { field: 'sortKey', kind: 'date' },
+      { field: 'userId', kind: 'string' },
     ],
   };
 }
@@ -103,38 +101,73 @@ export interface MemberCounts {
 export async function memberCounts(em: Em, organizationId: string, userIds: string[]): Promise<Map<string, MemberCounts>> {
   const out = new Map<string, MemberCounts>();
   if (userIds.length === 0) return out;
-  const ids = textArray(userIds);
-  const rows = await sql<{ id: string; teams: string | number; granted: string | number; all_spaces: string | number }>(
-    em,
-    `${grantReachCte(`
-       select p.user_id, p.space_id, p.collection_id from content_permission p where p.user_id = any(?::text[])
-       union all
-       select tm.user_id, p.space_id, p.collection_id from content_permission p
-         join team t on t.id = p.team_id and t.organization_id = ?
-         join team_member tm on tm.team_id = t.id
-        where tm.user_id = any(?::text[])`)}
-     select u.id,
-       (select count(*) from team_member tm join team t on t.id = tm.team_id where t.organization_id = ? and tm.user_id = u.id) as teams,
-       (select count(*) from reach r join space s on s.id = r.id and s.organization_id = ? and s.deleted_at is null
-         where r.principal = u.id and r.kind = 'space') as granted,
-       (select count(*) from space s where s.organization_id = ? and s.deleted_at is null) as all_spaces
-       from unnest(?::text[]) u(id)`,
-    [ids, organizationId, ids, organizationId, organizationId, organizationId, ids],
-  );
+  const q = db(em);
+  const grants = q
+    .selectFrom('content_permission as p')
+    .select(['p.user_id as principal', 'p.space_id', 'p.collection_id'])
+    .where('p.user_id', 'in', userIds)
+    .unionAll(
+      q
+        .selectFrom('content_permission as p')
+        .innerJoin('team as t', (join) => join.onRef('t.id', '=', 'p.team_id').on('t.organization_id', '=', organizationId))
+        .innerJoin('team_member as tm', 'tm.team_id', 't.id')
+        .select(['tm.user_id as principal', 'p.space_id', 'p.collection_id'])
+        .where('tm.user_id', 'in', userIds),
+    );
+  const rows = await withGrantReach(em, grants)
+    .selectFrom('member as u')
+    .select((eb) => [
+      'u.user_id as id',
+      eb
+        .selectFrom('team_member as tm')
+        .innerJoin('team as t', 't.id', 'tm.team_id')
+        .select((e) => e.fn.countAll<string>().as('n'))
+        .where('t.organization_id', '=', organizationId)
+        .whereRef('tm.user_id', '=', 'u.user_id')
+        .as('teams'),
+      eb
+        .selectFrom('reach as r')
+        .innerJoin('space as s', (join) =>
+          join.onRef('s.id', '=', 'r.id').on('s.organization_id', '=', organizationId).on('s.deleted_at', 'is', null),
+        )
+        .select((e) => e.fn.countAll<string>().as('n'))
+        .whereRef('r.principal', '=', 'u.user_id')
+        .where('r.kind', '=', 'space')
+        .as('granted'),
+      eb
+        .selectFrom('space as s')
+        .select((e) => e.fn.countAll<string>().as('n'))
+        .where('s.organization_id', '=', organizationId)
+        .where('s.deleted_at', 'is', null)
+        .as('allSpaces'),
+    ])
+    .where('u.organization_id', '=', organizationId)
+    .where('u.user_id', 'in', userIds)
+    .execute();
   for (const row of rows) {
-    out.set(row.id, { teams: Number(row.teams), granted: Number(row.granted), allSpaces: Number(row.all_spaces) });
+    out.set(row.id, { teams: Number(row.teams), granted: Number(row.granted), allSpaces: Number(row.allSpaces) });
   }
   return out;
 }
 
 /** Records that a member was active now. */
 export async function touchLastSeen(em: Em, organizationId: string, userId: string, at: Date): Promise<void> {
-  await sql(em, 'update member set last_seen_at = ? where organization_id = ? and user_id = ?', [at, organizationId, userId]);
+  await db(em)
+    .updateTable('member')
+    .set({ last_seen_at: at })
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .execute();
 }
 
 /** Marks a member as signing in with SSO. */
 export async function markSsoMember(em: Em, organizationId: string, userId: string): Promise<void> {
-  await sql(em, 'update member set sso = true where organization_id = ? and user_id = ?', [organizationId, userId]);
+  await db(em)
+    .updateTable('member')
+    .set({ sso: true })
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .execute();
 }
 
 /**
@@ -142,17 +175,20 @@ export async function markSsoMember(em: Em, organizationId: string, userId: stri
  * concurrent demotions cannot both see "another admin remains". Run inside a transaction.
  */
 export async function lockActiveAdmins(tx: Em, organizationId: string): Promise<string[]> {
-  const rows = await sql<{ user_id: string }>(
-    tx,
-    `select user_id from member where organization_id = ? and role = 'admin' and not disabled for update`,
-    [organizationId],
-  );
+  const rows = await db(tx)
+    .selectFrom('member')
+    .select('user_id')
+    .where('organization_id', '=', organizationId)
+    .where('role', '=', 'admin')
+    .where('disabled', '=', false)
+    .forUpdate()
+    .execute();
   return rows.map((r) => r.user_id);
 }
 
 /** Sets a member's role (null: guest). */
 export async function setMemberRole(em: Em, organizationId: string, userId: string, role: string | null): Promise<void> {
-  await sql(em, 'update member set role = ? where organization_id = ? and user_id = ?', [role, organizationId, userId]);
+  await db(em).updateTable('member').set({ role }).where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();
 }
 
 /**
@@ -160,16 +196,21 @@ export async function setMemberRole(em: Em, organizationId: string, userId: stri
  * them on the organization's content. Run inside a transaction.
  */
 export async function deleteMembership(tx: Em, organizationId: string, userId: string): Promise<void> {
-  await sql(tx, 'delete from team_member where user_id = ? and team_id in (select id from team where organization_id = ?)', [
-    userId,
-    organizationId,
-  ]);
-  await sql(
-    tx,
-    `delete from content_permission where user_id = ?
-        and (space_id in (select id from space where organization_id = ?)
-          or collection_id in (select id from collection where organization_id = ?))`,
-    [userId, organizationId, organizationId],
-  );
-  await sql(tx, 'delete from member where organization_id = ? and user_id = ?', [organizationId, userId]);
+  const q = db(tx);
+  await q
+    .deleteFrom('team_member')
+    .where('user_id', '=', userId)
+    .where('team_id', 'in', q.selectFrom('team').select('id').where('organization_id', '=', organizationId))
+    .execute();
+  await q
+    .deleteFrom('content_permission')
+    .where('user_id', '=', userId)
+    .where((eb) =>
+      eb.or([
+        eb('space_id', 'in', eb.selectFrom('space').select('id').where('organization_id', '=', organizationId)),
+        eb('collection_id', 'in', eb.selectFrom('collection').select('id').where('organization_id', '=', organizationId)),
+      ]),
+    )
+    .execute();
+  await q.deleteFrom('member').where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();
 }

@@ -1,8 +1,9 @@
+import { expressionBuilder, sql, type InferResult } from 'kysely';
 import type { Role } from '../domain/roles.ts';
 import type { ContentKind } from './access.ts';
-import type { SelectListing } from './listing.ts';
+import { db, type Db } from './kysely.ts';
+import type { Listing } from './listing.ts';
 import type { Em } from './orm.ts';
-import { sql, textArray } from './sql.ts';
 
 /**
  * Explicit grants of a role on one space or collection to one user or team (content_permission).
@@ -24,11 +25,15 @@ export interface GrantTarget {
 /** Of `ids`, those that are members (users) or teams (teams) of the organization. */
 export async function existingPrincipals(em: Em, organizationId: string, principal: Principal, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const text =
+  const rows =
     principal === 'user'
-      ? 'select user_id as id from member where organization_id = ? and user_id = any(?::text[])'
-      : 'select id from team where organization_id = ? and id = any(?::text[])';
-  const rows = await sql<{ id: string }>(em, text, [organizationId, textArray(ids)]);
+      ? await db(em)
+          .selectFrom('member')
+          .select('user_id as id')
+          .where('organization_id', '=', organizationId)
+          .where('user_id', 'in', ids)
+          .execute()
+      : await db(em).selectFrom('team').select('id').where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
   return new Set(rows.map((r) => r.id));
 }
 
@@ -44,12 +49,27 @@ export async function upsertGrant(
 ): Promise<void> {
   const on = targetColumn(target.kind);
   const who = principalColumn(principal);
-  await sql(
-    em,
-    `insert into content_permission (id, organization_id, ${on}, ${who}, role, created_at) values (?, ?, ?, ?, ?, ?)
-     on conflict (${on}, ${who}) where ${on} is not null and ${who} is not null do update set role = excluded.role`,
-    [id, target.organizationId, target.id, principalId, role, at],
-  );
+  await db(em)
+    .insertInto('content_permission')
+    .values({
+      id,
+      organization_id: target.organizationId,
+      space_id: target.kind === 'space' ? target.id : null,
+      collection_id: target.kind === 'collection' ? target.id : null,
+      user_id: principal === 'user' ? principalId : null,
+      team_id: principal === 'team' ? principalId : null,
+      role,
+      created_at: at,
+    })
+    // The unique indexes on (target, principal) are partial: the conflict target names their predicate.
+    .onConflict((oc) =>
+      oc
+        .columns([on, who])
+        .where(on, 'is not', null)
+        .where(who, 'is not', null)
+        .doUpdateSet((eb) => ({ role: eb.ref('excluded.role') })),
+    )
+    .execute();
 }
 
 /** Changes the role of an existing grant; false when there is none. */
@@ -61,11 +81,13 @@ export async function updateGrant(
   principalId: string,
   role: string,
 ): Promise<boolean> {
-  const rows = await sql(
-    em,
-    `update content_permission set role = ? where ${targetColumn(kind)} = ? and ${principalColumn(principal)} = ? returning id`,
-    [role, targetId, principalId],
-  );
+  const rows = await db(em)
+    .updateTable('content_permission')
+    .set({ role })
+    .where(targetColumn(kind), '=', targetId)
+    .where(principalColumn(principal), '=', principalId)
+    .returning('id')
+    .execute();
   return rows.length > 0;
 }
 
@@ -77,56 +99,60 @@ export async function deleteGrant(
   principal: Principal,
   principalId: string,
 ): Promise<boolean> {
-  const rows = await sql(
-    em,
-    `delete from content_permission where ${targetColumn(kind)} = ? and ${principalColumn(principal)} = ? returning id`,
-    [targetId, principalId],
-  );
+  const rows = await db(em)
+    .deleteFrom('content_permission')
+    .where(targetColumn(kind), '=', targetId)
+    .where(principalColumn(principal), '=', principalId)
+    .returning('id')
+    .execute();
   return rows.length > 0;
 }
 
-/** A grant to a user, with the user. */
-export interface UserGrantRow {
-  [column: string]: unknown;
-  role: Role;
-  user_id: string;
-  display_name: string;
-  email: string;
-  photo_url: string | null;
+/** Grants are listed oldest first, compared at millisecond precision (the precision of a page cursor). */
+const byGrantDate = expressionBuilder<Db>().fn<string>('date_trunc', [sql.lit('milliseconds'), sql.ref('p.created_at')]);
+const BY_GRANT_DATE = [
+  { field: 'sortKey', kind: 'date' },
+  { field: 'id', kind: 'string' },
+] as const;
+
+function userGrants(em: Em, kind: ContentKind, targetId: string) {
+  return db(em)
+    .selectFrom('content_permission as p')
+    .innerJoin('app_user as u', 'u.id', 'p.user_id')
+    .select([
+      byGrantDate.as('sortKey'),
+      'p.id',
+      'p.role',
+      'u.id as userId',
+      'u.display_name as displayName',
+      'u.email',
+      'u.photo_url as photoUrl',
+    ])
+    .where(`p.${targetColumn(kind)}`, '=', targetId)
+    .$narrowType<{ role: Role }>();
 }
+
+function teamGrants(em: Em, kind: ContentKind, targetId: string) {
+  return db(em)
+    .selectFrom('content_permission as p')
+    .innerJoin('team as t', 't.id', 'p.team_id')
+    .select([byGrantDate.as('sortKey'), 'p.id', 'p.role', 't.id as teamId', 't.title', 't.created_at as createdAt'])
+    .where(`p.${targetColumn(kind)}`, '=', targetId)
+    .$narrowType<{ role: Role }>();
+}
+
+/** A grant to a user, with the user. */
+export type UserGrantRow = InferResult<ReturnType<typeof userGrants>>[number];
 
 /** A grant to a team, with the team. */
-export interface TeamGrantRow {
-  [column: string]: unknown;
-  role: Role;
-  team_id: string;
-  organization_id: string;
-  title: string;
-  created: Date;
+export type TeamGrantRow = InferResult<ReturnType<typeof teamGrants>>[number];
+
+/** The grants to users on a space or collection, oldest first. */
+export function userGrantListing(em: Em, kind: ContentKind, targetId: string): Listing<UserGrantRow> {
+  return { query: userGrants(em, kind, targetId), keys: [...BY_GRANT_DATE] };
 }
 
-/** The grants to users on a space or collection (rows of UserGrantRow), oldest first. */
-export function userGrantListing(kind: ContentKind, targetId: string): SelectListing {
-  return {
-    sql: `select date_trunc('milliseconds', p.created_at) as sort_key, p.id, p.role, u.id as user_id, u.display_name, u.email, u.photo_url
-            from content_permission p join app_user u on u.id = p.user_id where p.${targetColumn(kind)} = ?`,
-    params: [targetId],
-    keys: [
-      { field: 'sort_key', kind: 'date' },
-      { field: 'id', kind: 'string' },
-    ],
-  };
-}
-
-/** The grants to teams on a space or collection (rows of TeamGrantRow), oldest first. */
-export function teamGrantListing(kind: ContentKind, targetId: string): SelectListing {
-  return {
-    sql: `select date_trunc('milliseconds', p.created_at) as sort_key, p.id, p.role, t.id as team_id, t.organization_id, t.title, t.created_at as created
-            from content_permission p join team t on t.id = p.team_id where p.${targetColumn(kind)} = ?`,
-    params: [targetId],
-    keys: [
-      { field: 'sort_key', kind: 'date' },
-      { field: 'id', kind: 'string' },
-    ],
-  };
+/** The grants to teams on a space or collection, oldest first. */
+export function teamGrantListing(em: Em, kind: ContentKind, targetId: string): Listing<TeamGrantRow> {
+  return { query: teamGrants(em, kind, targetId), keys: [...BY_GRANT_DATE] };
 }

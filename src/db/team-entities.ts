@@ -1,8 +1,9 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /**
- * Teams and their members (Migration0003Teams). Role grants on spaces and collections
- * (content_permission) are read and written with SQL in src/db/permissions.ts and src/db/access.ts.
+ * Teams and their members (Migration0003Teams). Role grants on spaces and collections to users and
+ * teams (content_permission, mapped in content-entities.ts) are read and written in
+ * src/db/permissions.ts and src/db/access.ts.
  */
 
 export const Team = defineEntity({

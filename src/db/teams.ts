@@ -1,23 +1,44 @@
+import { expressionBuilder, sql, type InferResult } from 'kysely';
 import { containsPattern, type TeamRole } from '../domain/membership.ts';
-import { grantReachCte } from './access.ts';
-import type { SelectListing } from './listing.ts';
+import { withGrantReach } from './access.ts';
+import { db, type Db } from './kysely.ts';
+import type { Listing } from './listing.ts';
 import type { Em } from './orm.ts';
-import { sql, textArray } from './sql.ts';
 
-/** Teams beyond plain entity CRUD: listings, the counts shown with a team, membership upserts. */
+/** Teams and their members: the team rows, the lists of them, the counts shown with a team, membership writes. */
 
-/** A team row of the listings below. */
-export interface TeamRow {
-  [column: string]: unknown;
-  id: string;
-  organization_id: string;
-  title: string;
-  created_at: Date;
+/** The teams, every column a team is shown with (under the fields' names). */
+function teamRows(em: Em) {
+  return db(em).selectFrom('team as t').select(['t.id', 't.organization_id as organizationId', 't.title', 't.created_at as createdAt']);
 }
 
+/** A team as it is shown. */
+export type TeamRow = InferResult<ReturnType<typeof teamRows>>[number];
+
 /** A team of a member's listing: the team plus the member's role in it. */
-export interface MemberTeamRow extends TeamRow {
-  team_role: string;
+export type MemberTeamRow = TeamRow & { teamRole: string };
+
+/** Teams are listed oldest first, compared at millisecond precision (the precision of a page cursor). */
+const byCreation = expressionBuilder<Db>().fn<string>('date_trunc', [sql.lit('milliseconds'), sql.ref('t.created_at')]);
+const BY_CREATION_KEYS = [
+  { field: 'sortKey', kind: 'date' },
+  { field: 'id', kind: 'string' },
+] as const;
+
+/** The team of an organization; undefined when it has no such team. */
+export async function findTeam(em: Em, organizationId: string, teamId: string): Promise<TeamRow | undefined> {
+  return teamRows(em).where('t.id', '=', teamId).where('t.organization_id', '=', organizationId).executeTakeFirst();
+}
+
+/** The role of a user in a team; null when they are not in it (or hold a role this service does not know). */
+export async function teamRoleOf(em: Em, teamId: string, userId: string): Promise<TeamRole | null> {
+  const row = await db(em)
+    .selectFrom('team_member')
+    .select('role')
+    .where('team_id', '=', teamId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row?.role === 'owner' || row?.role === 'member' ? row.role : null;
 }
 
 export interface TeamFilter {
@@ -27,48 +48,53 @@ export interface TeamFilter {
   owner?: string;
 }
 
-/** The teams of an organization (rows of TeamRow), oldest first. */
-export function teamListing(organizationId: string, filter: TeamFilter): SelectListing {
-  const params: unknown[] = [organizationId];
-  let text = `select date_trunc('milliseconds', t.created_at) as sort_key, t.id, t.organization_id, t.title, t.created_at from team t where t.organization_id = ?`;
-  if (filter.title) {
-    text += ' and t.title ilike ?';
-    params.push(containsPattern(filter.title));
+/** The teams of an organization, oldest first. */
+export function teamListing(em: Em, organizationId: string, filter: TeamFilter): Listing<TeamRow & { sortKey: string }> {
+  let query = teamRows(em).select(byCreation.as('sortKey')).where('t.organization_id', '=', organizationId);
+  if (filter.title) query = query.where('t.title', 'ilike', containsPattern(filter.title));
+  const owner = filter.owner;
+  if (owner !== undefined) {
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('member as m')
+          .select(sql.lit(1).as('one'))
+          .whereRef('m.organization_id', '=', 't.organization_id')
+          .where('m.user_id', '=', owner)
+          .where('m.disabled', '=', false)
+          .where((e) =>
+            e.or([
+              e('m.role', '=', 'admin'),
+              e.exists(
+                e
+                  .selectFrom('team_member as tm')
+                  .select(sql.lit(1).as('one'))
+                  .whereRef('tm.team_id', '=', 't.id')
+                  .whereRef('tm.user_id', '=', 'm.user_id')
+                  .where('tm.role', '=', 'owner'),
+              ),
+            ]),
+          ),
+      ),
+    );
   }
-  if (filter.owner !== undefined) {
-    text += ` and exists (select 1 from member m where m.organization_id = t.organization_id and m.user_id = ? and not m.disabled
-               and (m.role = 'admin' or exists (select 1 from team_member tm where tm.team_id = t.id and tm.user_id = m.user_id and tm.role = 'owner')))`;
-    params.push(filter.owner);
-  }
-  return {
-    sql: text,
-    params,
-    keys: [
-      { field: 'sort_key', kind: 'date' },
-      { field: 'id', kind: 'string' },
-    ],
-  };
+  return { query, keys: [...BY_CREATION_KEYS] };
 }
 
-/** The teams of the organization a member is in (rows of MemberTeamRow), oldest first. */
-export function memberTeamListing(organizationId: string, userId: string, filter: { title?: string }): SelectListing {
-  const params: unknown[] = [organizationId, userId];
-  let text = `
-    select date_trunc('milliseconds', t.created_at) as sort_key, t.id, t.organization_id, t.title, t.created_at, tm.role as team_role
-      from team t join team_member tm on tm.team_id = t.id
-     where t.organization_id = ? and tm.user_id = ?`;
-  if (filter.title) {
-    text += ' and t.title ilike ?';
-    params.push(containsPattern(filter.title));
-  }
-  return {
-    sql: text,
-    params,
-    keys: [
-      { field: 'sort_key', kind: 'date' },
-      { field: 'id', kind: 'string' },
-    ],
-  };
+/** The teams of the organization a member is in, oldest first. */
+export function memberTeamListing(
+  em: Em,
+  organizationId: string,
+  userId: string,
+  filter: { title?: string },
+): Listing<MemberTeamRow & { sortKey: string }> {
+  let query = teamRows(em)
+    .innerJoin('team_member as tm', 'tm.team_id', 't.id')
+    .select([byCreation.as('sortKey'), 'tm.role as teamRole'])
+    .where('t.organization_id', '=', organizationId)
+    .where('tm.user_id', '=', userId);
+  if (filter.title) query = query.where('t.title', 'ilike', containsPattern(filter.title));
+  return { query, keys: [...BY_CREATION_KEYS] };
 }
 
 export interface TeamFacts {
@@ -82,45 +108,101 @@ export interface TeamFacts {
 export async function teamFacts(em: Em, teamIds: string[], callerId: string): Promise<Map<string, TeamFacts>> {
   const out = new Map<string, TeamFacts>();
   if (teamIds.length === 0) return out;
-  const ids = textArray(teamIds);
-  const rows = await sql<{ id: string; members: string | number; spaces: string | number; caller_role: string | null }>(
-    em,
-    `${grantReachCte('select p.team_id, p.space_id, p.collection_id from content_permission p where p.team_id = any(?::text[])')}
-     select t.id,
-       (select count(*) from team_member tm where tm.team_id = t.id) as members,
-       (select count(*) from reach r join space s on s.id = r.id and s.organization_id = t.organization_id and s.deleted_at is null
-         where r.principal = t.id and r.kind = 'space') as spaces,
-       (select tm.role from team_member tm where tm.team_id = t.id and tm.user_id = ?) as caller_role
-       from team t where t.id = any(?::text[])`,
-    [ids, callerId, ids],
-  );
+  const grants = db(em)
+    .selectFrom('content_permission as p')
+    .select(['p.team_id as principal', 'p.space_id', 'p.collection_id'])
+    .where('p.team_id', 'in', teamIds);
+  const rows = await withGrantReach(em, grants)
+    .selectFrom('team as t')
+    .select((eb) => [
+      't.id',
+      eb
+        .selectFrom('team_member as tm')
+        .select((e) => e.fn.countAll<string>().as('n'))
+        .whereRef('tm.team_id', '=', 't.id')
+        .as('members'),
+      eb
+        .selectFrom('reach as r')
+        .innerJoin('space as s', (join) =>
+          join.onRef('s.id', '=', 'r.id').onRef('s.organization_id', '=', 't.organization_id').on('s.deleted_at', 'is', null),
+        )
+        .select((e) => e.fn.countAll<string>().as('n'))
+        .whereRef('r.principal', '=', 't.id')
+        .where('r.kind', '=', 'space')
+        .as('spaces'),
+      eb
+        .selectFrom('team_member as tm')
+        .select('tm.role')
+        .whereRef('tm.team_id', '=', 't.id')
+        .where('tm.user_id', '=', callerId)
+        .as('callerRole'),
+    ])
+    .where('t.id', 'in', teamIds)
+    .execute();
   for (const row of rows) {
     out.set(row.id, {
       members: Number(row.members),
       spaces: Number(row.spaces),
-      callerRole: row.caller_role === 'owner' || row.caller_role === 'member' ? row.caller_role : null,
+      callerRole: row.callerRole === 'owner' || row.callerRole === 'member' ? row.callerRole : null,
     });
   }
   return out;
 }
 
 /** Members of an organization whose user id, or email (any case), is one of `handles`. */
-export async function membersByHandle(em: Em, organizationId: string, handles: string[]): Promise<{ user_id: string; email: string }[]> {
+export async function membersByHandle(em: Em, organizationId: string, handles: string[]): Promise<{ userId: string; email: string }[]> {
   if (handles.length === 0) return [];
-  return sql<{ user_id: string; email: string }>(
-    em,
-    `select m.user_id, u.email from member m join app_user u on u.id = m.user_id
-      where m.organization_id = ? and (m.user_id = any(?::text[]) or lower(u.email) = any(?::text[]))`,
-    [organizationId, textArray(handles), textArray(handles.map((h) => h.toLowerCase()))],
-  );
+  return db(em)
+    .selectFrom('member as m')
+    .innerJoin('app_user as u', 'u.id', 'm.user_id')
+    .select(['m.user_id as userId', 'u.email'])
+    .where('m.organization_id', '=', organizationId)
+    .where((eb) =>
+      eb.or([
+        eb('m.user_id', 'in', handles),
+        eb(
+          eb.fn<string>('lower', ['u.email']),
+          'in',
+          handles.map((h) => h.toLowerCase()),
+        ),
+      ]),
+    )
+    .execute();
+}
+
+/** A new team, with no members yet. */
+export async function insertTeam(em: Em, team: { id: string; organizationId: string; title: string; at: Date }): Promise<void> {
+  await db(em)
+    .insertInto('team')
+    .values({ id: team.id, organization_id: team.organizationId, title: team.title, created_at: team.at, updated_at: team.at })
+    .execute();
+}
+
+/** Renames a team. */
+export async function renameTeamRow(em: Em, teamId: string, title: string, at: Date): Promise<void> {
+  await db(em).updateTable('team').set({ title, updated_at: at }).where('id', '=', teamId).execute();
+}
+
+/** Deletes a team; its memberships and grants go with it (foreign keys cascade). */
+export async function deleteTeamRow(em: Em, teamId: string): Promise<void> {
+  await db(em).deleteFrom('team').where('id', '=', teamId).execute();
 }
 
 /** Adds a user to a team with `role`, or changes their role when already in it (`keep`: add as member, change nothing). */
 export async function upsertTeamMember(em: Em, teamId: string, userId: string, role: TeamRole | 'keep', at: Date): Promise<void> {
-  await sql(
-    em,
-    `insert into team_member (team_id, user_id, role, joined_at) values (?, ?, ?, ?)
-     on conflict (team_id, user_id) do ${role === 'keep' ? 'nothing' : 'update set role = excluded.role'}`,
-    [teamId, userId, role === 'keep' ? 'member' : role, at],
-  );
+  await db(em)
+    .insertInto('team_member')
+    .values({ team_id: teamId, user_id: userId, role: role === 'keep' ? 'member' : role, joined_at: at })
+    .onConflict((oc) => {
+      const target = oc.columns(['team_id', 'user_id']);
+      return role === 'keep' ? target.doNothing() : target.doUpdateSet((eb) => ({ role: eb.ref('excluded.role') }));
+    })
+    .execute();
+}
+
+/** Takes users out of a team; how many were in it. */
+export async function removeTeamMembers(em: Em, teamId: string, userIds: string[]): Promise<number> {
+  if (userIds.length === 0) return 0;
+  const result = await db(em).deleteFrom('team_member').where('team_id', '=', teamId).where('user_id', 'in', userIds).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

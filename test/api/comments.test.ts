@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { client, createTestOrg, startTestApp, type Api, type TestApp, type TestOrg } from '../support/harness.ts';
 import { contentPages, edit, newChangeRequest, newSpace, sql } from '../support/fixtures.ts';
-import { countOpenComments, countOpenCommentsOnChangeRequests } from '../../src/api/comments/service.ts';
+import { countOpenComments, countOpenCommentsOnChangeRequests } from '../../src/api/comments/counters.ts';
 import { findOrCreateUser, issueToken, setMembership } from '../../src/db/accounts.ts';
 import { newId } from '../../src/domain/ids.ts';
 

@@ -1,5 +1,4 @@
-import type { Comment, CommentReply } from '../../db/comment-entities.ts';
-import type { TargetPageRow } from '../../db/comments.ts';
+import type { CommentRow, ReplyRow, TargetPageRow } from '../../db/comments.ts';
 import type { User } from '../../db/entities.ts';
 import { commentPermissions, type ReactionGroup } from '../../domain/comments.ts';
 import { markdownToDocument } from '../../domain/content/document.ts';
@@ -42,6 +41,9 @@ export interface Viewpoint {
   urls: Urls;
 }
 
+/** A timestamp of a row (a Date, or the database's text for it) in ISO form. */
+const iso = (value: Date | string) => new Date(value).toISOString();
+
 /** Stands in for an account that no longer exists (its comments stay). */
 const DELETED_USER_ID = 'deleted';
 
@@ -63,7 +65,7 @@ function reactions(targetId: string, facts: CommentFacts, urls: Urls) {
   }));
 }
 
-export function presentComment(comment: Comment, facts: CommentFacts, view: Viewpoint) {
+export function presentComment(comment: CommentRow, facts: CommentFacts, view: Viewpoint) {
   const { urls } = view;
   const isAuthor = comment.postedBy === view.caller.user.id;
   const replies = facts.replies.get(comment.id) ?? { count: 0, repliers: [] };
@@ -72,8 +74,8 @@ export function presentComment(comment: Comment, facts: CommentFacts, view: View
     object: 'comment' as const,
     id: comment.id,
     postedBy: userRef(comment.postedBy, facts, urls),
-    postedAt: comment.postedAt.toISOString(),
-    ...(comment.editedAt ? { editedAt: comment.editedAt.toISOString() } : {}),
+    postedAt: iso(comment.postedAt),
+    ...(comment.editedAt ? { editedAt: iso(comment.editedAt) } : {}),
     reactions: reactions(comment.id, facts, urls),
     replies: replies.count,
     repliers: replies.repliers.map((r) => ({ user: userRef(r.userId, facts, urls), count: r.count, updatedAt: r.updatedAt.toISOString() })),
@@ -88,19 +90,19 @@ export function presentComment(comment: Comment, facts: CommentFacts, view: View
     urls: urls.comment(comment.spaceId, comment.id, comment.changeRequestId),
     permissions: commentPermissions(view.role, isAuthor),
     ...(comment.resolvedAt
-      ? { status: 'resolved' as const, resolvedAt: comment.resolvedAt.toISOString(), resolvedBy: userRef(comment.resolvedBy, facts, urls) }
+      ? { status: 'resolved' as const, resolvedAt: iso(comment.resolvedAt), resolvedBy: userRef(comment.resolvedBy, facts, urls) }
       : { status: 'open' as const }),
   };
 }
 
-export function presentReply(reply: CommentReply, comment: Comment, facts: CommentFacts, view: Viewpoint) {
+export function presentReply(reply: ReplyRow, comment: CommentRow, facts: CommentFacts, view: Viewpoint) {
   const { urls } = view;
   return {
     object: 'comment-reply' as const,
     id: reply.id,
     postedBy: userRef(reply.postedBy, facts, urls),
-    postedAt: reply.postedAt.toISOString(),
-    ...(reply.editedAt ? { editedAt: reply.editedAt.toISOString() } : {}),
+    postedAt: iso(reply.postedAt),
+    ...(reply.editedAt ? { editedAt: iso(reply.editedAt) } : {}),
     reactions: reactions(reply.id, facts, urls),
     body: presentBody(reply.markdown, view.format),
     urls: urls.commentReply(comment.spaceId, comment.id, reply.id, comment.changeRequestId),

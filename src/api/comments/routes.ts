@@ -16,21 +16,11 @@ import {
   UpdateCommentBody,
   UpdateReplyBody,
 } from './schemas.ts';
-import {
-  deleteComment,
-  deleteReply,
-  getComment,
-  getReply,
-  listComments,
-  listReplies,
-  postComment,
-  postReply,
-  updateComment,
-  updateReply,
-} from './service.ts';
+import { deleteComment, getComment, listComments, postComment, updateComment } from './comments.ts';
+import { deleteReply, getReply, listReplies, postReply, updateReply } from './replies.ts';
 
 /**
- * Comments and their replies: HTTP only, the rules are in ./service.ts. Registered twice
+ * Comments and their replies: HTTP only, the rules are in ./comments.ts and ./replies.ts. Registered twice
  * (src/api/app.ts): on a space's content under `/v1/spaces/:spaceId`, and inside a change request
  * under `/v1/spaces/:spaceId/change-requests/:changeRequestId` (`changeRequest: true`); each sees
  * only its own comments.

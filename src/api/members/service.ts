@@ -10,19 +10,18 @@ import {
   touchLastSeen,
   type MemberRow,
 } from '../../db/members.ts';
-import type { Em } from '../../db/orm.ts';
-import { memberTeamListing, teamFacts, type MemberTeamRow } from '../../db/teams.ts';
+import { transaction, type Em } from '../../db/orm.ts';
+import { memberTeamListing, teamFacts } from '../../db/teams.ts';
 import { leavesNoAdmin } from '../../domain/membership.ts';
 import type { Role } from '../../domain/roles.ts';
 import { contentRoles, requireOrganization, requireRole, type Viewer } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { conflict, notFound } from '../errors.ts';
-import { paginateSql } from '../pagination.ts';
+import { paginate } from '../pagination.ts';
 import { presentSpace } from '../spaces/present.ts';
 import { visibleSpacesPage } from '../spaces/service.ts';
-import { presentMemberTeam } from '../teams/present.ts';
 import { urlsFor } from '../object-urls.ts';
-import { activeRole, presentMember } from './present.ts';
+import { activeRole, presentMember, presentMemberTeam } from '../people/present.ts';
 import type { ListMembersQuery, MemberSpacesQuery, MemberTeamsQuery, UpdateMemberBody } from './schemas.ts';
 
 /**
@@ -50,9 +49,9 @@ async function presentMembers(ctx: Ctx, organizationId: string, rows: MemberRow[
   const counts = await memberCounts(
     ctx.em,
     organizationId,
-    rows.map((r) => r.user_id),
+    rows.map((r) => r.userId),
   );
-  return rows.map((r) => presentMember(r, counts.get(r.user_id), urlsOf(ctx)));
+  return rows.map((r) => presentMember(r, counts.get(r.userId), urlsOf(ctx)));
 }
 
 /** A member read again (after a write). */
@@ -65,15 +64,13 @@ async function fresh(ctx: Ctx, organizationId: string, userId: string) {
 export async function listMembers(ctx: Ctx, organizationId: string, query: Static<typeof ListMembersQuery>) {
   const { role } = await requireOrganization(ctx, organizationId);
   requireMemberReader(ctx, role);
-  const listing = memberListing(organizationId, {
+  const listing = memberListing(ctx.em, organizationId, {
     role: query.role,
     search: query.search,
     sort: query.sort ?? 'joinedAt',
     order: query.order ?? 'desc',
   });
-  return paginateSql<MemberRow, ReturnType<typeof presentMember>>(ctx.em, listing, query, (rows) =>
-    presentMembers(ctx, organizationId, rows),
-  );
+  return paginate(ctx.em, listing, query, (rows) => presentMembers(ctx, organizationId, rows));
 }
 
 export async function getMember(ctx: Ctx, organizationId: string, userId: string) {
@@ -138,19 +135,14 @@ export async function listMemberTeams(ctx: Ctx, organizationId: string, userId: 
   const { role, member } = await target(ctx, organizationId, userId);
   requireMemberReader(ctx, role, userId);
   if (!member) throw notFound('Member');
-  return paginateSql<MemberTeamRow, ReturnType<typeof presentMemberTeam>>(
-    ctx.em,
-    memberTeamListing(organizationId, userId, query),
-    query,
-    async (rows) => {
-      const facts = await teamFacts(
-        ctx.em,
-        rows.map((r) => r.id),
-        ctx.caller.user.id,
-      );
-      return rows.map((r) => presentMemberTeam(r, facts.get(r.id), role));
-    },
-  );
+  return paginate(ctx.em, memberTeamListing(ctx.em, organizationId, userId, query), query, async (rows) => {
+    const facts = await teamFacts(
+      ctx.em,
+      rows.map((r) => r.id),
+      ctx.caller.user.id,
+    );
+    return rows.map((r) => presentMemberTeam(r, facts.get(r.id), role));
+  });
 }
 
 /**
@@ -169,7 +161,7 @@ async function guardLastAdmin(tx: Em, organizationId: string, userId: string, ne
 
 /** Changes a member's role (null: guest). Runs in its own transaction. */
 async function changeRole(em: Em, organizationId: string, userId: string, role: Role | null): Promise<void> {
-  await em.transactional(async (tx) => {
+  await transaction(em, async (tx) => {
     await guardLastAdmin(tx, organizationId, userId, role);
     await setMemberRole(tx, organizationId, userId, role);
   });
@@ -180,7 +172,7 @@ async function changeRole(em: Em, organizationId: string, userId: string, role: 
  * the organization's content. Runs in its own transaction.
  */
 async function removeMember(em: Em, organizationId: string, userId: string): Promise<void> {
-  await em.transactional(async (tx) => {
+  await transaction(em, async (tx) => {
     await guardLastAdmin(tx, organizationId, userId, 'removed');
     await deleteMembership(tx, organizationId, userId);
   });

@@ -1,7 +1,7 @@
 import type { TeamGrantRow, UserGrantRow } from '../../db/permissions.ts';
 import type { TeamFacts } from '../../db/teams.ts';
 import type { Role } from '../../domain/roles.ts';
-import { presentTeam } from '../teams/present.ts';
+import { presentTeam } from '../people/present.ts';
 import { presentUser } from '../users/present.ts';
 import type { Urls } from '../object-urls.ts';
 
@@ -9,7 +9,7 @@ import type { Urls } from '../object-urls.ts';
 export function presentUserGrant(row: UserGrantRow, urls: Urls) {
   return {
     permission: row.role,
-    user: presentUser({ id: row.user_id, displayName: row.display_name, email: row.email, photoUrl: row.photo_url }, urls),
+    user: presentUser({ id: row.userId, displayName: row.displayName, email: row.email, photoUrl: row.photoUrl }, urls),
   };
 }
 
@@ -17,6 +17,6 @@ export function presentUserGrant(row: UserGrantRow, urls: Urls) {
 export function presentTeamGrant(row: TeamGrantRow, facts: TeamFacts | undefined, callerOrgRole: Role | null) {
   return {
     permission: row.role,
-    team: presentTeam({ id: row.team_id, title: row.title, createdAt: row.created }, facts, callerOrgRole),
+    team: presentTeam({ id: row.teamId, title: row.title, createdAt: row.createdAt }, facts, callerOrgRole),
   };
 }

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { ContentKind } from '../../db/access.ts';
-import type { Em } from '../../db/orm.ts';
+import { transaction, type Em } from '../../db/orm.ts';
 import {
   deleteGrant,
   existingPrincipals,
@@ -10,8 +10,6 @@ import {
   userGrantListing,
   type GrantTarget,
   type Principal,
-  type TeamGrantRow,
-  type UserGrantRow,
 } from '../../db/permissions.ts';
 import { teamFacts } from '../../db/teams.ts';
 import { newId } from '../../domain/ids.ts';
@@ -19,7 +17,7 @@ import type { Role } from '../../domain/roles.ts';
 import { loadCollection, loadSpace, requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { paginateSql } from '../pagination.ts';
+import { paginate } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentTeamGrant, presentUserGrant } from './present.ts';
@@ -83,7 +81,7 @@ export async function invite(ctx: Ctx, kind: ContentKind, id: string, body: Stat
   if (!body.users && !body.teams) throw badRequest('body.users or body.teams is required');
   await checkPrincipals(ctx.em, target.organizationId, 'user', body.users ?? []);
   await checkPrincipals(ctx.em, target.organizationId, 'team', body.teams ?? []);
-  await ctx.em.transactional(async (tx) => {
+  await transaction(ctx.em, async (tx) => {
     await setGrants(tx, target, 'user', body.users ?? [], body.role);
     await setGrants(tx, target, 'team', body.teams ?? [], body.role);
   });
@@ -92,21 +90,19 @@ export async function invite(ctx: Ctx, kind: ContentKind, id: string, body: Stat
 export async function listUserGrants(ctx: Ctx, kind: ContentKind, id: string, query: Static<typeof ListQuery>) {
   const target = await loadTarget(ctx, kind, id);
   const urls = urlsFor(ctx.deps.config.publicUrl);
-  return paginateSql<UserGrantRow, ReturnType<typeof presentUserGrant>>(ctx.em, userGrantListing(kind, target.id), query, (rows) =>
-    rows.map((r) => presentUserGrant(r, urls)),
-  );
+  return paginate(ctx.em, userGrantListing(ctx.em, kind, target.id), query, (rows) => rows.map((r) => presentUserGrant(r, urls)));
 }
 
 export async function listTeamGrants(ctx: Ctx, kind: ContentKind, id: string, query: Static<typeof ListQuery>) {
   const target = await loadTarget(ctx, kind, id);
   const { role } = await requireOrganization(ctx, target.organizationId);
-  return paginateSql<TeamGrantRow, ReturnType<typeof presentTeamGrant>>(ctx.em, teamGrantListing(kind, target.id), query, async (rows) => {
+  return paginate(ctx.em, teamGrantListing(ctx.em, kind, target.id), query, async (rows) => {
     const facts = await teamFacts(
       ctx.em,
-      rows.map((r) => r.team_id),
+      rows.map((r) => r.teamId),
       ctx.caller.user.id,
     );
-    return rows.map((r) => presentTeamGrant(r, facts.get(r.team_id), role));
+    return rows.map((r) => presentTeamGrant(r, facts.get(r.teamId), role));
   });
 }
 

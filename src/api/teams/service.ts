@@ -1,19 +1,28 @@
 import type { Static } from 'typebox';
-import { memberCounts, teamMemberListing, type TeamMemberRow } from '../../db/members.ts';
-import type { Em } from '../../db/orm.ts';
-import { Team, TeamMember } from '../../db/team-entities.ts';
-import { membersByHandle, teamFacts, teamListing, upsertTeamMember, type TeamRow } from '../../db/teams.ts';
+import { memberCounts, teamMemberListing } from '../../db/members.ts';
+import { transaction, type Em } from '../../db/orm.ts';
+import {
+  deleteTeamRow,
+  findTeam,
+  insertTeam,
+  membersByHandle,
+  removeTeamMembers,
+  renameTeamRow,
+  teamFacts,
+  teamListing,
+  teamRoleOf,
+  upsertTeamMember,
+} from '../../db/teams.ts';
 import { newId } from '../../domain/ids.ts';
 import { canManageTeam, type TeamRole } from '../../domain/membership.ts';
 import type { Role } from '../../domain/roles.ts';
 import { requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, forbidden, isRefusal, notFound } from '../errors.ts';
-import { presentTeamMember } from '../members/present.ts';
-import { paginateSql } from '../pagination.ts';
+import { paginate } from '../pagination.ts';
+import { presentTeam, presentTeamMember } from '../people/present.ts';
 import type { ListQuery } from '../schemas.ts';
 import { urlsFor } from '../object-urls.ts';
-import { presentTeam, teamFromRow } from './present.ts';
 import type { AddTeamMemberBody, CreateTeamBody, ListTeamsQuery, UpdateTeamBody, UpdateTeamMembersBody } from './schemas.ts';
 
 /**
@@ -23,12 +32,10 @@ import type { AddTeamMemberBody, CreateTeamBody, ListTeamsQuery, UpdateTeamBody,
 
 /** A team of the organization with the caller's organization role and team role; 404 when not there. */
 async function loadTeam(ctx: Ctx, organizationId: string, teamId: string) {
-  const { em, caller } = ctx;
   const { role } = await requireOrganization(ctx, organizationId);
-  const team = await em.findOne(Team, { id: teamId, organizationId });
+  const team = await findTeam(ctx.em, organizationId, teamId);
   if (!team) throw notFound('Team');
-  const own = await em.findOne(TeamMember, { teamId, userId: caller.user.id });
-  const teamRole: TeamRole | null = own?.role === 'owner' || own?.role === 'member' ? own.role : null;
+  const teamRole = await teamRoleOf(ctx.em, teamId, ctx.caller.user.id);
   return { team, role, teamRole };
 }
 
@@ -37,9 +44,9 @@ function requireTeamManager(role: Role | null, teamRole: TeamRole | null) {
 }
 
 /** A team read again (after a write), as a caller with `role` in the organization sees it. */
-async function fresh(ctx: Ctx, teamId: string, role: Role | null) {
-  ctx.em.clear();
-  const team = await ctx.em.findOneOrFail(Team, { id: teamId });
+async function fresh(ctx: Ctx, organizationId: string, teamId: string, role: Role | null) {
+  const team = await findTeam(ctx.em, organizationId, teamId);
+  if (!team) throw notFound('Team');
   const facts = await teamFacts(ctx.em, [teamId], ctx.caller.user.id);
   return presentTeam(team, facts.get(teamId), role);
 }
@@ -52,8 +59,8 @@ async function resolveMembers(em: Em, organizationId: string, handles: string[],
   const rows = await membersByHandle(em, organizationId, handles);
   const byHandle = new Map<string, string>();
   for (const row of rows) {
-    byHandle.set(row.user_id, row.user_id);
-    byHandle.set(row.email.toLowerCase(), row.user_id);
+    byHandle.set(row.userId, row.userId);
+    byHandle.set(row.email.toLowerCase(), row.userId);
   }
   return handles.map((handle, i) => {
     const id = byHandle.get(handle) ?? byHandle.get(handle.toLowerCase());
@@ -70,13 +77,13 @@ async function addTeamMembers(em: Em, teamId: string, userIds: string[], role: T
 
 export async function listTeams(ctx: Ctx, organizationId: string, query: Static<typeof ListTeamsQuery>) {
   const { role } = await requireOrganization(ctx, organizationId, 'read', 'list the teams of this organization');
-  return paginateSql<TeamRow, ReturnType<typeof presentTeam>>(ctx.em, teamListing(organizationId, query), query, async (rows) => {
+  return paginate(ctx.em, teamListing(ctx.em, organizationId, query), query, async (rows) => {
     const facts = await teamFacts(
       ctx.em,
       rows.map((r) => r.id),
       ctx.caller.user.id,
     );
-    return rows.map((r) => presentTeam(teamFromRow(r), facts.get(r.id), role));
+    return rows.map((r) => presentTeam(r, facts.get(r.id), role));
   });
 }
 
@@ -84,54 +91,45 @@ export async function createTeam(ctx: Ctx, organizationId: string, body: Static<
   const { role } = await requireOrganization(ctx, organizationId, 'admin', 'create teams');
   const members = await resolveMembers(ctx.em, organizationId, body.members ?? [], 'members');
   const id = newId();
-  await ctx.em.transactional(async (tx) => {
-    const now = new Date();
-    tx.create(Team, { id, organizationId, title: body.title, createdAt: now, updatedAt: now });
-    await tx.flush();
+  await transaction(ctx.em, async (tx) => {
+    await insertTeam(tx, { id, organizationId, title: body.title, at: new Date() });
     await addTeamMembers(tx, id, members, 'keep');
   });
-  return fresh(ctx, id, role);
+  return fresh(ctx, organizationId, id, role);
 }
 
 export async function getTeam(ctx: Ctx, organizationId: string, teamId: string) {
   const { role, teamRole } = await loadTeam(ctx, organizationId, teamId);
   if (teamRole === null) requireRole(role, 'read', 'see the teams of this organization');
-  return fresh(ctx, teamId, role);
+  return fresh(ctx, organizationId, teamId, role);
 }
 
 export async function renameTeam(ctx: Ctx, organizationId: string, teamId: string, body: Static<typeof UpdateTeamBody>) {
-  const { team, role, teamRole } = await loadTeam(ctx, organizationId, teamId);
+  const { role, teamRole } = await loadTeam(ctx, organizationId, teamId);
   requireTeamManager(role, teamRole);
-  team.title = body.title;
-  team.updatedAt = new Date();
-  await ctx.em.flush();
-  return fresh(ctx, teamId, role);
+  await renameTeamRow(ctx.em, teamId, body.title, new Date());
+  return fresh(ctx, organizationId, teamId, role);
 }
 
 /** Deletes a team; its memberships and grants go with it (foreign keys cascade). */
 export async function deleteTeam(ctx: Ctx, organizationId: string, teamId: string): Promise<void> {
   const { role, teamRole } = await loadTeam(ctx, organizationId, teamId);
   requireTeamManager(role, teamRole);
-  await ctx.em.nativeDelete(Team, { id: teamId });
+  await deleteTeamRow(ctx.em, teamId);
 }
 
 export async function listTeamMembers(ctx: Ctx, organizationId: string, teamId: string, query: Static<typeof ListQuery>) {
   const { role, teamRole } = await loadTeam(ctx, organizationId, teamId);
   if (teamRole === null) requireRole(role, 'read', 'see the members of this team');
   const urls = urlsFor(ctx.deps.config.publicUrl);
-  return paginateSql<TeamMemberRow, ReturnType<typeof presentTeamMember>>(
-    ctx.em,
-    teamMemberListing(organizationId, teamId),
-    query,
-    async (rows) => {
-      const counts = await memberCounts(
-        ctx.em,
-        organizationId,
-        rows.map((r) => r.user_id),
-      );
-      return rows.map((r) => presentTeamMember(r, counts.get(r.user_id), urls));
-    },
-  );
+  return paginate(ctx.em, teamMemberListing(ctx.em, organizationId, teamId), query, async (rows) => {
+    const counts = await memberCounts(
+      ctx.em,
+      organizationId,
+      rows.map((r) => r.userId),
+    );
+    return rows.map((r) => presentTeamMember(r, counts.get(r.userId), urls));
+  });
 }
 
 /** Adds, removes and changes the role of team members in one transaction; a user both added and removed is removed. */
@@ -163,10 +161,10 @@ export async function updateTeamMembers(
       ),
     )
   ).flat();
-  await em.transactional(async (tx) => {
+  await transaction(em, async (tx) => {
     await addTeamMembers(tx, teamId, add, 'keep');
     for (let i = 0; i < entries.length; i++) await addTeamMembers(tx, teamId, [changed[i]], entries[i][1].role);
-    if (remove.length > 0) await tx.nativeDelete(TeamMember, { teamId, userId: { $in: remove } });
+    await removeTeamMembers(tx, teamId, remove);
   });
 }
 
@@ -190,5 +188,5 @@ export async function putTeamMember(
 export async function removeTeamMember(ctx: Ctx, organizationId: string, teamId: string, userId: string): Promise<boolean> {
   const { role, teamRole } = await loadTeam(ctx, organizationId, teamId);
   requireTeamManager(role, teamRole);
-  return (await ctx.em.nativeDelete(TeamMember, { teamId, userId })) > 0;
+  return (await removeTeamMembers(ctx.em, teamId, [userId])) > 0;
 }
