@@ -19,7 +19,7 @@ import { renderLayout } from '../domain/git/layout.ts';
 import { cleanPath, parseGitbookYaml } from '../domain/git/summary.ts';
 import { git, gitRemote, type GitRemote } from '../lib/git-cli.ts';
 import { beat } from '../lib/heartbeat.ts';
-import type { GitSyncActivityOptions } from './git-sync.ts';
+import type { GitSyncActivityOptions } from './git-sync-options.ts';
 import { outcomeOf, recordFailure, type GitSyncOutcome } from './git-sync-outcome.ts';
 import { ensureCache, fetchRef, withCache } from './git-sync-repository.ts';
 

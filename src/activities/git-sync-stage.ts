@@ -10,7 +10,7 @@ import { cleanPath } from '../domain/git/summary.ts';
 import { newId } from '../domain/ids.ts';
 import { blobStream, readBlobs, type GitRemote } from '../lib/git-cli.ts';
 import { beat } from '../lib/heartbeat.ts';
-import type { GitSyncActivityOptions } from './git-sync.ts';
+import type { GitSyncActivityOptions } from './git-sync-options.ts';
 import { recordFailure, type GitSyncOutcome, type StagedImport } from './git-sync-outcome.ts';
 import { commitMessage, ensureCache, fetchRef, listTree, withCache } from './git-sync-repository.ts';
 

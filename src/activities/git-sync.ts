@@ -3,14 +3,12 @@ import { forkEm, transaction, type Orm } from '../db/orm.ts';
 import { GitSyncError } from '../domain/git/errors.ts';
 import { outOfOrder } from '../domain/git/import-decision.ts';
 import { LayoutError } from '../domain/git/summary.ts';
-import type { BlobStore } from '../lib/blob-store.ts';
 import { prepareRemote } from '../lib/git-cli.ts';
-import type { FetchPolicy } from '../lib/guarded-fetch.ts';
 import { heartbeating } from '../lib/heartbeat.ts';
-import type { SecretBox } from '../lib/secrets.ts';
 import { applyImport, readBundle } from './git-sync-apply.ts';
 import { runExport } from './git-sync-export.ts';
 import { fail, outcomeOf, recordFailure, type GitSyncOutcome, type StagedImport } from './git-sync-outcome.ts';
+import type { GitSyncActivityOptions } from './git-sync-options.ts';
 import { stageImport } from './git-sync-stage.ts';
 
 /**
@@ -25,15 +23,7 @@ import { stageImport } from './git-sync-stage.ts';
  */
 
 export type { GitSyncOutcome, StagedImport } from './git-sync-outcome.ts';
-
-export interface GitSyncActivityOptions {
-  blobs: BlobStore;
-  cacheDir: string;
-  maxFileBytes: number;
-  timeoutMs: number;
-  policy: FetchPolicy;
-  secrets: () => Promise<SecretBox>;
-}
+export type { GitSyncActivityOptions } from './git-sync-options.ts';
 
 export function gitSyncActivities(orm: Orm, options: GitSyncActivityOptions | (() => GitSyncActivityOptions)) {
   let resolved: GitSyncActivityOptions | undefined;
