@@ -238,12 +238,12 @@ export async function spaceWithAccessFacts(
   userId: string,
   state: DeletedFilter = 'live',
 ): Promise<{ space: Space; facts: MembershipFacts; gitSync: SpaceGitSync | undefined } | undefined> {
-  const parent = db(em).selectFrom('space as s').select('s.parent_id').where('s.id', '=', spaceId).$asScalar();
-  // Every space route reads this: a named prepared statement, planned once per connection.
-  const [row] = await prepared(
-    em,
+  // Every space route reads this: built once per state, a named prepared statement planned once per connection.
+  const [row] = await prepared(em, `space-with-access/${state}`, [spaceId, userId], ([spaceId, userId]) =>
     db(em)
-      .withRecursive('chain', () => collectionChain(em, parent))
+      .withRecursive('chain', () =>
+        collectionChain(em, db(em).selectFrom('space as s').select('s.parent_id').where('s.id', '=', spaceId).$asScalar()),
+      )
       .selectFrom('space as sp')
       .leftJoin('member as m', (join) =>
         join.onRef('m.organization_id', '=', 'sp.organization_id').on('m.user_id', '=', userId).on('m.disabled', '=', false),

@@ -710,61 +710,63 @@ const structures = new Lru<string, { version: string; structure: VisitorStructur
 
 /** A site's structure version with its sections and live site-spaces, in order, read in one statement. */
 async function readVisitorStructure(em: Em, siteId: string) {
-  const query = db(em)
-    .selectFrom('site as s')
-    .where('s.id', '=', siteId)
-    .select((eb) => [
-      's.structure_version',
-      eb
-        .selectFrom('site_section as sec')
-        .whereRef('sec.site_id', '=', 's.id')
-        .select((agg) =>
-          agg.fn
-            .jsonAgg(
-              jsonBuildObject({
-                id: agg.ref('sec.id'),
-                path: agg.ref('sec.path'),
-                condition: agg.ref('sec.condition'),
-                is_default: agg.ref('sec.is_default'),
-                position: agg.ref('sec.position'),
-              }),
-            )
-            .orderBy('sec.position')
-            .orderBy('sec.id')
-            .as('list'),
-        )
-        .$asScalar()
-        .$castTo<VisitorSection[] | null>()
-        .as('sections'),
-      eb
-        .selectFrom('site_space as ss')
-        .innerJoin('space as sp', (join) =>
-          join.onRef('sp.id', '=', 'ss.space_id').on('sp.deleted_at', 'is', null).onRef('sp.organization_id', '=', 's.organization_id'),
-        )
-        .whereRef('ss.site_id', '=', 's.id')
-        .select((agg) =>
-          agg.fn
-            .jsonAgg(
-              jsonBuildObject({
-                id: agg.ref('ss.id'),
-                section_id: agg.ref('ss.section_id'),
-                space_id: agg.ref('ss.space_id'),
-                path: agg.ref('ss.path'),
-                condition: agg.ref('ss.condition'),
-                is_default: agg.ref('ss.is_default'),
-                position: agg.ref('ss.position'),
-                revision_id: agg.ref('sp.revision_id'),
-              }),
-            )
-            .orderBy('ss.position')
-            .orderBy('ss.id')
-            .as('list'),
-        )
-        .$asScalar()
-        .$castTo<VisitorSiteSpace[] | null>()
-        .as('site_spaces'),
-    ]);
-  return (await prepared(em, query))[0];
+  const [row] = await prepared(em, 'visitor-structure', [siteId], ([siteId]) =>
+    db(em)
+      .selectFrom('site as s')
+      .where('s.id', '=', siteId)
+      .select((eb) => [
+        's.structure_version',
+        eb
+          .selectFrom('site_section as sec')
+          .whereRef('sec.site_id', '=', 's.id')
+          .select((agg) =>
+            agg.fn
+              .jsonAgg(
+                jsonBuildObject({
+                  id: agg.ref('sec.id'),
+                  path: agg.ref('sec.path'),
+                  condition: agg.ref('sec.condition'),
+                  is_default: agg.ref('sec.is_default'),
+                  position: agg.ref('sec.position'),
+                }),
+              )
+              .orderBy('sec.position')
+              .orderBy('sec.id')
+              .as('list'),
+          )
+          .$asScalar()
+          .$castTo<VisitorSection[] | null>()
+          .as('sections'),
+        eb
+          .selectFrom('site_space as ss')
+          .innerJoin('space as sp', (join) =>
+            join.onRef('sp.id', '=', 'ss.space_id').on('sp.deleted_at', 'is', null).onRef('sp.organization_id', '=', 's.organization_id'),
+          )
+          .whereRef('ss.site_id', '=', 's.id')
+          .select((agg) =>
+            agg.fn
+              .jsonAgg(
+                jsonBuildObject({
+                  id: agg.ref('ss.id'),
+                  section_id: agg.ref('ss.section_id'),
+                  space_id: agg.ref('ss.space_id'),
+                  path: agg.ref('ss.path'),
+                  condition: agg.ref('ss.condition'),
+                  is_default: agg.ref('ss.is_default'),
+                  position: agg.ref('ss.position'),
+                  revision_id: agg.ref('sp.revision_id'),
+                }),
+              )
+              .orderBy('ss.position')
+              .orderBy('ss.id')
+              .as('list'),
+          )
+          .$asScalar()
+          .$castTo<VisitorSiteSpace[] | null>()
+          .as('site_spaces'),
+      ]),
+  );
+  return row;
 }
 
 async function visitorStructure(em: Em, siteId: string, version: string): Promise<VisitorStructure> {
@@ -791,8 +793,7 @@ export async function siteForVisitorByKey(
   siteKey: string,
   keyHash: string,
 ): Promise<SiteForVisitor | undefined> {
-  const [row] = await prepared(
-    em,
+  const [row] = await prepared(em, 'visitor-site-by-key', [organizationId, siteKey, keyHash], ([organizationId, siteKey, keyHash]) =>
     visitorSites(em, keyHash)
       .where('s.organization_id', '=', organizationId)
       .where((eb) => eb.or([eb('s.basename', '=', siteKey), eb('s.id', '=', siteKey)]))
@@ -816,33 +817,37 @@ export async function siteForVisitorByHost(
   proxies: string[],
   keyHash: string,
 ): Promise<SiteForVisitor | undefined> {
+  // One statement per number of proxy prefixes (a shape of its own each).
   const [row] = await prepared(
     em,
-    visitorSites(em, keyHash)
-      .where((eb) =>
-        eb.or([
-          eb('s.hostname', '=', hostname),
-          proxies.length === 0
-            ? eb.lit(false)
-            : eb.and([
-                eb('s.proxy', 'in', proxies),
-                eb.not(
-                  eb.exists(
-                    eb
-                      .selectFrom('site as h')
-                      .select('h.id')
-                      .where('h.hostname', '=', hostname)
-                      .whereRef('h.organization_id', '<>', 's.organization_id'),
+    `visitor-site-by-host/${proxies.length}`,
+    [hostname, keyHash, ...proxies],
+    ([hostname, keyHash, ...proxies]) =>
+      visitorSites(em, keyHash)
+        .where((eb) =>
+          eb.or([
+            eb('s.hostname', '=', hostname),
+            proxies.length === 0
+              ? eb.lit(false)
+              : eb.and([
+                  eb('s.proxy', 'in', proxies),
+                  eb.not(
+                    eb.exists(
+                      eb
+                        .selectFrom('site as h')
+                        .select('h.id')
+                        .where('h.hostname', '=', hostname)
+                        .whereRef('h.organization_id', '<>', 's.organization_id'),
+                    ),
                   ),
-                ),
-              ]),
-        ]),
-      )
-      .orderBy(
-        (eb) => eb.fn('length', ['s.proxy']),
-        (ob) => ob.desc().nullsLast(),
-      )
-      .limit(1),
+                ]),
+          ]),
+        )
+        .orderBy(
+          (eb) => eb.fn('length', ['s.proxy']),
+          (ob) => ob.desc().nullsLast(),
+        )
+        .limit(1),
   );
   return withStructure(em, row);
 }
@@ -854,7 +859,9 @@ export async function siteForVisitorById(
   siteId: string,
   keyHash: string,
 ): Promise<SiteForVisitor | undefined> {
-  const [row] = await prepared(em, visitorSites(em, keyHash).where('s.organization_id', '=', organizationId).where('s.id', '=', siteId));
+  const [row] = await prepared(em, 'visitor-site-by-id', [organizationId, siteId, keyHash], ([organizationId, siteId, keyHash]) =>
+    visitorSites(em, keyHash).where('s.organization_id', '=', organizationId).where('s.id', '=', siteId),
+  );
   return withStructure(em, row);
 }
 
