@@ -238,28 +238,7 @@ export async function writeRevision(em: Em, input: WriteRevisionInput): Promise<
     await inChunks(rows, WRITE_CHUNK, (chunk) => q.insertInto('revision_page').values(chunk).execute());
   }
   if (input.base) {
-    const removedFiles = input.removedFiles ?? [];
-    await q
-      .insertInto('revision_file')
-      .columns(['revision_id', 'file_id', 'name', 'content_type', 'size', 'width', 'height', 'sha256', 'created_at'])
-      .expression(
-        q
-          .selectFrom('revision_file')
-          .select((eb) => [
-            eb.cast<string>(eb.val(id), 'text').as('revision_id'),
-            'file_id',
-            'name',
-            'content_type',
-            'size',
-            'width',
-            'height',
-            'sha256',
-            'created_at',
-          ])
-          .where('revision_id', '=', input.base.revisionId)
-          .where((eb) => eb.not(eb('file_id', '=', eb.fn.any(textList(removedFiles))))),
-      )
-      .execute();
+    await copyFileRows(em, input.base.revisionId, id, input.removedFiles ?? []);
   }
   if (input.addedFiles && input.addedFiles.length > 0) {
     await inChunks(input.addedFiles, WRITE_CHUNK, (chunk) =>
@@ -326,6 +305,12 @@ export async function copyRevisionToSpace(em: Em, fromRevisionId: string, toSpac
         .where('revision_id', '=', fromRevisionId),
     )
     .execute();
+  await copyFileRows(em, fromRevisionId, newRevisionId);
+}
+
+/** Copies the file rows of revision `from` into revision `to`, leaving out the files in `except`. */
+async function copyFileRows(em: Em, from: string, to: string, except: string[] = []): Promise<void> {
+  const q = db(em);
   await q
     .insertInto('revision_file')
     .columns(['revision_id', 'file_id', 'name', 'content_type', 'size', 'width', 'height', 'sha256', 'created_at'])
@@ -333,7 +318,7 @@ export async function copyRevisionToSpace(em: Em, fromRevisionId: string, toSpac
       q
         .selectFrom('revision_file')
         .select((eb) => [
-          eb.cast<string>(eb.val(newRevisionId), 'text').as('revision_id'),
+          eb.cast<string>(eb.val(to), 'text').as('revision_id'),
           'file_id',
           'name',
           'content_type',
@@ -343,7 +328,8 @@ export async function copyRevisionToSpace(em: Em, fromRevisionId: string, toSpac
           'sha256',
           'created_at',
         ])
-        .where('revision_id', '=', fromRevisionId),
+        .where('revision_id', '=', from)
+        .$if(except.length > 0, (qb) => qb.where((eb) => eb.not(eb('file_id', '=', eb.fn.any(textList(except)))))),
     )
     .execute();
 }
