@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ScheduleNotFoundError } from '@temporalio/client';
+import { ScheduleNotFoundError, type ScheduleHandle } from '@temporalio/client';
 import { client, createTestOrg, eventually, startTestApp, type Api, type TestApp, type TestOrg } from '../support/harness.ts';
 import { sql } from '../support/fixtures.ts';
 import {
@@ -61,6 +61,16 @@ async function processed(slug: string, after?: string, orgId = org.id, api: Api 
     const spec = res.body;
     return spec.processingState === 'complete' && spec.lastProcessedAt !== undefined && spec.lastProcessedAt !== after ? spec : undefined;
   }, 60_000);
+}
+
+/**
+ * Triggers the refresh schedule once its last run has ended: the schedule skips a trigger while a
+ * run it started still runs (overlap policy SKIP), and a spec reads `complete` a moment before
+ * its run closes.
+ */
+async function triggerWhenIdle(handle: ScheduleHandle) {
+  await eventually(async () => ((await handle.describe()).info.runningActions.length === 0 ? true : undefined), 60_000);
+  await handle.trigger();
 }
 
 async function schedule(specId: string) {
@@ -289,7 +299,7 @@ describe('versions and the refresh schedule', () => {
       yaml({ components: petstore30.components, paths: petstore30.paths, info: petstore30.info, openapi: petstore30.openapi }),
     );
     const hitsBefore = fixtures.hits.get('/refresh.json') ?? 0;
-    await handle.trigger();
+    await triggerWhenIdle(handle);
     const second = await processed('refreshing', first.lastProcessedAt);
     expect(fixtures.hits.get('/refresh.json')).toBeGreaterThan(hitsBefore);
     expect(second.lastVersion).toBe(first.lastVersion);
@@ -298,7 +308,7 @@ describe('versions and the refresh schedule', () => {
 
     // Changed content: a new version, which becomes the latest.
     fixtures.docs.set('/refresh.json', json({ ...petstore30, info: { ...petstore30.info, version: '1.1.0' } }));
-    await handle.trigger();
+    await triggerWhenIdle(handle);
     const third = await processed('refreshing', second.lastProcessedAt);
     expect(third.lastVersion).not.toBe(first.lastVersion);
     const versions = (await admin().get(`${specsPath()}/refreshing/versions`)).body;
