@@ -13,6 +13,11 @@ declare module 'fastify' {
      * is decided by the route the router matched, never by the text of the URL.
      */
     public?: boolean;
+    /**
+     * The route also accepts a site visitor's token (`Caller.visitor`): published-content reads a
+     * reader of the site needs. Every other route refuses such a token.
+     */
+    visitor?: boolean;
   }
 }
 

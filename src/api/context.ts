@@ -24,6 +24,23 @@ export interface Caller {
    * or null for a token of the user's own. access.ts answers 404 for everything outside it.
    */
   organizationId: string | null;
+  /**
+   * Set when the bearer token is a site visitor's token (the `apiToken` of a published URL lookup):
+   * a read-only credential for one published site. Its `user` matches no account, so every
+   * membership check fails for it; access.ts grants it reads of the site's spaces only, on routes
+   * marked `config: { visitor: true }`.
+   */
+  visitor?: VisitorGrant;
+}
+
+/** What a site visitor's token allows: reading one published site as that visitor. */
+export interface VisitorGrant {
+  organizationId: string;
+  siteId: string;
+  /** The spaces of the site's live site-spaces. */
+  spaceIds: string[];
+  /** The visitor's claims (signed claims and validated unsigned claims), for adaptive content. */
+  claims: Record<string, unknown>;
 }
 
 declare module 'fastify' {
