@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyTypeProvider, RawServerDefault } from 'fastify';
+import type { FastifyBaseLogger, FastifyPluginAsync, FastifyTypeProvider, RawServerDefault } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config.ts';
@@ -54,16 +54,21 @@ declare module 'fastify' {
   }
 }
 
-/** What a service works with: the request's unit of work, the caller and the app's dependencies. */
+/**
+ * What a service works with: the request's unit of work, the caller, the app's dependencies, and
+ * the request's logger (for what a request does after its answer is decided, such as starting a
+ * follow-up job).
+ */
 export interface Ctx {
   em: Em;
   caller: Caller;
   deps: AppDeps;
+  log: FastifyBaseLogger;
 }
 
 /** The service context of a request. */
-export function ctxOf(request: { em: Em; caller: Caller; server: { deps: AppDeps } }): Ctx {
-  return { em: request.em, caller: request.caller, deps: request.server.deps };
+export function ctxOf(request: { em: Em; caller: Caller; server: { deps: AppDeps }; log: FastifyBaseLogger }): Ctx {
+  return { em: request.em, caller: request.caller, deps: request.server.deps, log: request.log };
 }
 
 /**

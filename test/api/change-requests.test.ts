@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
-import { contentPages, newChangeRequest, newSpace, postChanges } from '../support/fixtures.ts';
+import { contentPages, newChangeRequest, newSpace, postChanges, searchCaughtUp } from '../support/fixtures.ts';
 
 let t: TestApp;
 let org: TestOrg;
@@ -110,6 +110,7 @@ describe('change requests', () => {
     const copied = await contentPages(admin(), copy.body.id);
     expect(copied.map((p) => p.title)).toEqual(['Welcome', 'Guide']);
     expect(copied[1].pages[0]).toMatchObject({ title: 'Install', markdown: 'Run the installer.\n' });
+    await searchCaughtUp(t, copy.body.id);
     const found = await admin().get(`/v1/spaces/${copy.body.id}/search?query=installer`);
     expect(found.body.items.map((i: { title: string }) => i.title)).toEqual(['Install']);
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addMember, client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
-import { newSpace, sql } from '../support/fixtures.ts';
+import { newSpace, searchCaughtUp, sql } from '../support/fixtures.ts';
 
 let t: TestApp;
 let org: TestOrg;
@@ -151,6 +151,21 @@ describe('duplicate, move and transfer', () => {
     expect(res.body.revision).not.toBe(s.revision);
     expect((await org.members.edit.api.post(`/v1/spaces/${s.id}/duplicate`)).status).toBe(403);
     expect((await other.members.admin.api.post(`/v1/spaces/${s.id}/duplicate`)).status).toBe(404);
+  });
+
+  it('indexes a new space and a duplicate for search through the search-index job', async () => {
+    const s = await newSpace(admin(), org.id, { title: 'Searchable' });
+    await searchCaughtUp(t, s.id);
+    const found = await admin().get(`/v1/spaces/${s.id}/search?query=untitled`);
+    expect(found.body.items.map((hit: { title: string }) => hit.title)).toEqual(['Untitled']);
+    const copy = (await admin().post(`/v1/spaces/${s.id}/duplicate`)).body;
+    await searchCaughtUp(t, copy.id);
+    const inCopy = await admin().get(`/v1/spaces/${copy.id}/search?query=untitled`);
+    expect(inCopy.body.items.map((hit: { title: string }) => hit.title)).toEqual(['Untitled']);
+    const runs = await sql(t, 'select revision_id from search_state where space_id = ?', [copy.id]);
+    expect(runs).toEqual([{ revision_id: copy.revision }]);
+    // The index job of the copy's first revision wrote it.
+    expect(await t.temporal.workflow.getHandle(`search-index/${copy.id}/${copy.revision}`).result()).toEqual({ changed: true });
   });
 
   it('moves a space into a collection and back to the root', async () => {

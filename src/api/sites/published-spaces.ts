@@ -3,7 +3,7 @@ import { transaction } from '../../db/orm.ts';
 import { loadSpace } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, HttpError } from '../errors.ts';
-import { createSpace } from '../spaces/service.ts';
+import { createSpace, indexNewSpace } from '../spaces/service.ts';
 
 /** The spaces a site publishes: existing ones the caller may read, or new ones made for it. */
 
@@ -28,7 +28,7 @@ export async function usableSpaces(ctx: Ctx, organizationId: string, spaceIds: s
  */
 export async function spaceForSite(ctx: Ctx, organizationId: string, spaceId: string | null, title: string): Promise<Space> {
   if (spaceId === null) {
-    return transaction(ctx.em, (tx) =>
+    const space = await transaction(ctx.em, (tx) =>
       createSpace(tx, {
         organizationId,
         parentId: null,
@@ -39,6 +39,8 @@ export async function spaceForSite(ctx: Ctx, organizationId: string, spaceId: st
         defaultLevel: null,
       }),
     );
+    await indexNewSpace(ctx, space);
+    return space;
   }
   return (await usableSpaces(ctx, organizationId, [spaceId], 'spaceId'))[0];
 }

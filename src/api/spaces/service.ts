@@ -11,13 +11,13 @@ import {
   updateSpaceRow,
 } from '../../db/spaces.ts';
 import { copyRevisionToSpace, writeRevision } from '../../db/content.ts';
-import { syncSearchIndex } from '../../db/search.ts';
 import type { SpaceGitSync } from '../../db/access.ts';
 import { loadGitSyncs } from '../../db/git-sync.ts';
 import { positionBetween } from '../../domain/positions.ts';
 import type { PageMap } from '../../domain/content/tree.ts';
 import { forgetLoaded, transaction, type Em } from '../../db/orm.ts';
 import { newId } from '../../domain/ids.ts';
+import { startSpaceSearchIndex } from '../../temporal/search-index.ts';
 import { signalSpaceRestored, startSpaceDeletion } from '../../temporal/space-deletion.ts';
 import { atLeast, type Role } from '../../domain/roles.ts';
 import { contentRoles, grantedContent, loadOrganization, loadSpace, orgRole, requireOrganization, requireRole } from '../access.ts';
@@ -96,6 +96,7 @@ export async function createSpaceFor(ctx: Ctx, organizationId: string, body: Sta
       body.empty ? { kind: 'empty' } : { kind: 'page' },
     );
   });
+  await indexNewSpace(ctx, space);
   return fresh(ctx, space.id);
 }
 
@@ -163,6 +164,7 @@ export async function duplicateSpace(ctx: Ctx, spaceId: string) {
       { kind: 'copy', revisionId: space.revisionId },
     ),
   );
+  await indexNewSpace(ctx, copy);
   return fresh(ctx, copy.id);
 }
 
@@ -206,7 +208,10 @@ export interface NewSpace {
 /** What a new space starts with: one empty page, nothing, or a copy of another revision. */
 export type InitialContent = { kind: 'page' } | { kind: 'empty' } | { kind: 'copy'; revisionId: string };
 
-/** Creates a space with its first revision and search index. Runs inside the caller's transaction. */
+/**
+ * Creates a space with its first revision. Runs inside the caller's transaction; once that has
+ * committed, the caller starts the space's search index with `indexNewSpace`.
+ */
 export async function createSpace(em: Em, input: NewSpace, content: InitialContent = { kind: 'page' }): Promise<Space> {
   const id = newId();
   const now = new Date();
@@ -246,8 +251,25 @@ export async function createSpace(em: Em, input: NewSpace, content: InitialConte
     }
     await writeRevision(em, { id: revisionId, spaceId: id, parents: [], type: 'edits', base: null, pages });
   }
-  await syncSearchIndex(em, id);
   return space;
+}
+
+/**
+ * Starts the search index job of a space `createSpace` made, after its transaction committed (the
+ * job reads the committed content). The space exists whatever happens here: if the job service is
+ * unavailable, the space is searchable from its next change on (the index then catches up from
+ * nothing), so a failure is logged, not answered.
+ */
+export async function indexNewSpace(ctx: Ctx, space: Pick<Space, 'id' | 'organizationId' | 'revisionId'>): Promise<void> {
+  try {
+    await startSpaceSearchIndex(ctx.deps.temporal, ctx.deps.config.temporalTaskQueue, {
+      organizationId: space.organizationId,
+      spaceId: space.id,
+      revisionId: space.revisionId,
+    });
+  } catch (error) {
+    ctx.log.warn({ err: error, spaceId: space.id }, 'could not start the search index job of a new space');
+  }
 }
 
 /**
