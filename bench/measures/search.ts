@@ -1,12 +1,17 @@
 /**
  * Space search: p95 of `GET /v1/spaces/{id}/search` over a space of `searchPages` pages, against the
- * same queries answered by an ILIKE scan of the same documents in SQL (no HTTP, no index).
+ * same queries answered by an ILIKE scan of the same documents in SQL (no HTTP, no index). The scan
+ * reads every document (about 2 s a query at 100,000 pages), so the baseline runs an evenly spaced
+ * sample of the queries (`ILIKE_SAMPLE`) rather than all of them: its p95 is the sample's.
  */
 import { sql } from '../../test/support/sql.ts';
 import { percentile } from '../lib.ts';
 import { generatePages, seedSpace, word } from '../corpus.ts';
 import type { RunOptions, Row } from '../load.ts';
 import type { Stack } from '../stack.ts';
+
+/** Queries of the ILIKE baseline (an evenly spaced sample of the searched ones). */
+const ILIKE_SAMPLE = 30;
 
 export async function measureSearch(stack: Stack, options: RunOptions, log: (line: string) => void): Promise<Row[]> {
   const pages = options.searchPages;
@@ -27,7 +32,8 @@ export async function measureSearch(stack: Stack, options: RunOptions, log: (lin
     await search(query);
     viaApi.push(performance.now() - t);
   }
-  for (const query of queries) {
+  const step = Math.max(1, Math.floor(queries.length / ILIKE_SAMPLE));
+  for (const query of queries.filter((_, i) => i % step === 0).slice(0, ILIKE_SAMPLE)) {
     const terms = query.split(' ');
     const t = performance.now();
     await sql(
@@ -53,7 +59,7 @@ export async function measureSearch(stack: Stack, options: RunOptions, log: (lin
       ratio: p95 / ilike,
       target: 'value ≤ 30 ms',
       met: p95 <= 30,
-      note: `${queryCount} queries, one at a time; p50 ${percentile(Float64Array.from(viaApi).sort(), 50).toFixed(1)} ms`,
+      note: `${queryCount} queries, one at a time; p50 ${percentile(Float64Array.from(viaApi).sort(), 50).toFixed(1)} ms; ILIKE baseline over ${viaIlike.length} of them`,
     },
   ];
 }
