@@ -11,7 +11,7 @@
  * Targets are reported, not asserted: the exit code is 0 unless the run itself fails.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cleanupStack } from './lib.ts';
+import { cleanupStack, median } from './lib.ts';
 import { notMeasured, type RunOptions, type Row } from './load.ts';
 import { startStack, type Stack } from './stack.ts';
 import { measureApiGet } from './measures/api-get.ts';
@@ -74,16 +74,23 @@ function readRunOptions(argv: string[]): RunOptions & { only: Set<Module> } {
 const fmt = (n: number | null) =>
   n === null || !Number.isFinite(n) ? '-' : Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 1 ? n.toFixed(2) : n.toFixed(3);
 
+/** Min / median / max of a row's per-round figures ('-' for a row measured once). */
+function spread(values: number[] | undefined): string {
+  if (!values || values.length < 2) return '-';
+  const sorted = [...values].sort((a, b) => a - b);
+  return `${fmt(sorted[0])} / ${fmt(median(sorted))} / ${fmt(sorted[sorted.length - 1])}`;
+}
+
 function markdown(rows: Row[]): string {
   const lines = [
-    '| measure | value | baseline (same run) | baseline value | ratio | target | met |',
-    '| --- | ---: | --- | ---: | ---: | --- | --- |',
+    '| measure | value | baseline (same run) | baseline value | ratio | judged figure per round: min / median / max | target | met |',
+    '| --- | ---: | --- | ---: | ---: | ---: | --- | --- |',
   ];
   for (const r of rows) {
     const value = r.value === null ? (r.note ?? 'not measured') : `${fmt(r.value)} ${r.unit}`;
     const base = r.baselineValue === null ? '-' : `${fmt(r.baselineValue)} ${r.unit}`;
     const met = r.met === null ? '–' : r.met ? 'yes' : 'no';
-    lines.push(`| ${r.measure} | ${value} | ${r.baseline} | ${base} | ${fmt(r.ratio)} | ${r.target} | ${met} |`);
+    lines.push(`| ${r.measure} | ${value} | ${r.baseline} | ${base} | ${fmt(r.ratio)} | ${spread(r.perRound)} | ${r.target} | ${met} |`);
   }
   const notes = rows.filter((r) => r.value !== null && r.note).map((r) => `- ${r.measure}: ${r.note}`);
   return [...lines, ...(notes.length ? ['', ...notes] : [])].join('\n');

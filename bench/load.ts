@@ -15,6 +15,11 @@ export interface Row {
   /** null when not measured. */
   met: boolean | null;
   note?: string;
+  /**
+   * Each round's figure that the target judges (its ratio, or its value for a value target), so the
+   * table shows next to the median how far rounds spread; absent for rows measured once.
+   */
+  perRound?: number[];
 }
 
 export interface RunOptions {
@@ -61,25 +66,28 @@ export async function load(
   return { rps: r.requests.average, mean: r.latency.average, p50: r.latency.p50, p99: r.latency.p99 };
 }
 
+/** Medians over the rounds, and each round's results. */
+export type Compared = LoadResult & { rounds: LoadResult[] };
+
 /** Alternating rounds (a, b, a, b, …) of two targets; medians of each figure over the rounds. */
-export async function compare(
-  rounds: number,
-  a: () => Promise<LoadResult>,
-  b: () => Promise<LoadResult>,
-): Promise<[LoadResult, LoadResult]> {
+export async function compare(rounds: number, a: () => Promise<LoadResult>, b: () => Promise<LoadResult>): Promise<[Compared, Compared]> {
   const runs: [LoadResult[], LoadResult[]] = [[], []];
   for (let i = 0; i < rounds; i++) {
     runs[0].push(await a());
     runs[1].push(await b());
   }
-  const med = (list: LoadResult[]): LoadResult => ({
+  const med = (list: LoadResult[]): Compared => ({
     rps: median(list.map((r) => r.rps)),
     mean: median(list.map((r) => r.mean)),
     p50: median(list.map((r) => r.p50)),
     p99: median(list.map((r) => r.p99)),
+    rounds: list,
   });
   return [med(runs[0]), med(runs[1])];
 }
+
+/** Each round's ratio of `value` between two compared series. */
+export const ratios = (a: LoadResult[], b: LoadResult[], value: (r: LoadResult) => number) => a.map((r, i) => value(r) / value(b[i]));
 
 export const atLeast = (value: number, min: number) => value >= min;
 export const atMost = (value: number, max: number) => value <= max;

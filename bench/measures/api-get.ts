@@ -1,5 +1,5 @@
 /** Authenticated `GET /v1/spaces/{id}` against a bare Fastify route doing the same indexed query (bench/server.ts). */
-import { compare, load, type RunOptions, type Row } from '../load.ts';
+import { compare, load, ratios, type RunOptions, type Row } from '../load.ts';
 import type { Stack } from '../stack.ts';
 
 export async function measureApiGet(stack: Stack, options: RunOptions): Promise<Row[]> {
@@ -23,6 +23,7 @@ export async function measureApiGet(stack: Stack, options: RunOptions): Promise<
       target: 'ratio ≥ 0.85',
       met: ratio >= 0.85,
       note: `p99 ${api.p99} ms vs ${bare.p99} ms`,
+      perRound: ratios(api.rounds, bare.rounds, (r) => r.rps),
     },
   ];
 }

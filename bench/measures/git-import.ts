@@ -146,6 +146,7 @@ export async function measureGitImport(stack: Stack, options: RunOptions, log: (
         ratio: value / baseline,
         target: 'ratio ≤ 3',
         met: value / baseline <= 3,
+        perRound: imports.map((ms, i) => ms / baselines[i]),
       },
     ];
   });

@@ -154,6 +154,7 @@ export async function measureHealthzUnderBatch(stack: Stack, options: RunOptions
       target: 'value ≤ 100 ms',
       met: busyMax <= 100,
       note,
+      perRound: busy.map((b) => b.max),
     },
     {
       measure: `/healthz p95 latency during a ${mb} MB change-request batch`,
@@ -164,6 +165,7 @@ export async function measureHealthzUnderBatch(stack: Stack, options: RunOptions
       ratio: busyP95 / idleP95,
       target: 'value ≤ 100 ms',
       met: busyP95 <= 100,
+      perRound: busy.map((b) => b.p95),
     },
   ];
 }

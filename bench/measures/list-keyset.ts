@@ -5,7 +5,7 @@
  */
 import { encodeCursor } from '../../src/domain/cursor.ts';
 import { sql } from '../../test/support/sql.ts';
-import { compare, load, type RunOptions, type Row } from '../load.ts';
+import { compare, load, ratios, type RunOptions, type Row } from '../load.ts';
 import type { Stack } from '../stack.ts';
 
 const LIMIT = 100;
@@ -57,6 +57,7 @@ export async function measureListKeyset(stack: Stack, options: RunOptions, log: 
       target: 'ratio ≤ 1.5',
       met: ratio <= 1.5,
       note: `${nth.rps.toFixed(0)} vs ${first.rps.toFixed(0)} req/s`,
+      perRound: ratios(nth.rounds, first.rounds, (r) => r.mean),
     },
   ];
 }

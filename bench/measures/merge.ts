@@ -66,6 +66,7 @@ export async function measureMerge(stack: Stack, options: RunOptions, log: (line
       ratio: e2e / pure,
       target: 'value ≤ 0.5 s',
       met: e2e <= 500,
+      perRound: endToEnd.map((ms) => ms / 1000),
     },
   ];
 }

@@ -57,6 +57,7 @@ export async function measurePdf(stack: Stack, options: RunOptions, log: (line: 
       ratio,
       target: 'ratio ≤ 1.3',
       met: ratio <= 1.3,
+      perRound: viaApi.map((ms, i) => ms / direct[i]),
     },
   ];
 }

@@ -8,7 +8,7 @@ import { sql } from '../../test/support/sql.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { positionBetween } from '../../src/domain/positions.ts';
 import type { PageMap } from '../../src/domain/content/tree.ts';
-import { compare, load, type RunOptions, type Row } from '../load.ts';
+import { compare, load, ratios, type RunOptions, type Row } from '../load.ts';
 import type { Stack } from '../stack.ts';
 
 /** 500 pages: 10 top-level pages, 7 children each, 6 grandchildren each. */
@@ -91,6 +91,7 @@ export async function measurePublished(stack: Stack, options: RunOptions, log: (
       target: 'ratio ≥ 0.5',
       met: ratio >= 0.5,
       note: `${sections} sections × ${perSection} site-spaces × 500 pages`,
+      perRound: ratios(published.rounds, space.rounds, (r) => r.rps),
     },
   ];
 }
