@@ -60,9 +60,10 @@ export type Urls = ReturnType<typeof urlsFor>;
 /**
  * Links to a file's bytes that a browser loads with no header: the answers a site visitor's token
  * reads carry these as `downloadURL`. The link names the space, file and revision, expires, and is
- * signed (HMAC, lib/signed-urls.ts, a key of its own derived from SECRETS_KEY); the route that
- * serves it (`GET /v1/spaces/{spaceId}/files/{fileId}/download`) needs no token and redirects to
- * the blob store's own presigned URL when the store serves downloads itself (`BLOB_STORE=s3`).
+ * signed (HMAC, lib/signed-urls.ts, a key of its own derived from SECRETS_KEY). The route that
+ * serves it (`GET /files/{spaceId}/{fileId}/download`) lives outside /v1, like PDF links, since
+ * every /v1 operation needs a bearer token; it redirects to the blob store's own presigned URL
+ * when the store serves downloads itself (`BLOB_STORE=s3`).
  */
 export const FILE_URL_TTL_SECONDS = 3600;
 /** Expiries are rounded up to this step, so a file's link is the same for a while (cacheable). */
@@ -75,7 +76,7 @@ export interface FileRef {
 }
 
 const filePath = (ref: Pick<FileRef, 'spaceId' | 'fileId'>) =>
-  `/v1/spaces/${encodeURIComponent(ref.spaceId)}/files/${encodeURIComponent(ref.fileId)}/download`;
+  `/files/${encodeURIComponent(ref.spaceId)}/${encodeURIComponent(ref.fileId)}/download`;
 const signedPart = (ref: FileRef) => `${filePath(ref)}?revision=${encodeURIComponent(ref.revisionId)}`;
 
 /** The signed links of one revision's files, valid for about FILE_URL_TTL_SECONDS from `nowSeconds`. */

@@ -546,7 +546,7 @@ describe('files a browser can load', () => {
     const file = await visitor.get(`/v1/spaces/${spaceId}/content/files/${fileId}`);
     expect(file.status).toBe(200);
     const url = new URL(file.body.downloadURL);
-    expect(url.pathname).toBe(`/v1/spaces/${spaceId}/files/${fileId}/download`);
+    expect(url.pathname).toBe(`/files/${spaceId}/${fileId}/download`);
     expect(url.searchParams.get('signature')).toEqual(expect.any(String));
     const bytes = await load(file.body.downloadURL);
     expect(bytes.statusCode).toBe(200);
@@ -574,7 +574,7 @@ describe('files a browser can load', () => {
       changed('signature', flipped),
       changed('expires', String(Number(parsed.searchParams.get('expires')) + 3600)),
       changed('revision', 'otherRevision'),
-      url.replace(`/files/${fileId}/`, '/files/otherFile/'),
+      url.replace(`/${fileId}/download`, '/otherFile/download'),
     ]) {
       const res = await load(bad);
       expect([bad, res.statusCode]).toEqual([bad, 403]);

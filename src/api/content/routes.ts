@@ -94,11 +94,12 @@ function sendDownload(reply: FastifyReply, download: Download) {
 
 /**
  * A file's bytes through a signed, expiring link (the `downloadURL` a site visitor's answers
- * carry): no token, so a browser loads it as it is; the signature is the credential.
+ * carry): no token, so a browser loads it as it is; the signature is the credential. Outside /v1,
+ * where every operation needs a bearer token.
  */
 export const signedFileRoutes: RoutePlugin = async (app) => {
   app.get(
-    '/v1/spaces/:spaceId/files/:fileId/download',
+    '/files/:spaceId/:fileId/download',
     {
       schema: {
         tags: ['space content'],

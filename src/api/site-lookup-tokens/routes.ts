@@ -37,12 +37,12 @@ export const siteLookupTokenRoutes: RoutePlugin = async (app) => {
   );
 
   app.delete(
-    `${base}/:tokenId`,
+    `${base}/:lookupTokenId`,
     {
       schema: { tags, summary: 'Revoke a site lookup token', params: LookupTokenParams, response: { 205: NoContent, ...errors(403, 404) } },
     },
     async (request, reply) => {
-      await revokeLookupToken(ctxOf(request), request.params.organizationId, request.params.tokenId);
+      await revokeLookupToken(ctxOf(request), request.params.organizationId, request.params.lookupTokenId);
       return reply.status(205).send();
     },
   );

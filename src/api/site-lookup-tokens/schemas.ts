@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { Id, ListOf, Timestamp } from '../schemas.ts';
 
 export const LookupTokenOrgParams = Type.Object({ organizationId: Id });
-export const LookupTokenParams = Type.Object({ organizationId: Id, tokenId: Id });
+export const LookupTokenParams = Type.Object({ organizationId: Id, lookupTokenId: Id });
 
 export const CreateLookupTokenBody = Type.Object({
   label: Type.String({ minLength: 1, maxLength: 100, description: 'What the token is for, e.g. the renderer that holds it' }),
