@@ -56,7 +56,11 @@ export interface AuthOptions {
  * cache keeps the lookup off the hot path; a revoked token stops working within that time. Each
  * API process has its own cache of at most AUTH_CACHE_SIZE tokens. A token minted by an SSO sign-in
  * carries the organization it was minted for (`Caller.organizationId`): access.ts refuses it
- * everywhere else. Failed authentications are counted per client address: past `failureMax` in a
+ * everywhere else. Two tokens of limited use are told apart by their shape: a site visitor's token
+ * (a JWT, site-tokens.ts: checked against its site on every use, never cached) works only on
+ * routes marked `config: { visitor: true }`, a site lookup token (`dmsl_…`, hashed at rest like
+ * API tokens) only on routes marked `config: { siteLookup: true }`; anywhere else they answer 403.
+ * Failed authentications are counted per client address: past `failureMax` in a
  * window, that address is answered 429 until the window ends.
  */
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
