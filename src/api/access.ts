@@ -12,7 +12,7 @@ import {
 } from '../db/access.ts';
 import type { Em } from '../db/orm.ts';
 import { atLeast, effectiveRole, isRole, type Role } from '../domain/roles.ts';
-import type { Caller, Ctx } from './context.ts';
+import type { Caller, Ctx, VisitorGrant } from './context.ts';
 import { forbidden, notFound } from './errors.ts';
 
 /**
@@ -37,7 +37,7 @@ const asRole = (value: unknown): Role | null => (isRole(value) ? value : null);
  * token minted by an organization's SSO sign-in works in that organization only.
  */
 export const inScope = (caller: Caller, organizationId: string): boolean =>
-  caller.organizationId === null || caller.organizationId === organizationId;
+  !caller.visitor && !caller.siteLookup && (caller.organizationId === null || caller.organizationId === organizationId);
 
 /** The caller's role in an organization: a Role, null (guest), or undefined (not a member, or out of the token's scope). */
 export async function orgRole(em: Em, caller: Caller, organizationId: string): Promise<Role | null | undefined> {
@@ -83,10 +83,35 @@ function roleFrom(role: Role | null | undefined, item: ContentItem, facts: Acces
  */
 export async function loadSpace(em: Em, caller: Caller, spaceId: string, state: DeletedFilter = 'live') {
   const found = await spaceWithAccessFacts(em, spaceId, caller.user.id, state);
+  if (caller.visitor) return visitorSpace(caller.visitor, found, state);
   if (!found?.facts.is_member || !inScope(caller, found.space.organizationId)) throw notFound('Space');
   const role = roleFrom(asRole(found.facts.org_role), found.space, found.facts);
   if (!atLeast(role, 'read')) throw notFound('Space');
   return { space: found.space, role, gitSync: found.gitSync };
+}
+
+/**
+ * A site visitor reads a space only while it is published by the visitor's site (one of its live
+ * site-spaces) in the visitor's organization; the role is never above read. Everything else is
+ * 404, as for a space that does not exist.
+ */
+function visitorSpace(grant: VisitorGrant, found: Awaited<ReturnType<typeof spaceWithAccessFacts>>, state: DeletedFilter) {
+  if (!found || state !== 'live' || found.space.deletedAt != null) throw notFound('Space');
+  if (found.space.organizationId !== grant.organizationId || !grant.spaceIds.includes(found.space.id)) throw notFound('Space');
+  return { space: found.space, role: 'read' as Role | null, gitSync: found.gitSync };
+}
+
+/**
+ * Whether the caller may read this revision of a space it has loaded (loadSpace). Members read
+ * every revision of a space they see. A site visitor reads what the site publishes: the space's
+ * current revision, and the one its lookup answered with (so a page being read while the space
+ * moves on still loads). Never older revisions: they may hold content that was removed on purpose.
+ */
+export function requireVisibleRevision(ctx: Ctx, space: { id: string; revisionId: string }, revisionId: string): void {
+  const grant = ctx.caller.visitor;
+  if (!grant || revisionId === space.revisionId) return;
+  if (grant.revision.spaceId === space.id && grant.revision.revisionId === revisionId) return;
+  throw notFound('Revision');
 }
 
 /** Loads a collection with the caller's effective role on it; 404 when it does not exist for them. */

@@ -22,7 +22,7 @@ import { permissionRoutes } from './permissions/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { teamRoutes } from './teams/routes.ts';
 import { integrationRoutes } from './integrations/routes.ts';
-import { contentRoutes } from './content/routes.ts';
+import { contentRoutes, signedFileRoutes } from './content/routes.ts';
 import { changeRequestRoutes } from './change-requests/routes.ts';
 import { openapiRoutes } from './openapi/routes.ts';
 import { translationRoutes } from './translations/routes.ts';
@@ -40,6 +40,7 @@ import { siteSectionRoutes } from './sites/sections/routes.ts';
 import { siteSpaceRoutes } from './sites/spaces/routes.ts';
 import { siteShareLinkRoutes } from './sites/share-links/routes.ts';
 import { urlRoutes } from './urls/routes.ts';
+import { siteLookupTokenRoutes } from './site-lookup-tokens/routes.ts';
 import { gitRoutes, gitWebhookRoutes } from './git/routes.ts';
 
 export interface AppOptions {
@@ -169,6 +170,7 @@ export async function buildApp(
   // Content, comments and links: one plugin each, for a space's content and for a change request's.
   await app.register(contentRoutes, { prefix: SPACE_CONTENT_PREFIX, changeRequest: false });
   await app.register(contentRoutes, { prefix: CHANGE_REQUEST_CONTENT_PREFIX, changeRequest: true });
+  await app.register(signedFileRoutes);
   await app.register(changeRequestRoutes);
   await app.register(openapiRoutes);
   await app.register(customFieldRoutes);
@@ -193,6 +195,7 @@ export async function buildApp(
   await app.register(siteSpaceRoutes);
   await app.register(siteShareLinkRoutes);
   await app.register(urlRoutes);
+  await app.register(siteLookupTokenRoutes);
   await app.register(gitRoutes);
   await app.register(gitWebhookRoutes);
   return app;

@@ -1,9 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { liveToken, touchToken } from '../db/accounts.ts';
-import { hashToken } from '../domain/ids.ts';
+import { lookupTokenByHash, touchLookupToken } from '../db/sites.ts';
+import { hashToken, LOOKUP_TOKEN_PREFIX } from '../domain/ids.ts';
 import { Lru } from '../domain/lru.ts';
+import { looksLikeJwt } from '../domain/sites/site-token.ts';
 import type { Caller } from './context.ts';
-import { HttpError, unauthorized } from './errors.ts';
+import { forbidden, HttpError, unauthorized } from './errors.ts';
+import { siteTokenCaller } from './site-tokens.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -18,6 +21,11 @@ declare module 'fastify' {
      * reader of the site needs. Every other route refuses such a token.
      */
     visitor?: boolean;
+    /**
+     * The route also accepts a site lookup token (`Caller.siteLookup`): resolving published URLs.
+     * Every other route refuses such a token.
+     */
+    siteLookup?: boolean;
   }
 }
 
@@ -48,7 +56,11 @@ export interface AuthOptions {
  * cache keeps the lookup off the hot path; a revoked token stops working within that time. Each
  * API process has its own cache of at most AUTH_CACHE_SIZE tokens. A token minted by an SSO sign-in
  * carries the organization it was minted for (`Caller.organizationId`): access.ts refuses it
- * everywhere else. Failed authentications are counted per client address: past `failureMax` in a
+ * everywhere else. Two tokens of limited use are told apart by their shape: a site visitor's token
+ * (a JWT, site-tokens.ts: checked against its site on every use, never cached) works only on
+ * routes marked `config: { visitor: true }`, a site lookup token (`dmsl_…`, hashed at rest like
+ * API tokens) only on routes marked `config: { siteLookup: true }`; anywhere else they answer 403.
+ * Failed authentications are counted per client address: past `failureMax` in a
  * window, that address is answered 429 until the window ends.
  */
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
@@ -72,22 +84,56 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   }
 
   async function lookup(request: FastifyRequest, token: string, now: number): Promise<Caller | null> {
+    // A site visitor's token is a JWT, checked against its site on every use (never cached).
+    if (looksLikeJwt(token)) return siteTokenCaller(request.em, request.server.deps.config, token);
     const hash = hashToken(token);
     const hit = cache.get(hash);
     if (hit && hit.expires > now) return hit.caller;
     if (hit) cache.delete(hash);
+    const caller = token.startsWith(LOOKUP_TOKEN_PREFIX) ? await lookupCaller(request, hash, now) : await apiCaller(request, hash, now);
+    if (caller && options.cacheTtlMs > 0) cache.set(hash, { caller, expires: now + options.cacheTtlMs });
+    return caller;
+  }
+
+  async function apiCaller(request: FastifyRequest, hash: string, now: number): Promise<Caller | null> {
     const row = await liveToken(request.em, hash);
     if (!row) return null;
     if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
       await touchToken(request.em, row.id, new Date(now));
     }
     const { user } = row;
-    const caller: Caller = {
+    return {
       user: { id: user.id, displayName: user.displayName, email: user.email, photoUrl: user.photoUrl ?? null },
       tokenId: row.id,
       organizationId: row.organizationId ?? null,
     };
-    if (options.cacheTtlMs > 0) cache.set(hash, { caller, expires: now + options.cacheTtlMs });
+  }
+
+  /** A site lookup token: its `user` matches no account, so it is a member of nothing. */
+  async function lookupCaller(request: FastifyRequest, hash: string, now: number): Promise<Caller | null> {
+    const row = await lookupTokenByHash(request.em, hash);
+    if (!row) return null;
+    if (!row.last_used_at || now - new Date(row.last_used_at).getTime() > LAST_USED_PRECISION_MS) {
+      await touchLookupToken(request.em, row.id, new Date(now));
+    }
+    const id = `site-lookup:${row.id}`;
+    return {
+      user: { id, displayName: row.label, email: '', photoUrl: null },
+      tokenId: row.id,
+      organizationId: row.organization_id,
+      siteLookup: { organizationId: row.organization_id },
+    };
+  }
+
+  /** A token of limited use works only on the routes marked for it. */
+  function admitted(request: FastifyRequest, caller: Caller): Caller {
+    const config = request.routeOptions.config;
+    if (caller.visitor && config.visitor !== true) {
+      throw forbidden("A site visitor's token only reads the published content of its site");
+    }
+    if (caller.siteLookup && config.siteLookup !== true) {
+      throw forbidden('A site lookup token only resolves the published URLs of its organization');
+    }
     return caller;
   }
 
@@ -98,7 +144,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     const header = request.headers.authorization;
     const token = bearerToken(header);
     const caller = token === null ? null : await lookup(request, token, now);
-    if (caller) return caller;
+    if (caller) return admitted(request, caller);
     failed(request.ip, now);
     if (!header) throw unauthorized();
     if (token === null) throw unauthorized('The Authorization header must be "Bearer <token>"');

@@ -31,6 +31,11 @@ export interface Caller {
    * marked `config: { visitor: true }`.
    */
   visitor?: VisitorGrant;
+  /**
+   * Set when the bearer token is a site lookup token: it resolves the published URLs of this
+   * organization's sites (routes marked `config: { siteLookup: true }`) and nothing else.
+   */
+  siteLookup?: { organizationId: string };
 }
 
 /** What a site visitor's token allows: reading one published site as that visitor. */
@@ -41,6 +46,8 @@ export interface VisitorGrant {
   spaceIds: string[];
   /** The visitor's claims (signed claims and validated unsigned claims), for adaptive content. */
   claims: Record<string, unknown>;
+  /** The revision the visitor's lookup answered with: readable even once its space has moved on. */
+  revision: { spaceId: string; revisionId: string };
 }
 
 declare module 'fastify' {

@@ -1,3 +1,5 @@
+import { lazySigningKey, signPath, verifySignedPath, type Verdict } from '../lib/signed-urls.ts';
+
 /** Absolute URLs of every object, from PUBLIC_URL. One place, so every `urls` field agrees. */
 export function urlsFor(publicUrl: string) {
   return {
@@ -54,3 +56,52 @@ export function urlsFor(publicUrl: string) {
   };
 }
 export type Urls = ReturnType<typeof urlsFor>;
+
+/**
+ * Links to a file's bytes that a browser loads with no header: the answers a site visitor's token
+ * reads carry these as `downloadURL`. The link names the space, file and revision, expires, and is
+ * signed (HMAC, lib/signed-urls.ts, a key of its own derived from SECRETS_KEY). The route that
+ * serves it (`GET /files/{spaceId}/{fileId}/download`) lives outside /v1, like PDF links, since
+ * every /v1 operation needs a bearer token; it redirects to the blob store's own presigned URL
+ * when the store serves downloads itself (`BLOB_STORE=s3`).
+ */
+export const FILE_URL_TTL_SECONDS = 3600;
+/** Expiries are rounded up to this step, so a file's link is the same for a while (cacheable). */
+const FILE_URL_EXPIRY_STEP_SECONDS = 600;
+
+export interface FileRef {
+  spaceId: string;
+  revisionId: string;
+  fileId: string;
+}
+
+const filePath = (ref: Pick<FileRef, 'spaceId' | 'fileId'>) =>
+  `/files/${encodeURIComponent(ref.spaceId)}/${encodeURIComponent(ref.fileId)}/download`;
+const signedPart = (ref: FileRef) => `${filePath(ref)}?revision=${encodeURIComponent(ref.revisionId)}`;
+
+/** The signed links of one revision's files, valid for about FILE_URL_TTL_SECONDS from `nowSeconds`. */
+export function signedFileUrls(key: Buffer, publicUrl: string, spaceId: string, revisionId: string, nowSeconds: number) {
+  const step = FILE_URL_EXPIRY_STEP_SECONDS;
+  const expires = Math.ceil((nowSeconds + FILE_URL_TTL_SECONDS) / step) * step;
+  return (fileId: string) => {
+    const ref = { spaceId, revisionId, fileId };
+    const signature = signPath(key, signedPart(ref), expires);
+    return `${publicUrl}${filePath(ref)}?revision=${encodeURIComponent(revisionId)}&expires=${expires}&signature=${signature}`;
+  };
+}
+
+/** Whether a signed file link is genuine and still valid. */
+export function verifyFileUrl(key: Buffer, ref: FileRef, expires: number, signature: string, nowSeconds: number): Verdict {
+  return verifySignedPath(key, signedPart(ref), expires, signature, nowSeconds);
+}
+
+const fileKeys = new WeakMap<object, () => Promise<Buffer>>();
+/** The key file links are signed with, derived from SECRETS_KEY once per process. */
+export function fileUrlKey(config: { secretsKey: string | undefined; dataDir: string }): Promise<Buffer> {
+  let load = fileKeys.get(config);
+  if (!load) {
+    load = lazySigningKey(config, 'file-download');
+    fileKeys.set(config, load);
+  }
+  return load();
+}

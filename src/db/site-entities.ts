@@ -96,4 +96,20 @@ export const SiteShareLink = defineEntity({
 });
 export type SiteShareLink = InferEntity<typeof SiteShareLink>;
 
-export const entities = [Site, SiteSection, SiteSectionGroup, SiteSpace, SiteShareLink];
+/** A credential that only resolves the URLs of its organization's published sites (Migration0018SiteTokens). */
+export const SiteLookupToken = defineEntity({
+  name: 'SiteLookupToken',
+  tableName: 'site_lookup_token',
+  properties: {
+    id: p.string().primary(),
+    organizationId: p.string(),
+    label: p.string(),
+    tokenHash: p.string(),
+    createdBy: p.string().nullable(),
+    createdAt: p.datetime().defaultRaw('now()'),
+    lastUsedAt: p.datetime().nullable(),
+  },
+});
+export type SiteLookupToken = InferEntity<typeof SiteLookupToken>;
+
+export const entities = [Site, SiteSection, SiteSectionGroup, SiteSpace, SiteShareLink, SiteLookupToken];

@@ -656,16 +656,15 @@ const visitorSites = (em: Em, keyHash: string) =>
     ])
     .select((eb) =>
       eb
-        .exists(
-          eb
-            .selectFrom('site_share_link as l')
-            .select('l.id')
-            .whereRef('l.site_id', '=', 's.id')
-            .where('l.key_hash', '=', keyHash)
-            .where('l.active', '=', true),
-        )
-        .$castTo<boolean>()
-        .as('share_key_active'),
+        .selectFrom('site_share_link as l')
+        .select('l.id')
+        .whereRef('l.site_id', '=', 's.id')
+        .where('l.key_hash', '=', keyHash)
+        .where('l.active', '=', true)
+        .limit(1)
+        .$asScalar()
+        .$castTo<string | null>()
+        .as('share_link_id'),
     );
 
 /** What resolution needs of a site. */
@@ -696,9 +695,11 @@ export interface SiteForVisitor {
   sections: VisitorSection[];
   siteSpaces: VisitorSiteSpace[];
   shareKeyActive: boolean;
+  /** The active share link whose key was given, if any. */
+  shareLinkId: string | null;
 }
 
-type VisitorSiteRaw = VisitorSite & { structure_version: string; share_key_active: boolean };
+type VisitorSiteRaw = VisitorSite & { structure_version: string; share_link_id: string | null };
 interface VisitorStructure {
   sections: VisitorSection[];
   siteSpaces: VisitorSiteSpace[];
@@ -781,9 +782,9 @@ async function visitorStructure(em: Em, siteId: string, version: string): Promis
 
 async function withStructure(em: Em, row: VisitorSiteRaw | undefined): Promise<SiteForVisitor | undefined> {
   if (!row) return undefined;
-  const { structure_version: version, share_key_active: shareKeyActive, ...site } = row;
+  const { structure_version: version, share_link_id: shareLinkId, ...site } = row;
   const structure = await visitorStructure(em, site.id, version);
-  return { site, ...structure, shareKeyActive };
+  return { site, ...structure, shareKeyActive: shareLinkId !== null, shareLinkId };
 }
 
 /** A site by organization and basename (or id). */
@@ -863,6 +864,115 @@ export async function siteForVisitorById(
     visitorSites(em, keyHash).where('s.organization_id', '=', organizationId).where('s.id', '=', siteId),
   );
   return withStructure(em, row);
+}
+
+// Site visitor tokens ----------------------------------------------------------------------------
+
+/** What must still hold for a site visitor's token to work: the site as it is now. */
+export interface SiteTokenState {
+  organizationId: string;
+  published: boolean;
+  visibility: string;
+  authKeySealed: string;
+  /** Whether the share link the token came through (if any) is still active. */
+  shareLinkActive: boolean;
+  /** The spaces of the site's live site-spaces. */
+  spaceIds: string[];
+}
+
+/**
+ * The state of a site a visitor's token is checked against on every use: one small prepared
+ * statement, plus the structure from the per-process cache (read again only after a change).
+ */
+export async function siteTokenState(em: Em, siteId: string, shareLinkId: string): Promise<SiteTokenState | undefined> {
+  const [row] = await prepared(em, 'site-token-state', [siteId, shareLinkId], ([siteId, shareLinkId]) =>
+    db(em)
+      .selectFrom('site as s')
+      .where('s.id', '=', siteId)
+      .select(['s.organization_id', 's.published', 's.visibility', 's.auth_key_sealed', 's.structure_version'])
+      .select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('site_share_link as l')
+              .select('l.id')
+              .whereRef('l.site_id', '=', 's.id')
+              .where('l.id', '=', shareLinkId)
+              .where('l.active', '=', true),
+          )
+          .$castTo<boolean>()
+          .as('share_link_active'),
+      ),
+  );
+  if (!row) return undefined;
+  const structure = await visitorStructure(em, siteId, row.structure_version);
+  return {
+    organizationId: row.organization_id,
+    published: row.published,
+    visibility: row.visibility,
+    authKeySealed: row.auth_key_sealed,
+    shareLinkActive: row.share_link_active,
+    spaceIds: [...new Set(structure.siteSpaces.map((p) => p.space_id))],
+  };
+}
+
+// Site lookup tokens ----------------------------------------------------------------------------
+
+export type LookupTokenRow = {
+  id: string;
+  organization_id: string;
+  label: string;
+  created_by: string | null;
+  created_at: Timestamp;
+  last_used_at: Timestamp | null;
+};
+
+const lookupTokens = (em: Em) =>
+  db(em).selectFrom('site_lookup_token').select(['id', 'organization_id', 'label', 'created_by', 'created_at', 'last_used_at']);
+
+/** The lookup tokens of an organization, oldest first. */
+export function lookupTokensListing(em: Em, organizationId: string): Listing<LookupTokenRow> {
+  return {
+    query: lookupTokens(em).where('organization_id', '=', organizationId),
+    keys: [
+      { field: 'created_at', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
+  };
+}
+
+export async function lookupTokenById(em: Em, organizationId: string, id: string): Promise<LookupTokenRow | undefined> {
+  return lookupTokens(em).where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+}
+
+/** The lookup token whose secret hashes to `tokenHash`. */
+export async function lookupTokenByHash(em: Em, tokenHash: string): Promise<LookupTokenRow | undefined> {
+  return lookupTokens(em).where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+export async function insertLookupToken(
+  em: Em,
+  token: { id: string; organizationId: string; label: string; tokenHash: string; createdBy: string | null },
+): Promise<void> {
+  await db(em)
+    .insertInto('site_lookup_token')
+    .values({
+      id: token.id,
+      organization_id: token.organizationId,
+      label: token.label,
+      token_hash: token.tokenHash,
+      created_by: token.createdBy,
+      created_at: new Date(),
+    })
+    .execute();
+}
+
+export async function touchLookupToken(em: Em, id: string, at: Date): Promise<void> {
+  await db(em).updateTable('site_lookup_token').set({ last_used_at: at }).where('id', '=', id).execute();
+}
+
+export async function deleteLookupToken(em: Em, id: string): Promise<void> {
+  await db(em).deleteFrom('site_lookup_token').where('id', '=', id).execute();
 }
 
 // Page paths of revisions: revisions never change, so their page index is computed once per process.

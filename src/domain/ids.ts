@@ -20,6 +20,13 @@ export function newToken(): string {
   return TOKEN_PREFIX + randomBytes(32).toString('base64url');
 }
 
+export const LOOKUP_TOKEN_PREFIX = 'dmsl_';
+
+/** A new secret site lookup token: like an API token, behind a prefix of its own (auth tells them apart by it). */
+export function newLookupToken(): string {
+  return LOOKUP_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+}
+
 /** What is stored for a token: tokens are long random secrets, so one SHA-256 is enough to keep them safe at rest. */
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');

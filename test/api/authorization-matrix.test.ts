@@ -23,9 +23,25 @@ import { addMember, createTestOrg, eventually, startTestApp, type TestApp, type 
  * `elsewhere`: the organization's own admin, holding a token that an SSO sign-in of another
  * organization minted: it works in that organization only, so here it is an outsider's.
  */
-type Caller = Role | 'guest' | 'disabled' | 'outsider' | 'elsewhere';
+type Caller = Role | 'guest' | 'disabled' | 'outsider' | 'elsewhere' | 'visitor' | 'lookup';
 const ROLES: Role[] = ['read', 'comment', 'edit', 'review', 'create', 'admin'];
-const CALLERS: Caller[] = ['outsider', 'elsewhere', 'disabled', 'guest', ...ROLES];
+/**
+ * `visitor`: a site visitor's token (the `apiToken` of a URL lookup) of a published site that
+ * publishes the fixture space; `lookup`: a site lookup token of the organization. Each works only
+ * on the operations listed below for it, and is refused (403) on every other one.
+ */
+const CALLERS: Caller[] = ['outsider', 'elsewhere', 'disabled', 'guest', 'visitor', 'lookup', ...ROLES];
+const LOOKUP_OPS = new Set(['POST /v1/urls/published', 'GET /v1/urls/published']);
+const VISITOR_OPS = new Set([
+  ...LOOKUP_OPS,
+  'GET /v1/spaces/{spaceId}',
+  'GET /v1/spaces/{spaceId}/content',
+  'GET /v1/spaces/{spaceId}/content/pages',
+  'GET /v1/spaces/{spaceId}/content/page/{pageId}',
+  'GET /v1/spaces/{spaceId}/content/files',
+  'GET /v1/spaces/{spaceId}/content/files/{fileId}',
+  'GET /v1/spaces/{spaceId}/content/files/{fileId}/download',
+]);
 const RANK: Record<Role, number> = { read: 1, comment: 2, edit: 3, review: 4, create: 5, admin: 6 };
 
 /**
@@ -58,6 +74,8 @@ let org: TestOrg;
 let other: TestOrg;
 let disabledToken: string;
 let elsewhereToken: string;
+let visitorToken: string;
+let lookupToken: string;
 const p: Params = {};
 const admin = () => org.members.admin.api;
 const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
@@ -482,6 +500,16 @@ const rows: Record<string, Row> = {
     query: () => `url=${encodeURIComponent(`http://docs.test/app/spaces/${p.spaceId}`)}`,
   },
   'GET /v1/urls/embed': { rule: 'user', everyone: 404, query: () => 'url=http%3A%2F%2Fdocs.test%2Fnowhere' },
+  'GET /v1/orgs/{organizationId}/site-lookup-tokens': { rule: 'admin', scope: 'org' },
+  'POST /v1/orgs/{organizationId}/site-lookup-tokens': { rule: 'admin', scope: 'org', body: () => ({ label: 'Renderer' }) },
+  'DELETE /v1/orgs/{organizationId}/site-lookup-tokens/{lookupTokenId}': {
+    rule: 'admin',
+    scope: 'org',
+    fresh: async () => ({
+      lookupTokenId: (await ok(admin().post(`/v1/orgs/${org.id}/site-lookup-tokens`, { label: 'Revoked' }), 'lookup token')).id,
+    }),
+  },
+  'GET /files/{spaceId}/{fileId}/download': { rule: 'public', query: () => 'revision=x&expires=1&signature=x', everyone: 403 },
 };
 
 beforeAll(async () => {
@@ -558,6 +586,13 @@ beforeAll(async () => {
   p.siteSpaceId = (await ok(admin().post(`${site(p)}/site-spaces`, { spaceId: await newSpace() }), 'site-space')).id;
   p.shareLinkId = (await ok(admin().post(`${site(p)}/share-links`, { name: 'L' }), 'share link')).id;
   p.sha256 = '0'.repeat(64);
+  p.lookupTokenId = (await ok(admin().post(`/v1/orgs/${org.id}/site-lookup-tokens`, { label: 'Matrix' }), 'lookup token')).id;
+  lookupToken = (await ok(admin().post(`/v1/orgs/${org.id}/site-lookup-tokens`, { label: 'Renderer' }), 'lookup token')).token;
+  // A published site of the fixture space, and the token of a visitor of it.
+  const published = (await ok(admin().post(`/v1/orgs/${org.id}/sites`, { title: 'Published', spaces: [p.spaceId] }), 'site')).id;
+  await ok(admin().post(`/v1/orgs/${org.id}/sites/${published}/publish`), 'publish');
+  const url = `${t.config.sitesUrl}/${org.id}/${published}/`;
+  visitorToken = (await ok(admin().post('/v1/urls/published', { url }), 'lookup')).apiToken;
 });
 afterAll(async () => {
   await t?.close();
@@ -572,6 +607,12 @@ function operations(): string[] {
 
 /** What a caller should get from a row: 'allow', 403 or 404. */
 function expected(op: string, row: Row, caller: Caller): 'allow' | 401 | 403 | 404 {
+  if (caller === 'visitor' || caller === 'lookup') {
+    // Routes outside /v1 take no bearer token at all: the token is not even looked at.
+    const tokenless = row.rule === 'public' && !op.split(' ')[1].startsWith('/v1/');
+    const admitted = tokenless || (caller === 'visitor' ? VISITOR_OPS : LOOKUP_OPS).has(op);
+    return admitted ? (row.everyone ?? 'allow') : 403;
+  }
   if (row.everyone) return row.everyone;
   const special = row.except?.[caller];
   if (special) return special;
@@ -584,6 +625,8 @@ function expected(op: string, row: Row, caller: Caller): 'allow' | 401 | 403 | 4
 }
 
 function tokenOf(caller: Caller): string {
+  if (caller === 'visitor') return visitorToken;
+  if (caller === 'lookup') return lookupToken;
   if (caller === 'outsider') return other.members.admin.token;
   if (caller === 'elsewhere') return elsewhereToken;
   if (caller === 'disabled') return disabledToken;

@@ -67,6 +67,35 @@ describe('files in an S3 blob store', () => {
     expect(foreign.headers.location).toBeUndefined();
   });
 
+  it("answers a site visitor a signed link that needs no header and redirects to the bucket's presigned URL", async () => {
+    const s = await newSpace(admin(), org.id);
+    const cr = await newChangeRequest(admin(), s.id);
+    const bytes = Buffer.from('published bytes\n'.repeat(20));
+    const res = await postChanges(admin(), s.id, cr.id, [
+      { operation: 'insert_files', files: [{ name: 'notes.txt', contentType: 'text/plain', base64: bytes.toString('base64') }] },
+    ]);
+    const fileId = res.body.insertedFiles[0].id;
+    expect((await admin().post(`/v1/spaces/${s.id}/change-requests/${cr.id}/merge`)).body.result).toBe('merge');
+    const site = (await admin().post(`/v1/orgs/${org.id}/sites`, { title: 'Bucket site', spaces: [s.id] })).body;
+    expect((await admin().post(`/v1/orgs/${org.id}/sites/${site.id}/publish`)).status).toBe(200);
+    const lookup = await admin().post('/v1/urls/published', { url: `${t.config.sitesUrl}/${org.id}/${site.id}/` });
+    const file = await get(t, `/v1/spaces/${s.id}/content/files/${fileId}`, lookup.body.apiToken);
+    const signed = new URL(file.json().downloadURL);
+    expect(signed.pathname).toBe(`/files/${s.id}/${fileId}/download`);
+    const redirect = await get(t, `${signed.pathname}${signed.search}`);
+    expect(redirect.statusCode).toBe(302);
+    const location = String(redirect.headers.location);
+    expect(location.startsWith(`${minio.endpoint}/${minio.bucket}/`)).toBe(true);
+    const fromBucket = await fetch(location);
+    expect(fromBucket.status).toBe(200);
+    expect(Buffer.from(await fromBucket.arrayBuffer()).equals(bytes)).toBe(true);
+    // A changed signature gets no presigned URL.
+    signed.searchParams.set('signature', 'forged');
+    const forged = await get(t, `${signed.pathname}${signed.search}`);
+    expect(forged.statusCode).toBe(403);
+    expect(forged.headers.location).toBeUndefined();
+  });
+
   it('serves a PDF link by redirect to the bucket, and 404 once its bytes are gone', async () => {
     const s = await newSpace(admin(), org.id);
     const cr = await newChangeRequest(admin(), s.id);

@@ -12,8 +12,8 @@ import { idp, IDP_ENTITY_ID, IDP_SSO_URL } from '../support/saml-idp.ts';
 
 /**
  * Secrets at rest: a flow that handles every kind of secret the service knows (API tokens, an
- * integration secret, a site's visitor signing key, a share-link key, a SAML provider, a git
- * import with basic-auth credentials in its URL), then every text, json and bytea column of every
+ * integration secret, a site's visitor signing key, a share-link key, a site lookup token and a
+ * site visitor's token, a SAML provider, a git import with basic-auth credentials in its URL), then every text, json and bytea column of every
  * table, the Temporal event histories of the organization's workflows and every log line the API
  * wrote (at debug level) are searched: none holds a plaintext secret.
  */
@@ -90,6 +90,27 @@ it('keeps no secret in plaintext in the database, the workflow histories or the 
   secrets['share-link key'] = link.body.key;
   // A share link used by a visitor: the key travels in a query string that is logged.
   await t.app.inject({ method: 'GET', url: `/v1/urls/published?url=${encodeURIComponent(link.body.urls.published)}` });
+
+  // A site lookup token resolves a published site's URL; the visitor's token it answers reads the space.
+  const lookup = await admin.post(`/v1/orgs/${org.id}/site-lookup-tokens`, { label: 'Renderer' });
+  expect(lookup.status).toBe(201);
+  secrets['site lookup token'] = lookup.body.token;
+  const publicSpace = await admin.post(`/v1/orgs/${org.id}/spaces`, { title: 'Public' });
+  const publicSite = await admin.post(`/v1/orgs/${org.id}/sites`, { title: 'Public site', spaces: [publicSpace.body.id] });
+  expect((await admin.post(`/v1/orgs/${org.id}/sites/${publicSite.body.id}/publish`)).status).toBe(200);
+  const resolved = await t.app.inject({
+    method: 'POST',
+    url: '/v1/urls/published',
+    headers: { authorization: `Bearer ${lookup.body.token}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ url: `${t.config.sitesUrl}/${org.id}/${publicSite.body.id}/` }),
+  });
+  expect(resolved.statusCode).toBe(200);
+  secrets["site visitor's token"] = resolved.json().apiToken;
+  const read = await t.app.inject({
+    url: `/v1/spaces/${publicSpace.body.id}`,
+    headers: { authorization: `Bearer ${resolved.json().apiToken}` },
+  });
+  expect(read.statusCode).toBe(200);
 
   const saml = await admin.post(`/v1/orgs/${org.id}/saml`, {
     label: 'IdP',

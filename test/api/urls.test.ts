@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { SignJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
+import { edit, newChangeRequest, PNG_2X3 } from '../support/fixtures.ts';
+import { client } from '../support/harness.ts';
+import { fileUrlKey, signedFileUrls } from '../../src/api/object-urls.ts';
 import { createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { loadPageMap, writeRevision } from '../../src/db/content.ts';
 import { sql } from '../support/sql.ts';
@@ -115,7 +118,7 @@ describe('POST /v1/urls/published on a public site', () => {
       pathname: 'guides/install/linux',
       basePath: `/sites/${org.id}/${s.site.id}/${s.docs.path}/version-two/`,
       siteBasePath: `/sites/${org.id}/${s.site.id}/`,
-      apiToken: '',
+      apiToken: expect.stringMatching(/^eyJ/),
       organization: org.id,
       complete: true,
       canonicalUrl: `${base}/version-two/guides/install/linux`,
@@ -143,17 +146,11 @@ describe('POST /v1/urls/published on a public site', () => {
     });
   });
 
-  it('redirects a group page to its first document, and answers 404 for what does not exist', async () => {
+  it('redirects a group page to its first document, and answers 404 for a site that does not exist', async () => {
     const base = `${SITES}/${org.id}/${s.site.id}`;
     const group = await resolve({ url: `${base}/guides` });
     expect(group.body).toEqual({ target: 'content', redirect: `${base}/guides/install` });
-    for (const url of [
-      `${base}/nope`,
-      `${base}/guides/install/nope`,
-      `${SITES}/${org.id}/nope/welcome`,
-      `${SITES}/${other.id}/${s.site.id}/welcome`,
-      'https://unknown.example.com/x',
-    ]) {
+    for (const url of [`${SITES}/${org.id}/nope/welcome`, `${SITES}/${other.id}/${s.site.id}/welcome`, 'https://unknown.example.com/x']) {
       const res = await resolve({ url });
       expect([url, res.status]).toEqual([url, 404]);
       expect(res.body.error.code).toBe(404);
@@ -177,7 +174,10 @@ describe('POST /v1/urls/published on a public site', () => {
     });
     expect((await resolve({ url: `${base}/guides/install/linux` })).body).toEqual({ target: 'content', redirect: `${base}/linux-setup` });
     expect((await resolve({ url: `${base}/linux-setup` })).body.page).toBe(own.v1.ids['guides/install/linux']);
-    expect((await resolve({ url: `${base}/guides/install/nothing` })).status).toBe(404);
+    const unknown = await resolve({ url: `${base}/guides/install/nothing` });
+    expect(unknown.status).toBe(200);
+    expect(unknown.body.page).toBeUndefined();
+    expect(unknown.body.pathname).toBe('guides/install/nothing');
   });
 
   it('resolves by basename, custom hostname and proxy', async () => {
@@ -361,7 +361,9 @@ describe('visitor-auth sites', () => {
     expect(pro.body).toMatchObject({ siteSpace: s.second.id });
     // Without the claim the site-space is invisible: its path reads as a page path of the default one.
     const free = await resolve({ url, visitor: { jwtToken: await sign({ plan: 'free' }, key) } });
-    expect(free.status).toBe(404);
+    expect(free.body).toMatchObject({ space: s.v1.id, pathname: 'version-two/welcome' });
+    expect(free.body.siteSpace).not.toBe(s.second.id);
+    expect(free.body.page).toBeUndefined();
   });
 });
 
@@ -386,8 +388,12 @@ describe('adaptive content', () => {
         .status,
     ).toBe(200);
     const url = `${SITES}/${org.id}/${s.site.id}/api/overview`;
-    expect((await resolve({ url })).status).toBe(404);
-    expect((await resolve({ url, visitor: { unsignedClaims: { betaUser: false } } })).status).toBe(404);
+    // Without the claim the section is invisible: its path reads as an unknown page of the default one.
+    for (const visitor of [undefined, { unsignedClaims: { betaUser: false } }]) {
+      const hidden = await resolve({ url, ...(visitor ? { visitor } : {}) });
+      expect(hidden.body).toMatchObject({ siteSection: s.docs.id, pathname: 'api/overview' });
+      expect(hidden.body.page).toBeUndefined();
+    }
     const beta = await resolve({ url, visitor: { unsignedClaims: { betaUser: true } } });
     expect(beta.body).toMatchObject({ siteSection: s.apiSection.id, page: s.api.ids.overview });
     const wrong = await resolve({ url, visitor: { unsignedClaims: { betaUser: 'yes' } } });
@@ -424,6 +430,169 @@ describe('GET /v1/urls/content and /v1/urls/embed', () => {
       type: 'link',
     });
     expect((await admin().get(`/v1/urls/embed?url=${encodeURIComponent(`${url}/nope`)}`)).status).toBe(404);
+  });
+});
+
+describe("lookups like GitBook's", () => {
+  let s: Awaited<ReturnType<typeof publishedSite>>;
+  let base: string;
+  beforeAll(async () => {
+    s = await publishedSite('public', 'Lookups');
+    base = `${SITES}/${org.id}/${s.site.id}`;
+  });
+
+  it('resolves the site for an unknown page path, with the rest as pathname and no page', async () => {
+    const res = await resolve({ url: `${base}/api/no/such/page` });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      site: s.site.id,
+      siteSection: s.apiSection.id,
+      space: s.api.id,
+      pathname: 'no/such/page',
+      basePath: `/sites/${org.id}/${s.site.id}/api/`,
+      canonicalUrl: `${base}/api/no/such/page`,
+      complete: true,
+    });
+    expect(res.body.page).toBeUndefined();
+    expect(res.body.apiToken).toMatch(/^eyJ/);
+  });
+
+  it('is complete only when no further segment could pick another section or site-space', async () => {
+    const complete = async (path: string) => (await resolve({ url: `${base}${path}` })).body.complete;
+    // Two sections: the root could still be followed by a section's path.
+    expect(await complete('/')).toBe(false);
+    expect(await complete('/welcome')).toBe(false);
+    // The docs section has two site-spaces: one must be named.
+    expect(await complete(`/${s.docs.path}`)).toBe(false);
+    expect(await complete(`/${s.docs.path}/version-two`)).toBe(true);
+    expect(await complete(`/${s.docs.path}/version-two/guides/install`)).toBe(true);
+    // The API section has one site-space: naming the section settles it.
+    expect(await complete('/api')).toBe(true);
+  });
+
+  it("picks what the renderer's parallel lookups pick: the primary URL, or a shorter complete one", async () => {
+    // The renderer looks up the URL and its prefixes, keeps the full URL's answer or a complete
+    // shorter one, and appends the rest of the path to `pathname`.
+    const path = ['api', 'endpoints'];
+    const answers = await Promise.all(
+      path.map(async (_, i) => ({
+        extra: path.slice(i + 1).join('/'),
+        body: (await resolve({ url: `${base}/${path.slice(0, i + 1).join('/')}` })).body,
+      })),
+    );
+    const accepted = answers.filter((a, i) => i === path.length - 1 || a.body.complete);
+    for (const a of accepted) {
+      expect(a.body.space).toBe(s.api.id);
+      expect([a.body.pathname, a.extra].filter(Boolean).join('/')).toBe('endpoints');
+    }
+  });
+
+  it('answers a JWT apiToken with the claims the renderer reads', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const res = await resolve({ url: `${base}/${s.docs.path}/version-two/welcome`, visitor: { type: 'agent' } });
+    const claims = decodeJwt(res.body.apiToken);
+    expect(decodeProtectedHeader(res.body.apiToken).alg).toBe('HS256');
+    expect(claims).toMatchObject({
+      kind: 'site',
+      organization: org.id,
+      site: s.site.id,
+      siteSection: s.docs.id,
+      siteSpace: s.second.id,
+      space: s.v2.id,
+      revision: res.body.revision,
+      claims: { unsigned: {} },
+      visitorType: 'agent',
+    });
+    expect([...(claims.spaces as string[])].sort()).toEqual([s.v1.id, s.v2.id, s.api.id].sort());
+    // Short-lived: about an hour.
+    expect(claims.exp).toBeGreaterThan(before + 3000);
+    expect(claims.exp).toBeLessThanOrEqual(before + 3600 + 300);
+  });
+
+  it("carries a visitor-auth visitor's signed claims", async () => {
+    const own = await publishedSite('visitor-auth', 'Claims');
+    const key = (await admin().get(`${site(own.site.id)}/publishing/auth`)).body.privateKey;
+    const jwtToken = await new SignJWT({ plan: 'pro', email: 'a@example.com' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(key));
+    const res = await resolve({ url: `${SITES}/${org.id}/${own.site.id}/api/overview`, visitor: { jwtToken } });
+    expect(decodeJwt(res.body.apiToken).claims).toEqual({ plan: 'pro', email: 'a@example.com', unsigned: {} });
+  });
+});
+
+describe('files a browser can load', () => {
+  let s: Awaited<ReturnType<typeof publishedSite>>;
+  let spaceId: string;
+  let fileId: string;
+  let visitor: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    s = await publishedSite('public', 'Files');
+    spaceId = s.api.id;
+    const cr = await newChangeRequest(admin(), spaceId, 'A file');
+    const done = await edit(admin(), spaceId, cr.id, [
+      { operation: 'insert_files', files: [{ name: 'dot.png', contentType: 'image/png', base64: PNG_2X3 }] },
+    ]);
+    fileId = done.insertedFiles[0].id;
+    expect((await admin().post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`)).body.result).toBe('merge');
+    const lookup = await resolve({ url: `${SITES}/${org.id}/${s.site.id}/api/overview` });
+    visitor = client(t.app, lookup.body.apiToken);
+  });
+
+  const load = (url: string) => t.app.inject({ method: 'GET', url: url.replace('http://docs.test', '') });
+
+  it('answers a visitor signed download URLs that load without a header', async () => {
+    const file = await visitor.get(`/v1/spaces/${spaceId}/content/files/${fileId}`);
+    expect(file.status).toBe(200);
+    const url = new URL(file.body.downloadURL);
+    expect(url.pathname).toBe(`/files/${spaceId}/${fileId}/download`);
+    expect(url.searchParams.get('signature')).toEqual(expect.any(String));
+    const bytes = await load(file.body.downloadURL);
+    expect(bytes.statusCode).toBe(200);
+    expect(bytes.headers['content-type']).toBe('image/png');
+    expect(bytes.rawPayload.equals(Buffer.from(PNG_2X3, 'base64'))).toBe(true);
+    // The revision's file list carries them too.
+    const revision = await visitor.get(`/v1/spaces/${spaceId}/content`);
+    expect(revision.body.files[0].downloadURL).toBe(file.body.downloadURL);
+    // Members keep the API's own route.
+    const member = await admin().get(`/v1/spaces/${spaceId}/content/files/${fileId}`);
+    expect(member.body.downloadURL).toBe(`http://docs.test/v1/spaces/${spaceId}/content/files/${fileId}/download`);
+  });
+
+  it('stops working after expiry or with a changed signature, revision or file', async () => {
+    const url = (await visitor.get(`/v1/spaces/${spaceId}/content/files/${fileId}`)).body.downloadURL as string;
+    const parsed = new URL(url);
+    const signature = parsed.searchParams.get('signature')!;
+    const changed = (name: string, value: string) => {
+      const copy = new URL(url);
+      copy.searchParams.set(name, value);
+      return copy.toString();
+    };
+    const flipped = signature.slice(0, -1) + (signature.endsWith('A') ? 'B' : 'A');
+    for (const bad of [
+      changed('signature', flipped),
+      changed('expires', String(Number(parsed.searchParams.get('expires')) + 3600)),
+      changed('revision', 'otherRevision'),
+      url.replace(`/${fileId}/download`, '/otherFile/download'),
+    ]) {
+      const res = await load(bad);
+      expect([bad, res.statusCode]).toEqual([bad, 403]);
+      expect(res.json().error.code).toBe(403);
+    }
+    // A link signed two hours ago has expired.
+    const key = await fileUrlKey(t.config);
+    const old = signedFileUrls(
+      key,
+      'http://docs.test',
+      spaceId,
+      parsed.searchParams.get('revision')!,
+      Math.floor(Date.now() / 1000) - 7200,
+    )(fileId);
+    const expired = await load(old);
+    expect(expired.statusCode).toBe(403);
+    expect(expired.json().error.message).toMatch(/expired/);
+    expect((await load(url.split('?')[0])).statusCode).toBe(400);
   });
 });
 

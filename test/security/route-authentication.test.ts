@@ -109,6 +109,7 @@ it('answers the anonymous lookups of the earlier attack with 401', async () => {
 it('asks no bearer token of the operations outside /v1: each has a credential of its own', async () => {
   const outside = operations().filter((op) => !op.path.startsWith('/v1/'));
   expect(outside.map((op) => `${op.method} ${op.path}`).sort()).toEqual([
+    'GET /files/{spaceId}/{fileId}/download',
     'GET /pdf/{sha256}',
     'GET /sso/saml/{samlProviderId}',
     'GET /sso/saml/{samlProviderId}/start',

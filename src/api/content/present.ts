@@ -10,6 +10,8 @@ export interface PresentOptions {
   metadata: boolean;
   /** Where the content lives in the API, e.g. `/v1/spaces/{id}` or `.../change-requests/{id}`. */
   base: string;
+  /** A file's `downloadURL` when not the API's own route: signed links for readers without a header. */
+  downloadURL?: (fileId: string) => string;
 }
 
 /** Every option GitBook's RevisionPageLayoutOptions requires, at GitBook's defaults; stored options override them. */
@@ -88,7 +90,9 @@ export function presentFile(file: FileRow, options: PresentOptions) {
     id: file.id,
     name: file.name,
     contentType: file.contentType,
-    downloadURL: `${options.publicUrl}${options.base}/content/files/${file.id}/download`,
+    downloadURL: options.downloadURL
+      ? options.downloadURL(file.id)
+      : `${options.publicUrl}${options.base}/content/files/${file.id}/download`,
     size: Number(file.size),
     ...(file.width != null && file.height != null ? { dimensions: { width: file.width, height: file.height } } : {}),
   };

@@ -1,7 +1,18 @@
+import type { FastifyReply } from 'fastify';
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors } from '../schemas.ts';
-import { ContentQuery, FileParams, FilesQuery, PageParams, PageQuery, ScopeParams, type ScopeOptions } from './schemas.ts';
-import { downloadFile, getFile, getPage, getRevision, listFiles, listPages } from './service.ts';
+import {
+  ContentQuery,
+  FileParams,
+  FilesQuery,
+  PageParams,
+  PageQuery,
+  ScopeParams,
+  SignedFileParams,
+  SignedFileQuery,
+  type ScopeOptions,
+} from './schemas.ts';
+import { downloadFile, downloadSignedFile, getFile, getPage, getRevision, listFiles, listPages } from './service.ts';
 
 /**
  * Reads of a space's current content and of a change request's content: HTTP only, the rules are
@@ -11,11 +22,14 @@ import { downloadFile, getFile, getPage, getRevision, listFiles, listPages } fro
 export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequest }) => {
   const tags = [changeRequest ? 'change-request content' : 'space content'];
   const params = ScopeParams(changeRequest);
+  // A site visitor reads a published space's content; never a change request's.
+  const config = { visitor: !changeRequest };
 
   app.get(
     '/content',
     {
       schema: { tags, summary: 'Get the revision', params, querystring: ContentQuery, response: errors(404) },
+      config,
     },
     async (request) => getRevision(ctxOf(request), request.params, request.query),
   );
@@ -24,6 +38,7 @@ export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequ
     '/content/pages',
     {
       schema: { tags, summary: 'List the pages (as a tree)', params, querystring: ContentQuery, response: errors(404) },
+      config,
     },
     async (request) => listPages(ctxOf(request), request.params, request.query),
   );
@@ -32,6 +47,7 @@ export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequ
     '/content/page/:pageId',
     {
       schema: { tags, summary: 'Get a page', params: PageParams(changeRequest), querystring: PageQuery, response: errors(404) },
+      config,
     },
     async (request) => getPage(ctxOf(request), request.params, request.query),
   );
@@ -40,6 +56,7 @@ export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequ
     '/content/files',
     {
       schema: { tags, summary: 'List the files', params, querystring: FilesQuery, response: errors(404) },
+      config,
     },
     async (request) => listFiles(ctxOf(request), request.params, request.query),
   );
@@ -48,6 +65,7 @@ export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequ
     '/content/files/:fileId',
     {
       schema: { tags, summary: 'Get a file', params: FileParams(changeRequest), querystring: ContentQuery, response: errors(404) },
+      config,
     },
     async (request) => getFile(ctxOf(request), request.params, request.query),
   );
@@ -56,16 +74,43 @@ export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequ
     '/content/files/:fileId/download',
     {
       schema: { tags, summary: 'Download the bytes of a file', params: FileParams(changeRequest), response: errors(404) },
+      config,
     },
-    async (request, reply) => {
-      const download = await downloadFile(ctxOf(request), request.params);
-      if ('redirect' in download) return reply.header('cache-control', 'private, no-store').redirect(download.redirect, 302);
-      return reply
-        .type(download.file.contentType)
-        .header('content-length', download.blob.size)
-        .header('content-disposition', download.disposition)
-        .header('x-content-type-options', 'nosniff')
-        .send(download.blob.body);
+    async (request, reply) => sendDownload(reply, await downloadFile(ctxOf(request), request.params)),
+  );
+};
+
+type Download = Awaited<ReturnType<typeof downloadFile>>;
+
+function sendDownload(reply: FastifyReply, download: Download) {
+  if ('redirect' in download) return reply.header('cache-control', 'private, no-store').redirect(download.redirect, 302);
+  return reply
+    .type(download.file.contentType)
+    .header('content-length', download.blob.size)
+    .header('content-disposition', download.disposition)
+    .header('x-content-type-options', 'nosniff')
+    .send(download.blob.body);
+}
+
+/**
+ * A file's bytes through a signed, expiring link (the `downloadURL` a site visitor's answers
+ * carry): no token, so a browser loads it as it is; the signature is the credential. Outside /v1,
+ * where every operation needs a bearer token.
+ */
+export const signedFileRoutes: RoutePlugin = async (app) => {
+  app.get(
+    '/files/:spaceId/:fileId/download',
+    {
+      schema: {
+        tags: ['space content'],
+        summary: 'Download the bytes of a file through a signed link',
+        security: [],
+        params: SignedFileParams,
+        querystring: SignedFileQuery,
+        response: errors(400, 403, 404),
+      },
+      config: { public: true },
     },
+    async (request, reply) => sendDownload(reply, await downloadSignedFile(ctxOf(request), request.params, request.query)),
   );
 };

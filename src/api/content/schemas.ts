@@ -41,3 +41,10 @@ export const PageParams = (withChangeRequest: boolean) =>
   withChangeRequest ? Type.Object({ spaceId: Id, changeRequestId: Id, pageId: Id }) : Type.Object({ spaceId: Id, pageId: Id });
 export const FileParams = (withChangeRequest: boolean) =>
   withChangeRequest ? Type.Object({ spaceId: Id, changeRequestId: Id, fileId: Id }) : Type.Object({ spaceId: Id, fileId: Id });
+
+export const SignedFileParams = Type.Object({ spaceId: Id, fileId: Id });
+export const SignedFileQuery = Type.Object({
+  revision: Id,
+  expires: Type.Integer({ minimum: 0 }),
+  signature: Type.String({ minLength: 1, maxLength: 128 }),
+});

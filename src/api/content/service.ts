@@ -6,8 +6,9 @@ import type { BlobStream } from '../../lib/blob-store.ts';
 import { loadSpace, requireRole } from '../access.ts';
 import { presentMergedFrom, requireChangeRequest } from '../change-requests/service.ts';
 import type { Ctx } from '../context.ts';
-import { notFound } from '../errors.ts';
+import { forbidden, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
+import { fileUrlKey, signedFileUrls, verifyFileUrl } from '../object-urls.ts';
 import { fileContentDisposition, presentFile, presentPage, presentRevision, presentTree, type PresentOptions } from './present.ts';
 import type { ScopeRef } from './schemas.ts';
 
@@ -28,6 +29,8 @@ export async function resolveTarget(ctx: Ctx, params: ScopeRef, min: Role = 'rea
   const { space, role } = await loadSpace(ctx.em, ctx.caller, params.spaceId);
   requireRole(role, min, 'read this content');
   if (params.changeRequestId === undefined) return { space, role, revisionId: space.revisionId, changeRequest: null };
+  // A site visitor reads published content only.
+  if (ctx.caller.visitor) throw notFound('Change request');
   const changeRequest = await requireChangeRequest(ctx.em, space.id, params.changeRequestId);
   return { space, role, revisionId: changeRequest.revision_id, changeRequest };
 }
@@ -35,13 +38,26 @@ export async function resolveTarget(ctx: Ctx, params: ScopeRef, min: Role = 'rea
 /** `metadata=false` leaves out mutable git metadata. */
 type MetadataQuery = { metadata?: boolean };
 
-function presentOptions(ctx: Ctx, target: ContentTarget, query: MetadataQuery): PresentOptions {
+/** How content is presented to the caller: a site visitor's files get signed links a browser loads as they are. */
+export async function presentOptions(ctx: Ctx, target: ContentTarget, query: MetadataQuery): Promise<PresentOptions> {
   const spaceId = target.space.id;
+  const { publicUrl } = ctx.deps.config;
   return {
-    publicUrl: ctx.deps.config.publicUrl,
+    publicUrl,
     spaceId,
     metadata: query.metadata !== false,
     base: target.changeRequest ? `/v1/spaces/${spaceId}/change-requests/${target.changeRequest.id}` : `/v1/spaces/${spaceId}`,
+    ...(ctx.caller.visitor
+      ? {
+          downloadURL: signedFileUrls(
+            await fileUrlKey(ctx.deps.config),
+            publicUrl,
+            spaceId,
+            target.revisionId,
+            Math.floor(Date.now() / 1000),
+          ),
+        }
+      : {}),
   };
 }
 
@@ -55,13 +71,13 @@ export async function getRevision(ctx: Ctx, params: ScopeRef, query: MetadataQue
   ]);
   if (!revision) throw notFound('Revision');
   const mergedFrom = revision.type === 'merge' ? await presentMergedFrom(ctx, revision.id) : undefined;
-  return presentRevision(revision, pages, files, presentOptions(ctx, target, query), mergedFrom);
+  return presentRevision(revision, pages, files, await presentOptions(ctx, target, query), mergedFrom);
 }
 
 export async function listPages(ctx: Ctx, params: ScopeRef, query: MetadataQuery) {
   const target = await resolveTarget(ctx, params);
   const pages = await loadPageMap(ctx.em, target.revisionId, true);
-  return { pages: presentTree(pages, presentOptions(ctx, target, query)) };
+  return { pages: presentTree(pages, await presentOptions(ctx, target, query)) };
 }
 
 export async function getPage(ctx: Ctx, params: ScopeRef & { pageId: string }, query: MetadataQuery) {
@@ -69,17 +85,17 @@ export async function getPage(ctx: Ctx, params: ScopeRef & { pageId: string }, q
   const page = await loadPage(ctx.em, target.revisionId, params.pageId);
   if (!page) throw notFound('Page');
   const path = await loadPagePath(ctx.em, target.revisionId, params.pageId);
-  return presentPage(page, path, [], presentOptions(ctx, target, query));
+  return presentPage(page, path, [], await presentOptions(ctx, target, query));
 }
 
 /** The files of the revision by id, a page at a time. */
 export async function listFiles(ctx: Ctx, params: ScopeRef, query: MetadataQuery & { page?: string; limit?: number }) {
   const target = await resolveTarget(ctx, params);
-  const options = presentOptions(ctx, target, query);
+  const options = await presentOptions(ctx, target, query);
   return paginate(ctx.em, fileListing(ctx.em, target.revisionId), query, (rows) => rows.map((f) => presentFile(f, options)));
 }
 
-async function requireFile(ctx: Ctx, revisionId: string, fileId: string): Promise<FileRow> {
+async function requireFile(ctx: Pick<Ctx, 'em'>, revisionId: string, fileId: string): Promise<FileRow> {
   const file = await loadFile(ctx.em, revisionId, fileId);
   if (!file) throw notFound('File');
   return file;
@@ -87,7 +103,7 @@ async function requireFile(ctx: Ctx, revisionId: string, fileId: string): Promis
 
 export async function getFile(ctx: Ctx, params: ScopeRef & { fileId: string }, query: MetadataQuery) {
   const target = await resolveTarget(ctx, params);
-  return presentFile(await requireFile(ctx, target.revisionId, params.fileId), presentOptions(ctx, target, query));
+  return presentFile(await requireFile(ctx, target.revisionId, params.fileId), await presentOptions(ctx, target, query));
 }
 
 /** How long a redirect to the blob store's presigned URL of a file works. */
@@ -103,6 +119,30 @@ export async function downloadFile(
 ): Promise<{ file: FileRow; disposition: string } & ({ redirect: string } | { blob: BlobStream })> {
   const target = await resolveTarget(ctx, params);
   const file = await requireFile(ctx, target.revisionId, params.fileId);
+  return fileBytes(ctx, file);
+}
+
+/**
+ * The bytes of a file through a signed link (object-urls.ts `signedFileUrls`): no token, the
+ * signature is the credential. 403 for a link whose signature does not match or that expired.
+ */
+export async function downloadSignedFile(
+  ctx: Pick<Ctx, 'em' | 'deps'>,
+  params: { spaceId: string; fileId: string },
+  query: { revision: string; expires: number; signature: string },
+): Promise<{ file: FileRow; disposition: string } & ({ redirect: string } | { blob: BlobStream })> {
+  const ref = { spaceId: params.spaceId, fileId: params.fileId, revisionId: query.revision };
+  const verdict = verifyFileUrl(await fileUrlKey(ctx.deps.config), ref, query.expires, query.signature, Math.floor(Date.now() / 1000));
+  if (verdict === 'expired') throw forbidden('This link has expired');
+  if (verdict !== 'valid') throw forbidden('This link is not valid');
+  const file = await requireFile(ctx, query.revision, params.fileId);
+  return fileBytes(ctx, file);
+}
+
+async function fileBytes(
+  ctx: Pick<Ctx, 'deps'>,
+  file: FileRow,
+): Promise<{ file: FileRow; disposition: string } & ({ redirect: string } | { blob: BlobStream })> {
   const { blobs } = ctx.deps;
   const disposition = fileContentDisposition(file.name);
   const redirect = await blobs.downloadUrl(file.sha256, {

@@ -65,6 +65,8 @@ export const spaceRoutes: RoutePlugin = async (app) => {
         querystring: GetSpaceQuery,
         response: { 200: SpaceSchema, ...errors(404) },
       },
+      // A site visitor reads the spaces its site publishes.
+      config: { visitor: true },
     },
     async (request) => getSpace(ctxOf(request), request.params.spaceId),
   );

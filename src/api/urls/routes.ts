@@ -16,6 +16,8 @@ export const urlRoutes: RoutePlugin = async (app) => {
         body: ResolvePublishedBody,
         response: { 200: PublishedLookup, ...errors(404) },
       },
+      // The renderer's own credentials: a site lookup token, or the visitor's token of the site.
+      config: { siteLookup: true, visitor: true },
     },
     async (request) =>
       resolvePublished(ctxOf(request), {
@@ -23,6 +25,7 @@ export const urlRoutes: RoutePlugin = async (app) => {
         redirectOnError: request.body.redirectOnError,
         jwtToken: request.body.visitor?.jwtToken,
         unsignedClaims: request.body.visitor?.unsignedClaims,
+        visitorType: request.body.visitor?.type,
       }),
   );
 
@@ -36,6 +39,7 @@ export const urlRoutes: RoutePlugin = async (app) => {
         querystring: ResolvePublishedQuery,
         response: { 200: PublishedLookup, ...errors(404) },
       },
+      config: { siteLookup: true, visitor: true },
     },
     async (request, reply) => {
       reply.header('deprecation', 'true').header('link', '</v1/urls/published>; rel="successor-version"; type="POST"');

@@ -24,6 +24,7 @@ import { baseOf } from '../sites/present.ts';
 import { hashShareKey, openSigningKey } from '../sites/keys.ts';
 import { siteUrls } from '../sites/site-access.ts';
 import { urlsFor } from '../object-urls.ts';
+import { siteTokenFor } from '../site-tokens.ts';
 
 /**
  * URL resolution. `resolvePublished` is the hot path of every visitor page view: one statement
@@ -36,6 +37,7 @@ export interface PublishedRequest {
   redirectOnError?: boolean;
   jwtToken?: string;
   unsignedClaims?: Record<string, unknown>;
+  visitorType?: 'human' | 'agent';
 }
 
 const NOT_FOUND = 'Published content';
@@ -86,7 +88,8 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
   if (!locator) throw notFound(NOT_FOUND);
   const shareKey = locator.query.get('shareKey') ?? undefined;
   const found = await findSite(ctx, locator, shareKey ? hashShareKey(shareKey) : '');
-  if (!found) throw notFound(NOT_FOUND);
+  // A site lookup token resolves its organization's sites only; a visitor's token its own site only.
+  if (!found || !mayResolve(ctx, found)) throw notFound(NOT_FOUND);
   const { site } = found;
   const token = input.jwtToken ?? locator.query.get('jwt_token') ?? undefined;
   const access = await visitorAccess(ctx, found, token);
@@ -113,15 +116,17 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
   const index = await revisionPageIndex(ctx.em, resolved.siteSpace.revision_id);
   let lookup = lookupPage(index, resolved.pageSegments);
   if (lookup.kind === 'missing') {
+    // A page that moved is followed; any other unknown path still resolves the site, with the
+    // rest as `pathname` and no page: the reader applies the site's redirects or shows its 404.
     const moved = await movedPage(ctx, resolved.siteSpace.revision_id, index, resolved.pageSegments.join('/'));
-    if (!moved) throw notFound(NOT_FOUND);
-    lookup = { kind: 'redirect', page: moved };
+    if (moved) lookup = { kind: 'redirect', page: moved };
   }
+  const page = lookup.kind === 'missing' ? undefined : lookup.page;
   const query = shareKey ? { shareKey } : undefined;
   const canonical = siteUrl(baseOf(site, siteUrls(ctx.deps)), [
     resolved.sectionIsDefault ? null : resolved.section?.path,
     resolved.siteSpaceIsDefault ? null : resolved.siteSpace.path,
-    lookup.page.path,
+    page ? page.path : resolved.pageSegments.join('/'),
   ]);
   if (lookup.kind === 'redirect') {
     return { target: 'content' as const, redirect: siteUrl(base, [resolved.sectionPart, resolved.siteSpacePart, lookup.page.path], query) };
@@ -132,26 +137,47 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
     .map((p) => `${encodeURIComponent(p!)}/`)
     .join('')}`;
   const claims = { ...access.signed, unsigned };
+  const apiToken = await siteTokenFor(ctx.deps.config, site.auth_key_sealed, {
+    kind: 'site',
+    organization: site.organization_id,
+    spaces: [...new Set(visible.siteSpaces.map((p) => p.space_id))],
+    site: site.id,
+    siteSpace: resolved.siteSpace.id,
+    ...(resolved.section ? { siteSection: resolved.section.id } : {}),
+    space: resolved.siteSpace.space_id,
+    revision: resolved.siteSpace.revision_id,
+    claims,
+    ...(input.visitorType ? { visitorType: input.visitorType } : {}),
+    visibility: site.visibility,
+    ...(site.visibility === 'share-link' && found.shareLinkId ? { shareLink: found.shareLinkId } : {}),
+  });
   return {
     site: site.id,
     ...(resolved.section ? { siteSection: resolved.section.id } : {}),
     siteSpace: resolved.siteSpace.id,
     space: resolved.siteSpace.space_id,
     revision: resolved.siteSpace.revision_id,
-    page: lookup.page.id,
+    ...(page ? { page: page.id } : {}),
     pathname: resolved.pageSegments.join('/'),
     basePath,
     siteBasePath,
-    // Content is read with the caller's own token: no separate short-lived token is issued.
-    apiToken: '',
+    // A short-lived token that reads this site's content as this visitor (site-tokens.ts).
+    apiToken,
     organization: site.organization_id,
     ...(shareKey ? { shareKey } : {}),
-    complete: true,
+    complete: resolved.complete,
     ...(site.visibility === 'visitor-auth' || Object.keys(unsigned).length > 0
       ? { contextId: createHash('sha256').update(JSON.stringify(claims)).digest('base64url').slice(0, 22) }
       : {}),
     canonicalUrl: canonical,
   };
+}
+
+function mayResolve(ctx: Ctx, found: SiteForVisitor): boolean {
+  const { caller } = ctx;
+  if (caller.siteLookup) return caller.siteLookup.organizationId === found.site.organization_id;
+  if (caller.visitor) return caller.visitor.siteId === found.site.id;
+  return true;
 }
 
 /** How many earlier revisions a missing path is looked up in, to follow a page that moved. */

@@ -41,6 +41,12 @@ export interface Resolved<S, P> {
   sectionIsDefault: boolean;
   siteSpaceIsDefault: boolean;
   pageSegments: string[];
+  /**
+   * Whether no further path segment could still pick another section or site-space: every level
+   * with a choice was named in the path. A lookup of a shorter URL than the visitor's is only
+   * right when complete (GitBook's renderer then appends the rest to `pathname`).
+   */
+  complete: boolean;
 }
 
 /**
@@ -85,6 +91,7 @@ export function resolveSitePath<S extends SectionNode, P extends SiteSpaceNode>(
     sectionIsDefault,
     siteSpaceIsDefault: siteSpace.id === fallback.id,
     pageSegments: rest,
+    complete: (sections.length <= 1 || sectionPart !== null) && (candidates.length <= 1 || siteSpacePart !== null),
   };
 }
 

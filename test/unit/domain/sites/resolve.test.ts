@@ -1,5 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { lookupPage, pageIndex, resolveSitePath, visibleStructure } from '../../../../src/domain/sites/resolve.ts';
+import {
+  lookupPage,
+  pageIndex,
+  resolveSitePath,
+  visibleStructure,
+  type SectionNode,
+  type SiteSpaceNode,
+} from '../../../../src/domain/sites/resolve.ts';
 import { parsePublishedUrl, siteBaseUrl, siteUrl } from '../../../../src/domain/sites/urls.ts';
 import { conditionContext } from '../../../../src/domain/sites/conditions.ts';
 import type { PageMap } from '../../../../src/domain/content/tree.ts';
@@ -77,6 +84,28 @@ describe('resolveSitePath', () => {
       pageSegments: ['x'],
     });
     expect(resolveSitePath([], [], [])).toBeNull();
+  });
+
+  it('is complete once every level with a choice was named: nothing after could pick another', () => {
+    const complete = (segments: string[], ss: SectionNode[] = sections, ps: SiteSpaceNode[] = siteSpaces) =>
+      resolveSitePath(ss, ps, segments)!.complete;
+    // Two sections: a path not naming one could still be followed by a section's path.
+    expect(complete([])).toBe(false);
+    expect(complete(['a', 'b'])).toBe(false);
+    // The docs section has two site-spaces: one must be named too.
+    expect(complete(['docs'])).toBe(false);
+    expect(complete(['docs', 'a'])).toBe(false);
+    expect(complete(['docs', 'v2'])).toBe(true);
+    expect(complete(['docs', 'v1', 'a', 'b'])).toBe(true);
+    // The beta section has one site-space: naming the section settles it.
+    expect(complete(['beta'])).toBe(true);
+    expect(complete(['beta', 'main'])).toBe(true);
+    // One section with one site-space: always complete; no sections: the site-spaces decide.
+    expect(complete([], [sections[1]], [siteSpaces[2]])).toBe(true);
+    expect(complete(['x'], [], [{ ...siteSpaces[0], sectionId: null }])).toBe(true);
+    const roots = siteSpaces.slice(0, 2).map((p) => ({ ...p, sectionId: null }));
+    expect(complete(['x'], [], roots)).toBe(false);
+    expect(complete(['v2', 'x'], [], roots)).toBe(true);
   });
 
   it('resolves only what the visitor may see', () => {

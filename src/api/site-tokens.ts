@@ -1,0 +1,84 @@
+import type { Config } from '../config.ts';
+import { siteTokenState } from '../db/sites.ts';
+import type { Em } from '../db/orm.ts';
+import { Lru } from '../domain/lru.ts';
+import {
+  keyFingerprint,
+  mintSiteToken,
+  peekSiteToken,
+  siteTokenExpiry,
+  siteTokenKey,
+  tokenStillHolds,
+  verifySiteToken,
+  type SiteTokenClaims,
+} from '../domain/sites/site-token.ts';
+import { lazySigningKey } from '../lib/signed-urls.ts';
+import type { Caller } from './context.ts';
+
+/**
+ * Minting and checking site visitors' tokens (domain/sites/site-token.ts). The service key is
+ * derived from SECRETS_KEY once per process. Minted tokens are remembered per process until a
+ * little before they expire, so the lookups of one visitor on one site sign once per expiry step.
+ * Tokens are credentials: they are never logged.
+ */
+
+const serviceKeys = new WeakMap<Config, () => Promise<Buffer>>();
+function serviceKey(config: Config): Promise<Buffer> {
+  let load = serviceKeys.get(config);
+  if (!load) {
+    load = lazySigningKey(config, 'site-token');
+    serviceKeys.set(config, load);
+  }
+  return load();
+}
+
+/** Tokens a process remembers (by what they say), least recently used first out. */
+const MINTED_CACHE_SIZE = 5000;
+const minted = new Lru<string, { token: string; expires: number }>(MINTED_CACHE_SIZE);
+/** A remembered token is answered only while it has at least this long left. */
+const MIN_REMAINING_SECONDS = 600;
+
+/** The visitor's token for one lookup's answer. */
+export async function siteTokenFor(config: Config, authKeySealed: string, claims: SiteTokenClaims): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const fingerprint = keyFingerprint(authKeySealed);
+  const cacheKey = `${fingerprint}\n${JSON.stringify(claims)}`;
+  const hit = minted.get(cacheKey);
+  if (hit && hit.expires - now >= MIN_REMAINING_SECONDS) return hit.token;
+  const expires = siteTokenExpiry(now);
+  const token = await mintSiteToken(siteTokenKey(await serviceKey(config), claims.site, fingerprint), fingerprint, claims, expires);
+  minted.set(cacheKey, { token, expires });
+  return token;
+}
+
+/**
+ * The caller a site visitor's token stands for, or null when it does not verify or no longer
+ * holds (key rotated, site unpublished or its visibility changed, share link deactivated). The
+ * site's state is read on every use, so a revocation takes effect at once.
+ */
+export async function siteTokenCaller(em: Em, config: Config, token: string): Promise<Caller | null> {
+  const peeked = peekSiteToken(token);
+  if (!peeked) return null;
+  // Read with the share link the token names; the signature then vouches for that name.
+  const state = await siteTokenState(em, peeked.siteId, peeked.shareLink);
+  if (!state) return null;
+  const fingerprint = keyFingerprint(state.authKeySealed);
+  const key = siteTokenKey(await serviceKey(config), peeked.siteId, fingerprint);
+  const claims = await verifySiteToken(token, key, Math.floor(Date.now() / 1000));
+  if (!claims || claims.site !== peeked.siteId || (claims.shareLink ?? '') !== peeked.shareLink) return null;
+  if (!tokenStillHolds(claims, peeked.fingerprint, { ...state, fingerprint })) return null;
+  const live = new Set(state.spaceIds);
+  const id = `visitor:${claims.site}`;
+  return {
+    user: { id, displayName: 'Site visitor', email: '', photoUrl: null },
+    tokenId: id,
+    organizationId: claims.organization,
+    visitor: {
+      organizationId: claims.organization,
+      siteId: claims.site,
+      spaceIds: claims.spaces.filter((spaceId) => live.has(spaceId)),
+      claims: claims.claims,
+      revision: { spaceId: claims.space, revisionId: claims.revision },
+    },
+  };
+}
