@@ -58,10 +58,11 @@ export async function buildApp(
   given: Omit<AppDeps, keyof SharedServices> & Partial<SharedServices>,
   options: AppOptions = {},
 ): Promise<FastifyInstance> {
+  const { blobs, secrets, pdfSigningKey, fileUrlKey, siteTokenKey } = given;
   const deps: AppDeps = {
     ...given,
-    ...(given.blobs && given.secrets && given.pdfSigningKey
-      ? { blobs: given.blobs, secrets: given.secrets, pdfSigningKey: given.pdfSigningKey }
+    ...(blobs && secrets && pdfSigningKey && fileUrlKey && siteTokenKey
+      ? { blobs, secrets, pdfSigningKey, fileUrlKey, siteTokenKey }
       : sharedServices(given.config)),
   };
   const app = Fastify({

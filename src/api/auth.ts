@@ -85,7 +85,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
 
   async function lookup(request: FastifyRequest, token: string, now: number): Promise<Caller | null> {
     // A site visitor's token is a JWT, checked against its site on every use (never cached).
-    if (looksLikeJwt(token)) return siteTokenCaller(request.em, request.server.deps.config, token);
+    if (looksLikeJwt(token)) return siteTokenCaller(request.em, request.server.deps, token);
     const hash = hashToken(token);
     const hit = cache.get(hash);
     if (hit && hit.expires > now) return hit.caller;

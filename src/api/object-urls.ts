@@ -1,4 +1,4 @@
-import { lazySigningKey, signPath, verifySignedPath, type Verdict } from '../lib/signed-urls.ts';
+import { signPath, verifySignedPath, type Verdict } from '../lib/signed-urls.ts';
 
 /** Absolute URLs of every object, from PUBLIC_URL. One place, so every `urls` field agrees. */
 export function urlsFor(publicUrl: string) {
@@ -93,15 +93,4 @@ export function signedFileUrls(key: Buffer, publicUrl: string, spaceId: string, 
 /** Whether a signed file link is genuine and still valid. */
 export function verifyFileUrl(key: Buffer, ref: FileRef, expires: number, signature: string, nowSeconds: number): Verdict {
   return verifySignedPath(key, signedPart(ref), expires, signature, nowSeconds);
-}
-
-const fileKeys = new WeakMap<object, () => Promise<Buffer>>();
-/** The key file links are signed with, derived from SECRETS_KEY once per process. */
-export function fileUrlKey(config: { secretsKey: string | undefined; dataDir: string }): Promise<Buffer> {
-  let load = fileKeys.get(config);
-  if (!load) {
-    load = lazySigningKey(config, 'file-download');
-    fileKeys.set(config, load);
-  }
-  return load();
 }

@@ -1,4 +1,3 @@
-import type { Config } from '../config.ts';
 import { siteTokenState } from '../db/sites.ts';
 import type { Em } from '../db/orm.ts';
 import { Lru } from '../domain/lru.ts';
@@ -12,25 +11,14 @@ import {
   verifySiteToken,
   type SiteTokenClaims,
 } from '../domain/sites/site-token.ts';
-import { lazySigningKey } from '../lib/signed-urls.ts';
-import type { Caller } from './context.ts';
+import type { AppDeps, Caller } from './context.ts';
 
 /**
  * Minting and checking site visitors' tokens (domain/sites/site-token.ts). The service key is
- * derived from SECRETS_KEY once per process. Minted tokens are remembered per process until a
+ * derived from SECRETS_KEY once per process (`AppDeps.siteTokenKey`). Minted tokens are remembered per process until a
  * little before they expire, so the lookups of one visitor on one site sign once per expiry step.
  * Tokens are credentials: they are never logged.
  */
-
-const serviceKeys = new WeakMap<Config, () => Promise<Buffer>>();
-function serviceKey(config: Config): Promise<Buffer> {
-  let load = serviceKeys.get(config);
-  if (!load) {
-    load = lazySigningKey(config, 'site-token');
-    serviceKeys.set(config, load);
-  }
-  return load();
-}
 
 /** Tokens a process remembers (by what they say), least recently used first out. */
 const MINTED_CACHE_SIZE = 5000;
@@ -39,14 +27,14 @@ const minted = new Lru<string, { token: string; expires: number }>(MINTED_CACHE_
 const MIN_REMAINING_SECONDS = 600;
 
 /** The visitor's token for one lookup's answer. */
-export async function siteTokenFor(config: Config, authKeySealed: string, claims: SiteTokenClaims): Promise<string> {
+export async function siteTokenFor(deps: AppDeps, authKeySealed: string, claims: SiteTokenClaims): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const fingerprint = keyFingerprint(authKeySealed);
   const cacheKey = `${fingerprint}\n${JSON.stringify(claims)}`;
   const hit = minted.get(cacheKey);
   if (hit && hit.expires - now >= MIN_REMAINING_SECONDS) return hit.token;
   const expires = siteTokenExpiry(now);
-  const token = await mintSiteToken(siteTokenKey(await serviceKey(config), claims.site, fingerprint), fingerprint, claims, expires);
+  const token = await mintSiteToken(siteTokenKey(await deps.siteTokenKey(), claims.site, fingerprint), fingerprint, claims, expires);
   minted.set(cacheKey, { token, expires });
   return token;
 }
@@ -56,14 +44,14 @@ export async function siteTokenFor(config: Config, authKeySealed: string, claims
  * holds (key rotated, site unpublished or its visibility changed, share link deactivated). The
  * site's state is read on every use, so a revocation takes effect at once.
  */
-export async function siteTokenCaller(em: Em, config: Config, token: string): Promise<Caller | null> {
+export async function siteTokenCaller(em: Em, deps: AppDeps, token: string): Promise<Caller | null> {
   const peeked = peekSiteToken(token);
   if (!peeked) return null;
   // Read with the share link the token names; the signature then vouches for that name.
   const state = await siteTokenState(em, peeked.siteId, peeked.shareLink);
   if (!state) return null;
   const fingerprint = keyFingerprint(state.authKeySealed);
-  const key = siteTokenKey(await serviceKey(config), peeked.siteId, fingerprint);
+  const key = siteTokenKey(await deps.siteTokenKey(), peeked.siteId, fingerprint);
   const claims = await verifySiteToken(token, key, Math.floor(Date.now() / 1000));
   if (!claims || claims.site !== peeked.siteId || (claims.shareLink ?? '') !== peeked.shareLink) return null;
   if (!tokenStillHolds(claims, peeked.fingerprint, { ...state, fingerprint })) return null;

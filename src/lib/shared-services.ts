@@ -15,8 +15,18 @@ export interface SharedServices {
   secrets: () => Promise<SecretBox>;
   /** The key that signs PDF links, derived from `SECRETS_KEY` on first use. */
   pdfSigningKey: () => Promise<Buffer>;
+  /** The key that signs the file links handed to site visitors, derived the same way. */
+  fileUrlKey: () => Promise<Buffer>;
+  /** The service key site visitors' tokens are signed with (per site, see src/api/site-tokens.ts). */
+  siteTokenKey: () => Promise<Buffer>;
 }
 
 export function sharedServices(config: Config): SharedServices {
-  return { blobs: blobStoreFor(config), secrets: lazySecretBox(config), pdfSigningKey: lazySigningKey(config, 'pdf') };
+  return {
+    blobs: blobStoreFor(config),
+    secrets: lazySecretBox(config),
+    pdfSigningKey: lazySigningKey(config, 'pdf'),
+    fileUrlKey: lazySigningKey(config, 'file-download'),
+    siteTokenKey: lazySigningKey(config, 'site-token'),
+  };
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { edit, newChangeRequest, PNG_2X3 } from '../support/fixtures.ts';
 import { client } from '../support/harness.ts';
-import { fileUrlKey, signedFileUrls } from '../../src/api/object-urls.ts';
+import { signedFileUrls } from '../../src/api/object-urls.ts';
 import { createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { loadPageMap, writeRevision } from '../../src/db/content.ts';
 import { sql } from '../support/sql.ts';
@@ -581,7 +581,7 @@ describe('files a browser can load', () => {
       expect(res.json().error.code).toBe(403);
     }
     // A link signed two hours ago has expired.
-    const key = await fileUrlKey(t.config);
+    const key = await t.app.deps.fileUrlKey();
     const old = signedFileUrls(
       key,
       'http://docs.test',

@@ -8,7 +8,7 @@ import { presentMergedFrom, requireChangeRequest } from '../change-requests/serv
 import type { Ctx } from '../context.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
-import { fileUrlKey, signedFileUrls, verifyFileUrl } from '../object-urls.ts';
+import { signedFileUrls, verifyFileUrl } from '../object-urls.ts';
 import { fileContentDisposition, presentFile, presentPage, presentRevision, presentTree, type PresentOptions } from './present.ts';
 import type { ScopeRef } from './schemas.ts';
 
@@ -49,13 +49,7 @@ export async function presentOptions(ctx: Ctx, target: ContentTarget, query: Met
     base: target.changeRequest ? `/v1/spaces/${spaceId}/change-requests/${target.changeRequest.id}` : `/v1/spaces/${spaceId}`,
     ...(ctx.caller.visitor
       ? {
-          downloadURL: signedFileUrls(
-            await fileUrlKey(ctx.deps.config),
-            publicUrl,
-            spaceId,
-            target.revisionId,
-            Math.floor(Date.now() / 1000),
-          ),
+          downloadURL: signedFileUrls(await ctx.deps.fileUrlKey(), publicUrl, spaceId, target.revisionId, Math.floor(Date.now() / 1000)),
         }
       : {}),
   };
@@ -132,7 +126,7 @@ export async function downloadSignedFile(
   query: { revision: string; expires: number; signature: string },
 ): Promise<{ file: FileRow; disposition: string } & ({ redirect: string } | { blob: BlobStream })> {
   const ref = { spaceId: params.spaceId, fileId: params.fileId, revisionId: query.revision };
-  const verdict = verifyFileUrl(await fileUrlKey(ctx.deps.config), ref, query.expires, query.signature, Math.floor(Date.now() / 1000));
+  const verdict = verifyFileUrl(await ctx.deps.fileUrlKey(), ref, query.expires, query.signature, Math.floor(Date.now() / 1000));
   if (verdict === 'expired') throw forbidden('This link has expired');
   if (verdict !== 'valid') throw forbidden('This link is not valid');
   const file = await requireFile(ctx, query.revision, params.fileId);

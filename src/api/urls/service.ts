@@ -137,7 +137,7 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
     .map((p) => `${encodeURIComponent(p!)}/`)
     .join('')}`;
   const claims = { ...access.signed, unsigned };
-  const apiToken = await siteTokenFor(ctx.deps.config, site.auth_key_sealed, {
+  const apiToken = await siteTokenFor(ctx.deps, site.auth_key_sealed, {
     kind: 'site',
     organization: site.organization_id,
     spaces: [...new Set(visible.siteSpaces.map((p) => p.space_id))],
