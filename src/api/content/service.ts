@@ -1,6 +1,16 @@
 import type { Space } from '../../db/entities.ts';
 import type { ChangeRequestRow } from '../../db/change-requests.ts';
-import { fileListing, loadFile, loadFiles, loadPage, loadPagePath, loadPageMap, loadRevision, type FileRow } from '../../db/content.ts';
+import {
+  fileListing,
+  loadFile,
+  loadFiles,
+  loadPage,
+  loadPagePath,
+  loadPageMap,
+  loadReusableContents,
+  loadRevision,
+  type FileRow,
+} from '../../db/content.ts';
 import type { Role } from '../../domain/roles.ts';
 import type { BlobStream } from '../../lib/blob-store.ts';
 import { loadSpace, requireRole } from '../access.ts';
@@ -10,6 +20,7 @@ import { notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import { fileContentDisposition, presentFile, presentPage, presentRevision, presentTree, type PresentOptions } from './present.ts';
 import type { ScopeRef } from './schemas.ts';
+import { presentReusableContent } from '../revisions/present.ts';
 
 /**
  * The content a request reads: a space's current revision (`/v1/spaces/{spaceId}/...`) or a change
@@ -48,14 +59,16 @@ function presentOptions(ctx: Ctx, target: ContentTarget, query: MetadataQuery): 
 /** The revision with its page tree and files; a merge revision names the change request it came from. */
 export async function getRevision(ctx: Ctx, params: ScopeRef, query: MetadataQuery) {
   const target = await resolveTarget(ctx, params);
-  const [revision, pages, files] = await Promise.all([
+  const [revision, pages, files, reusableContents] = await Promise.all([
     loadRevision(ctx.em, target.revisionId),
     loadPageMap(ctx.em, target.revisionId, true),
     loadFiles(ctx.em, target.revisionId),
+    loadReusableContents(ctx.em, target.revisionId),
   ]);
   if (!revision) throw notFound('Revision');
   const mergedFrom = revision.type === 'merge' ? await presentMergedFrom(ctx, revision.id) : undefined;
-  return presentRevision(revision, pages, files, presentOptions(ctx, target, query), mergedFrom);
+  const options = presentOptions(ctx, target, query);
+  return presentRevision(revision, pages, files, options, mergedFrom, reusableContents.map(presentReusableContent));
 }
 
 export async function listPages(ctx: Ctx, params: ScopeRef, query: MetadataQuery) {
