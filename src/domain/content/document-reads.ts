@@ -14,7 +14,7 @@ export const MAX_REUSABLE_DEPTH = 5;
 
 /**
  * The document with every `if` block replaced by its blocks when its expression holds and left
- * out when it does not (`holds` is called with `data.expression`, '' when there is none).
+ * out when it does not, or when it has no expression (`holds` is called with `data.expression`).
  */
 export function evaluateDocument(document: JsonDocument, holds: (expression: string) => boolean): JsonDocument {
   return { ...document, nodes: evaluateBlocks(document.nodes, holds) };
@@ -33,7 +33,7 @@ function evaluateBlocks(nodes: DocBlock[], holds: (expression: string) => boolea
     const node = frame.nodes[frame.index++];
     if (node.object === 'block' && node.type === 'if') {
       const expression = typeof node.data?.expression === 'string' ? node.data.expression : '';
-      if (holds(expression)) stack.push({ nodes: node.nodes ?? [], index: 0, into: frame.into });
+      if (expression.trim() !== '' && holds(expression)) stack.push({ nodes: node.nodes ?? [], index: 0, into: frame.into });
       continue;
     }
     if (node.object === 'text' || !node.nodes || node.nodes.length === 0) {
