@@ -10,6 +10,7 @@ import {
   RevisionPageQuery,
   RevisionParams,
   RevisionPathParams,
+  RevisionNestedPathParams,
   RevisionQuery,
   RevisionReusableContentParams,
 } from './schemas.ts';
@@ -72,8 +73,10 @@ export const revisionRoutes: RoutePlugin = async (app) => {
     async (request) => getRevisionPage(ctxOf(request), request.params, request.query),
   );
 
+  // `pagePath` holds `/` URL-encoded (`guides%2Finstall`), as GitBook's clients send it; the same
+  // read with the slashes as they are goes to the second route, left out of the API document.
   app.get(
-    '/revisions/:revisionId/path/*',
+    '/revisions/:revisionId/path/:pagePath',
     {
       config,
       schema: {
@@ -84,6 +87,12 @@ export const revisionRoutes: RoutePlugin = async (app) => {
         response: errors(404),
       },
     },
+    async (request) => getRevisionPageByPath(ctxOf(request), request.params, request.query),
+  );
+
+  app.get(
+    '/revisions/:revisionId/path/*',
+    { config, schema: { hide: true, params: RevisionNestedPathParams, querystring: RevisionPageQuery, response: errors(404) } },
     async (request) => {
       const { spaceId, revisionId } = request.params;
       return getRevisionPageByPath(ctxOf(request), { spaceId, revisionId, pagePath: request.params['*'] }, request.query);

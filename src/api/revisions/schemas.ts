@@ -8,8 +8,10 @@ export const RevisionParams = Type.Object({ spaceId: Id, revisionId: Id });
 export const RevisionPageParams = Type.Object({ spaceId: Id, revisionId: Id, pageId: Id });
 export const RevisionFileParams = Type.Object({ spaceId: Id, revisionId: Id, fileId: Id });
 export const RevisionReusableContentParams = Type.Object({ spaceId: Id, revisionId: Id, reusableContentId: Id });
-/** `pagePath` is the rest of the URL: a path with `/` (as is or URL-encoded as `%2F`). */
-export const RevisionPathParams = Type.Object({ spaceId: Id, revisionId: Id, '*': Type.String({ minLength: 1, maxLength: 1024 }) });
+const PagePath = Type.String({ minLength: 1, maxLength: 1024, description: 'The path of the page in the revision (`/` URL-encoded)' });
+export const RevisionPathParams = Type.Object({ spaceId: Id, revisionId: Id, pagePath: PagePath });
+/** The same read with the page path's `/` as they are: the rest of the URL. */
+export const RevisionNestedPathParams = Type.Object({ spaceId: Id, revisionId: Id, '*': PagePath });
 
 /** `evaluated`: `true` and `deterministic-only` evaluate `if` blocks with the caller's visitor claims; `false` keeps them. */
 const Evaluated = Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('deterministic-only')], {

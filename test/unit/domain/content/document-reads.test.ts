@@ -35,7 +35,12 @@ describe('evaluateDocument', () => {
   });
 
   it('evaluates nested ifs and ifs inside other blocks; a broken or missing expression hides its blocks', () => {
-    const hint: DocBlock = { object: 'block', type: 'hint', data: {}, nodes: [ifBlock('true', [ifBlock('nonsense ((', [paragraph('x')])]), paragraph('kept')] };
+    const hint: DocBlock = {
+      object: 'block',
+      type: 'hint',
+      data: {},
+      nodes: [ifBlock('true', [ifBlock('nonsense ((', [paragraph('x')])]), paragraph('kept')],
+    };
     const noExpression: DocBlock = { object: 'block', type: 'if', data: {}, nodes: [paragraph('no expression')] };
     const out = evaluateDocument(doc(hint, noExpression), holds);
     expect(out.nodes).toHaveLength(1);

@@ -8,7 +8,8 @@ function repo() {
     markdown: {
       'docs/README.md': '# Welcome\n\n{% include "../.gitbook/includes/intro.md" %}\n\n{% include ".gitbook/includes/missing.md" %}\n',
       'docs/guides/install.md': '# Install\n\n{% include "../.gitbook/includes/intro.md" %}\n',
-      'docs/.gitbook/includes/intro.md': '---\ntitle: Shared intro\n---\n\n# A heading of the content\n\nSee [install](../../guides/install.md).\n',
+      'docs/.gitbook/includes/intro.md':
+        '---\ntitle: Shared intro\n---\n\n# A heading of the content\n\nSee [install](../../guides/install.md).\n',
       'docs/.gitbook/includes/legal notice.md': '# Legal notice\n\nAll rights reserved.\n',
     },
     assets: [],
@@ -18,7 +19,11 @@ function repo() {
 describe('reusable contents in the git layout', () => {
   it('reads .gitbook/includes as reusable contents, never as pages, whatever the includes name', () => {
     const layout = readLayout(repo());
-    expect(Object.values(layout.pages).map((p) => p.title).sort()).toEqual(['Install', 'Welcome', 'guides']);
+    expect(
+      Object.values(layout.pages)
+        .map((p) => p.title)
+        .sort(),
+    ).toEqual(['Install', 'Welcome', 'guides']);
     const byPath = Object.fromEntries(layout.reusableContents.map((c) => [c.path, c]));
     expect(Object.keys(byPath).sort()).toEqual(['.gitbook/includes/intro.md', '.gitbook/includes/legal notice.md']);
     const install = Object.values(layout.pages).find((p) => p.title === 'Install')!;
@@ -40,10 +45,11 @@ describe('reusable contents in the git layout', () => {
   it('writes reusable contents back where they came from, and reading them again gives the same contents', () => {
     const first = readLayout(repo(), { reusableContentId: (path) => path, pageId: (path) => path.replace(/\//g, '_') });
     const rendered = renderLayout(first.pages, [], { projectDirectory: '', reusableContents: first.reusableContents });
-    expect(Object.keys(rendered.texts).filter((p) => p.startsWith('.gitbook/includes/')).sort()).toEqual([
-      '.gitbook/includes/intro.md',
-      '.gitbook/includes/legal notice.md',
-    ]);
+    expect(
+      Object.keys(rendered.texts)
+        .filter((p) => p.startsWith('.gitbook/includes/'))
+        .sort(),
+    ).toEqual(['.gitbook/includes/intro.md', '.gitbook/includes/legal notice.md']);
     expect(rendered.texts['.gitbook/includes/intro.md']).toBe(
       '---\ntitle: "Shared intro"\n---\n\n# A heading of the content\n\nSee [install](../../guides/install.md).\n',
     );
