@@ -172,6 +172,17 @@ describe('a revision by id', () => {
   });
 });
 
+describe('reusable contents of a copied space', () => {
+  it('copies them with the content, readable in the copy', async () => {
+    const copy = await admin().post(`/v1/spaces/${spaceId}/duplicate`);
+    expect(copy.status).toBe(201);
+    const revision = (await admin().get(`/v1/spaces/${copy.body.id}/revisions/${copy.body.revision}`)).body;
+    expect(revision.reusableContents.map((r: { id: string }) => r.id)).toEqual(['rc-legal', 'rc-intro']);
+    const doc = await admin().get(`/v1/spaces/${copy.body.id}/revisions/${copy.body.revision}/reusable-contents/rc-intro/document`);
+    expect(JSON.stringify(doc.body)).toContain('the product');
+  });
+});
+
 describe('reusable contents and meta links of content and change requests', () => {
   it('answers them for the space content and for a change request', async () => {
     for (const prefix of [`/v1/spaces/${spaceId}`, `/v1/spaces/${spaceId}/change-requests/${crId}`]) {
