@@ -181,8 +181,10 @@ export interface WriteRevisionInput {
   /** Files added by this revision (others are copied from the base unless listed in `removedFiles`). */
   addedFiles?: FileRow[];
   removedFiles?: string[];
-  /** The revision's reusable contents, all of them; absent: those of the base, unchanged. */
+  /** The revision's reusable contents, all of them; absent: those of `reusableContentsFrom`, else of the base. */
   reusableContents?: ReusableContent[];
+  /** The revision whose reusable contents the new one lists, when not the base's. */
+  reusableContentsFrom?: string;
   id?: string;
 }
 
@@ -259,8 +261,9 @@ export async function writeRevision(em: Em, input: WriteRevisionInput): Promise<
   if (input.base) {
     await copyFileRows(em, input.base.revisionId, id, input.removedFiles ?? []);
   }
+  const includesFrom = input.reusableContentsFrom ?? input.base?.revisionId;
   if (input.reusableContents !== undefined) await insertReusableContents(em, input.spaceId, id, input.reusableContents);
-  else if (input.base) await copyReusableContentRows(em, input.base.revisionId, id);
+  else if (includesFrom !== undefined) await copyReusableContentRows(em, includesFrom, id);
   if (input.addedFiles && input.addedFiles.length > 0) {
     await inChunks(input.addedFiles, WRITE_CHUNK, (chunk) =>
       q

@@ -278,3 +278,31 @@ describe('refusals', () => {
     expect((await admin().get(`/v1/spaces/${spaceId}/revisions/${'x'.repeat(65)}`)).status).toBe(400);
   });
 });
+
+describe('reusable contents of a change request brought up to date', () => {
+  it("takes the space's reusable contents when a change request is updated", async () => {
+    const space = await newSpace(admin(), org.id, { title: 'Updated includes' });
+    const cr = await newChangeRequest(admin(), space.id, 'Open early');
+    await edit(admin(), space.id, cr.id, [{ operation: 'insert_page', title: 'Draft', document: { markdown: 'Draft.\n' } }]);
+    // The space's content moves on with a reusable content (as a Git Sync import writes it).
+    await transaction(forkEm(t.orm), async (tx) => {
+      const pages = await loadPageMap(tx, space.revision, true);
+      const id = await writeRevision(tx, {
+        spaceId: space.id,
+        parents: [space.revision],
+        type: 'edits',
+        base: { revisionId: space.revision, pages },
+        pages,
+        reusableContents: [{ id: 'rc-new', title: 'New include', path: '.gitbook/includes/new.md', markdown: 'New.\n' }],
+      });
+      await setSpaceRevision(tx, space.id, id);
+    });
+    const crContent = `/v1/spaces/${space.id}/change-requests/${cr.id}/content`;
+    expect((await admin().get(crContent)).body.reusableContents).toEqual([]);
+    const updated = await admin().post(`/v1/spaces/${space.id}/change-requests/${cr.id}/update`);
+    expect(updated.body.result).toBe('update');
+    const after = (await admin().get(crContent)).body;
+    expect(after.reusableContents).toEqual([{ id: 'rc-new', title: 'New include', path: '.gitbook/includes/new.md' }]);
+    expect(after.pages.map((p: { title: string }) => p.title)).toContain('Draft');
+  });
+});
