@@ -203,6 +203,7 @@ const routes = () => [
   `${base()}/pages`,
   `${base()}/page/${installId}`,
   `${base()}/path/guide%2Finstall`,
+  `${base()}/path/guide/install`,
   `${base()}/page/${installId}/document`,
   `${base()}/page/${installId}/meta-links`,
   `${base()}/files`,
@@ -246,9 +247,29 @@ describe('refusals', () => {
       expect(res.body.error.message).toBe('Revision not found');
       expect((await admin().get(`/v1/spaces/${spaceId}/revisions/${revision}/page/${installId}`)).status).toBe(404);
       expect((await admin().get(`/v1/spaces/${spaceId}/revisions/${revision}/files`)).status).toBe(404);
+      expect((await admin().get(`/v1/spaces/${spaceId}/revisions/${revision}/path/guide%2Finstall`)).status).toBe(404);
+      expect((await admin().get(`/v1/spaces/${spaceId}/revisions/${revision}/reusable-contents/rc-intro/document`)).status).toBe(404);
     }
     // The other space's own revision is readable through that space only.
     expect((await admin().get(`/v1/spaces/${mine.id}/revisions/${mine.revision}`)).status).toBe(200);
+  });
+
+  it("answers 404 to an outsider naming this space's revision under a space of their own", async () => {
+    const attacker = other.members.admin.api;
+    const theirs = await newSpace(attacker, other.id, { title: 'Attacker space' });
+    for (const path of [
+      '',
+      '/pages',
+      `/page/${installId}`,
+      `/page/${installId}/document`,
+      '/path/guide%2Finstall',
+      `/files/${fileId}`,
+      '/reusable-contents/rc-intro',
+      '/reusable-contents/rc-intro/document',
+    ]) {
+      const res = await attacker.get(`/v1/spaces/${theirs.id}/revisions/${revisionId}${path}`);
+      expect([path, res.status, res.body.error?.message]).toEqual([path, 404, 'Revision not found']);
+    }
   });
 
   it('answers 404 for an unknown page, file or reusable content of the revision', async () => {
