@@ -122,6 +122,8 @@ export function changeRequestMergeActivities(orm: Orm) {
             base: { revisionId: cr.revision_id, pages: merged.ours },
             pages: merged.result,
             addedFiles: theirFiles.filter((f) => !known.has(f.id)),
+            // Reusable contents change only on the space's content (Git Sync): an update takes the space's.
+            reusableContentsFrom: cr.space_revision,
           });
           await markChangeRequestUpdated(em, cr.id, revision, cr.space_revision);
           return { result: 'update', revision };

@@ -1,4 +1,4 @@
-import { loadFiles, loadPageMap, writeRevision } from '../db/content.ts';
+import { loadFiles, loadPageMap, loadReusableContentTexts, writeRevision } from '../db/content.ts';
 import {
   finishGitSyncRequest,
   insertChangeRequest,
@@ -18,6 +18,8 @@ import {
   decideImport,
   importRoute,
   needsContent,
+  sameReusableContents,
+  type ImportDecision,
   type RevisionPlan,
 } from '../domain/git/import-decision.ts';
 import { newId } from '../domain/ids.ts';
@@ -91,7 +93,16 @@ export async function applyImport(orm: Orm, bundle: GitImportBundle): Promise<Gi
       route.kind === 'three-way'
         ? { pages: await loadPageMap(tx, route.base, true), fileIds: (await loadFiles(tx, route.base)).map((f) => f.id) }
         : undefined;
-    const decision = decideImport(route, { ours, theirs, base });
+    let decision: ImportDecision = decideImport(route, { ours, theirs, base });
+    // Reusable contents are the commit's (`.gitbook/includes/`): a commit that changes only them still writes a revision.
+    const includes = theirs.reusableContents;
+    if (
+      decision.kind === 'unchanged' &&
+      includes &&
+      !sameReusableContents(await loadReusableContentTexts(tx, space.revision_id), includes)
+    ) {
+      decision = { kind: 'write', revision: { pages: ours.pages, removedFiles: [] }, synced: null, moveSpace: true };
+    }
 
     const gitMeta = {
       oid: commit,
@@ -111,6 +122,7 @@ export async function applyImport(orm: Orm, bundle: GitImportBundle): Promise<Gi
         pages: plan.pages,
         addedFiles: theirs.files,
         removedFiles: plan.removedFiles,
+        ...(includes ? { reusableContents: includes } : {}),
       });
       await setRevisionGit(tx, revisionId, gitMeta);
       return revisionId;

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { loadFiles, loadPageMap } from '../db/content.ts';
+import { loadFiles, loadPageMap, loadReusableContentTexts } from '../db/content.ts';
 import {
   finishGitSyncRequest,
   loadGitSyncRequest,
@@ -44,7 +44,11 @@ export async function runExport(
     const space = await lockSpace(em, request.space_id);
     if (!space || space.deleted_at) return recordFailure(orm, request, 'SPACE_GONE', 'The space no longer exists');
     const revisionId = space.revision_id;
-    const [pages, files] = await Promise.all([loadPageMap(em, revisionId, true), loadFiles(em, revisionId)]);
+    const [pages, files, reusableContents] = await Promise.all([
+      loadPageMap(em, revisionId, true),
+      loadFiles(em, revisionId),
+      loadReusableContentTexts(em, revisionId),
+    ]);
     beat({ phase: 'fetching' });
     const ref = request.params.ref;
     const parent = await fetchRef(gitDir, remote, ref, o.timeoutMs, true);
@@ -57,7 +61,7 @@ export async function runExport(
       );
     }
     const config = parseGitbookYaml(yaml);
-    const rendered = renderLayout(pages, files, { projectDirectory: project, config });
+    const rendered = renderLayout(pages, files, { projectDirectory: project, config, reusableContents });
     beat({ phase: 'writing', pages: Object.keys(rendered.pageFiles).length, files: rendered.assets.length });
     const work = await mkdtemp(join(tmpdir(), 'git-export-'));
     try {

@@ -1,4 +1,11 @@
-import { loadFiles, loadPageMap, type FileRow } from '../db/content.ts';
+import {
+  loadFiles,
+  loadPageMap,
+  loadReusableContents,
+  type FileRow,
+  type ReusableContent,
+  type ReusableContentRow,
+} from '../db/content.ts';
 import { loadGitSync, spaceRevisionOf, type GitSyncRequestRow } from '../db/git-sync.ts';
 import { forkEm, type Orm } from '../db/orm.ts';
 import { contentTypeOf, measureImage } from '../domain/files.ts';
@@ -31,7 +38,13 @@ export interface GitImportBundle {
    * The commit's pages (links between them as content references) and stored files, and what the
    * layout reader warned of; null when the commit needs no reading (it is the one last synced).
    */
-  content: { pages: PageMap; files: FileRow[]; warnings: string[] } | null;
+  content: {
+    pages: PageMap;
+    files: FileRow[];
+    /** The commit's `.gitbook/includes/` (absent in bundles staged before reusable contents were read). */
+    reusableContents?: ReusableContent[];
+    warnings: string[];
+  } | null;
 }
 
 const isMarkdown = (path: string) => /\.(md|markdown)$/i.test(path);
@@ -55,7 +68,7 @@ async function readCommit(
   gitDir: string,
   commit: string,
   request: GitSyncRequestRow,
-  current: { pages: PageMap; files: FileRow[] },
+  current: { pages: PageMap; files: FileRow[]; reusableContents: ReusableContentRow[] },
   ancestor: PageMap | null,
 ): Promise<NonNullable<GitImportBundle['content']>> {
   const project = cleanPath(request.params.repoProjectDirectory ?? '');
@@ -75,6 +88,8 @@ async function readCommit(
   const pathIds = idsByPath(current.pages, ancestor ?? {});
   const fileByName = new Map<string, FileRow>();
   for (const file of current.files) if (!fileByName.has(file.name)) fileByName.set(file.name, file);
+  const includeIds = new Map<string, string>();
+  for (const content of current.reusableContents) if (content.path !== null) includeIds.set(content.path, content.id);
   const usedPages = new Set<string>();
   const usedFiles = new Set<string>();
   const layout = readLayout(
@@ -97,6 +112,7 @@ async function readCommit(
         usedFiles.add(id);
         return id;
       },
+      reusableContentId: (path) => includeIds.get(path) ?? newId(),
     },
   );
   const tooDeep = pageDepthProblem(layout.pages);
@@ -140,7 +156,7 @@ async function readCommit(
     files.push(describe(file, stored, head));
     beat({ phase: 'assets', stored: files.length, total: layout.files.length });
   }
-  return { pages: layout.pages, files, warnings: layout.warnings };
+  return { pages: layout.pages, files, reusableContents: layout.reusableContents, warnings: layout.warnings };
 }
 
 /**
@@ -176,7 +192,11 @@ export async function stageImport(
     let content: GitImportBundle['content'] = null;
     if (needsContent(route)) {
       // The ids of the space's pages and files (and of those last synced) are kept where paths match.
-      const current = { pages: await loadPageMap(em, space.revision_id, false), files: await loadFiles(em, space.revision_id) };
+      const current = {
+        pages: await loadPageMap(em, space.revision_id, false),
+        files: await loadFiles(em, space.revision_id),
+        reusableContents: await loadReusableContents(em, space.revision_id),
+      };
       const ancestor = sync?.last_revision ? await loadPageMap(em, sync.last_revision, false) : null;
       content = await readCommit(o, gitDir, commit, request, current, ancestor);
     }

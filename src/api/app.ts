@@ -23,6 +23,7 @@ import { memberRoutes } from './members/routes.ts';
 import { teamRoutes } from './teams/routes.ts';
 import { integrationRoutes } from './integrations/routes.ts';
 import { contentRoutes, signedFileRoutes } from './content/routes.ts';
+import { contentReadRoutes, revisionRoutes } from './revisions/routes.ts';
 import { changeRequestRoutes } from './change-requests/routes.ts';
 import { openapiRoutes } from './openapi/routes.ts';
 import { translationRoutes } from './translations/routes.ts';
@@ -199,6 +200,10 @@ export async function buildApp(
   await app.register(siteLookupTokenRoutes);
   await app.register(gitRoutes);
   await app.register(gitWebhookRoutes);
+  // Reads of revisions by id, and the reusable contents and meta links of content and change requests.
+  await app.register(revisionRoutes, { prefix: SPACE_CONTENT_PREFIX });
+  await app.register(contentReadRoutes, { prefix: SPACE_CONTENT_PREFIX, changeRequest: false });
+  await app.register(contentReadRoutes, { prefix: CHANGE_REQUEST_CONTENT_PREFIX, changeRequest: true });
   return app;
 }
 

@@ -76,6 +76,20 @@ export const RevisionFile = defineEntity({
 });
 export type RevisionFile = InferEntity<typeof RevisionFile>;
 
+/** A revision's reusable content: its title, where it lives in a synced repository, and its text (a `page_document`). */
+export const RevisionReusableContent = defineEntity({
+  name: 'RevisionReusableContent',
+  tableName: 'revision_reusable_content',
+  properties: {
+    revisionId: p.string().primary(),
+    reusableContentId: p.string().primary(),
+    title: p.string(),
+    path: p.string().nullable(),
+    documentHash: p.string(),
+  },
+});
+export type RevisionReusableContent = InferEntity<typeof RevisionReusableContent>;
+
 export const PageDocument = defineEntity({
   name: 'PageDocument',
   tableName: 'page_document',
@@ -151,6 +165,7 @@ export const entities = [
   Revision,
   RevisionPage,
   RevisionFile,
+  RevisionReusableContent,
   PageDocument,
   ContentPermission,
   SearchSection,

@@ -53,6 +53,23 @@ export interface FileRow {
   sha256: string;
 }
 
+/** A revision's reusable content without its text. */
+export interface ReusableContentRow {
+  id: string;
+  title: string;
+  /** Where it lives in a synced repository, from the project root (`.gitbook/includes/intro.md`). */
+  path: string | null;
+  documentHash: string;
+}
+
+/** A reusable content with its markdown, as revision writes take it and exports read it. */
+export interface ReusableContent {
+  id: string;
+  title: string;
+  path: string | null;
+  markdown: string;
+}
+
 export interface RevisionRow {
   id: string;
   space_id: string;
@@ -164,6 +181,10 @@ export interface WriteRevisionInput {
   /** Files added by this revision (others are copied from the base unless listed in `removedFiles`). */
   addedFiles?: FileRow[];
   removedFiles?: string[];
+  /** The revision's reusable contents, all of them; absent: those of `reusableContentsFrom`, else of the base. */
+  reusableContents?: ReusableContent[];
+  /** The revision whose reusable contents the new one lists, when not the base's. */
+  reusableContentsFrom?: string;
   id?: string;
 }
 
@@ -240,6 +261,9 @@ export async function writeRevision(em: Em, input: WriteRevisionInput): Promise<
   if (input.base) {
     await copyFileRows(em, input.base.revisionId, id, input.removedFiles ?? []);
   }
+  const includesFrom = input.reusableContentsFrom ?? input.base?.revisionId;
+  if (input.reusableContents !== undefined) await insertReusableContents(em, input.spaceId, id, input.reusableContents);
+  else if (includesFrom !== undefined) await copyReusableContentRows(em, includesFrom, id);
   if (input.addedFiles && input.addedFiles.length > 0) {
     await inChunks(input.addedFiles, WRITE_CHUNK, (chunk) =>
       q
@@ -306,6 +330,110 @@ export async function copyRevisionToSpace(em: Em, fromRevisionId: string, toSpac
     )
     .execute();
   await copyFileRows(em, fromRevisionId, newRevisionId);
+  await q
+    .insertInto('page_document')
+    .columns(['space_id', 'hash', 'markdown'])
+    .expression(
+      q
+        .selectFrom('revision_reusable_content as rc')
+        .innerJoin('revision as r', 'r.id', 'rc.revision_id')
+        .innerJoin('page_document as d', (join) => join.onRef('d.space_id', '=', 'r.space_id').onRef('d.hash', '=', 'rc.document_hash'))
+        .select((eb) => [eb.cast<string>(eb.val(toSpaceId), 'text').as('space_id'), 'd.hash', 'd.markdown'])
+        .where('rc.revision_id', '=', fromRevisionId),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  await copyReusableContentRows(em, fromRevisionId, newRevisionId);
+}
+
+/** Stores the documents of reusable contents and lists them as the revision's. */
+async function insertReusableContents(em: Em, spaceId: string, revisionId: string, contents: ReusableContent[]): Promise<void> {
+  if (contents.length === 0) return;
+  const q = db(em);
+  const rows = contents.map((c) => ({ ...c, hash: documentHash(c.markdown) }));
+  const documents = rows.filter((r) => tokenHash(r.markdown) === null);
+  await inChunks(
+    documents,
+    WRITE_CHUNK,
+    (chunk) =>
+      q
+        .insertInto('page_document')
+        .values(chunk.map((d) => ({ space_id: spaceId, hash: d.hash, markdown: d.markdown })))
+        .onConflict((oc) => oc.doNothing())
+        .execute(),
+    { of: (d) => d.markdown.length, max: WRITE_CHUNK_CHARS },
+  );
+  await inChunks(rows, WRITE_CHUNK, (chunk) =>
+    q
+      .insertInto('revision_reusable_content')
+      .values(
+        chunk.map((r) => ({ revision_id: revisionId, reusable_content_id: r.id, title: r.title, path: r.path, document_hash: r.hash })),
+      )
+      .execute(),
+  );
+}
+
+/** Copies the reusable-content rows of revision `from` into revision `to` (their documents are the space's already). */
+async function copyReusableContentRows(em: Em, from: string, to: string): Promise<void> {
+  const q = db(em);
+  await q
+    .insertInto('revision_reusable_content')
+    .columns(['revision_id', 'reusable_content_id', 'title', 'path', 'document_hash'])
+    .expression(
+      q
+        .selectFrom('revision_reusable_content')
+        .select((eb) => [eb.cast<string>(eb.val(to), 'text').as('revision_id'), 'reusable_content_id', 'title', 'path', 'document_hash'])
+        .where('revision_id', '=', from),
+    )
+    .execute();
+}
+
+/** A revision's reusable contents (without their text), by title. */
+export async function loadReusableContents(em: Em, revisionId: string): Promise<ReusableContentRow[]> {
+  return db(em)
+    .selectFrom('revision_reusable_content')
+    .select(['reusable_content_id as id', 'title', 'path', 'document_hash as documentHash'])
+    .where('revision_id', '=', revisionId)
+    .orderBy('title')
+    .orderBy('reusable_content_id')
+    .execute();
+}
+
+function reusableContentsWithText(em: Em, revisionId: string) {
+  return db(em)
+    .selectFrom('revision_reusable_content as rc')
+    .innerJoin('revision as r', 'r.id', 'rc.revision_id')
+    .leftJoin('page_document as d', (join) => join.onRef('d.space_id', '=', 'r.space_id').onRef('d.hash', '=', 'rc.document_hash'))
+    .select(['rc.reusable_content_id as id', 'rc.title', 'rc.path', 'd.markdown'])
+    .where('rc.revision_id', '=', revisionId);
+}
+
+const withText = (row: { id: string; title: string; path: string | null; markdown: string | null }): ReusableContent => ({
+  ...row,
+  markdown: row.markdown ?? '',
+});
+
+/** Every reusable content of a revision with its markdown. */
+export async function loadReusableContentTexts(em: Em, revisionId: string): Promise<ReusableContent[]> {
+  const rows = await reusableContentsWithText(em, revisionId).orderBy('rc.title').orderBy('rc.reusable_content_id').execute();
+  return rows.map(withText);
+}
+
+/** One reusable content of a revision with its markdown. */
+export async function loadReusableContent(em: Em, revisionId: string, id: string): Promise<ReusableContent | undefined> {
+  const row = await reusableContentsWithText(em, revisionId).where('rc.reusable_content_id', '=', id).executeTakeFirst();
+  return row && withText(row);
+}
+
+/** A document of a space by id (its content hash), or undefined. */
+export async function loadSpaceDocument(em: Em, spaceId: string, hash: string): Promise<string | undefined> {
+  const row = await db(em)
+    .selectFrom('page_document')
+    .select('markdown')
+    .where('space_id', '=', spaceId)
+    .where('hash', '=', hash)
+    .executeTakeFirst();
+  return row?.markdown;
 }
 
 /** Copies the file rows of revision `from` into revision `to`, leaving out the files in `except`. */

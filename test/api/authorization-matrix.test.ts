@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { issueToken } from '../../src/db/accounts.ts';
+import { loadPageMap, writeRevision } from '../../src/db/content.ts';
 import { Member } from '../../src/db/entities.ts';
+import { setSpaceRevision } from '../../src/db/git-sync.ts';
+import { forkEm, transaction } from '../../src/db/orm.ts';
 import type { Role } from '../../src/domain/roles.ts';
 import { idp, IDP_ENTITY_ID, IDP_SSO_URL } from '../support/saml-idp.ts';
 import { PNG_2X3 } from '../support/fixtures.ts';
@@ -184,6 +187,20 @@ const rows: Record<string, Row> = {
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files': { rule: 'read' },
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}': { rule: 'read' },
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}/download': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/content/reusable-contents/{reusableContentId}': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/content/page/{pageId}/meta-links': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/reusable-contents/{reusableContentId}': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/meta-links': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/pages': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/path/{pagePath}': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/document': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/meta-links': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/files': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/files/{fileId}': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}/document': { rule: 'read' },
 
   'GET /v1/spaces/{spaceId}/change-requests': { rule: 'read' },
   'POST /v1/spaces/{spaceId}/change-requests': { rule: 'edit', body: () => ({ subject: 'Matrix' }) },
@@ -544,10 +561,28 @@ beforeAll(async () => {
   );
   p.pageId = edited.changes.find((c: any) => c.object === 'page' || c.page)?.page?.id;
   await ok(admin().post(`/v1/spaces/${p.spaceId}/change-requests/${cr.id}/merge`), 'merge');
+  // A reusable content, as Git Sync writes them (the API has no operation that makes one).
+  p.reusableContentId = 'matrix-include';
+  p.revisionId = await transaction(forkEm(t.orm), async (tx) => {
+    const current = (await ok(admin().get(`/v1/spaces/${p.spaceId}`), 'space')).revision as string;
+    const pages = await loadPageMap(tx, current, true);
+    const reusableContents = [{ id: p.reusableContentId, title: 'Include', path: '.gitbook/includes/include.md', markdown: 'Shared\n' }];
+    const id = await writeRevision(tx, {
+      spaceId: p.spaceId,
+      parents: [current],
+      type: 'edits',
+      base: { revisionId: current, pages },
+      pages,
+      reusableContents,
+    });
+    await setSpaceRevision(tx, p.spaceId, id);
+    return id;
+  });
   p.changeRequestId = (await ok(admin().post(`/v1/spaces/${p.spaceId}/change-requests`, { subject: 'Open' }), 'open cr')).id;
   const files = await ok(admin().get(`/v1/spaces/${p.spaceId}/content/files`), 'files');
   p.fileId = files.items[0].id;
   if (!p.pageId) p.pageId = (await ok(admin().get(`/v1/spaces/${p.spaceId}/content/pages`), 'pages')).pages[0].id;
+  p.pagePath = (await ok(admin().get(`/v1/spaces/${p.spaceId}/content/page/${p.pageId}`), 'page')).path;
 
   p.commentId = await newComment(p.spaceId);
   p.commentReplyId = await newReply(p.spaceId, p.commentId);

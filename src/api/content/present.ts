@@ -98,14 +98,21 @@ export function presentFile(file: FileRow, options: PresentOptions) {
   };
 }
 
-export function presentRevision(revision: RevisionRow, pages: PageMap, files: FileRow[], options: PresentOptions, mergedFrom?: unknown) {
+export function presentRevision(
+  revision: RevisionRow,
+  pages: PageMap,
+  files: FileRow[],
+  options: PresentOptions,
+  mergedFrom?: unknown,
+  reusableContents: unknown[] = [],
+) {
   return {
     object: 'revision' as const,
     id: revision.id,
     parents: revision.parents ?? [],
     pages: presentTree(pages, options),
     files: files.map((f) => presentFile(f, options)),
-    reusableContents: [],
+    reusableContents,
     tags: [],
     createdAt: new Date(revision.created_at).toISOString(),
     type: revision.type,

@@ -1,6 +1,16 @@
 import type { Space } from '../../db/entities.ts';
 import type { ChangeRequestRow } from '../../db/change-requests.ts';
-import { fileListing, loadFile, loadFiles, loadPage, loadPagePath, loadPageMap, loadRevision, type FileRow } from '../../db/content.ts';
+import {
+  fileListing,
+  loadFile,
+  loadFiles,
+  loadPage,
+  loadPagePath,
+  loadPageMap,
+  loadReusableContents,
+  loadRevision,
+  type FileRow,
+} from '../../db/content.ts';
 import type { Role } from '../../domain/roles.ts';
 import type { BlobStream } from '../../lib/blob-store.ts';
 import { loadSpace, requireRole } from '../access.ts';
@@ -11,6 +21,7 @@ import { paginate } from '../pagination.ts';
 import { signedFileUrls, verifyFileUrl } from '../object-urls.ts';
 import { fileContentDisposition, presentFile, presentPage, presentRevision, presentTree, type PresentOptions } from './present.ts';
 import type { ScopeRef } from './schemas.ts';
+import { presentReusableContent } from '../revisions/present.ts';
 
 /**
  * The content a request reads: a space's current revision (`/v1/spaces/{spaceId}/...`) or a change
@@ -39,7 +50,11 @@ export async function resolveTarget(ctx: Ctx, params: ScopeRef, min: Role = 'rea
 type MetadataQuery = { metadata?: boolean };
 
 /** How content is presented to the caller: a site visitor's files get signed links a browser loads as they are. */
-export async function presentOptions(ctx: Ctx, target: ContentTarget, query: MetadataQuery): Promise<PresentOptions> {
+export async function presentOptions(
+  ctx: Ctx,
+  target: Pick<ContentTarget, 'space' | 'revisionId' | 'changeRequest'>,
+  query: MetadataQuery,
+): Promise<PresentOptions> {
   const spaceId = target.space.id;
   const { publicUrl } = ctx.deps.config;
   return {
@@ -58,14 +73,22 @@ export async function presentOptions(ctx: Ctx, target: ContentTarget, query: Met
 /** The revision with its page tree and files; a merge revision names the change request it came from. */
 export async function getRevision(ctx: Ctx, params: ScopeRef, query: MetadataQuery) {
   const target = await resolveTarget(ctx, params);
-  const [revision, pages, files] = await Promise.all([
+  const [revision, pages, files, reusableContents] = await Promise.all([
     loadRevision(ctx.em, target.revisionId),
     loadPageMap(ctx.em, target.revisionId, true),
     loadFiles(ctx.em, target.revisionId),
+    loadReusableContents(ctx.em, target.revisionId),
   ]);
   if (!revision) throw notFound('Revision');
   const mergedFrom = revision.type === 'merge' ? await presentMergedFrom(ctx, revision.id) : undefined;
-  return presentRevision(revision, pages, files, await presentOptions(ctx, target, query), mergedFrom);
+  return presentRevision(
+    revision,
+    pages,
+    files,
+    await presentOptions(ctx, target, query),
+    mergedFrom,
+    reusableContents.map(presentReusableContent),
+  );
 }
 
 export async function listPages(ctx: Ctx, params: ScopeRef, query: MetadataQuery) {

@@ -103,6 +103,14 @@ const byId = (files: FileFacts[]) =>
 /** The same files (id, name, content), in any order. */
 export const sameFiles = (a: FileFacts[], b: FileFacts[]) => a.length === b.length && deepEqual(byId(a), byId(b));
 
+type IncludeFacts = { id: string; title: string; path: string | null; markdown: string };
+const includesById = (contents: IncludeFacts[]) =>
+  [...contents].sort((x, y) => (x.id < y.id ? -1 : 1)).map(({ id, title, path, markdown }) => ({ id, title, path, markdown }));
+
+/** The same reusable contents (id, title, path, text), in any order. */
+export const sameReusableContents = (a: IncludeFacts[], b: IncludeFacts[]) =>
+  a.length === b.length && deepEqual(includesById(a), includesById(b));
+
 /** What the import writes, given the route and the content of each side. */
 export function decideImport(route: ContentRoute, sides: ImportSides): ImportDecision {
   const { ours, theirs } = sides;

@@ -37,6 +37,11 @@ import {
  * `.gitbook/assets/<name>`, content references become relative paths, and SUMMARY.md lists the
  * tree. Reading what `renderLayout` wrote gives the same pages and files back (same ids when the
  * caller maps paths to the ids it had).
+ *
+ * Markdown files under `.gitbook/includes/` are reusable contents, not pages: their title comes
+ * from their front matter (`title:`) or leading heading, their text is kept like a page's (links
+ * rewritten the same way), and `{% include %}` blocks in pages are kept as written, whether or not
+ * the file they name exists.
  */
 
 export interface LayoutInput {
@@ -55,7 +60,21 @@ export interface LayoutIds {
   pageId?: (slugPath: string) => string;
   /** The id for the file at this repository path; reuse an existing file's id to keep it. */
   fileId?: (path: string) => string;
+  /** The id for the reusable content at this path (from the project root: `.gitbook/includes/x.md`). */
+  reusableContentId?: (path: string) => string;
 }
+
+/** A reusable content read from (or written to) `.gitbook/includes/`. */
+export interface LayoutReusableContent {
+  id: string;
+  title: string;
+  /** Path from the project root (`.gitbook/includes/intro.md`). */
+  path: string;
+  markdown: string;
+}
+
+/** Where reusable contents live, from the project root. */
+export const INCLUDES_DIR = '.gitbook/includes';
 
 export interface ImportedFile {
   id: string;
@@ -70,6 +89,7 @@ export interface ImportedLayout {
   files: ImportedFile[];
   /** Page id → the repository path of its file (pages without a file are absent). */
   pageFiles: Record<string, string>;
+  reusableContents: LayoutReusableContent[];
   config: GitbookConfig;
   /** Things skipped or guessed (missing files in the summary, unreadable entries). */
   warnings: string[];
@@ -115,6 +135,19 @@ export function readPageFile(text: string): { fields: PageFrontMatter; title: st
 }
 
 /**
+ * A reusable content's file: the title from front matter (`title:`), else from a leading
+ * `# Heading` as for a page; the text after the front matter is kept whole when the title came
+ * from front matter.
+ */
+export function readIncludeFile(text: string): { title: string | null; body: string } {
+  const { data, body } = splitFrontMatter(text.replace(/^\uFEFF/, ''));
+  if (typeof data.title === 'string' && data.title.trim() !== '')
+    return { title: data.title.trim(), body: body.replace(/^(?:[ \t]*\r?\n)+/, '') };
+  const page = readPageFile(text);
+  return { title: page.title, body: page.body };
+}
+
+/**
  * Reads a repository's GitBook layout into pages and files. Throws LayoutError
  * (`NOT_GITBOOK_LAYOUT`) when the root holds no markdown file, (`INVALID_GITBOOK_YAML`) when
  * `.gitbook.yaml` cannot be read.
@@ -126,7 +159,11 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
   const config = parseGitbookYaml(input.gitbookYaml);
   const base = join(project, config.root);
   const inBase = (path: string) => base === '' || path.startsWith(`${base}/`);
-  const markdownPaths = Object.keys(input.markdown).filter(inBase).sort();
+  const includesDir = join(base, INCLUDES_DIR);
+  const isInclude = (path: string) => path.startsWith(`${includesDir}/`);
+  const markdownPaths = Object.keys(input.markdown)
+    .filter((path) => inBase(path) && !isInclude(path))
+    .sort();
   if (markdownPaths.length === 0) {
     throw new LayoutError(
       'NOT_GITBOOK_LAYOUT',
@@ -164,6 +201,7 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
           const resolved = resolveRelativePath(summaryPath, variant);
           if (resolved !== null && (file = findPage(resolved)) !== null) break;
         }
+        if (file !== null && isInclude(file)) file = null;
         if (file === null || used.has(file)) {
           warnings.push(file === null ? `SUMMARY.md lists ${entry.href}, which does not exist` : `SUMMARY.md lists ${entry.href} twice`);
           return { kind: 'empty', title, children };
@@ -260,10 +298,18 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
     return id;
   };
   for (const path of [...input.assets].sort()) if (path.startsWith(`${assetsDir}/`)) fileFor(path);
-  for (const [id, file] of Object.entries(pageFiles)) {
-    const node = pages[id];
-    if (node.markdown === '') continue;
-    node.markdown = rewriteLinks(node.markdown, (url) => {
+  const reusableContentIdFor = ids.reusableContentId ?? (() => newId());
+  const reusableContents: LayoutReusableContent[] = [];
+  const includeOf = new Map<LayoutReusableContent, string>();
+  for (const file of Object.keys(input.markdown).filter(isInclude).sort()) {
+    const { title, body } = readIncludeFile(input.markdown[file]);
+    const path = base === '' ? file : file.slice(base.length + 1);
+    const content = { id: reusableContentIdFor(path), title: title || nameTitle(file), path, markdown: body };
+    reusableContents.push(content);
+    includeOf.set(content, file);
+  }
+  const rewrite = (markdown: string, file: string) =>
+    rewriteLinks(markdown, (url) => {
       if (isExternal(url)) return null;
       const { path, suffix } = splitSuffix(url);
       for (const variant of new Set([path, percentDecode(path)])) {
@@ -277,9 +323,13 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
       }
       return null;
     });
+  for (const [id, file] of Object.entries(pageFiles)) {
+    const node = pages[id];
+    if (node.markdown !== '') node.markdown = rewrite(node.markdown, file);
   }
+  for (const [content, file] of includeOf) if (content.markdown !== '') content.markdown = rewrite(content.markdown, file);
   const files = [...fileIds.entries()].map(([path, id]) => ({ id, path, name: baseName(path) }));
-  return { pages, files, pageFiles, config, warnings };
+  return { pages, files, pageFiles, reusableContents, config, warnings };
 }
 
 function nameTitle(file: string): string {
@@ -344,13 +394,31 @@ export function relativePath(from: string, to: string): string {
 }
 
 /**
- * Renders pages and files into the layout under `projectDirectory` and the `.gitbook.yaml`
- * config (root, readme, summary names). `files` are the revision's files (`id`, `name`).
+ * Where a reusable content is written, from the project root: its own path when it is a markdown
+ * file directly inside `.gitbook/includes/`, else a file there named after its title.
+ */
+export function includePath(content: { id: string; title: string; path: string | null }, taken: Set<string>): string {
+  const own = content.path === null ? null : cleanPath(content.path);
+  const safe = own !== null && own.startsWith(`${INCLUDES_DIR}/`) && /^[^/]+\.md$/i.test(own.slice(INCLUDES_DIR.length + 1));
+  let path = safe ? own : `${INCLUDES_DIR}/${slugify(content.title) || content.id}.md`;
+  for (let n = 2; taken.has(path.toLowerCase()); n++) path = `${INCLUDES_DIR}/${slugify(content.title) || content.id}-${n}.md`;
+  taken.add(path.toLowerCase());
+  return path;
+}
+
+/**
+ * Renders pages, files and reusable contents into the layout under `projectDirectory` and the
+ * `.gitbook.yaml` config (root, readme, summary names). `files` are the revision's files (`id`,
+ * `name`); reusable contents go to `.gitbook/includes/` with their title in front matter.
  */
 export function renderLayout(
   pages: PageMap,
   files: { id: string; name: string }[],
-  options: { projectDirectory?: string; config?: GitbookConfig } = {},
+  options: {
+    projectDirectory?: string;
+    config?: GitbookConfig;
+    reusableContents?: { id: string; title: string; path: string | null; markdown: string }[];
+  } = {},
 ): RenderedLayout {
   const config = options.config ?? parseGitbookYaml(null);
   const base = join(cleanPath(options.projectDirectory ?? ''), config.root);
@@ -385,15 +453,23 @@ export function renderLayout(
   }
 
   const texts: Record<string, string> = {};
-  for (const [id, path] of Object.entries(pageFiles)) {
-    const node = pages[id];
-    const body = rewriteLinks(node.markdown, (url) => {
+  const relativeLinks = (markdown: string, path: string) =>
+    rewriteLinks(markdown, (url) => {
       const match = /^gitbook:\/\/(page|file)\/([^#?/]+)(.*)$/i.exec(url);
       if (!match) return null;
       const target = match[1].toLowerCase() === 'page' ? pageFiles[percentDecode(match[2])] : assetPaths.get(percentDecode(match[2]));
       if (target === undefined) return null;
       return encodePath(relativePath(path, target)) + (match[1].toLowerCase() === 'page' ? match[3] : '');
     });
+  const includes = new Set<string>();
+  for (const content of options.reusableContents ?? []) {
+    const path = join(base, includePath(content, includes));
+    const body = relativeLinks(content.markdown, path);
+    texts[path] = `---\ntitle: ${JSON.stringify(content.title)}\n---\n${body === '' ? '' : `\n${body}`}`;
+  }
+  for (const [id, path] of Object.entries(pageFiles)) {
+    const node = pages[id];
+    const body = relativeLinks(node.markdown, path);
     const front = renderFrontMatter({
       description: node.description,
       icon: node.icon,

@@ -1,0 +1,206 @@
+import { PageParams, type ScopeOptions } from '../content/schemas.ts';
+import { ctxOf, type RoutePlugin } from '../context.ts';
+import { errors } from '../schemas.ts';
+import {
+  ContentReusableContentParams,
+  DocumentQuery,
+  RevisionFileParams,
+  RevisionFilesQuery,
+  RevisionPageParams,
+  RevisionPageQuery,
+  RevisionParams,
+  RevisionPathParams,
+  RevisionNestedPathParams,
+  RevisionQuery,
+  RevisionReusableContentParams,
+} from './schemas.ts';
+import {
+  getContentReusableContent,
+  getRevisionById,
+  getRevisionFile,
+  getRevisionPage,
+  getRevisionPageByPath,
+  getRevisionPageDocument,
+  getRevisionReusableContent,
+  getRevisionReusableContentDocument,
+  listContentPageMetaLinks,
+  listRevisionFiles,
+  listRevisionPageMetaLinks,
+  listRevisionPages,
+} from './service.ts';
+
+/**
+ * Reads of a space's revisions by id (`/v1/spaces/:spaceId/revisions/:revisionId/...`): HTTP
+ * only, the rules are in ./service.ts. Every route here also admits a site visitor's token.
+ */
+export const revisionRoutes: RoutePlugin = async (app) => {
+  const tags = ['revisions'];
+  const config = { visitor: true };
+
+  app.get(
+    '/revisions/:revisionId',
+    { config, schema: { tags, summary: 'Get a revision', params: RevisionParams, querystring: RevisionQuery, response: errors(404) } },
+    async (request) => getRevisionById(ctxOf(request), request.params, request.query),
+  );
+
+  app.get(
+    '/revisions/:revisionId/pages',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'List the pages of a revision (as a tree)',
+        params: RevisionParams,
+        querystring: RevisionQuery,
+        response: errors(404),
+      },
+    },
+    async (request) => listRevisionPages(ctxOf(request), request.params, request.query),
+  );
+
+  app.get(
+    '/revisions/:revisionId/page/:pageId',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Get a page of a revision',
+        params: RevisionPageParams,
+        querystring: RevisionPageQuery,
+        response: errors(404),
+      },
+    },
+    async (request) => getRevisionPage(ctxOf(request), request.params, request.query),
+  );
+
+  // `pagePath` holds `/` URL-encoded (`guides%2Finstall`), as GitBook's clients send it; the same
+  // read with the slashes as they are goes to the second route, left out of the API document.
+  app.get(
+    '/revisions/:revisionId/path/:pagePath',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Get a page of a revision by its path',
+        params: RevisionPathParams,
+        querystring: RevisionPageQuery,
+        response: errors(404),
+      },
+    },
+    async (request) => getRevisionPageByPath(ctxOf(request), request.params, request.query),
+  );
+
+  app.get(
+    '/revisions/:revisionId/path/*',
+    { config, schema: { hide: true, params: RevisionNestedPathParams, querystring: RevisionPageQuery, response: errors(404) } },
+    async (request) => {
+      const { spaceId, revisionId } = request.params;
+      return getRevisionPageByPath(ctxOf(request), { spaceId, revisionId, pagePath: request.params['*'] }, request.query);
+    },
+  );
+
+  app.get(
+    '/revisions/:revisionId/page/:pageId/document',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Get the document of a page',
+        params: RevisionPageParams,
+        querystring: DocumentQuery,
+        response: errors(404),
+      },
+    },
+    async (request) => getRevisionPageDocument(ctxOf(request), request.params, request.query),
+  );
+
+  app.get(
+    '/revisions/:revisionId/page/:pageId/meta-links',
+    { config, schema: { tags, summary: 'List the meta links of a page', params: RevisionPageParams, response: errors(404) } },
+    async (request) => listRevisionPageMetaLinks(ctxOf(request), request.params),
+  );
+
+  app.get(
+    '/revisions/:revisionId/files',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'List the files of a revision',
+        params: RevisionParams,
+        querystring: RevisionFilesQuery,
+        response: errors(404),
+      },
+    },
+    async (request) => listRevisionFiles(ctxOf(request), request.params, request.query),
+  );
+
+  app.get(
+    '/revisions/:revisionId/files/:fileId',
+    {
+      config,
+      schema: { tags, summary: 'Get a file of a revision', params: RevisionFileParams, querystring: RevisionQuery, response: errors(404) },
+    },
+    async (request) => getRevisionFile(ctxOf(request), request.params, request.query),
+  );
+
+  app.get(
+    '/revisions/:revisionId/reusable-contents/:reusableContentId',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Get a reusable content',
+        params: RevisionReusableContentParams,
+        querystring: RevisionQuery,
+        response: errors(404),
+      },
+    },
+    async (request) => getRevisionReusableContent(ctxOf(request), request.params),
+  );
+
+  app.get(
+    '/revisions/:revisionId/reusable-contents/:reusableContentId/document',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Get the document of a reusable content',
+        params: RevisionReusableContentParams,
+        querystring: DocumentQuery,
+        response: errors(404),
+      },
+    },
+    async (request) => getRevisionReusableContentDocument(ctxOf(request), request.params, request.query),
+  );
+};
+
+/**
+ * Reusable contents and page meta links of a space's current content and of a change request's
+ * content: one plugin registered under both prefixes (src/api/app.ts), like the content routes.
+ */
+export const contentReadRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequest }) => {
+  const tags = [changeRequest ? 'change-request content' : 'space content'];
+  const config = { visitor: true };
+
+  app.get(
+    '/content/reusable-contents/:reusableContentId',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Get a reusable content',
+        params: ContentReusableContentParams(changeRequest),
+        querystring: RevisionQuery,
+        response: errors(404),
+      },
+    },
+    async (request) => getContentReusableContent(ctxOf(request), request.params),
+  );
+
+  app.get(
+    '/content/page/:pageId/meta-links',
+    { config, schema: { tags, summary: 'List the meta links of a page', params: PageParams(changeRequest), response: errors(404) } },
+    async (request) => listContentPageMetaLinks(ctxOf(request), request.params),
+  );
+};
