@@ -44,6 +44,18 @@ const VISITOR_OPS = new Set([
   'GET /v1/spaces/{spaceId}/content/files',
   'GET /v1/spaces/{spaceId}/content/files/{fileId}',
   'GET /v1/spaces/{spaceId}/content/files/{fileId}/download',
+  'GET /v1/spaces/{spaceId}/content/reusable-contents/{reusableContentId}',
+  'GET /v1/spaces/{spaceId}/content/page/{pageId}/meta-links',
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}',
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/pages',
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}',
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/path/{pagePath}',
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/document',
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/meta-links',
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/files',
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/files/{fileId}',
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}',
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}/document',
 ]);
 const RANK: Record<Role, number> = { read: 1, comment: 2, edit: 3, review: 4, create: 5, admin: 6 };
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { decodeJwt, SignJWT, UnsecuredJWT } from 'jose';
 import { client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
-import { newChangeRequest, newSpace } from '../support/fixtures.ts';
+import { edit, merge, newChangeRequest, newSpace } from '../support/fixtures.ts';
 import { requireVisibleRevision } from '../../src/api/access.ts';
 import type { Ctx } from '../../src/api/context.ts';
 import { keyFingerprint, mintSiteToken, siteTokenKey, type SiteTokenClaims } from '../../src/domain/sites/site-token.ts';
@@ -63,6 +63,31 @@ describe("a site visitor's token", () => {
     expect((await visitor.get(`/v1/spaces/${own.space.id}/content/pages`)).status).toBe(200);
     expect((await visitor.get(`/v1/spaces/${own.space.id}/content/files`)).status).toBe(200);
     expect((await visitor.post('/v1/urls/published', { url: own.url })).status).toBe(200);
+  });
+
+  it('reads revisions by id only at the published revision: never an older one, never a draft', async () => {
+    const { space, url } = await publishedSite(org);
+    const first = space.revision;
+    const published = await newChangeRequest(admin(), space.id, 'Published edit');
+    await edit(admin(), space.id, published.id, [{ operation: 'insert_page', title: 'Release notes', document: { markdown: 'Public.' } }]);
+    await merge(admin(), space.id, published.id);
+    const current = (await admin().get(`/v1/spaces/${space.id}`)).body.revision;
+    const draft = await newChangeRequest(admin(), space.id, 'Unreleased');
+    await edit(admin(), space.id, draft.id, [{ operation: 'insert_page', title: 'Secret launch', document: { markdown: 'Embargoed.' } }]);
+    const draftRevision = (await admin().get(`/v1/spaces/${space.id}/change-requests/${draft.id}`)).body.revision;
+    const reader = client(t.app, await lookup(url));
+    const ok = await reader.get(`/v1/spaces/${space.id}/revisions/${current}?metadata=true`);
+    expect(ok.status).toBe(200);
+    const page = ok.body.pages.find((p: { title: string }) => p.title === 'Release notes');
+    expect((await reader.get(`/v1/spaces/${space.id}/revisions/${current}/page/${page.id}/document`)).status).toBe(200);
+    for (const revision of [first, draftRevision]) {
+      for (const path of ['', '/pages', '/files', `/page/${page.id}`, `/page/${page.id}/document`]) {
+        const res = await reader.get(`/v1/spaces/${space.id}/revisions/${revision}${path}`);
+        expect([revision, path, res.status]).toEqual([revision, path, 404]);
+      }
+    }
+    // A member still reads every revision of the space.
+    expect((await admin().get(`/v1/spaces/${space.id}/revisions/${draftRevision}`)).status).toBe(200);
   });
 
   it('is refused on a space its site does not publish, in the same organization or another one', async () => {

@@ -181,7 +181,8 @@ export const revisionRoutes: RoutePlugin = async (app) => {
  */
 export const contentReadRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequest }) => {
   const tags = [changeRequest ? 'change-request content' : 'space content'];
-  const config = { visitor: true };
+  // A site visitor reads a published space's content; never a change request's.
+  const config = { visitor: !changeRequest };
 
   app.get(
     '/content/reusable-contents/:reusableContentId',
