@@ -5,7 +5,7 @@ import { contentTypeOf, measureImage } from '../domain/files.ts';
 import { allPaths, pageDepthProblem, type PageMap } from '../domain/content/tree.ts';
 import { GitSyncError } from '../domain/git/errors.ts';
 import { importRoute, needsContent } from '../domain/git/import-decision.ts';
-import { readLayout } from '../domain/git/layout.ts';
+import { layoutRedirects, readLayout } from '../domain/git/layout.ts';
 import { cleanPath } from '../domain/git/summary.ts';
 import { newId } from '../domain/ids.ts';
 import { blobStream, readBlobs, type GitRemote } from '../lib/git-cli.ts';
@@ -31,7 +31,13 @@ export interface GitImportBundle {
    * The commit's pages (links between them as content references) and stored files, and what the
    * layout reader warned of; null when the commit needs no reading (it is the one last synced).
    */
-  content: { pages: PageMap; files: FileRow[]; warnings: string[] } | null;
+  content: {
+    pages: PageMap;
+    files: FileRow[];
+    warnings: string[];
+    /** The `redirects` of `.gitbook.yaml` as pages (absent from bundles staged before they were read). */
+    redirects?: { path: string; pageId: string }[];
+  } | null;
 }
 
 const isMarkdown = (path: string) => /\.(md|markdown)$/i.test(path);
@@ -140,7 +146,7 @@ async function readCommit(
     files.push(describe(file, stored, head));
     beat({ phase: 'assets', stored: files.length, total: layout.files.length });
   }
-  return { pages: layout.pages, files, warnings: layout.warnings };
+  return { pages: layout.pages, files, warnings: layout.warnings, redirects: layoutRedirects(layout, project) };
 }
 
 /**

@@ -214,3 +214,36 @@ export async function deleteMembership(tx: Em, organizationId: string, userId: s
     .execute();
   await q.deleteFrom('member').where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();
 }
+
+/**
+ * A user who is a member (or guest) of an organization that `viewerId` also belongs to; with
+ * `organizationId`, of that organization only. Undefined otherwise: users are never found across
+ * organizations.
+ */
+export async function userSharingOrganization(
+  em: Em,
+  userId: string,
+  viewer: { userId: string } | { organizationId: string },
+): Promise<{ id: string; displayName: string; email: string; photoUrl: string | null } | undefined> {
+  return db(em)
+    .selectFrom('app_user as u')
+    .select(['u.id', 'u.display_name as displayName', 'u.email', 'u.photo_url as photoUrl'])
+    .where('u.id', '=', userId)
+    .where((eb) =>
+      eb.exists(
+        'userId' in viewer
+          ? eb
+              .selectFrom('member as theirs')
+              .innerJoin('member as mine', 'mine.organization_id', 'theirs.organization_id')
+              .whereRef('theirs.user_id', '=', 'u.id')
+              .where('mine.user_id', '=', viewer.userId)
+              .select('theirs.user_id')
+          : eb
+              .selectFrom('member as theirs')
+              .whereRef('theirs.user_id', '=', 'u.id')
+              .where('theirs.organization_id', '=', viewer.organizationId)
+              .select('theirs.user_id'),
+      ),
+    )
+    .executeTakeFirst();
+}

@@ -96,4 +96,22 @@ export const SiteShareLink = defineEntity({
 });
 export type SiteShareLink = InferEntity<typeof SiteShareLink>;
 
-export const entities = [Site, SiteSection, SiteSectionGroup, SiteSpace, SiteShareLink];
+export const SiteRedirect = defineEntity({
+  name: 'SiteRedirect',
+  tableName: 'site_redirect',
+  properties: {
+    id: p.string().primary(),
+    siteId: p.string(),
+    source: p.string(),
+    prefix: p.string().nullable(),
+    draft: p.boolean().defaultRaw('false'),
+    captureWildcard: p.boolean().defaultRaw('false'),
+    permanent: p.boolean().defaultRaw('false'),
+    destination: p.json<Record<string, unknown>>(),
+    createdAt: p.datetime().defaultRaw('now()'),
+    updatedAt: p.datetime().nullable(),
+  },
+});
+export type SiteRedirect = InferEntity<typeof SiteRedirect>;
+
+export const entities = [Site, SiteSection, SiteSectionGroup, SiteSpace, SiteShareLink, SiteRedirect];

@@ -221,6 +221,7 @@ export const siteRoutes: RoutePlugin = async (app) => {
   app.get(
     `${one}/published`,
     {
+      config: { visitor: true },
       schema: {
         tags,
         summary: 'Get the published site (for members, or with a share key)',

@@ -13,6 +13,7 @@ import { Migration0013Sites } from './Migration0013Sites.ts';
 import { Migration0014SearchTitles } from './Migration0014SearchTitles.ts';
 import { Migration0015SearchState } from './Migration0015SearchState.ts';
 import { Migration0016CredentialScope } from './Migration0016CredentialScope.ts';
+import { Migration0019SiteRedirects } from './Migration0019SiteRedirects.ts';
 
 /**
  * Every migration, in order; append new ones. Numbers are reserved per resource group:
@@ -21,4 +22,4 @@ import { Migration0016CredentialScope } from './Migration0016CredentialScope.ts'
  * Every table that hangs off a space references it with `on delete cascade`, so the purge of a
  * deleted space removes everything in one statement.
  */
-export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0005OpenApi, Migration0006Saml, Migration0007TeamsExtra, Migration0008Comments, Migration0009Pdf, Migration0010SpaceCounters, Migration0011GitSync, Migration0013Sites, Migration0014SearchTitles, Migration0015SearchState, Migration0016CredentialScope];
+export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0005OpenApi, Migration0006Saml, Migration0007TeamsExtra, Migration0008Comments, Migration0009Pdf, Migration0010SpaceCounters, Migration0011GitSync, Migration0013Sites, Migration0014SearchTitles, Migration0015SearchState, Migration0016CredentialScope, Migration0019SiteRedirects];
