@@ -2,8 +2,7 @@ import type { Em } from '../db/orm.ts';
 import { countRedirects, redirectsBySources, sitesPublishingSpace, upsertLiveRedirect } from '../db/site-redirects.ts';
 import { sectionsOf, siteSpacesOf } from '../db/sites.ts';
 import { newId } from '../domain/ids.ts';
-import { effectiveDefault } from '../domain/sites/order.ts';
-import { MAX_REDIRECTS_PER_SITE, sourceUnder } from '../domain/sites/redirects.ts';
+import { canonicalParts, MAX_REDIRECTS_PER_SITE, sourceUnder } from '../domain/sites/redirects.ts';
 
 /**
  * The `redirects` of an imported `.gitbook.yaml`, made live redirects of every site that publishes
@@ -17,16 +16,9 @@ export async function publishImportedRedirects(tx: Em, spaceId: string, redirect
   let written = 0;
   for (const siteId of await sitesPublishingSpace(tx, spaceId)) {
     const [sections, siteSpaces] = [await sectionsOf(tx, siteId), await siteSpacesOf(tx, siteId)];
-    const ordered = <T extends { is_default: boolean }>(rows: T[]) => rows.map((r) => ({ ...r, isDefault: r.is_default }));
-    const defaultSection = effectiveDefault(ordered(sections))?.id;
     let room = MAX_REDIRECTS_PER_SITE - (await countRedirects(tx, siteId));
     for (const siteSpace of siteSpaces.filter((s) => s.space_id === spaceId)) {
-      const section = sections.find((s) => s.id === siteSpace.section_id);
-      const level = siteSpaces.filter((s) => s.section_id === siteSpace.section_id);
-      const prefix = [
-        section && section.id !== defaultSection ? section.path : null,
-        effectiveDefault(ordered(level))?.id === siteSpace.id ? null : siteSpace.path,
-      ];
+      const prefix = canonicalParts(sections, siteSpaces, siteSpace);
       const wanted = redirects.flatMap((r) => {
         const source = sourceUnder(prefix, r.path);
         return source ? [{ source, pageId: r.pageId }] : [];

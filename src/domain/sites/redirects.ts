@@ -1,3 +1,5 @@
+import { effectiveDefault } from './order.ts';
+
 /** Site redirect sources: what a source path may be, and the source of a path of a published site-space. */
 
 /**
@@ -29,3 +31,27 @@ export function sourceUnder(prefix: (string | null | undefined)[], path: string)
 
 /** The most redirects a site holds, live and draft together. */
 export const MAX_REDIRECTS_PER_SITE = 10_000;
+
+interface SectionLike {
+  id: string;
+  path: string;
+  is_default: boolean;
+  position: string;
+}
+interface SiteSpaceLike extends SectionLike {
+  section_id: string | null;
+}
+
+/**
+ * The URL parts of a site-space as canonical URLs write them: its section's path and its own,
+ * each left out where it is the default of its level.
+ */
+export function canonicalParts(sections: SectionLike[], siteSpaces: SiteSpaceLike[], siteSpace: SiteSpaceLike): (string | null)[] {
+  const ordered = <T extends { is_default: boolean }>(rows: T[]) => rows.map((r) => ({ ...r, isDefault: r.is_default }));
+  const section = sections.find((s) => s.id === siteSpace.section_id);
+  const level = siteSpaces.filter((s) => s.section_id === siteSpace.section_id);
+  return [
+    section && effectiveDefault(ordered(sections))?.id !== section.id ? section.path : null,
+    effectiveDefault(ordered(level))?.id === siteSpace.id ? null : siteSpace.path,
+  ];
+}

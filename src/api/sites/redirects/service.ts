@@ -13,7 +13,7 @@ import { revisionPageIndex, sectionsOf, siteSpacesOf, type SiteRow } from '../..
 import type { Em } from '../../../db/orm.ts';
 import { transaction } from '../../../db/orm.ts';
 import { newId } from '../../../domain/ids.ts';
-import { MAX_REDIRECTS_PER_SITE } from '../../../domain/sites/redirects.ts';
+import { canonicalParts, MAX_REDIRECTS_PER_SITE } from '../../../domain/sites/redirects.ts';
 import { siteUrl } from '../../../domain/sites/urls.ts';
 import type { Ctx } from '../../context.ts';
 import { badRequest, conflict, HttpError, notFound } from '../../errors.ts';
@@ -237,7 +237,7 @@ export async function storedDestination(em: Em, site: SiteRow, destination: Inpu
   }
 }
 
-/** The published URL a stored destination leads to, or null when its target is gone. */
+/** The published URL (canonical: default parts left out) a stored destination leads to, or null when its target is gone. */
 async function destinationUrl(em: Em, site: SiteRow, destination: Record<string, unknown>, urls: SiteUrlsContext): Promise<string | null> {
   const base = baseOf(site, urls);
   switch (destination.kind) {
@@ -249,10 +249,10 @@ async function destinationUrl(em: Em, site: SiteRow, destination: Record<string,
     }
     case 'site-space':
     case 'site-page': {
-      const siteSpace = (await siteSpacesOf(em, site.id)).find((s) => s.id === destination.siteSpaceId);
+      const siteSpaces = await siteSpacesOf(em, site.id);
+      const siteSpace = siteSpaces.find((s) => s.id === destination.siteSpaceId);
       if (!siteSpace) return null;
-      const section = siteSpace.section_id ? (await sectionsOf(em, site.id)).find((s) => s.id === siteSpace.section_id) : undefined;
-      const parts = [section?.path, siteSpace.path];
+      const parts = canonicalParts(await sectionsOf(em, site.id), siteSpaces, siteSpace);
       if (destination.kind === 'site-space') return siteUrl(base, parts);
       const page = (await revisionPageIndex(em, siteSpace.revision_id)).byId.get(String(destination.pageId));
       return page ? siteUrl(base, [...parts, page.path]) : null;
