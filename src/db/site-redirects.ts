@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isUniqueViolation } from './health.ts';
 import { db } from './kysely.ts';
 import type { Listing } from './listing.ts';
 import type { Em } from './orm.ts';
@@ -111,8 +112,9 @@ export async function countRedirects(em: Em, siteId: string): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-export async function insertRedirect(em: Em, id: string, siteId: string, fields: RedirectFields): Promise<void> {
-  await db(em)
+/** Inserts a redirect; false (and nothing written) when the site has one from that source in that state already. */
+export async function insertRedirect(em: Em, id: string, siteId: string, fields: RedirectFields): Promise<boolean> {
+  const inserted = await db(em)
     .insertInto('site_redirect')
     .values({
       id,
@@ -125,22 +127,35 @@ export async function insertRedirect(em: Em, id: string, siteId: string, fields:
       destination: jsonb(fields.destination),
       created_at: new Date(),
     })
-    .execute();
+    .onConflict((oc) => oc.columns(['site_id', 'draft', 'source']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
 }
 
-export async function updateRedirect(em: Em, id: string, fields: Partial<RedirectFields>): Promise<void> {
-  await db(em)
-    .updateTable('site_redirect')
-    .set({
-      ...(fields.source !== undefined ? { source: fields.source, prefix: prefixOf(fields.source) } : {}),
-      ...(fields.draft !== undefined ? { draft: fields.draft } : {}),
-      ...(fields.captureWildcard !== undefined ? { capture_wildcard: fields.captureWildcard } : {}),
-      ...(fields.permanent !== undefined ? { permanent: fields.permanent } : {}),
-      ...(fields.destination !== undefined ? { destination: jsonb(fields.destination) } : {}),
-      updated_at: new Date(),
-    })
-    .where('id', '=', id)
-    .execute();
+/**
+ * Changes a redirect; false when the change would give the site two redirects from one source in
+ * one state (refused by the unique index: the caller's transaction cannot go on after that).
+ */
+export async function updateRedirect(em: Em, id: string, fields: Partial<RedirectFields>): Promise<boolean> {
+  try {
+    await db(em)
+      .updateTable('site_redirect')
+      .set({
+        ...(fields.source !== undefined ? { source: fields.source, prefix: prefixOf(fields.source) } : {}),
+        ...(fields.draft !== undefined ? { draft: fields.draft } : {}),
+        ...(fields.captureWildcard !== undefined ? { capture_wildcard: fields.captureWildcard } : {}),
+        ...(fields.permanent !== undefined ? { permanent: fields.permanent } : {}),
+        ...(fields.destination !== undefined ? { destination: jsonb(fields.destination) } : {}),
+        updated_at: new Date(),
+      })
+      .where('id', '=', id)
+      .execute();
+  } catch (error) {
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
+  return true;
 }
 
 export async function deleteRedirect(em: Em, id: string): Promise<boolean> {

@@ -98,6 +98,7 @@ async function newSection(siteId: string) {
 }
 
 const SPEC = JSON.stringify(petstore31);
+const REDIRECT_BODY = (source: string) => ({ source, destination: { kind: 'external', url: 'https://example.com/' } });
 const SAML_BODY = { label: 'IdP', entityID: IDP_ENTITY_ID, certificate: idp.cert, ssoURL: IDP_SSO_URL };
 const INTEGRATION_BODY = (orgId: string) => ({
   title: 'Integration',
@@ -482,6 +483,30 @@ const rows: Record<string, Row> = {
     query: () => `url=${encodeURIComponent(`http://docs.test/app/spaces/${p.spaceId}`)}`,
   },
   'GET /v1/urls/embed': { rule: 'user', everyone: 404, query: () => 'url=http%3A%2F%2Fdocs.test%2Fnowhere' },
+
+  'GET /v1/users/{userId}': { rule: 'member' },
+  'GET /v1/spaces/{spaceId}/embed': { rule: 'read', query: () => 'url=https%3A%2F%2Fexample.com%2Fvideo' },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/redirects': { rule: 'read', scope: 'org' },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/redirects': { rule: 'create', scope: 'org', body: () => REDIRECT_BODY('/matrix-created') },
+  'PUT /v1/orgs/{organizationId}/sites/{siteId}/redirects': {
+    rule: 'create',
+    scope: 'org',
+    body: () => ({ redirects: [REDIRECT_BODY('/matrix-bulk')] }),
+  },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}': {
+    rule: 'create',
+    scope: 'org',
+    body: () => ({ permanent: true }),
+  },
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}': {
+    rule: 'create',
+    scope: 'org',
+    fresh: async (q) => ({
+      siteRedirectId: (await ok(admin().post(`${site(q)}/redirects`, REDIRECT_BODY(`/${unique('gone')}`)), 'redirect')).id,
+    }),
+  },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/redirect': { rule: 'read', scope: 'content', query: () => 'source=%2Fmatrix-fixture' },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/search': { rule: 'read', scope: 'content', body: () => ({ query: 'hello' }) },
 };
 
 beforeAll(async () => {
@@ -557,6 +582,7 @@ beforeAll(async () => {
   p.siteSectionGroupId = (await ok(admin().post(`${site(p)}/section-groups`, { title: 'G' }), 'group')).id;
   p.siteSpaceId = (await ok(admin().post(`${site(p)}/site-spaces`, { spaceId: await newSpace() }), 'site-space')).id;
   p.shareLinkId = (await ok(admin().post(`${site(p)}/share-links`, { name: 'L' }), 'share link')).id;
+  p.siteRedirectId = (await ok(admin().post(`${site(p)}/redirects`, REDIRECT_BODY('/matrix-fixture')), 'redirect')).id;
   p.sha256 = '0'.repeat(64);
 });
 afterAll(async () => {

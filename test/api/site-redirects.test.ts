@@ -189,6 +189,18 @@ describe('site redirects', () => {
     expect((await admin().put(base, { redirects: tooMany })).status).toBe(400);
   });
 
+  it('answers concurrent creations of one source with one 201 and 409s, never a 500', async () => {
+    const { site } = await siteWithPages();
+    const body = { source: '/race', destination: { kind: 'external', url: 'https://example.com/' } };
+    const statuses = await Promise.all(Array.from({ length: 6 }, () => admin().post(`${sites()}/${site.id}/redirects`, body)));
+    expect(statuses.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    const bulk = await Promise.all(
+      Array.from({ length: 4 }, () => admin().put(`${sites()}/${site.id}/redirects`, { redirects: [{ ...body, source: '/bulk-race' }] })),
+    );
+    expect(bulk.every((r) => r.status === 200)).toBe(true);
+    expect((await admin().get(`${sites()}/${site.id}/redirects?search=race`)).body.count).toBe(2);
+  });
+
   it('validates sources and destinations with a 400 naming the field', async () => {
     const { site, space, siteSpace } = await siteWithPages();
     const base = `${sites()}/${site.id}/redirects`;

@@ -14,10 +14,9 @@ export function currentUser(ctx: Ctx) {
  * token's one organization for a token bound to one), or, for a site visitor, of the site's
  * organization. Every user read of this group goes through here.
  */
-function userViewer(ctx: Ctx): { userId: string } | { organizationId: string } {
-  if (ctx.caller.visitor) return { organizationId: ctx.caller.visitor.organizationId };
-  if (ctx.caller.organizationId) return { organizationId: ctx.caller.organizationId };
-  return { userId: ctx.caller.user.id };
+function userViewer(ctx: Ctx): { userId: string | null; organizationId: string | null } {
+  if (ctx.caller.visitor) return { userId: null, organizationId: ctx.caller.visitor.organizationId };
+  return { userId: ctx.caller.user.id, organizationId: ctx.caller.organizationId };
 }
 
 /**

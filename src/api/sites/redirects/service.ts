@@ -53,13 +53,14 @@ export async function createRedirect(ctx: Ctx, organizationId: string, siteId: s
     }
     await requireRoom(tx, site.id, 1);
     const id = newId();
-    await insertRedirect(tx, id, site.id, {
+    const inserted = await insertRedirect(tx, id, site.id, {
       source: body.source,
       draft,
       captureWildcard: body.captureWildcard ?? false,
       permanent: body.permanent ?? false,
       destination,
     });
+    if (!inserted) throw conflict(`A ${draft ? 'draft' : 'live'} redirect from ${body.source} already exists`);
     return presentRedirect((await redirectById(tx, site.id, id))!);
   });
 }
@@ -80,13 +81,14 @@ export async function updateRedirect(
     const draft = body.draft ?? row.draft;
     const clash = (await redirectsBySources(tx, site.id, [source])).find((r) => r.draft === draft && r.id !== row.id);
     if (clash) throw conflict(`A ${draft ? 'draft' : 'live'} redirect from ${source} already exists`);
-    await updateRedirectRow(tx, row.id, {
+    const changed = await updateRedirectRow(tx, row.id, {
       source: body.source,
       draft: body.draft,
       captureWildcard: body.captureWildcard,
       permanent: body.permanent,
       destination,
     });
+    if (!changed) throw conflict(`A ${draft ? 'draft' : 'live'} redirect from ${source} already exists`);
     return presentRedirect((await redirectById(tx, site.id, row.id))!);
   });
 }
@@ -136,7 +138,7 @@ async function applyBulkItem(tx: Em, site: SiteRow, item: BulkItem): Promise<Bul
     await deleteRedirectRow(tx, draft.id);
     const id = live?.id ?? draft.id;
     if (live) await updateRedirectRow(tx, live.id, fields);
-    else await insertRedirect(tx, id, site.id, fields);
+    else if (!(await insertRedirect(tx, id, site.id, fields))) throw conflict(`Redirects from ${item.source} changed meanwhile; try again`);
     return { status: 'published', source: item.source, draft: false, id };
   }
   const draft = item.intent === 'draft';
@@ -163,13 +165,20 @@ async function applyBulkItem(tx: Em, site: SiteRow, item: BulkItem): Promise<Bul
     return { status: 'error', source: item.source, draft, error: `A site has at most ${MAX_REDIRECTS_PER_SITE} redirects` };
   }
   const id = newId();
-  await insertRedirect(tx, id, site.id, {
+  const inserted = await insertRedirect(tx, id, site.id, {
     source: item.source,
     draft,
     captureWildcard: item.captureWildcard ?? false,
     permanent: item.permanent ?? false,
     destination,
   });
+  if (!inserted)
+    return {
+      status: 'error',
+      source: item.source,
+      draft,
+      error: `A ${draft ? 'draft' : 'live'} redirect from ${item.source} was created meanwhile`,
+    };
   return { status: 'created', source: item.source, draft, id };
 }
 
