@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --quick] [--rounds 3] [--duration 10] [--connections 32] [--search-pages 100000]
  * [--list-rows 1000000] [--git-pages 2000]
- * [--only api-get,list,search,git-import,merge,git-import-answer,pdf,published,healthz-batch,memory]`
+ * [--only api-get,list,search,git-import,merge,git-import-answer,pdf,published,reader,healthz-batch,memory]`
  *
  * Starts one fresh stack (bench/stack.ts), runs every benchmark module in bench/measures/ against
  * it, and prints one markdown table: each measure, its baseline measured in the same run, the
@@ -21,6 +21,7 @@ import { measureMerge } from './measures/merge.ts';
 import { measureGitImport, measureGitImportAnswer } from './measures/git-import.ts';
 import { measurePdf } from './measures/pdf.ts';
 import { measurePublished } from './measures/published.ts';
+import { measureReader } from './measures/reader.ts';
 import { measureHealthzUnderBatch } from './measures/healthz-batch.ts';
 import { measureMemory, rssSampler } from './measures/memory.ts';
 
@@ -33,6 +34,7 @@ const MODULES = [
   'git-import-answer',
   'pdf',
   'published',
+  'reader',
   'healthz-batch',
   'memory',
 ] as const;
@@ -124,6 +126,7 @@ try {
     'git-import-answer': () => measureGitImportAnswer(stack, options, log),
     pdf: () => measurePdf(stack, options, log),
     published: () => measurePublished(stack, options, log),
+    reader: () => measureReader(stack, options, log),
     'healthz-batch': () => measureHealthzUnderBatch(stack, options, log),
     memory: () => measureMemory(stack, options, sampler),
   };

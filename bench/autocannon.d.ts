@@ -7,6 +7,8 @@ declare module 'autocannon' {
     method?: 'GET' | 'POST';
     headers?: Record<string, string>;
     body?: string;
+    /** A sequence of requests each connection sends in turn, over and over. */
+    requests?: { method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string }[];
   }
   interface Histogram {
     average: number;

@@ -47,10 +47,29 @@ export interface LoadResult {
   p99: number;
 }
 
-/** One autocannon run (after a 1 s warm-up run); every answer must be 2xx. */
+/** One request of a sequence a connection repeats (`path` is relative to the load's URL's origin). */
+export interface SequenceStep {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * One autocannon run (after a 1 s warm-up run); every answer must be 2xx. With `sequence`, each
+ * connection sends those requests in turn, over and over (a reader's page view), and `rps` counts
+ * every request.
+ */
 export async function load(
   url: string,
-  options: { connections: number; duration: number; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string },
+  options: {
+    connections: number;
+    duration: number;
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    body?: string;
+    sequence?: SequenceStep[];
+  },
 ): Promise<LoadResult> {
   const base = {
     url,
@@ -58,6 +77,7 @@ export async function load(
     method: options.method ?? 'GET',
     headers: options.headers ?? {},
     ...(options.body === undefined ? {} : { body: options.body }),
+    ...(options.sequence === undefined ? {} : { requests: options.sequence }),
   };
   await autocannon({ ...base, duration: 1 });
   const r = await autocannon({ ...base, duration: options.duration });

@@ -26,6 +26,7 @@ import { newId } from '../domain/ids.ts';
 import type { BlobStore } from '../lib/blob-store.ts';
 import { beat } from '../lib/heartbeat.ts';
 import { outcomeOf, type GitSyncOutcome } from './git-sync-outcome.ts';
+import { publishImportedRedirects } from './git-sync-redirects.ts';
 import type { GitImportBundle } from './git-sync-stage.ts';
 
 /**
@@ -170,7 +171,11 @@ export async function applyImport(orm: Orm, bundle: GitImportBundle): Promise<Gi
     const revisionId = await write(decision.revision);
     // The ancestor of the next merge is the content of this commit exactly.
     const syncedRevision = decision.synced ? await write(decision.synced) : revisionId;
-    if (decision.moveSpace) await setSpaceRevision(tx, spaceId, revisionId);
+    if (decision.moveSpace) {
+      await setSpaceRevision(tx, spaceId, revisionId);
+      const kept = (theirs.redirects ?? []).filter((r) => Object.hasOwn(decision.revision.pages, r.pageId));
+      await publishImportedRedirects(tx, spaceId, kept);
+    }
     await updateGitSync(tx, spaceId, {
       status: 'ok',
       last_operation: 'import',

@@ -12,7 +12,7 @@ import { contentTypeOf, measureImage } from '../domain/files.ts';
 import { allPaths, pageDepthProblem, type PageMap } from '../domain/content/tree.ts';
 import { GitSyncError } from '../domain/git/errors.ts';
 import { importRoute, needsContent } from '../domain/git/import-decision.ts';
-import { readLayout } from '../domain/git/layout.ts';
+import { layoutRedirects, readLayout } from '../domain/git/layout.ts';
 import { cleanPath } from '../domain/git/summary.ts';
 import { newId } from '../domain/ids.ts';
 import { blobStream, readBlobs, type GitRemote } from '../lib/git-cli.ts';
@@ -44,6 +44,8 @@ export interface GitImportBundle {
     /** The commit's `.gitbook/includes/` (absent in bundles staged before reusable contents were read). */
     reusableContents?: ReusableContent[];
     warnings: string[];
+    /** The `redirects` of `.gitbook.yaml` as pages (absent from bundles staged before they were read). */
+    redirects?: { path: string; pageId: string }[];
   } | null;
 }
 
@@ -156,7 +158,13 @@ async function readCommit(
     files.push(describe(file, stored, head));
     beat({ phase: 'assets', stored: files.length, total: layout.files.length });
   }
-  return { pages: layout.pages, files, reusableContents: layout.reusableContents, warnings: layout.warnings };
+  return {
+    pages: layout.pages,
+    files,
+    reusableContents: layout.reusableContents,
+    warnings: layout.warnings,
+    redirects: layoutRedirects(layout, project),
+  };
 }
 
 /**

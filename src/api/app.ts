@@ -40,6 +40,8 @@ import { siteRoutes } from './sites/routes.ts';
 import { siteSectionRoutes } from './sites/sections/routes.ts';
 import { siteSpaceRoutes } from './sites/spaces/routes.ts';
 import { siteShareLinkRoutes } from './sites/share-links/routes.ts';
+import { siteRedirectRoutes } from './sites/redirects/routes.ts';
+import { siteSearchRoutes } from './sites/search/routes.ts';
 import { urlRoutes } from './urls/routes.ts';
 import { siteLookupTokenRoutes } from './site-lookup-tokens/routes.ts';
 import { gitRoutes, gitWebhookRoutes } from './git/routes.ts';
@@ -196,6 +198,8 @@ export async function buildApp(
   await app.register(siteSectionRoutes);
   await app.register(siteSpaceRoutes);
   await app.register(siteShareLinkRoutes);
+  await app.register(siteRedirectRoutes);
+  await app.register(siteSearchRoutes);
   await app.register(urlRoutes);
   await app.register(siteLookupTokenRoutes);
   await app.register(gitRoutes);

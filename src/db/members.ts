@@ -214,3 +214,40 @@ export async function deleteMembership(tx: Em, organizationId: string, userId: s
     .execute();
   await q.deleteFrom('member').where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();
 }
+
+/**
+ * A user who is a member (or guest) of an organization the viewer belongs to (through a membership
+ * that is not disabled); with `organizationId`, of that organization only. A viewer without a
+ * user (a site visitor) sees the members of `organizationId`. Undefined otherwise: users are never
+ * found across organizations.
+ */
+export async function userSharingOrganization(
+  em: Em,
+  userId: string,
+  viewer: { userId: string | null; organizationId: string | null },
+): Promise<{ id: string; displayName: string; email: string; photoUrl: string | null } | undefined> {
+  const { userId: viewerId, organizationId } = viewer;
+  if (viewerId === null && organizationId === null) return undefined;
+  return db(em)
+    .selectFrom('app_user as u')
+    .select(['u.id', 'u.display_name as displayName', 'u.email', 'u.photo_url as photoUrl'])
+    .where('u.id', '=', userId)
+    .where((eb) => {
+      let theirs = eb.selectFrom('member as theirs').whereRef('theirs.user_id', '=', 'u.id').select('theirs.user_id');
+      if (organizationId !== null) theirs = theirs.where('theirs.organization_id', '=', organizationId);
+      if (viewerId !== null) {
+        theirs = theirs.where((inner) =>
+          inner.exists(
+            inner
+              .selectFrom('member as mine')
+              .whereRef('mine.organization_id', '=', 'theirs.organization_id')
+              .where('mine.user_id', '=', viewerId)
+              .where('mine.disabled', '=', false)
+              .select('mine.user_id'),
+          ),
+        );
+      }
+      return eb.exists(theirs);
+    })
+    .executeTakeFirst();
+}

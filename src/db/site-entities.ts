@@ -112,4 +112,22 @@ export const SiteLookupToken = defineEntity({
 });
 export type SiteLookupToken = InferEntity<typeof SiteLookupToken>;
 
-export const entities = [Site, SiteSection, SiteSectionGroup, SiteSpace, SiteShareLink, SiteLookupToken];
+export const SiteRedirect = defineEntity({
+  name: 'SiteRedirect',
+  tableName: 'site_redirect',
+  properties: {
+    id: p.string().primary(),
+    siteId: p.string(),
+    source: p.string(),
+    prefix: p.string().nullable(),
+    draft: p.boolean().defaultRaw('false'),
+    captureWildcard: p.boolean().defaultRaw('false'),
+    permanent: p.boolean().defaultRaw('false'),
+    destination: p.json<Record<string, unknown>>(),
+    createdAt: p.datetime().defaultRaw('now()'),
+    updatedAt: p.datetime().nullable(),
+  },
+});
+export type SiteRedirect = InferEntity<typeof SiteRedirect>;
+
+export const entities = [Site, SiteSection, SiteSectionGroup, SiteSpace, SiteShareLink, SiteLookupToken, SiteRedirect];

@@ -56,6 +56,13 @@ const VISITOR_OPS = new Set([
   'GET /v1/spaces/{spaceId}/revisions/{revisionId}/files/{fileId}',
   'GET /v1/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}',
   'GET /v1/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}/document',
+  'GET /v1/spaces/{spaceId}/embed',
+  'GET /v1/users/{userId}',
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content',
+  // The visitor's token is of another site than the fixture's: these answer 404 (see their rows).
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/published',
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/redirect',
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/search',
 ]);
 const RANK: Record<Role, number> = { read: 1, comment: 2, edit: 3, review: 4, create: 5, admin: 6 };
 
@@ -131,6 +138,7 @@ async function newSection(siteId: string) {
 }
 
 const SPEC = JSON.stringify(petstore31);
+const REDIRECT_BODY = (source: string) => ({ source, destination: { kind: 'external', url: 'https://example.com/' } });
 const SAML_BODY = { label: 'IdP', entityID: IDP_ENTITY_ID, certificate: idp.cert, ssoURL: IDP_SSO_URL };
 const INTEGRATION_BODY = (orgId: string) => ({
   title: 'Integration',
@@ -436,7 +444,7 @@ const rows: Record<string, Row> = {
   'GET /v1/orgs/{organizationId}/sites/{siteId}/customization': { rule: 'read', scope: 'org' },
   'PUT /v1/orgs/{organizationId}/sites/{siteId}/customization': { rule: 'admin', scope: 'org', body: () => ({ title: 'Custom' }) },
   'PATCH /v1/orgs/{organizationId}/sites/{siteId}/customization': { rule: 'admin', scope: 'org', body: () => ({ title: 'Custom 2' }) },
-  'GET /v1/orgs/{organizationId}/sites/{siteId}/published': { rule: 'read', scope: 'content' },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/published': { rule: 'read', scope: 'content', except: { visitor: 404 } },
   'GET /v1/orgs/{organizationId}/sites/{siteId}/sections': { rule: 'read', scope: 'content' },
   'POST /v1/orgs/{organizationId}/sites/{siteId}/sections': {
     rule: 'create',
@@ -539,6 +547,39 @@ const rows: Record<string, Row> = {
     }),
   },
   'GET /files/{spaceId}/{fileId}/download': { rule: 'public', query: () => 'revision=x&expires=1&signature=x', everyone: 403 },
+  'GET /v1/users/{userId}': { rule: 'member' },
+  'GET /v1/spaces/{spaceId}/embed': { rule: 'read', query: () => 'url=https%3A%2F%2Fexample.com%2Fvideo' },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/redirects': { rule: 'read', scope: 'org' },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/redirects': { rule: 'create', scope: 'org', body: () => REDIRECT_BODY('/matrix-created') },
+  'PUT /v1/orgs/{organizationId}/sites/{siteId}/redirects': {
+    rule: 'create',
+    scope: 'org',
+    body: () => ({ redirects: [REDIRECT_BODY('/matrix-bulk')] }),
+  },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}': {
+    rule: 'create',
+    scope: 'org',
+    body: () => ({ permanent: true }),
+  },
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}': {
+    rule: 'create',
+    scope: 'org',
+    fresh: async (q) => ({
+      siteRedirectId: (await ok(admin().post(`${site(q)}/redirects`, REDIRECT_BODY(`/${unique('gone')}`)), 'redirect')).id,
+    }),
+  },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/redirect': {
+    except: { visitor: 404 },
+    rule: 'read',
+    scope: 'content',
+    query: () => 'source=%2Fmatrix-fixture',
+  },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/search': {
+    except: { visitor: 404 },
+    rule: 'read',
+    scope: 'content',
+    body: () => ({ query: 'hello' }),
+  },
 };
 
 beforeAll(async () => {
@@ -632,6 +673,7 @@ beforeAll(async () => {
   p.siteSectionGroupId = (await ok(admin().post(`${site(p)}/section-groups`, { title: 'G' }), 'group')).id;
   p.siteSpaceId = (await ok(admin().post(`${site(p)}/site-spaces`, { spaceId: await newSpace() }), 'site-space')).id;
   p.shareLinkId = (await ok(admin().post(`${site(p)}/share-links`, { name: 'L' }), 'share link')).id;
+  p.siteRedirectId = (await ok(admin().post(`${site(p)}/redirects`, REDIRECT_BODY('/matrix-fixture')), 'redirect')).id;
   p.sha256 = '0'.repeat(64);
   p.lookupTokenId = (await ok(admin().post(`/v1/orgs/${org.id}/site-lookup-tokens`, { label: 'Matrix' }), 'lookup token')).id;
   lookupToken = (await ok(admin().post(`/v1/orgs/${org.id}/site-lookup-tokens`, { label: 'Renderer' }), 'lookup token')).token;
@@ -658,7 +700,7 @@ function expected(op: string, row: Row, caller: Caller): 'allow' | 401 | 403 | 4
     // Routes outside /v1 take no bearer token at all: the token is not even looked at.
     const tokenless = row.rule === 'public' && !op.split(' ')[1].startsWith('/v1/');
     const admitted = tokenless || (caller === 'visitor' ? VISITOR_OPS : LOOKUP_OPS).has(op);
-    return admitted ? (row.everyone ?? 'allow') : 403;
+    return admitted ? (row.except?.[caller] ?? row.everyone ?? 'allow') : 403;
   }
   if (row.everyone) return row.everyone;
   const special = row.except?.[caller];

@@ -188,4 +188,62 @@ describe('GitBook client: sites', () => {
     expectMatchesGitBook('getEmbedByUrl', embed);
     expect(embed).toEqual({ title: 'Untitled', site: 'Embeds', type: 'link' });
   });
+
+  it('drives site redirects, site search, users by id and embeds in a space', async () => {
+    const space = (await api.orgs.createSpace(org.id, { title: 'Redirected' })).data;
+    const site = (await api.orgs.createSite(org.id, { title: 'Redirects', visibility: 'public', spaces: [space.id] })).data;
+    await api.orgs.publishSite(org.id, site.id);
+    const siteSpace = (await api.orgs.listSiteSpaces(org.id, site.id)).data.items[0];
+
+    const created = await api.orgs.createSiteRedirect(org.id, site.id, {
+      source: '/old/*',
+      captureWildcard: true,
+      destination: { kind: 'site-space', siteSpaceId: siteSpace.id },
+    });
+    expect(created.status).toBe(201);
+    expectMatchesGitBook('createSiteRedirect', created.data, 201);
+    const bulk = (
+      await api.orgs.bulkUpsertSiteRedirects(org.id, site.id, {
+        redirects: [
+          { source: '/ext', destination: { kind: 'external', url: 'https://example.com/' } },
+          { source: '/draft', intent: 'draft', destination: { kind: 'external', url: 'https://example.com/d' } },
+        ],
+      })
+    ).data;
+    expectMatchesGitBook('bulkUpsertSiteRedirects', bulk);
+    const listed = (await api.orgs.listSiteRedirects(org.id, site.id, { limit: 1, orderBy: 'source' })).data;
+    expectMatchesGitBook('listSiteRedirects', listed);
+    expect(listed.items[0].source).toBe('/ext');
+    expectMatchesGitBook(
+      'listSiteRedirects',
+      (await api.orgs.listSiteRedirects(org.id, site.id, { page: listed.next.page, orderBy: 'source' })).data,
+    );
+    expectMatchesGitBook(
+      'updateSiteRedirectById',
+      (await api.orgs.updateSiteRedirectById(org.id, site.id, created.data.id, { permanent: true })).data,
+    );
+    const found = (await api.orgs.getSiteRedirectBySource(org.id, site.id, { source: '/old/a' })).data;
+    expectMatchesGitBook('getSiteRedirectBySource', found);
+    expect(found.redirect.id).toBe(created.data.id);
+    expect((await api.orgs.deleteSiteRedirectById(org.id, site.id, created.data.id)).status).toBe(205);
+    expect((await api.orgs.deleteSiteRedirectById(org.id, site.id, created.data.id)).status).toBe(204);
+    await expect(api.orgs.getSiteRedirectBySource(org.id, site.id, { source: '/old/a' })).rejects.toMatchObject({ code: 404 });
+
+    const results = (await api.orgs.searchSiteContent(org.id, site.id, { query: 'anything', scope: { mode: 'all' } }, {})).data;
+    expectMatchesGitBook('searchSiteContent', results);
+    const current = (
+      await api.orgs.searchSiteContent(org.id, site.id, { query: 'anything', mode: 'current', siteSpaceId: siteSpace.id }, {})
+    ).data;
+    expectMatchesGitBook('searchSiteContent', current);
+
+    const me = (await api.user.getAuthenticatedUser()).data;
+    const user = (await api.users.getUserById(me.id)).data;
+    expectMatchesGitBook('getUserById', user);
+    expect(user.id).toBe(me.id);
+    await expect(api.users.getUserById('nobody')).rejects.toMatchObject({ code: 404 });
+
+    const embed = (await api.spaces.getEmbedByUrlInSpace(space.id, { url: 'https://example.com/video' })).data;
+    expectMatchesGitBook('getEmbedByUrlInSpace', embed);
+    expect(embed).toEqual({ title: 'https://example.com/video', site: 'example.com', type: 'link' });
+  });
 });

@@ -117,6 +117,7 @@ export const openapiRoutes: RoutePlugin = async (app) => {
   app.get(
     '/v1/orgs/:organizationId/openapi/:specSlug/versions/latest/content',
     {
+      config: { visitor: true },
       schema: {
         tags,
         summary: 'Get the content of the latest version of an OpenAPI spec',

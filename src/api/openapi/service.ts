@@ -43,6 +43,20 @@ async function loadSpec(ctx: Ctx, ref: SpecRef): Promise<{ spec: OpenApiSpec; ro
   return { spec, role };
 }
 
+/**
+ * The spec as a reader of the content that references it sees it: members with a role, and the
+ * visitors of a published site of the organization (its pages embed the organization's specs),
+ * for the content of the latest version only. 404 for anyone else.
+ */
+async function specReader(ctx: Ctx, ref: SpecRef, versionId: string | 'latest'): Promise<{ spec: OpenApiSpec }> {
+  const visitor = ctx.caller.visitor;
+  if (!visitor) return loadSpec(ctx, ref);
+  if (versionId !== 'latest' || visitor.organizationId !== ref.organizationId) throw notFound('OpenAPI spec');
+  const spec = await findSpec(ctx.em, ref.organizationId, ref.specSlug);
+  if (!spec) throw notFound('OpenAPI spec');
+  return { spec };
+}
+
 async function loadVersion(ctx: Ctx, spec: OpenApiSpec, versionId: string | 'latest') {
   const id = versionId === 'latest' ? spec.lastVersionId : versionId;
   const version = id ? await findVersion(ctx.em, spec.id, id, false) : undefined;
@@ -105,7 +119,7 @@ export async function getVersion(ctx: Ctx, ref: SpecRef, versionId: string | 'la
 }
 
 export async function getVersionContent(ctx: Ctx, ref: SpecRef, versionId: string | 'latest') {
-  const { spec } = await loadSpec(ctx, ref);
+  const { spec } = await specReader(ctx, ref, versionId);
   const id = versionId === 'latest' ? spec.lastVersionId : versionId;
   const version = id ? await findVersion(ctx.em, spec.id, id, true) : undefined;
   if (!version) throw notFound('OpenAPI spec version');

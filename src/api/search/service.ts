@@ -34,7 +34,7 @@ export async function searchContent(ctx: Ctx, spaceId: string, query: Static<typ
   };
 }
 
-function decodeOffset(cursor: string | undefined): number {
+export function decodeOffset(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   const values = decodeCursor(cursor, ['number']);
   if (!values || !Number.isInteger(values[0]) || (values[0] as number) < 0) {
@@ -44,7 +44,7 @@ function decodeOffset(cursor: string | undefined): number {
 }
 
 /** Descriptions and ancestors of the pages found, and which of their sections match on their own. */
-async function hitFacts(ctx: Ctx, spaceId: string, revisionId: string, pageIds: string[], query: string): Promise<HitFacts> {
+export async function hitFacts(ctx: Ctx, spaceId: string, revisionId: string, pageIds: string[], query: string): Promise<HitFacts> {
   const [chain, own] = await Promise.all([pageChains(ctx.em, revisionId, pageIds), matchingSections(ctx.em, spaceId, pageIds, query)]);
   const ancestors = new Map<string, { depth: number; title: string }[]>();
   const descriptions = new Map<string, string>();

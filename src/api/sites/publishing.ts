@@ -2,8 +2,8 @@ import { updateSite as updateSiteRow } from '../../db/sites.ts';
 import { sortOrdered } from '../../domain/sites/order.ts';
 import type { Ctx } from '../context.ts';
 import { presentCustomization, presentSite } from './present.ts';
-import { freshSite, requireSite, siteReader, siteUrls } from './site-access.ts';
-import { loadStructure, structureForVisitor, structurePresenter } from './structure.ts';
+import { freshSite, publishedReader, requireSite, siteUrls } from './site-access.ts';
+import { readerStructure, structurePresenter } from './structure.ts';
 
 /** Publishing a site, and the published site as members and share-key holders read it. */
 
@@ -14,13 +14,15 @@ export async function setPublished(ctx: Ctx, organizationId: string, siteId: str
 }
 
 /**
- * The Published site for a member (everything) or for a share key (a published share-link site):
- * the site, its structure (sections and groups, or root site-spaces) and customizations.
+ * The Published site for a member (everything), a share key (a published share-link site) or the
+ * site's visitor: the site, its structure (sections and groups, or root site-spaces) and
+ * customizations.
  */
 export async function getPublishedSite(ctx: Ctx, organizationId: string, siteId: string, shareKey?: string) {
-  const { site, role, viaShareKey } = await siteReader(ctx, organizationId, siteId, shareKey);
-  const all = await loadStructure(ctx.em, site.id);
-  const structure = viaShareKey ? structureForVisitor(all) : all;
+  const reader = await publishedReader(ctx, organizationId, siteId, shareKey);
+  const { site, role } = reader;
+  const viaShareKey = reader.asVisitor;
+  const structure = await readerStructure(ctx, reader);
   const p = await structurePresenter(ctx, site, structure, role ?? undefined);
   let tree;
   if (structure.sections.length > 0) {

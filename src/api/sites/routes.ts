@@ -221,9 +221,10 @@ export const siteRoutes: RoutePlugin = async (app) => {
   app.get(
     `${one}/published`,
     {
+      config: { visitor: true },
       schema: {
         tags,
-        summary: 'Get the published site (for members, or with a share key)',
+        summary: "Get the published site (for members, with a share key, or for the site's visitor)",
         params: SiteParams,
         querystring: PublishedQuery,
         response: { 200: PublishedSiteSchema, ...errors(404) },

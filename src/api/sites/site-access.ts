@@ -1,7 +1,7 @@
-import { siteById, siteForVisitorById } from '../../db/sites.ts';
+import { siteById, siteForVisitorById, type SiteRow } from '../../db/sites.ts';
 import { atLeast, type Role } from '../../domain/roles.ts';
 import { requireOrganization, requireRole } from '../access.ts';
-import type { AppDeps, Ctx } from '../context.ts';
+import type { AppDeps, Ctx, VisitorGrant } from '../context.ts';
 import { HttpError, notFound } from '../errors.ts';
 import { hashShareKey } from './keys.ts';
 import { presentSite, type SiteUrlsContext } from './present.ts';
@@ -41,6 +41,35 @@ export async function siteReader(ctx: Ctx, organizationId: string, siteId: strin
     }
   }
   throw notFound('Site');
+}
+
+/** Who reads a published site, and how they came to. */
+export interface PublishedReader {
+  site: SiteRow;
+  /** A member's role; null for a share-key holder or a site visitor. */
+  role: Role | null;
+  /** The site visitor's grant, when the caller holds a visitor token. */
+  visitor?: VisitorGrant;
+  /** True for a share-key holder or a site visitor: they see the structure their claims allow. */
+  asVisitor: boolean;
+}
+
+/**
+ * Who may read a site as its readers do (published site, redirect lookup, site search): the token
+ * of a visitor of exactly this site in this organization (while it is published), a member with a
+ * role, or the holder of an active share key of a published share-link site. 404 for anyone else,
+ * visitors of other sites included. Every reader route of the sites group goes through here.
+ */
+export async function publishedReader(ctx: Ctx, organizationId: string, siteId: string, shareKey?: string): Promise<PublishedReader> {
+  const visitor = ctx.caller.visitor;
+  if (visitor) {
+    if (visitor.organizationId !== organizationId || visitor.siteId !== siteId) throw notFound('Site');
+    const site = await siteById(ctx.em, organizationId, siteId);
+    if (!site?.published) throw notFound('Site');
+    return { site, role: null, visitor, asVisitor: true };
+  }
+  const found = await siteReader(ctx, organizationId, siteId, shareKey);
+  return { site: found.site, role: found.role, asVisitor: found.viaShareKey };
 }
 
 /** The site read again (after a write), as `role` sees it. */

@@ -10,10 +10,10 @@ import {
 } from '../../db/sites.ts';
 import type { Em } from '../../db/orm.ts';
 import type { Role } from '../../domain/roles.ts';
-import { conditionContext, conditionHolds } from '../../domain/sites/conditions.ts';
+import { conditionContext, conditionHolds, type VisitorClaims } from '../../domain/sites/conditions.ts';
 import { effectiveDefault, sortOrdered } from '../../domain/sites/order.ts';
 import { contentRoles } from '../access.ts';
-import type { Ctx } from '../context.ts';
+import type { Ctx, VisitorGrant } from '../context.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentSpace } from '../spaces/present.ts';
 import { presentGroup, presentSection } from './sections/present.ts';
@@ -34,18 +34,25 @@ export async function loadStructure(em: Em, siteId: string): Promise<SiteStructu
 }
 
 /**
- * The structure a visitor without claims sees (a share-key holder): sections and site-spaces whose
- * condition holds for nobody in particular. Members see everything.
+ * The structure a visitor sees: sections and site-spaces whose condition holds for their claims
+ * (none for a share-key holder), and with `spaceIds` only the site-spaces of those spaces (what a
+ * visitor's token grants). Members see everything.
  */
-export function structureForVisitor(structure: SiteStructure): SiteStructure {
-  const context = conditionContext({ signed: {}, unsigned: {} });
+export function structureForVisitor(
+  structure: SiteStructure,
+  claims: VisitorClaims = { signed: {}, unsigned: {} },
+  spaceIds?: string[],
+): SiteStructure {
+  const context = conditionContext(claims);
+  const granted = spaceIds ? new Set(spaceIds) : undefined;
   const sections = structure.sections.filter((s) => conditionHolds(s.condition, context));
   const shown = new Set(sections.map((s) => s.id));
   return {
     sections,
     groups: structure.groups,
     siteSpaces: structure.siteSpaces.filter(
-      (p) => (p.section_id === null || shown.has(p.section_id)) && conditionHolds(p.condition, context),
+      (p) =>
+        (p.section_id === null || shown.has(p.section_id)) && conditionHolds(p.condition, context) && (!granted || granted.has(p.space_id)),
     ),
   };
 }
@@ -96,4 +103,18 @@ export async function structurePresenter(ctx: Ctx, site: SiteRow, structure: Sit
       sortOrdered(structure.sections.filter((s) => s.group_id === row.id)).map((s) => section(s)),
     );
   return { section, siteSpace, group, siteSpacesIn };
+}
+
+/** A visitor grant's claims as conditions read them: the signed claims, and the unsigned ones under `unsigned`. */
+export function grantClaims(visitor: VisitorGrant | undefined): VisitorClaims {
+  if (!visitor) return { signed: {}, unsigned: {} };
+  const { unsigned, ...signed } = visitor.claims;
+  const isObject = typeof unsigned === 'object' && unsigned !== null && !Array.isArray(unsigned);
+  return { signed, unsigned: isObject ? (unsigned as Record<string, unknown>) : {} };
+}
+
+/** The structure a published-site reader sees: everything for a member, what their claims allow for a visitor. */
+export async function readerStructure(ctx: Ctx, reader: { site: SiteRow; asVisitor: boolean; visitor?: VisitorGrant }) {
+  const all = await loadStructure(ctx.em, reader.site.id);
+  return reader.asVisitor ? structureForVisitor(all, grantClaims(reader.visitor), reader.visitor?.spaceIds) : all;
 }

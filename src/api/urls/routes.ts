@@ -1,7 +1,7 @@
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors } from '../schemas.ts';
-import { EmbedSchema, PublishedLookup, ResolvePublishedBody, ResolvePublishedQuery, UrlQuery } from './schemas.ts';
-import { contentByUrl, embedByUrl, resolvePublished } from './service.ts';
+import { EmbedSchema, PublishedLookup, ResolvePublishedBody, ResolvePublishedQuery, SpaceEmbedParams, UrlQuery } from './schemas.ts';
+import { contentByUrl, embedByUrl, embedInSpace, resolvePublished } from './service.ts';
 
 /** URL resolution: HTTP only. The rules are in ./service.ts. */
 export const urlRoutes: RoutePlugin = async (app) => {
@@ -70,5 +70,20 @@ export const urlRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request) => embedByUrl(ctxOf(request), request.query.url),
+  );
+
+  app.get(
+    '/v1/spaces/:spaceId/embed',
+    {
+      config: { visitor: true },
+      schema: {
+        tags: ['space content'],
+        summary: 'Describe a URL embedded in the content of a space',
+        params: SpaceEmbedParams,
+        querystring: UrlQuery,
+        response: { 200: EmbedSchema, ...errors(404) },
+      },
+    },
+    async (request) => embedInSpace(ctxOf(request), request.params.spaceId, request.query.url),
   );
 };

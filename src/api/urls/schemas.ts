@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { Id } from '../schemas.ts';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, format: 'uri' });
 
@@ -54,3 +55,5 @@ export const EmbedSchema = Type.Object({
   icon: Type.Optional(Type.String()),
   type: Type.Literal('link'),
 });
+
+export const SpaceEmbedParams = Type.Object({ spaceId: Id });

@@ -16,7 +16,7 @@ import { parsePublishedUrl, siteUrl, type SiteLocator } from '../../domain/sites
 import { verifyVisitorToken } from '../../domain/sites/visitor.ts';
 import { loadCollection, loadSpace } from '../access.ts';
 import type { Ctx } from '../context.ts';
-import { badRequest, notFound } from '../errors.ts';
+import { badRequest, HttpError, notFound } from '../errors.ts';
 import { presentCollection } from '../collections/present.ts';
 import { presentPage } from '../content/present.ts';
 import { presentSpace } from '../spaces/present.ts';
@@ -243,4 +243,39 @@ export async function contentByUrl(ctx: Ctx, url: string) {
   const path = (await revisionPageIndex(ctx.em, space.revisionId)).byId.get(page.id)?.path ?? page.slug;
   const options = { publicUrl, spaceId: space.id, metadata: true, base: `/v1/spaces/${space.id}` };
   return { space: presented, page: presentPage(page, path, [], options) };
+}
+
+/**
+ * Who may ask for embeds in a space: a reader of the space, or a site visitor whose token grants
+ * the space (a space of the site's live site-spaces). 404 for anyone else.
+ */
+async function spaceEmbedReader(ctx: Ctx, spaceId: string): Promise<void> {
+  const visitor = ctx.caller.visitor;
+  if (visitor) {
+    if (!visitor.spaceIds.includes(spaceId)) throw notFound('Space');
+    return;
+  }
+  await loadSpace(ctx.em, ctx.caller, spaceId);
+}
+
+/**
+ * `GET /v1/spaces/{spaceId}/embed`: how the content of a space embeds a URL. A page of a public
+ * published site is described by its title and site; any other web address is a plain link (the
+ * address is never fetched on the reader's behalf).
+ */
+export async function embedInSpace(ctx: Ctx, spaceId: string, url: string) {
+  await spaceEmbedReader(ctx, spaceId);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw badRequest('url is not a valid URL');
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw badRequest('url must be an http or https URL');
+  try {
+    return await embedByUrl(ctx, url);
+  } catch (error) {
+    if (!(error instanceof HttpError) || error.statusCode !== 404) throw error;
+  }
+  return { title: url, site: parsed.hostname, type: 'link' as const };
 }

@@ -501,4 +501,27 @@ export function renderLayout(
   return { texts, assets, pageFiles };
 }
 
+/**
+ * The `redirects` of `.gitbook.yaml` as pages: each old path (relative to the root) with the id of
+ * the page whose file the redirect names (`new/page.md`, relative to the root, `.md` optional).
+ * A redirect to a file that is no page of the layout is left out.
+ */
+export function layoutRedirects(
+  layout: Pick<ImportedLayout, 'config' | 'pageFiles'>,
+  projectDirectory = '',
+): { path: string; pageId: string }[] {
+  const base = join(cleanPath(projectDirectory), layout.config.root);
+  const pageByFile = new Map<string, string>();
+  for (const [id, file] of Object.entries(layout.pageFiles)) pageByFile.set(file.toLowerCase(), id);
+  const out: { path: string; pageId: string }[] = [];
+  for (const [from, to] of Object.entries(layout.config.redirects)) {
+    const target = join(base, to);
+    const pageId = [target, `${target}.md`, `${target}/README.md`]
+      .map((f) => pageByFile.get(f.toLowerCase()))
+      .find((id) => id !== undefined);
+    if (from !== '' && pageId !== undefined) out.push({ path: from, pageId });
+  }
+  return out;
+}
+
 export { LayoutError, parseGitbookYaml, type GitbookConfig } from './summary.ts';

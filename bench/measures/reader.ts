@@ -1,0 +1,122 @@
+/**
+ * Readers: what GitBook's site renderer asks for a page view, against `GET /v1/spaces/{id}` on the
+ * same server (rounds alternate). A page view is the renderer's sequence: the URL lookup with a
+ * site lookup token, then with the visitor's token of its answer the published site, the revision
+ * with its metadata and the page's document (evaluated, reusable contents expanded). Every request
+ * of the sequence counts in its throughput. A second row times the document of a 300-block page
+ * alone, one request at a time.
+ */
+import { percentile } from '../lib.ts';
+import { generatePages, seedSpace } from '../corpus.ts';
+import { compare, load, ratios, type RunOptions, type Row } from '../load.ts';
+import type { Stack } from '../stack.ts';
+
+/** A page of `count` top-level blocks in Git Sync's markdown: every kind a reader's page commonly holds. */
+export function blockPage(count: number): string {
+  const kinds = [
+    (i: number) => `## Section ${i}`,
+    (i: number) => `A paragraph ${i} with **bold**, _italic_, \`code\` and a [link](https://example.com/${i}).`,
+    (i: number) => `{% hint style="info" %}\nHint ${i}: remember this.\n{% endhint %}`,
+    (i: number) => `- item ${i} one\n- item ${i} two\n  - nested ${i}`,
+    (i: number) =>
+      `{% code title="example-${i}.ts" lineNumbers="true" %}\n\`\`\`typescript\nconst value${i} = ${i};\nexport default value${i};\n\`\`\`\n{% endcode %}`,
+    (i: number) => `| Name | Value |\n| --- | --- |\n| row ${i} | ${i * 2} |\n| other | ${i * 3} |`,
+    (i: number) =>
+      `{% tabs %}\n{% tab title="One" %}\nFirst tab ${i}.\n{% endtab %}\n\n{% tab title="Two" %}\nSecond tab ${i}.\n{% endtab %}\n{% endtabs %}`,
+    (i: number) => `> A quote ${i}.`,
+    (i: number) => `<details>\n\n<summary>More ${i}</summary>\n\nHidden text ${i}.\n\n</details>`,
+    (i: number) => `1. first ${i}\n2. second ${i}`,
+  ];
+  return `# A long page\n\n${Array.from({ length: count - 1 }, (_, i) => kinds[i % kinds.length](i)).join('\n\n')}\n`;
+}
+
+export async function measureReader(stack: Stack, options: RunOptions, log: (line: string) => void): Promise<Row[]> {
+  const { call, orgId } = stack;
+  const blocks = 300;
+  const space = await call('POST', `/v1/orgs/${orgId}/spaces`, { title: 'Reader benchmark', empty: true });
+  const pages = generatePages(options.quick ? 50 : 200, 'r');
+  const longId = Object.keys(pages)[1];
+  pages[longId] = { ...pages[longId], title: 'A long page', slug: 'a-long-page', markdown: blockPage(blocks) };
+  await seedSpace(stack.orm, space.id, pages);
+  const site = await call('POST', `/v1/orgs/${orgId}/sites`, { title: 'Reader site', visibility: 'public', spaces: [space.id] });
+  await call('POST', `/v1/orgs/${orgId}/sites/${site.id}/publish`);
+  const lookupToken = (await call('POST', `/v1/orgs/${orgId}/site-lookup-tokens`, { label: 'Renderer' })).token as string;
+
+  // The page's URL: the long page sits under the first top-level page.
+  const url = `http://docs.bench/sites/${orgId}/${site.id}/${pages[Object.keys(pages)[0]].slug}/a-long-page`;
+  const lookupBody = JSON.stringify({ url, visitor: { unsignedClaims: {} }, redirectOnError: false });
+  const lookup = await fetch(`${stack.api.url}/v1/urls/published`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${lookupToken}`, 'content-type': 'application/json' },
+    body: lookupBody,
+  }).then((res) => res.json() as Promise<{ apiToken: string; revision: string; page?: string }>);
+  if (lookup.page !== longId) throw new Error(`the lookup did not resolve the long page: ${JSON.stringify(lookup).slice(0, 300)}`);
+  const visitor = { authorization: `Bearer ${lookup.apiToken}` };
+  const documentPath = `/v1/spaces/${space.id}/revisions/${lookup.revision}/page/${longId}/document?evaluated=deterministic-only&dereferenced=reusable-contents`;
+  const sequence = [
+    {
+      method: 'POST' as const,
+      path: '/v1/urls/published',
+      headers: { authorization: `Bearer ${lookupToken}`, 'content-type': 'application/json' },
+      body: lookupBody,
+    },
+    { method: 'GET' as const, path: `/v1/orgs/${orgId}/sites/${site.id}/published`, headers: visitor },
+    { method: 'GET' as const, path: `/v1/spaces/${space.id}/revisions/${lookup.revision}?metadata=true`, headers: visitor },
+    { method: 'GET' as const, path: documentPath, headers: visitor },
+  ];
+  for (const step of sequence) {
+    const res = await fetch(`${stack.api.url}${step.path}`, {
+      method: step.method,
+      headers: step.headers,
+      body: 'body' in step ? step.body : undefined,
+    });
+    if (res.status !== 200) throw new Error(`${step.method} ${step.path} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  }
+
+  const run = { connections: options.connections, duration: options.duration };
+  const auth = { authorization: `Bearer ${stack.token}` };
+  const [reader, plain] = await compare(
+    options.rounds,
+    () => load(stack.api.url, { ...run, sequence }),
+    () => load(`${stack.api.url}/v1/spaces/${space.id}`, { ...run, headers: auth }),
+  );
+  const ratio = reader.rps / plain.rps;
+
+  // The document alone, one request at a time, after a warm-up.
+  const samples: number[] = [];
+  const count = options.quick ? 60 : 300;
+  for (let i = 0; i < count + 20; i++) {
+    const t = performance.now();
+    const res = await fetch(`${stack.api.url}${documentPath}`, { headers: visitor });
+    await res.arrayBuffer();
+    if (i >= 20) samples.push(performance.now() - t);
+  }
+  const sorted = Float64Array.from(samples).sort();
+  const p95 = percentile(sorted, 95);
+  log(`reader: ${reader.rps.toFixed(0)} req/s in page views vs ${plain.rps.toFixed(0)}; ${blocks}-block document p95 ${p95.toFixed(1)} ms`);
+  return [
+    {
+      measure: "a reader's page view (lookup, published site, revision, page document), requests/s",
+      value: reader.rps,
+      unit: 'req/s',
+      baseline: 'GET /v1/spaces/{id}, same server',
+      baselineValue: plain.rps,
+      ratio,
+      target: 'ratio ≥ 0.5',
+      met: ratio >= 0.5,
+      note: `${Object.keys(pages).length}-page space; p99 ${reader.p99} ms vs ${plain.p99} ms`,
+      perRound: ratios(reader.rounds, plain.rounds, (r) => r.rps),
+    },
+    {
+      measure: `document of a ${blocks}-block page p95 (GET …/page/{id}/document)`,
+      value: p95,
+      unit: 'ms',
+      baseline: '-',
+      baselineValue: null,
+      ratio: null,
+      target: 'value ≤ 20 ms',
+      met: p95 <= 20,
+      note: `${count} requests one at a time; p50 ${percentile(sorted, 50).toFixed(1)} ms`,
+    },
+  ];
+}
