@@ -14,3 +14,15 @@ export class Lru<K extends NonNullable<unknown>, V extends NonNullable<unknown>>
     super({ max, ...(onDrop ? { dispose: (value: V, key: K) => onDrop(key, value) } : {}) });
   }
 }
+
+/**
+ * A cache bounded by the bytes its values take (as `sizeOf` estimates them), not by their number:
+ * for values whose sizes vary by orders of magnitude (documents of pages). A value larger than the
+ * whole bound is not kept.
+ */
+export class SizedLru<K extends NonNullable<unknown>, V extends NonNullable<unknown>> extends LRUCache<K, V> {
+  constructor(maxBytes: number, sizeOf: (value: V, key: K) => number) {
+    if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new Error(`A sized cache holds at least one byte (got ${maxBytes})`);
+    super({ maxSize: maxBytes, maxEntrySize: maxBytes, sizeCalculation: (value, key) => Math.max(1, Math.ceil(sizeOf(value, key))) });
+  }
+}

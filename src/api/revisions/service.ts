@@ -13,6 +13,7 @@ import {
   type RevisionRow,
 } from '../../db/content.ts';
 import { markdownToDocument, type JsonDocument } from '../../domain/content/document.ts';
+import { SizedLru } from '../../domain/lru.ts';
 import { dereferenceReusableContents, evaluateDocument } from '../../domain/content/document-reads.ts';
 import { documentResolvers as buildResolvers, type DocumentResolvers, type ResolverSources } from '../../domain/content/resolvers.ts';
 import { allPaths } from '../../domain/content/tree.ts';
@@ -90,32 +91,56 @@ function visitorContext(ctx: Ctx): object {
 }
 
 /**
- * The document of a markdown text of the revision, with reusable contents expanded
- * (`dereferenced`) and `if` blocks decided for the caller (`evaluated`). Visitor claims are the
- * only inputs conditions read, and they are fixed by the token, so `deterministic-only` evaluates
- * the same as `true`.
+ * Documents of a revision's pages and reusable contents as converted, before they are evaluated
+ * for a visitor: a revision never changes, so a document is converted once per process and
+ * answered from here after that. Bounded by the bytes of the documents' JSON (about twice that in
+ * memory); see docs/scaling.md.
  */
-async function revisionDocument(ctx: Ctx, revisionId: string, markdown: string, query: DocumentQuery): Promise<JsonDocument> {
-  const resolvers = await revisionResolvers(ctx, revisionId);
-  // The resolvers are handed to the converter as its second argument once it takes them.
-  void resolvers;
-  let document = markdownToDocument(markdown);
-  if (query.dereferenced === 'true' || query.dereferenced === 'reusable-contents') {
-    const texts = new Map((await loadReusableContentTexts(ctx.em, revisionId)).map((c) => [c.id, c.markdown]));
-    const converted = new Map<string, JsonDocument>();
-    document = dereferenceReusableContents(document, (id) => {
-      const text = texts.get(id);
-      if (text === undefined) return undefined;
-      let found = converted.get(id);
-      if (!found) converted.set(id, (found = markdownToDocument(text)));
-      return found;
-    });
+export const DOCUMENT_CACHE_BYTES = 32 * 1024 * 1024;
+const documents = new SizedLru<string, JsonDocument>(DOCUMENT_CACHE_BYTES, (document) => 2 * JSON.stringify(document).length);
+
+/**
+ * The document of a markdown text of the revision (`source` names it: a page or a reusable
+ * content), with reusable contents expanded (`dereferenced`) and `if` blocks decided for the
+ * caller (`evaluated`). Visitor claims are the only inputs conditions read, and they are fixed by
+ * the token, so `deterministic-only` evaluates the same as `true`.
+ */
+async function revisionDocument(
+  ctx: Ctx,
+  revisionId: string,
+  source: string,
+  markdown: string,
+  query: DocumentQuery,
+): Promise<JsonDocument> {
+  const dereference = query.dereferenced === 'true' || query.dereferenced === 'reusable-contents';
+  const key = `${revisionId}\n${source}\n${dereference ? 'dereferenced' : ''}`;
+  let document = documents.get(key);
+  if (!document) {
+    document = await convertDocument(ctx, revisionId, markdown, dereference);
+    documents.set(key, document);
   }
   if (query.evaluated === 'true' || query.evaluated === 'deterministic-only') {
     const context = visitorContext(ctx);
     document = evaluateDocument(document, (expression) => conditionHolds(expression, context));
   }
   return document;
+}
+
+async function convertDocument(ctx: Ctx, revisionId: string, markdown: string, dereference: boolean): Promise<JsonDocument> {
+  const resolvers = await revisionResolvers(ctx, revisionId);
+  // The resolvers are handed to the converter as its second argument once it takes them.
+  void resolvers;
+  const document = markdownToDocument(markdown);
+  if (!dereference) return document;
+  const texts = new Map((await loadReusableContentTexts(ctx.em, revisionId)).map((c) => [c.id, c.markdown]));
+  const converted = new Map<string, JsonDocument>();
+  return dereferenceReusableContents(document, (id) => {
+    const text = texts.get(id);
+    if (text === undefined) return undefined;
+    let found = converted.get(id);
+    if (!found) converted.set(id, (found = markdownToDocument(text)));
+    return found;
+  });
 }
 
 export async function getRevisionById(ctx: Ctx, params: RevisionRef, query: MetadataQuery) {
@@ -155,7 +180,7 @@ async function presentRevisionPage(
   const presented = presentPage(page, path, [], await presentOptions(ctx, space, revisionId, query));
   if (query.format !== 'document' || page.type !== 'document') return presented;
   const rest = Object.fromEntries(Object.entries(presented).filter(([key]) => key !== 'markdown'));
-  return { ...rest, document: await revisionDocument(ctx, revisionId, page.markdown, query) };
+  return { ...rest, document: await revisionDocument(ctx, revisionId, `page:${page.id}`, page.markdown, query) };
 }
 
 export async function getRevisionPage(ctx: Ctx, params: RevisionRef & { pageId: string }, query: PageQuery) {
@@ -186,7 +211,7 @@ export async function getRevisionPageDocument(ctx: Ctx, params: RevisionRef & { 
   const { revision } = await resolveRevision(ctx, params);
   const page = await loadPage(ctx.em, revision.id, params.pageId);
   if (!page || page.type !== 'document') throw notFound('Page');
-  return revisionDocument(ctx, revision.id, page.markdown, query);
+  return revisionDocument(ctx, revision.id, `page:${page.id}`, page.markdown, query);
 }
 
 export async function listRevisionFiles(ctx: Ctx, params: RevisionRef, query: MetadataQuery & { page?: string; limit?: number }) {
@@ -220,7 +245,7 @@ export async function getRevisionReusableContentDocument(
 ) {
   const { revision } = await resolveRevision(ctx, params);
   const content = await requireReusableContent(ctx, revision.id, params.reusableContentId);
-  return revisionDocument(ctx, revision.id, content.markdown, query);
+  return revisionDocument(ctx, revision.id, `reusable-content:${params.reusableContentId}`, content.markdown, query);
 }
 
 async function requirePage(ctx: Ctx, revisionId: string, pageId: string): Promise<void> {

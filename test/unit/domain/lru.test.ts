@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { Lru } from '../../../src/domain/lru.ts';
+import { Lru, SizedLru } from '../../../src/domain/lru.ts';
 
 /** The bounded cache every per-process cache of the service is made of. */
 describe('Lru', () => {
@@ -54,5 +54,30 @@ describe('Lru', () => {
 
   it('refuses a size below one', () => {
     expect(() => new Lru(0)).toThrow(/at least one/);
+  });
+});
+
+describe('SizedLru', () => {
+  it('keeps the bytes of its values within its bound, dropping the least recently used first', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 20 }), fc.string({ maxLength: 40 })), { maxLength: 80 }), (writes) => {
+        const cache = new SizedLru<number, string>(100, (value) => value.length);
+        for (const [key, value] of writes) {
+          cache.set(key, value);
+          let bytes = 0;
+          for (const kept of cache.values()) bytes += Math.max(1, kept.length);
+          expect(bytes).toBeLessThanOrEqual(100);
+        }
+      }),
+    );
+    const cache = new SizedLru<string, string>(10, (value) => value.length);
+    cache.set('a', 'xxxx');
+    cache.set('b', 'yyyy');
+    cache.get('a');
+    cache.set('c', 'zzzz');
+    expect([...cache.keys()].sort()).toEqual(['a', 'c']);
+    // A value larger than the whole bound is not kept.
+    cache.set('huge', 'x'.repeat(11));
+    expect(cache.has('huge')).toBe(false);
   });
 });
