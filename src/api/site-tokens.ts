@@ -40,6 +40,14 @@ export async function siteTokenFor(deps: AppDeps, authKeySealed: string, claims:
 }
 
 /**
+ * Tokens whose signature checked out, with their claims, until they expire: a reader's page view
+ * presents one token several times. Only the signature's work is saved: what a token must still
+ * hold (its site published, its key, its share link) is read on every use.
+ */
+const VERIFIED_CACHE_SIZE = 10_000;
+const verified = new Lru<string, { claims: SiteTokenClaims; expires: number }>(VERIFIED_CACHE_SIZE);
+
+/**
  * The caller a site visitor's token stands for, or null when it does not verify or no longer
  * holds (key rotated, site unpublished or its visibility changed, share link deactivated). The
  * site's state is read on every use, so a revocation takes effect at once.
@@ -51,10 +59,16 @@ export async function siteTokenCaller(em: Em, deps: AppDeps, token: string): Pro
   const state = await siteTokenState(em, peeked.siteId, peeked.shareLink);
   if (!state) return null;
   const fingerprint = keyFingerprint(state.authKeySealed);
-  const key = siteTokenKey(await deps.siteTokenKey(), peeked.siteId, fingerprint);
-  const claims = await verifySiteToken(token, key, Math.floor(Date.now() / 1000));
-  if (!claims || claims.site !== peeked.siteId || (claims.shareLink ?? '') !== peeked.shareLink) return null;
+  const now = Math.floor(Date.now() / 1000);
+  const known = verified.get(token);
+  let claims = known && known.expires > now ? known.claims : null;
+  if (!claims) {
+    const key = siteTokenKey(await deps.siteTokenKey(), peeked.siteId, fingerprint);
+    claims = await verifySiteToken(token, key, now);
+    if (!claims || claims.site !== peeked.siteId || (claims.shareLink ?? '') !== peeked.shareLink) return null;
+  }
   if (!tokenStillHolds(claims, peeked.fingerprint, { ...state, fingerprint })) return null;
+  if (!known) verified.set(token, { claims, expires: peeked.expires });
   const live = new Set(state.spaceIds);
   const id = `visitor:${claims.site}`;
   return {

@@ -97,7 +97,10 @@ function visitorContext(ctx: Ctx): object {
  * memory); see docs/scaling.md.
  */
 export const DOCUMENT_CACHE_BYTES = 32 * 1024 * 1024;
-const documents = new SizedLru<string, JsonDocument>(DOCUMENT_CACHE_BYTES, (document) => 2 * JSON.stringify(document).length);
+const documents = new SizedLru<string, { document: JsonDocument; conditional: boolean; bytes: number }>(
+  DOCUMENT_CACHE_BYTES,
+  (entry) => entry.bytes,
+);
 
 /**
  * The document of a markdown text of the revision (`source` names it: a page or a reusable
@@ -114,16 +117,19 @@ async function revisionDocument(
 ): Promise<JsonDocument> {
   const dereference = query.dereferenced === 'true' || query.dereferenced === 'reusable-contents';
   const key = `${revisionId}\n${source}\n${dereference ? 'dereferenced' : ''}`;
-  let document = documents.get(key);
-  if (!document) {
-    document = await convertDocument(ctx, revisionId, markdown, dereference);
-    documents.set(key, document);
+  let entry = documents.get(key);
+  if (!entry) {
+    const document = await convertDocument(ctx, revisionId, markdown, dereference);
+    const json = JSON.stringify(document);
+    // Only a document with `if` blocks changes when evaluated; the others are answered as cached.
+    entry = { document, conditional: json.includes('"type":"if"'), bytes: 2 * json.length };
+    documents.set(key, entry);
   }
-  if (query.evaluated === 'true' || query.evaluated === 'deterministic-only') {
+  if (entry.conditional && (query.evaluated === 'true' || query.evaluated === 'deterministic-only')) {
     const context = visitorContext(ctx);
-    document = evaluateDocument(document, (expression) => conditionHolds(expression, context));
+    return evaluateDocument(entry.document, (expression) => conditionHolds(expression, context));
   }
-  return document;
+  return entry.document;
 }
 
 async function convertDocument(ctx: Ctx, revisionId: string, markdown: string, dereference: boolean): Promise<JsonDocument> {

@@ -73,13 +73,18 @@ export async function mintSiteToken(key: Uint8Array, fingerprint: string, claims
     .sign(key);
 }
 
-/** The site and key fingerprint a token names, unverified (to find the key it must verify with); null when it is not one. */
-export function peekSiteToken(token: string): { siteId: string; fingerprint: string; shareLink: string } | null {
+/** The site, key fingerprint and expiry a token names, unverified (to find the key it must verify with); null when it is not one. */
+export function peekSiteToken(token: string): { siteId: string; fingerprint: string; shareLink: string; expires: number } | null {
   try {
     const header = decodeProtectedHeader(token);
     const payload = decodeJwt(token);
     if (header.alg !== 'HS256' || typeof header.kid !== 'string' || typeof payload.site !== 'string') return null;
-    return { siteId: payload.site, fingerprint: header.kid, shareLink: typeof payload.shareLink === 'string' ? payload.shareLink : '' };
+    return {
+      siteId: payload.site,
+      fingerprint: header.kid,
+      shareLink: typeof payload.shareLink === 'string' ? payload.shareLink : '',
+      expires: typeof payload.exp === 'number' ? payload.exp : 0,
+    };
   } catch {
     return null;
   }

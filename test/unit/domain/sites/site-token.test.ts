@@ -61,7 +61,12 @@ describe('site visitor tokens', () => {
   });
 
   it('name their site, key and share link before verification, for finding the key', async () => {
-    expect(peekSiteToken(await minted())).toEqual({ siteId: 'site1', fingerprint: keyFingerprint('sealed-1'), shareLink: 'link1' });
+    expect(peekSiteToken(await minted())).toEqual({
+      siteId: 'site1',
+      fingerprint: keyFingerprint('sealed-1'),
+      shareLink: 'link1',
+      expires: expect.any(Number),
+    });
     expect(peekSiteToken('not a token')).toBeNull();
     expect(peekSiteToken('eyJhbGciOiJub25lIn0.eyJzaXRlIjoic2l0ZTEifQ.')).toBeNull();
   });
