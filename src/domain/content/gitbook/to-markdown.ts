@@ -1,0 +1,629 @@
+/**
+ * GitBook's JSON document to markdown in Git Sync's dialect: liquid tags for hints, tabs,
+ * steppers, columns, updates, conditions, code titles, embeds, files, content references,
+ * includes and OpenAPI blocks; HTML for figures, expandables, tables that markdown cannot hold,
+ * buttons, icons and colored text. Input is read defensively: anything shaped unlike a document
+ * contributes what text it has, or nothing.
+ */
+import type { DocumentRef, DocumentToMarkdownOptions } from './types.ts';
+
+type AnyNode = {
+  object?: unknown;
+  type?: unknown;
+  data?: unknown;
+  nodes?: unknown;
+  leaves?: unknown;
+  text?: unknown;
+  marks?: unknown;
+  fragments?: unknown;
+  fragment?: unknown;
+};
+
+const asArray = (value: unknown): AnyNode[] => (Array.isArray(value) ? (value.filter((v) => v && typeof v === 'object') as AnyNode[]) : []);
+const asRecord = (value: unknown): Record<string, unknown> =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+class Writer {
+  private readonly options: DocumentToMarkdownOptions;
+  constructor(options: DocumentToMarkdownOptions) {
+    this.options = options;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // References
+
+  href(refValue: unknown): string | null {
+    const ref = asRecord(refValue);
+    if (ref.kind === 'url') return str(ref.url);
+    if (typeof ref.kind !== 'string') return null;
+    const written = this.options.linkHref?.(ref as DocumentRef);
+    if (typeof written === 'string') return written;
+    if (ref.kind === 'anchor' && ref.page === undefined) return `#${str(ref.anchor)}`;
+    if (ref.kind === 'file') return this.fileSrc(str(ref.file));
+    return null;
+  }
+
+  fileSrc(id: string): string {
+    return this.options.fileSrc?.(id) ?? id;
+  }
+
+  src(refValue: unknown): string {
+    const ref = asRecord(refValue);
+    if (ref.kind === 'file') return this.fileSrc(str(ref.file));
+    return this.href(refValue) ?? '';
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Inline content as markdown
+
+  inlines(nodes: AnyNode[]): string {
+    let out = '';
+    let pending: Leaf[] = [];
+    const flush = () => {
+      out += renderLeaves(pending);
+      pending = [];
+    };
+    for (const node of nodes) {
+      if (node.object === 'text') {
+        pending.push(...leavesOf(node));
+        continue;
+      }
+      flush();
+      out += this.inline(node);
+    }
+    flush();
+    return out;
+  }
+
+  inline(node: AnyNode): string {
+    const data = asRecord(node.data);
+    switch (node.type) {
+      case 'link': {
+        const url = this.href(data.ref);
+        const text = this.inlines(asArray(node.nodes));
+        return url === null ? text : `[${text}](${destination(url)})`;
+      }
+      case 'inline-image': {
+        const src = this.src(data.ref);
+        if (data.size === 'line' || data.refDark !== undefined) return this.imageHtml(data, data.size === 'line');
+        return `![${escapeText(str(data.alt))}](${destination(src)})`;
+      }
+      case 'emoji':
+        return emojiText(data.code);
+      case 'icon':
+        return `<i class="fa-${escapeHtml(str(data.icon))}">:${escapeHtml(str(data.icon))}:</i>`;
+      case 'inline-math':
+        return `$$${str(data.formula)}$$`;
+      case 'button':
+        return this.buttonHtml(data);
+      default:
+        return this.inlines(asArray(node.nodes));
+    }
+  }
+
+  buttonHtml(data: Record<string, unknown>): string {
+    const kind = data.kind === 'secondary' ? 'secondary' : 'primary';
+    const icon = typeof data.icon === 'string' ? ` data-icon="${escapeHtml(data.icon)}"` : '';
+    const label = escapeHtml(str(data.label));
+    if (data.ref !== undefined) return `<a href="${escapeHtml(this.href(data.ref) ?? '')}" class="button ${kind}"${icon}>${label}</a>`;
+    const action = asRecord(data.action);
+    let attrs = ` data-action="${escapeHtml(str(action.action) || 'search')}"`;
+    if (typeof action.query === 'string') attrs += ` data-query="${escapeHtml(action.query)}"`;
+    if (typeof action.slug === 'string') attrs += ` data-slug="${escapeHtml(action.slug)}"`;
+    return `<button type="button" class="button ${kind}"${attrs}${icon}>${label}</button>`;
+  }
+
+  imageHtml(data: Record<string, unknown>, line = false): string {
+    const alt = ` alt="${escapeHtml(str(data.alt))}"`;
+    const width = typeof data.width === 'number' ? ` width="${data.width}"` : '';
+    const size = line ? ' data-size="line"' : '';
+    const img = `<img src="${escapeHtml(this.src(data.ref))}"${alt}${width}${size}>`;
+    if (data.refDark === undefined) return img;
+    return `<picture><source srcset="${escapeHtml(this.src(data.refDark))}" media="(prefers-color-scheme: dark)">${img}</picture>`;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Inline content as HTML (summaries, captions, table cells)
+
+  inlinesHtml(nodes: AnyNode[]): string {
+    return nodes
+      .map((node) => {
+        if (node.object === 'text') return leavesOf(node).map(leafHtml).join('');
+        const data = asRecord(node.data);
+        switch (node.type) {
+          case 'link':
+            return `<a href="${escapeHtml(this.href(data.ref) ?? '')}">${this.inlinesHtml(asArray(node.nodes))}</a>`;
+          case 'inline-image':
+            return this.imageHtml(data, data.size === 'line');
+          case 'button':
+            return this.buttonHtml(data);
+          case 'emoji':
+          case 'icon':
+            return this.inline(node);
+          case 'inline-math':
+            return escapeHtml(str(data.formula));
+          default:
+            return this.inlinesHtml(asArray(node.nodes));
+        }
+      })
+      .join('');
+  }
+
+  blocksHtml(nodes: AnyNode[]): string {
+    const blocks = nodes.filter((n) => n.object === 'block');
+    if (blocks.length === 1 && blocks[0].type === 'paragraph') return this.inlinesHtml(asArray(blocks[0].nodes));
+    return blocks
+      .map((block) => {
+        const children = asArray(block.nodes);
+        switch (block.type) {
+          case 'paragraph':
+            return `<p>${this.inlinesHtml(children)}</p>`;
+          case 'heading-1':
+          case 'heading-2':
+          case 'heading-3':
+            return `<h${String(block.type).slice(-1)}>${this.inlinesHtml(children)}</h${String(block.type).slice(-1)}>`;
+          case 'list-ordered':
+          case 'list-unordered':
+          case 'list-tasks': {
+            const tag = block.type === 'list-ordered' ? 'ol' : 'ul';
+            return `<${tag}>${children.map((li) => `<li>${this.blocksHtml(asArray(li.nodes))}</li>`).join('')}</${tag}>`;
+          }
+          case 'code':
+            return `<pre><code>${escapeHtml(codeText(block))}</code></pre>`;
+          case 'images':
+            return children.map((image) => this.imageHtml(asRecord(image.data))).join('');
+          default:
+            return `<p>${escapeHtml(plainText(block))}</p>`;
+        }
+      })
+      .join('');
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Blocks
+
+  blocks(nodes: AnyNode[]): string {
+    return nodes
+      .map((node) => this.block(node))
+      .filter((text) => text !== '')
+      .join('\n\n');
+  }
+
+  block(node: AnyNode): string {
+    const children = asArray(node.nodes);
+    const data = asRecord(node.data);
+    switch (node.type) {
+      case 'paragraph':
+        return this.inlines(children);
+      case 'heading-1':
+      case 'heading-2':
+      case 'heading-3': {
+        const id =
+          typeof data.id === 'string' && data.id !== '' ? ` <a href="#${escapeHtml(data.id)}" id="${escapeHtml(data.id)}"></a>` : '';
+        return `${'#'.repeat(Number(String(node.type).slice(-1)))} ${this.inlines(children).replace(/\\?\n/g, ' ')}${id}`;
+      }
+      case 'divider':
+        return '---';
+      case 'code':
+        return this.code(node, data);
+      case 'math':
+        return `$$\n${str(data.formula)}\n$$`;
+      case 'list-unordered':
+      case 'list-ordered':
+      case 'list-tasks': {
+        const start = typeof data.start === 'number' && Number.isInteger(data.start) ? data.start : 1;
+        return children
+          .map((item, i) => {
+            const bullet = node.type === 'list-ordered' ? `${start + i}. ` : '- ';
+            // A task's checkbox belongs to its first paragraph: the content column is the bullet's.
+            const box = node.type === 'list-tasks' ? (asRecord(item.data).checked === true ? '[x] ' : '[ ] ') : '';
+            return indent(this.blocks(asArray(item.nodes)), ' '.repeat(bullet.length), bullet + box);
+          })
+          .join('\n');
+      }
+      case 'blockquote':
+        return indent(this.blocks(children), '> ').replace(/^$/gm, '>');
+      case 'hint':
+        return this.container(tag('hint', { style: str(data.style) || 'info', icon: data.icon }), 'endhint', children);
+      case 'tabs':
+        return this.items(
+          'tabs',
+          children,
+          (item) => tag('tab', { title: str(asRecord(item.data).title), icon: asRecord(item.data).icon }),
+          'tab',
+        );
+      case 'stepper':
+        return this.items('stepper', children, (item) => tag('step', { icon: asRecord(item.data).icon }), 'step');
+      case 'columns':
+        return this.items(
+          'columns',
+          children,
+          (item) => tag('column', { width: lengthText(asRecord(item.data).width) }),
+          'column',
+          data.fullWidth === true ? { fullWidth: 'true' } : {},
+        );
+      case 'updates':
+        return this.items('updates', children, (item) => tag('update', updateAttrs(asRecord(item.data))), 'update', {
+          format: str(data.format) || 'full',
+        });
+      case 'if':
+        return this.container(`{% if ${str(data.expression)} %}`, 'endif', children);
+      case 'images': {
+        const figures = children.map((image) => this.figure(image));
+        const align = typeof data.align === 'string' ? ` align="${escapeHtml(data.align)}"` : '';
+        return figures.length === 1 && !align ? figures[0] : `<div${align}>${figures.join('')}</div>`;
+      }
+      case 'image':
+        return this.figure(node);
+      case 'file': {
+        const src = this.src(data.ref);
+        return src ? tag('file', { src }) : '';
+      }
+      case 'embed':
+        return tag('embed', { url: str(data.url), fullWidth: data.fullWidth === true ? 'true' : undefined });
+      case 'content-ref': {
+        const url = this.href(data.ref);
+        return url === null ? '' : `${tag('content-ref', { url })}\n[${escapeText(url)}](${destination(url)})\n{% endcontent-ref %}`;
+      }
+      case 'swagger': {
+        const src = this.src(data.ref);
+        return `${tag('openapi', { src, path: str(data.path), method: str(data.method) })}\n[${escapeText(src)}](${destination(src)})\n{% endopenapi %}`;
+      }
+      case 'openapi-operation':
+        return `${tag('openapi-operation', { spec: str(asRecord(data.ref).spec), path: str(data.path), method: str(data.method) })}\n{% endopenapi-operation %}`;
+      case 'openapi-webhook':
+        return `${tag('openapi-webhook', { spec: str(asRecord(data.ref).spec), name: str(data.name), method: str(data.method) })}\n{% endopenapi-webhook %}`;
+      case 'openapi-schemas': {
+        const schemas = Array.isArray(data.schemas) ? data.schemas.map(String).join(',') : '';
+        const grouped = typeof data.grouped === 'boolean' ? String(data.grouped) : undefined;
+        return `${tag('openapi-schemas', { spec: str(asRecord(data.ref).spec), schemas, grouped })}\n{% endopenapi-schemas %}`;
+      }
+      case 'reusable-content': {
+        const ref = asRecord(data.ref);
+        const id = str(ref.reusableContent);
+        const path = data.dangling === true ? id : (this.options.reusableContentPath?.(id) ?? id);
+        return `{% include "${path.replace(/"/g, '%22')}" %}`;
+      }
+      case 'expandable':
+        return this.details(node, data);
+      case 'table':
+        return this.table(node, data);
+      case 'prompt': {
+        const attrs: Record<string, unknown> = { description: str(data.description), icon: data.icon };
+        if (typeof data.openInAIProviders === 'boolean') attrs.openInAIProviders = String(data.openInAIProviders);
+        if (typeof data.defaultExpanded === 'string') attrs.defaultExpanded = data.defaultExpanded;
+        return this.container(tag('prompt', attrs), 'endprompt', children);
+      }
+      case 'drawing': {
+        const src = this.src(data.ref);
+        return src ? `<figure><img src="${escapeHtml(src)}" alt=""><figcaption></figcaption></figure>` : '';
+      }
+      default:
+        if (node.object === 'text') return renderLeaves(leavesOf(node));
+        if (node.object === 'inline') return this.inline(node);
+        return this.blocks([...asArray(node.fragments).flatMap((f) => asArray(f.nodes)), ...children]);
+    }
+  }
+
+  container(open: string, close: string, children: AnyNode[]): string {
+    const body = this.blocks(children);
+    return body === '' ? `${open}\n{% ${close} %}` : `${open}\n${body}\n{% ${close} %}`;
+  }
+
+  items(name: string, children: AnyNode[], open: (item: AnyNode) => string, itemName: string, attrs: Record<string, unknown> = {}): string {
+    const items = children.map((item) => this.container(open(item), `end${itemName}`, asArray(item.nodes)));
+    return `${tag(name, attrs)}\n${items.join('\n\n')}\n{% end${name} %}`;
+  }
+
+  code(node: AnyNode, data: Record<string, unknown>): string {
+    const body = codeText(node);
+    const runs = body.match(/^ {0,3}`{3,}/gm) ?? [];
+    const fence = '`'.repeat(Math.max(3, ...runs.map((r) => r.trim().length + 1)));
+    const fenced = `${fence}${str(data.syntax)}\n${body}\n${fence}`;
+    const attrs: Record<string, unknown> = { title: data.title };
+    if (data.overflow === 'wrap' || data.overflow === 'scroll') attrs.overflow = data.overflow;
+    for (const flag of ['lineNumbers', 'fullWidth', 'expandable']) if (typeof data[flag] === 'boolean') attrs[flag] = String(data[flag]);
+    if (Object.values(attrs).every((v) => v === undefined)) return fenced;
+    return `${tag('code', attrs)}\n${fenced}\n{% endcode %}`;
+  }
+
+  figure(image: AnyNode): string {
+    const data = asRecord(image.data);
+    const caption = asArray(image.fragments).find((f) => f.fragment === 'caption');
+    const captionHtml = caption
+      ? asArray(caption.nodes)
+          .map((p) => `<p>${this.inlinesHtml(asArray(p.nodes))}</p>`)
+          .join('')
+      : '';
+    return `<figure>${this.imageHtml(data)}<figcaption>${captionHtml}</figcaption></figure>`;
+  }
+
+  details(node: AnyNode, data: Record<string, unknown>): string {
+    const fragments = asArray(node.fragments);
+    const title = fragments.find((f) => f.fragment === 'expandable-title');
+    const body = fragments.find((f) => f.fragment === 'expandable-body');
+    // Not shaped as GitBook's expandables are: what it holds is written as it is.
+    if (!title && !body) return this.blocks(asArray(node.nodes));
+    const titleHtml = this.inlinesHtml(asArray(asArray(title?.nodes)[0]?.nodes));
+    const content = this.blocks(asArray(body?.nodes));
+    return `<details${data.defaultExpanded === true ? ' open' : ''}>\n<summary>${titleHtml}</summary>\n\n${content}${content ? '\n\n' : ''}</details>`;
+  }
+
+  table(node: AnyNode, data: Record<string, unknown>): string {
+    const view = asRecord(data.view);
+    const definition = asRecord(data.definition);
+    const defs = Object.values(definition).map(asRecord);
+    const visible = Array.isArray(view.columns) ? view.columns.map(String) : defs.map((d) => str(d.id));
+    const ordered = [
+      ...visible.map((id) => asRecord(definition[id])).filter((d) => d.id !== undefined),
+      ...defs.filter((d) => !visible.includes(str(d.id))),
+    ];
+    const records = Object.values(asRecord(data.records))
+      .map(asRecord)
+      .sort((a, b) => (str(a.orderIndex) < str(b.orderIndex) ? -1 : str(a.orderIndex) > str(b.orderIndex) ? 1 : 0));
+    const fragments = new Map(asArray(node.fragments).map((f) => [str(f.fragment), asArray(f.nodes)]));
+    const textCell = (value: unknown) => fragments.get(str(value)) ?? [];
+    const simple =
+      view.type === 'grid' &&
+      view.columnWidths === undefined &&
+      ordered.length > 0 &&
+      ordered.length === visible.length &&
+      ordered.every((d) => d.type === 'text') &&
+      records.every((r) =>
+        ordered.every((d) => {
+          const cell = textCell(asRecord(r.values)[str(d.id)]);
+          return (
+            cell.length <= 1 && (cell.length === 0 || cell[0].type === 'paragraph') && !this.inlines(asArray(cell[0]?.nodes)).includes('\n')
+          );
+        }),
+      );
+    if (simple) {
+      const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
+      const header = row(ordered.map((d) => (view.hideHeader === true ? '' : escapeText(str(d.title)))));
+      const rule = row(ordered.map((d) => (d.textAlignment === 'center' ? ':-:' : d.textAlignment === 'right' ? '-:' : '-')));
+      const body = records.map((r) => row(ordered.map((d) => this.inlines(asArray(textCell(asRecord(r.values)[str(d.id)])[0]?.nodes)))));
+      return [header, rule, ...body].join('\n');
+    }
+    const tableAttrs =
+      (view.type === 'cards' ? ` data-view="cards"${view.cardSize === 'large' ? ' data-card-size="large"' : ''}` : '') +
+      (data.fullWidth === true ? ' data-full-width="true"' : '') +
+      (view.hideHeader === true ? ' data-header-hidden' : '');
+    const widths = asRecord(view.columnWidths);
+    const heads = ordered.map((d) => {
+      const id = str(d.id);
+      let attrs = '';
+      if (typeof widths[id] === 'number') attrs += ` width="${widths[id]}"`;
+      if (!visible.includes(id)) attrs += ' data-hidden';
+      if (view.targetDefinition === id) attrs += ' data-card-target';
+      if (view.coverDefinition === id) attrs += ' data-card-cover';
+      if (view.coverDefinitionDark === id) attrs += ' data-card-cover-dark';
+      if (d.type !== 'text') attrs += ` data-type="${escapeHtml(str(d.type))}"`;
+      return `<th${attrs}>${escapeHtml(str(d.title))}</th>`;
+    });
+    const rows = records.map((r) => {
+      const values = asRecord(r.values);
+      const cells = ordered.map((d) => `<td>${this.cellHtml(str(d.type), values[str(d.id)], textCell)}</td>`);
+      return `<tr>${cells.join('')}</tr>`;
+    });
+    return `<table${tableAttrs}><thead><tr>${heads.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  }
+
+  cellHtml(type: string, value: unknown, textCell: (value: unknown) => AnyNode[]): string {
+    if (value === undefined || value === null) return '';
+    switch (type) {
+      case 'number':
+        return escapeHtml(String(value));
+      case 'checkbox':
+        return value === true ? 'true' : 'false';
+      case 'content-ref':
+      case 'image': {
+        const href = type === 'image' ? this.src(asRecord(value).ref ?? value) : (this.href(value) ?? '');
+        return href ? `<a href="${escapeHtml(href)}">${escapeHtml(href)}</a>` : '';
+      }
+      case 'files':
+        return (Array.isArray(value) ? value : [])
+          .map((id) => this.fileSrc(String(id)))
+          .map((src) => `<a href="${escapeHtml(src)}">${escapeHtml(src)}</a>`)
+          .join('');
+      default:
+        return this.blocksHtml(textCell(value));
+    }
+  }
+}
+
+function codeText(node: AnyNode): string {
+  return asArray(node.nodes)
+    .map((line) =>
+      asArray(line.nodes)
+        .flatMap((t) => leavesOf(t).map((l) => l.text))
+        .join(''),
+    )
+    .join('\n');
+}
+
+function plainText(node: AnyNode): string {
+  if (node.object === 'text')
+    return leavesOf(node)
+      .map((l) => l.text)
+      .join('');
+  return asArray(node.nodes).map(plainText).join('');
+}
+
+function emojiText(code: unknown): string {
+  const points = str(code)
+    .split('-')
+    .map((c) => parseInt(c, 16))
+    .filter((n) => Number.isFinite(n) && n >= 0 && n <= 0x10ffff);
+  return points.length ? String.fromCodePoint(...points) : '';
+}
+
+function lengthText(value: unknown): string | undefined {
+  if (typeof value === 'number') return String(value);
+  const v = asRecord(value);
+  return typeof v.value === 'number' ? `${v.value}${str(v.unit)}` : undefined;
+}
+
+function updateAttrs(data: Record<string, unknown>): Record<string, unknown> {
+  const date = str(data.date);
+  const tags = asArray(data.tags)
+    .map((t) => str(asRecord(t).tag))
+    .filter(Boolean);
+  return { date: /T00:00:00(\.000)?Z$/.test(date) ? date.slice(0, 10) : date, tags: tags.length ? tags.join(',') : undefined };
+}
+
+/** `{% name key="value" … %}`; absent values are left out. */
+function tag(name: string, attrs: Record<string, unknown>): string {
+  const parts = Object.entries(attrs)
+    .filter((e): e is [string, string] => typeof e[1] === 'string')
+    .map(([k, v]) => (v.includes('"') ? `${k}='${v}'` : `${k}="${v}"`));
+  return `{% ${[name, ...parts].join(' ')} %}`;
+}
+
+function indent(text: string, prefix: string, first = prefix): string {
+  return text
+    .split('\n')
+    .map((line, i) => (i === 0 ? first : line === '' ? '' : prefix) + line)
+    .join('\n');
+}
+
+function destination(url: string): string {
+  return /[\s()<>]/.test(url) || url === '' ? `<${url.replace(/[<>\n]/g, encodeURIComponent)}>` : url;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** Backslash-escapes what markdown would otherwise read as syntax inside plain text. */
+function escapeText(text: string): string {
+  return (
+    text
+      .replace(/[\\`*_[\]<>~|$&]/g, '\\$&')
+      // GFM links bare URLs and e-mail addresses in text: break what it would recognize.
+      .replace(/\b(https?|ftp):\/\//gi, '$1\\://')
+      .replace(/\bwww\./gi, 'www\\.')
+      .replace(/([\w.+-])@(?=[\w-]+\.)/g, '$1\\@')
+      .replace(/^(\s*)([#>+-])(?=\s|$)/gm, '$1\\$2')
+      .replace(/^(\s*\d+)([.)])(?=\s|$)/gm, '$1\\$2')
+  );
+}
+
+function codeSpan(text: string): string {
+  const runs = text.match(/`+/g) ?? [];
+  const fence = '`'.repeat(Math.max(0, ...runs.map((r) => r.length)) + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') || (/^ .* $/.test(text) && text.trim() !== '') ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leaves and marks
+
+type Leaf = { text: string; marks: Set<string> };
+
+/** Marks by key: emphasis delimiters, or the HTML element GitBook writes for the others. */
+function markKey(m: AnyNode): string {
+  if (m.type === 'color') {
+    const d = asRecord(m.data);
+    return `color:${str(d.text) || 'default'}:${str(d.background) || 'default'}`;
+  }
+  return String(m.type);
+}
+
+const DELIMITER: Record<string, string> = { bold: '**', italic: '*', strikethrough: '~~' };
+const HTML_MARK: Record<string, string> = { keyboard: 'kbd', superscript: 'sup', subscript: 'sub' };
+
+function openMark(key: string): string {
+  if (key in DELIMITER) return DELIMITER[key];
+  if (key in HTML_MARK) return `<${HTML_MARK[key]}>`;
+  const [, text, background] = key.split(':');
+  const style = (text !== 'default' ? `color:${text};` : '') + (background !== 'default' ? `background-color:${background};` : '');
+  return `<mark style="${escapeHtml(style)}">`;
+}
+
+function closeMark(key: string): string {
+  if (key in DELIMITER) return DELIMITER[key];
+  if (key in HTML_MARK) return `</${HTML_MARK[key]}>`;
+  return '</mark>';
+}
+
+const isWritable = (key: string) => key in DELIMITER || key in HTML_MARK || key.startsWith('color:');
+
+function leavesOf(node: AnyNode): Leaf[] {
+  return asArray(node.leaves).map((l) => ({
+    text: typeof l.text === 'string' ? l.text : '',
+    marks: new Set(asArray(l.marks).map(markKey)),
+  }));
+}
+
+function leafHtml(l: Leaf): string {
+  let html = escapeHtml(l.text).replace(/\n/g, '<br>');
+  if (l.marks.has('code')) html = `<code>${html}</code>`;
+  for (const key of l.marks) {
+    if (key === 'code') continue;
+    if (key === 'bold') html = `<strong>${html}</strong>`;
+    else if (key === 'italic') html = `<em>${html}</em>`;
+    else if (key === 'strikethrough') html = `<s>${html}</s>`;
+    else if (isWritable(key)) html = `${openMark(key)}${html}${closeMark(key)}`;
+  }
+  return html;
+}
+
+const sameMarks = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((m) => b.has(m));
+
+/**
+ * Markdown for a run of leaves. A mark spanning several leaves is opened once and closed once
+ * (longer runs outermost), and whitespace is kept outside the delimiters, so that the markdown
+ * reads back with the same marks on the same characters.
+ */
+function renderLeaves(input: Leaf[]): string {
+  const leaves: Leaf[] = [];
+  for (const l of input) {
+    if (l.text === '') continue;
+    const last = leaves[leaves.length - 1];
+    if (last && sameMarks(last.marks, l.marks)) last.text += l.text;
+    else leaves.push({ text: l.text, marks: l.marks });
+  }
+  const runLength = (from: number, key: string) => {
+    let n = 0;
+    while (from + n < leaves.length && leaves[from + n].marks.has(key)) n++;
+    return n;
+  };
+  let out = '';
+  const stack: string[] = [];
+  const close = (count: number) => {
+    const ws = /\s*$/.exec(out)![0];
+    out = out.slice(0, out.length - ws.length);
+    while (count-- > 0) out += closeMark(stack.pop()!);
+    out += ws;
+  };
+  leaves.forEach((l, i) => {
+    const blank = l.text.trim() === '';
+    // Whitespace never opens a mark; it only keeps open the ones it carries.
+    const want = new Set([...l.marks].filter((m) => m !== 'code' && isWritable(m) && (!blank || stack.includes(m))));
+    const keep = stack.findIndex((m) => !want.has(m));
+    if (keep >= 0) close(stack.length - keep);
+    const lead = /^\s*/.exec(l.text)![0];
+    out += lead;
+    const opening = [...want].filter((m) => !stack.includes(m)).sort((a, b) => runLength(i, b) - runLength(i, a));
+    for (const m of opening) {
+      out += openMark(m);
+      stack.push(m);
+    }
+    const rest = l.text.slice(lead.length);
+    if (l.marks.has('code') && !blank) {
+      const trail = /\s*$/.exec(rest)![0];
+      out += codeSpan(rest.slice(0, rest.length - trail.length)) + trail;
+    } else {
+      out += escapeText(rest);
+    }
+  });
+  close(stack.length);
+  return out.replace(/\n/g, '\\\n');
+}
+
+/** Markdown for a GitBook JSON document (or anything shaped like one). */
+export function toMarkdown(document: unknown, options: DocumentToMarkdownOptions = {}): string {
+  const text = new Writer(options).blocks(asArray(asRecord(document).nodes));
+  return text === '' ? '' : `${text}\n`;
+}
