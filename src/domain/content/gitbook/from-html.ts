@@ -81,10 +81,7 @@ const ICON_CLASS = /^fa-(?!solid$|regular$|light$|thin$|duotone$|brands$)(.+)$/;
  * inline HTML meaning is decided, for HTML inside markdown paragraphs and for HTML blocks.
  */
 export function elementPieces(el: Element, inner: (marks: DocMark[]) => Piece[], marks: DocMark[], ctx: Context): Piece[] {
-  const text = () =>
-    inner([])
-      .map((p) => (p.object === 'leaf' ? p.text : ''))
-      .join('');
+  const text = () => piecesText(inner([]));
   switch (el.tagName) {
     case 'strong':
     case 'b':
@@ -146,6 +143,15 @@ export function elementPieces(el: Element, inner: (marks: DocMark[]) => Piece[],
     default:
       return inner(marks);
   }
+}
+
+/** The text of pieces, links' text included. */
+function piecesText(pieces: Piece[]): string {
+  return pieces
+    .map((p) =>
+      p.object === 'leaf' ? p.text : (p.nodes ?? []).map((n) => (n.object === 'text' ? n.leaves.map((l) => l.text).join('') : '')).join(''),
+    )
+    .join('');
 }
 
 /** A link inline; its content keeps only what a link may hold (text and images). */

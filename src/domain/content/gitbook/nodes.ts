@@ -51,8 +51,14 @@ export function group(pieces: Piece[]): (DocText | DocInline)[] {
   for (const piece of pieces) {
     if (piece.object === 'leaf') {
       const last = out[out.length - 1];
-      if (last?.object === 'text') last.leaves.push(piece);
-      else out.push({ object: 'text', leaves: [piece] });
+      if (last?.object !== 'text') out.push({ object: 'text', leaves: [piece] });
+      else {
+        // Adjacent leaves with the same marks are one leaf.
+        const previous = last.leaves[last.leaves.length - 1];
+        if (previous.marks.length === piece.marks.length && previous.marks.every((m, i) => sameMark(m, piece.marks[i]))) {
+          last.leaves[last.leaves.length - 1] = { ...previous, text: previous.text + piece.text };
+        } else last.leaves.push(piece);
+      }
     } else {
       // Slate-style documents keep a text node on each side of an inline.
       if (out.length === 0 || out[out.length - 1].object === 'inline') out.push({ object: 'text', leaves: [leaf('', [])] });
@@ -180,7 +186,10 @@ function degrade(block: DocBlock, allowed: Set<string>): DocBlock[] {
       const pieces: Piece[] = [];
       childBlocks(block).forEach((line, i) => {
         if (i > 0) pieces.push(leaf('\n', []));
-        const text = (line.nodes ?? []).map((t) => (t.object === 'text' ? t.leaves.map((l) => l.text).join('') : '')).join('');
+        const text = (line.nodes ?? [])
+          .map((t) => (t.object === 'text' ? t.leaves.map((l) => l.text).join('') : ''))
+          .join('')
+          .trimEnd();
         if (text !== '') pieces.push(leaf(text, [mark('code')]));
       });
       return [paragraph(pieces)];
@@ -190,6 +199,7 @@ function degrade(block: DocBlock, allowed: Set<string>): DocBlock[] {
     case 'image':
       return [paragraph([{ object: 'inline', type: 'inline-image', data: block.data, isVoid: true }])];
     case 'math':
+      if (String(data.formula ?? '').trim() === '') return [];
       return [paragraph([{ object: 'inline', type: 'inline-math', data: { formula: data.formula }, isVoid: true }])];
     case 'embed':
       return [linkParagraph(String(data.url ?? ''), { kind: 'url', url: String(data.url ?? '') })];

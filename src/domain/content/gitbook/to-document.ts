@@ -80,13 +80,14 @@ function phrasing(nodes: PhrasingContent[], marks: DocMark[], ctx: Context): Pie
         out.push(...phrasing(node.children, withMark(marks, mark('strikethrough')), ctx));
         break;
       case 'inlineCode':
-        out.push(leaf(node.value, withMark(marks, mark('code'))));
+        // Line endings in a code span are spaces (CommonMark).
+        out.push(leaf(node.value.replace(/\r?\n/g, ' '), withMark(marks, mark('code'))));
         break;
       case 'break':
         out.push(leaf('\n', marks));
         break;
       case 'inlineMath':
-        out.push({ object: 'inline', type: 'inline-math', data: { formula: node.value }, isVoid: true });
+        if (node.value.trim() !== '') out.push({ object: 'inline', type: 'inline-math', data: { formula: node.value }, isVoid: true });
         break;
       case 'image':
         out.push(imageInline(node.url, node.alt ?? undefined, ctx));
@@ -262,7 +263,7 @@ function htmlBlock(node: Html, ctx: Context): DocBlock[] {
     }
   }
   const known = elements.length > 0 && elements.every((c) => c.type === 'element' && BLOCK_TAGS.has(c.tagName) && c.tagName !== 'div');
-  if (!known || stray) return [paragraph([leaf(node.value, [])])];
+  if (!known || stray) return [paragraph([leaf(node.value.trim(), [])])];
   return hastBlocks(root.children, ctx);
 }
 

@@ -94,18 +94,19 @@ class Writer {
       case 'icon':
         return `<i class="fa-${escapeHtml(str(data.icon))}">:${escapeHtml(str(data.icon))}:</i>`;
       case 'inline-math':
-        return `$$${str(data.formula)}$$`;
+        return str(data.formula).trim() === '' ? '' : `$$${str(data.formula)}$$`;
       case 'button':
-        return this.buttonHtml(data);
+        return this.buttonHtml(data, true);
       default:
         return this.inlines(asArray(node.nodes));
     }
   }
 
-  buttonHtml(data: Record<string, unknown>): string {
+  /** A button; its label is read as markdown where the HTML sits in a paragraph (`inMarkdown`). */
+  buttonHtml(data: Record<string, unknown>, inMarkdown: boolean): string {
     const kind = data.kind === 'secondary' ? 'secondary' : 'primary';
     const icon = typeof data.icon === 'string' ? ` data-icon="${escapeHtml(data.icon)}"` : '';
-    const label = escapeHtml(str(data.label));
+    const label = inMarkdown ? escapeText(str(data.label)) : escapeHtml(str(data.label));
     if (data.ref !== undefined) return `<a href="${escapeHtml(this.href(data.ref) ?? '')}" class="button ${kind}"${icon}>${label}</a>`;
     const action = asRecord(data.action);
     let attrs = ` data-action="${escapeHtml(str(action.action) || 'search')}"`;
@@ -137,7 +138,7 @@ class Writer {
           case 'inline-image':
             return this.imageHtml(data, data.size === 'line');
           case 'button':
-            return this.buttonHtml(data);
+            return this.buttonHtml(data, false);
           case 'emoji':
           case 'icon':
             return this.inline(node);
@@ -194,8 +195,16 @@ class Writer {
     const children = asArray(node.nodes);
     const data = asRecord(node.data);
     switch (node.type) {
-      case 'paragraph':
-        return this.inlines(children);
+      case 'paragraph': {
+        const images = children.filter((n) => n.type === 'inline-image').length;
+        const blank = children.every(
+          (n) => n.type === 'inline-image' || (n.object === 'text' && leavesOf(n).every((l) => l.text.trim() === '')),
+        );
+        // Images alone in a paragraph would read back as an image block: an empty comment keeps them inline.
+        // Whitespace and line breaks closing a paragraph are not content in markdown.
+        const text = this.inlines(children).replace(/(?:\\\n|\s)+$/, '');
+        return text + (images > 0 && blank ? '<!---->' : '');
+      }
       case 'heading-1':
       case 'heading-2':
       case 'heading-3': {
@@ -500,10 +509,13 @@ function escapeText(text: string): string {
   return (
     text
       .replace(/[\\`*_[\]<>~|$&]/g, '\\$&')
-      // GFM links bare URLs and e-mail addresses in text: break what it would recognize.
-      .replace(/\b(https?|ftp):\/\//gi, '$1\\://')
-      .replace(/\bwww\./gi, 'www\\.')
-      .replace(/([\w.+-])@(?=[\w-]+\.)/g, '$1\\@')
+      // Text that reads like a liquid tag (an unknown one, kept as text) stays text.
+      .replace(/\{%/g, '\\{%')
+      // GFM turns bare URLs and e-mail addresses in text into links, escapes notwithstanding; an
+      // empty comment splits the text where it would recognize one.
+      .replace(/\b(https?|ftp):\/\//gi, '$1<!---->://')
+      .replace(/\bwww\./gi, 'www<!---->.')
+      .replace(/([\w.+-])@/g, '$1<!---->@')
       .replace(/^(\s*)([#>+-])(?=\s|$)/gm, '$1\\$2')
       .replace(/^(\s*\d+)([.)])(?=\s|$)/gm, '$1\\$2')
   );
@@ -531,6 +543,31 @@ function markKey(m: AnyNode): string {
 }
 
 const DELIMITER: Record<string, string> = { bold: '**', italic: '*', strikethrough: '~~' };
+const HTML_EMPHASIS: Record<string, string> = { bold: 'strong', italic: 'em', strikethrough: 's' };
+
+const isSpace = (c: string) => c === '' || /\s/.test(c);
+const isPunctuation = (c: string) => /[\p{P}\p{S}]/u.test(c);
+
+/** The character before index `i`, past delimiter characters (a run of `*` and `~` counts as one). */
+function before(text: string, i: number): string {
+  while (i > 0 && (text[i - 1] === '*' || text[i - 1] === '~')) i--;
+  return i > 0 ? text[i - 1] : '';
+}
+
+/** Whether the delimiter written at `at` opens emphasis (CommonMark's left-flanking rule). */
+function canOpen(text: string, at: number, length: number): boolean {
+  let j = at + length;
+  while (j < text.length && (text[j] === '*' || text[j] === '~')) j++;
+  const next = text[j] ?? '';
+  const previous = before(text, at);
+  return !isSpace(next) && (!isPunctuation(next) || isSpace(previous) || isPunctuation(previous));
+}
+
+/** Whether a delimiter written at the end of `text`, followed by `next`, closes emphasis (right-flanking). */
+function canClose(text: string, next: string): boolean {
+  const previous = before(text, text.length);
+  return !isSpace(previous) && (!isPunctuation(previous) || isSpace(next) || isPunctuation(next));
+}
 const HTML_MARK: Record<string, string> = { keyboard: 'kbd', superscript: 'sup', subscript: 'sub' };
 
 function openMark(key: string): string {
@@ -590,36 +627,47 @@ function renderLeaves(input: Leaf[]): string {
     return n;
   };
   let out = '';
-  const stack: string[] = [];
-  const close = (count: number) => {
+  // Open marks, with where their opening delimiter was written.
+  const stack: { key: string; at: number }[] = [];
+  const close = (count: number, following: string) => {
     const ws = /\s*$/.exec(out)![0];
     out = out.slice(0, out.length - ws.length);
-    while (count-- > 0) out += closeMark(stack.pop()!);
+    while (count-- > 0) {
+      const { key, at } = stack.pop()!;
+      const delimiter = DELIMITER[key];
+      if (delimiter && !(canOpen(out, at, delimiter.length) && canClose(out, ws[0] ?? following))) {
+        // Emphasis that markdown's flanking rules would not read back (`x**!**`): written as HTML.
+        out = `${out.slice(0, at)}<${HTML_EMPHASIS[key]}>${out.slice(at + delimiter.length)}</${HTML_EMPHASIS[key]}>`;
+      } else out += closeMark(key);
+    }
     out += ws;
   };
   leaves.forEach((l, i) => {
     const blank = l.text.trim() === '';
     // Whitespace never opens a mark; it only keeps open the ones it carries.
-    const want = new Set([...l.marks].filter((m) => m !== 'code' && isWritable(m) && (!blank || stack.includes(m))));
-    const keep = stack.findIndex((m) => !want.has(m));
-    if (keep >= 0) close(stack.length - keep);
+    const want = new Set([...l.marks].filter((m) => m !== 'code' && isWritable(m) && (!blank || stack.some((s) => s.key === m))));
+    const keep = stack.findIndex((s) => !want.has(s.key));
+    if (keep >= 0) close(stack.length - keep, l.text[0] ?? '');
     const lead = /^\s*/.exec(l.text)![0];
     out += lead;
-    const opening = [...want].filter((m) => !stack.includes(m)).sort((a, b) => runLength(i, b) - runLength(i, a));
+    const opening = [...want].filter((m) => !stack.some((s) => s.key === m)).sort((a, b) => runLength(i, b) - runLength(i, a));
     for (const m of opening) {
+      stack.push({ key: m, at: out.length });
       out += openMark(m);
-      stack.push(m);
     }
     const rest = l.text.slice(lead.length);
     if (l.marks.has('code') && !blank) {
       const trail = /\s*$/.exec(rest)![0];
-      out += codeSpan(rest.slice(0, rest.length - trail.length)) + trail;
+      // A code span cannot hold a line break: one span a line.
+      const lines = rest.slice(0, rest.length - trail.length).split('\n');
+      out += lines.map((line) => (line.trim() === '' ? line : codeSpan(line))).join('\n') + trail;
     } else {
       out += escapeText(rest);
     }
   });
-  close(stack.length);
-  return out.replace(/\n/g, '\\\n');
+  close(stack.length, '');
+  // A line's leading whitespace is not content in markdown: after a hard break it is written as references.
+  return out.replace(/\n([ \t]+)/g, (_, ws: string) => `\n${ws.replace(/ /g, '&#x20;').replace(/\t/g, '&#x9;')}`).replace(/\n/g, '\\\n');
 }
 
 /** Markdown for a GitBook JSON document (or anything shaped like one). */

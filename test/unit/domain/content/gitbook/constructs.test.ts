@@ -217,7 +217,7 @@ describe('GitBook blocks from markdown', () => {
 
   it('reads links as page, anchor and URL references', () => {
     const doc = convert('[a](page.md) [b](#part) [c](https://e.com) [d](other.md)\n');
-    const refs = doc.nodes[0].nodes!.filter((n) => n.object === 'inline').map((n) => (n as { data: { ref: unknown } }).data.ref);
+    const refs = doc.nodes[0].nodes!.filter((n) => n.object === 'inline').map((n) => (n.object === 'inline' ? n.data.ref : null));
     expect(refs).toEqual([
       { kind: 'page', page: 'page1' },
       { kind: 'anchor', anchor: 'part' },

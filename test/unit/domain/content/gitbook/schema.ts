@@ -31,23 +31,27 @@ const recordValues = ((schemas.DocumentTableRecord.properties as Json).values as
 recordValues.anyOf = recordValues.oneOf;
 delete recordValues.oneOf;
 
-let validate: ValidateFunction | undefined;
+const validators = new Map<boolean, ValidateFunction>();
 
-function validator(): ValidateFunction {
-  if (validate) return validate;
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+/** A validator; the one listing all errors is much slower on GitBook's nested `oneOf`s, so it only explains failures. */
+function validator(allErrors: boolean): ValidateFunction {
+  const known = validators.get(allErrors);
+  if (known) return known;
+  const ajv = new Ajv2020({ strict: false, allErrors, validateFormats: true });
   ajvFormats.default(ajv);
   for (const keyword of ['discriminator', 'example', 'xml', 'externalDocs', 'x-typescript', 'x-internal']) ajv.addKeyword(keyword);
   for (const format of ['emoji', 'icon']) ajv.addFormat(format, true);
   ajv.addSchema(spec, DOCUMENT_ID);
-  validate = ajv.compile({ $ref: `${DOCUMENT_ID}#/components/schemas/JSONDocument` });
+  const validate = ajv.compile({ $ref: `${DOCUMENT_ID}#/components/schemas/JSONDocument` });
+  validators.set(allErrors, validate);
   return validate;
 }
 
 /** The schema errors of `document` (empty when it is a valid GitBook JSON document). */
 export function documentErrors(document: unknown): string[] {
-  const check = validator();
-  if (check(document)) return [];
+  if (validator(false)(document)) return [];
+  const check = validator(true);
+  check(document);
   // `oneOf` reports every branch; the deepest paths are the ones that say what is wrong.
   const errors = (check.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword} ${JSON.stringify(e.params)}`);
   const depth = (e: string) => e.split(' ')[0].split('/').length;
