@@ -177,7 +177,8 @@ export function linkInline(href: string, content: Piece[], ctx: Context): Piece 
 export function hastPhrasing(nodes: (ElementContent | RootContent)[], marks: DocMark[], ctx: Context): Piece[] {
   const out: Piece[] = [];
   for (const node of nodes) {
-    if (node.type === 'text') out.push(...textPieces(node.value, marks));
+    // HTML text: runs of whitespace, line breaks included, show as one space.
+    if (node.type === 'text') out.push(...textPieces(node.value.replace(/\s+/g, ' '), marks));
     else if (node.type === 'element') out.push(...elementPieces(node, (m) => hastPhrasing(node.children, m, ctx), marks, ctx));
   }
   return out;
@@ -286,15 +287,9 @@ export function hastBlocks(nodes: (ElementContent | RootContent)[], ctx: Context
   const out: DocBlock[] = [];
   let inline: (ElementContent | RootContent)[] = [];
   const flush = () => {
-    const pieces = hastPhrasing(inline, [], ctx);
+    const pieces = trimPieces(hastPhrasing(inline, [], ctx));
     inline = [];
-    if (pieces.some((p) => p.object === 'inline' || p.text.trim() !== '')) {
-      const first = pieces[0];
-      if (first?.object === 'leaf') first.text = first.text.replace(/^\s+/, '');
-      const last = pieces[pieces.length - 1];
-      if (last?.object === 'leaf') last.text = last.text.replace(/\s+$/, '');
-      out.push(paragraph(pieces));
-    }
+    if (pieces.length > 0) out.push(paragraph(pieces));
   };
   for (const node of nodes) {
     if (node.type === 'text' || (node.type === 'element' && (INLINE_TAGS.has(node.tagName) || !BLOCK_TAGS.has(node.tagName)))) {
@@ -323,7 +318,7 @@ function blockElement(el: Element, ctx: Context): DocBlock[] {
       return image ? [image] : hastBlocks(el.children, ctx);
     }
     case 'p':
-      return hastBlocks(el.children, ctx).length ? [paragraph(hastPhrasing(el.children, [], ctx))] : [];
+      return hastBlocks(el.children, ctx).length ? [paragraph(trimPieces(hastPhrasing(el.children, [], ctx)))] : [];
     case 'h1':
     case 'h2':
     case 'h3':
@@ -331,7 +326,15 @@ function blockElement(el: Element, ctx: Context): DocBlock[] {
     case 'h5':
     case 'h6': {
       const depth = Math.min(Number(el.tagName[1]), 3);
-      return [{ object: 'block', type: `heading-${depth}`, data: {}, nodes: group(hastPhrasing(el.children, [], ctx)), isVoid: false }];
+      return [
+        {
+          object: 'block',
+          type: `heading-${depth}`,
+          data: {},
+          nodes: group(trimPieces(hastPhrasing(el.children, [], ctx))),
+          isVoid: false,
+        },
+      ];
     }
     case 'ul':
     case 'ol': {

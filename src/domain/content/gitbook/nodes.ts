@@ -22,8 +22,12 @@ export function withMark(marks: DocMark[], mark: DocMark): DocMark[] {
 
 export const mark = (type: Exclude<DocMark['type'], 'color'>): DocMark => ({ object: 'mark', type });
 
+const MARK_ORDER: DocMark['type'][] = ['bold', 'italic', 'strikethrough', 'code', 'keyboard', 'superscript', 'subscript', 'color'];
+
+/** A leaf; its marks in one order whatever the order of the syntax that made them. */
 export function leaf(text: string, marks: DocMark[]): DocLeaf {
-  return { object: 'leaf', text, marks: marks.map((m) => ({ ...m })) };
+  const sorted = [...marks].sort((a, b) => MARK_ORDER.indexOf(a.type) - MARK_ORDER.indexOf(b.type));
+  return { object: 'leaf', text, marks: sorted.map((m) => ({ ...m })) };
 }
 
 /** Emoji (pictographs from U+1F000 and the symbol and dingbat ranges), with their modifiers and joiners. */

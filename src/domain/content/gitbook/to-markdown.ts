@@ -388,7 +388,8 @@ class Writer {
         }),
       );
     if (simple) {
-      const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
+      // A pipe inside a cell, code spans included, is escaped.
+      const row = (cells: string[]) => `| ${cells.map((c) => c.replace(/(?<!\\)\|/g, '\\|')).join(' | ')} |`;
       const header = row(ordered.map((d) => (view.hideHeader === true ? '' : escapeText(str(d.title)))));
       const rule = row(ordered.map((d) => (d.textAlignment === 'center' ? ':-:' : d.textAlignment === 'right' ? '-:' : '-')));
       const body = records.map((r) => row(ordered.map((d) => this.inlines(asArray(textCell(asRecord(r.values)[str(d.id)])[0]?.nodes)))));
