@@ -5,11 +5,14 @@
  *
  * The converters live in ./gitbook/: parse.ts and liquid.ts read the dialect (liquid tags,
  * `<details>`, math), to-document.ts and from-html.ts build the document, to-markdown.ts writes
- * markdown back. Constructs without a block of their own keep their text in paragraphs.
+ * markdown back, resolvers.ts gives the options that turn a revision's paths into references and
+ * back. Constructs without a block of their own keep their text in paragraphs.
  */
 import { toDocument } from './gitbook/to-document.ts';
 import { toMarkdown } from './gitbook/to-markdown.ts';
 import type { DocumentToMarkdownOptions, JsonDocument, MarkdownToDocumentOptions } from './gitbook/types.ts';
+
+export { revisionResolvers, type RevisionIndex } from './gitbook/resolvers.ts';
 
 export type {
   DocBlock,
