@@ -464,6 +464,7 @@ function liquidBlock(node: LiquidBlockNode, ctx: Context): DocBlock[] {
       return isLabel(node.children) && made[0]?.type !== 'paragraph' ? made : [...made, ...inner()];
     }
     default:
+      if (tag.name.startsWith('@')) return [...liquidTag(tag, ctx), ...inner()];
       return [paragraph([leaf(tag.raw, [])]), ...inner(), paragraph([leaf(`{% end${tag.name} %}`, [])])];
   }
 }
@@ -610,7 +611,15 @@ function liquidTag(tag: LiquidTag, ctx: Context): DocBlock[] {
         },
       ];
     }
-    default:
-      return visible();
+    default: {
+      // `{% @github-files/code-block url="…" %}`: a block of an integration, its properties as attributes.
+      const integration = /^@([^/\s]+)\/([^\s]+)$/.exec(tag.name);
+      if (!integration) return visible();
+      const { url, fullWidth, ...props } = a;
+      const data: Record<string, unknown> = { integration: integration[1], block: integration[2], props };
+      if (url !== undefined) data.url = url;
+      if (fullWidth === 'true') data.fullWidth = true;
+      return [{ object: 'block', type: 'integration', data, isVoid: true }];
+    }
   }
 }

@@ -304,6 +304,16 @@ class Writer {
         if (typeof data.defaultExpanded === 'string') attrs.defaultExpanded = data.defaultExpanded;
         return this.container(tag('prompt', attrs), 'endprompt', children);
       }
+      case 'integration': {
+        const props = asRecord(data.props);
+        const attrs: Record<string, unknown> = {};
+        for (const [key, value] of Object.entries(props))
+          if (/^[\w-]+$/.test(key) && ['string', 'number', 'boolean'].includes(typeof value)) attrs[key] = String(value);
+        if (typeof data.url === 'string') attrs.url = data.url;
+        if (data.fullWidth === true) attrs.fullWidth = 'true';
+        const name = `@${str(data.integration)}/${str(data.block)}`;
+        return /^@[^/\s]+\/\S+$/.test(name) ? tag(name, attrs) : '';
+      }
       case 'drawing': {
         const src = this.src(data.ref);
         return src ? `<figure><img src="${escapeHtml(src)}" alt=""><figcaption></figcaption></figure>` : '';

@@ -364,6 +364,18 @@ describe('GitBook blocks from markdown', () => {
     ]);
   });
 
+  it('reads integration blocks with their properties', () => {
+    const doc = convert('{% @github-files/code-block url="https://github.com/a/b/blob/main/x.ts" lines="1-5" %}\n');
+    expect(doc.nodes).toMatchObject([
+      {
+        type: 'integration',
+        isVoid: true,
+        data: { integration: 'github-files', block: 'code-block', props: { lines: '1-5' }, url: 'https://github.com/a/b/blob/main/x.ts' },
+      },
+    ]);
+    expect(documentToMarkdown(doc)).toBe('{% @github-files/code-block lines="1-5" url="https://github.com/a/b/blob/main/x.ts" %}\n');
+  });
+
   it('leaves liquid syntax inside code alone', () => {
     const doc = convert('```\n{% hint style="info" %}\n```\n\n`{% embed url="x" %}`\n');
     expect(doc.nodes).toMatchObject([{ type: 'code', nodes: [{ nodes: [text('{% hint style="info" %}')] }] }, { type: 'paragraph' }]);

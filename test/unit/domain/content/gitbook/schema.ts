@@ -17,16 +17,19 @@ type Json = Record<string, unknown>;
 const schemas = (spec.components as { schemas: Record<string, Json> }).schemas;
 
 /*
- * Two errata in the published schemas, without which no document holding these nodes validates:
+ * Three errata in the published schemas, without which no document holding these nodes validates:
  * - `DocumentInlineButton.data` is `allOf: [{label, kind, icon}, oneOf: [{ref}, {action}]]`, and
  *   both branches say `additionalProperties: false`, which rejects `label` and `kind` (declared in
  *   the other half of the `allOf`) in every button. The branches are kept, without that keyword.
  * - `DocumentTableRecord.values` is a `oneOf` whose `ContentRef` and `DocumentTableImageRecord`
  *   branches both accept a URL or file reference, so such a cell (a card target, a cover) matches
  *   twice. It is read as `anyOf`.
+ * - `PlainObject` (integration block properties) does not say `type: object`, so a string value
+ *   matches both it and `type: string` in its own `oneOf`. It is given its type.
  */
 const buttonData = ((schemas.DocumentInlineButton.properties as Json).data as { allOf: Json[] }).allOf[1] as { oneOf: Json[] };
 for (const branch of buttonData.oneOf) delete branch.additionalProperties;
+schemas.PlainObject.type = 'object';
 const recordValues = ((schemas.DocumentTableRecord.properties as Json).values as Json).additionalProperties as Json;
 recordValues.anyOf = recordValues.oneOf;
 delete recordValues.oneOf;
