@@ -11,13 +11,16 @@ import {
   ALLOWED,
   fileRef,
   fit,
+  flatText,
   group,
+  guarded,
   imageInline,
   leaf,
   linkRef,
   mark,
   paragraph,
   textPieces,
+  trailingSpace,
   withMark,
   type Context,
   type Piece,
@@ -175,6 +178,14 @@ export function linkInline(href: string, content: Piece[], ctx: Context): Piece 
 }
 
 export function hastPhrasing(nodes: (ElementContent | RootContent)[], marks: DocMark[], ctx: Context): Piece[] {
+  return guarded(
+    ctx,
+    () => [leaf(flatText(nodes), marks)],
+    () => hastPhrasingAt(nodes, marks, ctx),
+  );
+}
+
+function hastPhrasingAt(nodes: (ElementContent | RootContent)[], marks: DocMark[], ctx: Context): Piece[] {
   const out: Piece[] = [];
   for (const node of nodes) {
     // HTML text: runs of whitespace, line breaks included, show as one space.
@@ -284,6 +295,17 @@ export const BLOCK_TAGS = new Set([
 
 /** Blocks for HTML content: runs of inline content become paragraphs. */
 export function hastBlocks(nodes: (ElementContent | RootContent)[], ctx: Context): DocBlock[] {
+  return guarded(
+    ctx,
+    () => {
+      const text = flatText(nodes);
+      return text ? [paragraph([leaf(text, [])])] : [];
+    },
+    () => hastBlocksAt(nodes, ctx),
+  );
+}
+
+function hastBlocksAt(nodes: (ElementContent | RootContent)[], ctx: Context): DocBlock[] {
   const out: DocBlock[] = [];
   let inline: (ElementContent | RootContent)[] = [];
   const flush = () => {
@@ -440,7 +462,8 @@ export function trimPieces(input: Piece[]): Piece[] {
   const first = pieces[0];
   if (first?.object === 'leaf') pieces[0] = { ...first, text: first.text.replace(/^\s+/, '') };
   const last = pieces[pieces.length - 1];
-  if (last?.object === 'leaf') pieces[pieces.length - 1] = { ...last, text: last.text.replace(/\s+$/, '') };
+  if (last?.object === 'leaf')
+    pieces[pieces.length - 1] = { ...last, text: last.text.slice(0, last.text.length - trailingSpace(last.text).length) };
   return pieces.filter((p) => p.object !== 'leaf' || p.text !== '');
 }
 

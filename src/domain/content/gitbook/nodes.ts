@@ -8,9 +8,50 @@ import type { DocBlock, DocInline, DocLeaf, DocMark, DocText, DocumentRef, Markd
 
 export type Piece = DocLeaf | DocInline;
 
+/** The whitespace ending `text` (found from the end: a regular expression would be quadratic on long runs). */
+export function trailingSpace(text: string): string {
+  let i = text.length;
+  while (i > 0 && /\s/.test(text[i - 1])) i--;
+  return text.slice(i);
+}
+
 export interface Context {
   options: MarkdownToDocumentOptions;
   definitions: Map<string, string>;
+  /** How deep in nested content the conversion is (see `guarded`). */
+  depth: number;
+}
+
+/**
+ * Nesting deeper than any GitBook content (lists, quotes and containers go a few levels deep):
+ * past it, content becomes its text, so that pathological input cannot exhaust the stack.
+ */
+export const MAX_DEPTH = 64;
+
+/** `run` one level deeper, or `fallback` past MAX_DEPTH. */
+export function guarded<T>(ctx: { depth: number }, fallback: () => T, run: () => T): T {
+  if (ctx.depth >= MAX_DEPTH) return fallback();
+  ctx.depth++;
+  try {
+    return run();
+  } finally {
+    ctx.depth--;
+  }
+}
+
+const TEXT_NODES = new Set(['text', 'inlineCode', 'code', 'math', 'inlineMath']);
+
+/** The text of mdast or hast nodes, however deep, collected without recursion. */
+export function flatText(nodes: unknown[]): string {
+  const out: string[] = [];
+  const stack: unknown[] = [...nodes].reverse();
+  while (stack.length > 0) {
+    const node = stack.pop() as { type?: unknown; value?: unknown; children?: unknown } | null;
+    if (!node || typeof node !== 'object') continue;
+    if (TEXT_NODES.has(String(node.type)) && typeof node.value === 'string') out.push(node.value);
+    if (Array.isArray(node.children)) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
+  }
+  return out.join(' ').replace(/\s+/g, ' ').trim();
 }
 
 export const sameMark = (a: DocMark, b: DocMark) =>

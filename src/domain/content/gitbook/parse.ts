@@ -14,6 +14,7 @@ import remarkMath from 'remark-math';
 import remarkParse from 'remark-parse';
 import { unified, type Processor } from 'unified';
 import { blankFrontMatter } from '../markdown-parse.ts';
+import { MAX_DEPTH } from './nodes.ts';
 import { liquidFromMarkdown, liquidSyntax, splitLiquidLine, type LiquidTag } from './liquid.ts';
 
 export interface LiquidTagNode extends Parent {
@@ -109,7 +110,9 @@ function splitHtml(node: Html): RootContent[] {
   return out;
 }
 
-function nest(input: RootContent[]): RootContent[] {
+function nest(input: RootContent[], depth = 0): RootContent[] {
+  // Past any nesting GitBook content has, content is left as parsed (and read as text).
+  if (depth > MAX_DEPTH) return input;
   const expanded: RootContent[] = [];
   for (const node of input.flatMap((n) => (n.type === 'html' ? splitHtml(n) : [n]))) {
     if (node.type === 'liquidLine') {
@@ -118,8 +121,9 @@ function nest(input: RootContent[]): RootContent[] {
         else expanded.push(...parseInline(segment.text));
       }
     } else {
-      if (FLOW_PARENTS.has(node.type) && 'children' in node) (node as Parent).children = nest((node as Parent).children as RootContent[]);
-      if (node.type === 'list') for (const item of node.children) item.children = nest(item.children) as typeof item.children;
+      if (FLOW_PARENTS.has(node.type) && 'children' in node)
+        (node as Parent).children = nest((node as Parent).children as RootContent[], depth + 1);
+      if (node.type === 'list') for (const item of node.children) item.children = nest(item.children, depth + 1) as typeof item.children;
       expanded.push(node);
     }
   }

@@ -26,7 +26,9 @@ import {
   ALLOWED,
   fileRef,
   fit,
+  flatText,
   group,
+  guarded,
   imageInline,
   leaf,
   linkRef,
@@ -45,7 +47,7 @@ export function toDocument(markdown: string, options: MarkdownToDocumentOptions 
   const root = parseGitbookMarkdown(markdown);
   const definitions = new Map<string, string>();
   for (const node of root.children) if (node.type === 'definition') definitions.set(node.identifier, node.url);
-  return { object: 'document', data: {}, nodes: fit(blocks(root.children, { options, definitions }), ALLOWED.top) };
+  return { object: 'document', data: {}, nodes: fit(blocks(root.children, { options, definitions, depth: 0 }), ALLOWED.top) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -63,6 +65,14 @@ function openingElement(html: string): Element | null {
 }
 
 function phrasing(nodes: PhrasingContent[], marks: DocMark[], ctx: Context): Piece[] {
+  return guarded(
+    ctx,
+    () => [leaf(flatText(nodes), marks)],
+    () => phrasingAt(nodes, marks, ctx),
+  );
+}
+
+function phrasingAt(nodes: PhrasingContent[], marks: DocMark[], ctx: Context): Piece[] {
   const out: Piece[] = [];
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i];
@@ -188,9 +198,10 @@ function heading(node: Heading, ctx: Context): DocBlock {
   // `## Title {#id}`
   const last = children[children.length - 1];
   if (last?.type === 'text') {
-    const m = /\s*\{#([-a-z0-9.+_]+)\}\s*$/.exec(last.value);
+    const at = last.value.lastIndexOf('{#');
+    const m = at >= 0 ? /^\{#([-a-z0-9.+_]+)\}\s*$/.exec(last.value.slice(at)) : null;
     if (m) {
-      children[children.length - 1] = { ...last, value: last.value.slice(0, m.index) };
+      children[children.length - 1] = { ...last, value: last.value.slice(0, at) };
       data.id = m[1];
     }
   }
@@ -273,6 +284,17 @@ const imageOnly = (children: PhrasingContent[]) =>
   children.every((c) => c.type === 'image' || (c.type === 'text' && c.value.trim() === ''));
 
 function blocks(nodes: RootContent[], ctx: Context): DocBlock[] {
+  return guarded(
+    ctx,
+    () => {
+      const text = flatText(nodes);
+      return text ? [paragraph([leaf(text, [])])] : [];
+    },
+    () => blocksAt(nodes, ctx),
+  );
+}
+
+function blocksAt(nodes: RootContent[], ctx: Context): DocBlock[] {
   const out: DocBlock[] = [];
   for (const node of nodes) {
     switch (node.type) {

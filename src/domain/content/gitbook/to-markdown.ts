@@ -5,6 +5,7 @@
  * buttons, icons and colored text. Input is read defensively: anything shaped unlike a document
  * contributes what text it has, or nothing.
  */
+import { guarded, trailingSpace } from './nodes.ts';
 import type { DocumentRef, DocumentToMarkdownOptions } from './types.ts';
 
 type AnyNode = {
@@ -26,6 +27,8 @@ const str = (value: unknown): string => (typeof value === 'string' ? value : '')
 
 class Writer {
   private readonly options: DocumentToMarkdownOptions;
+  /** How deep in nested content the writer is (see `guarded`). */
+  depth = 0;
   constructor(options: DocumentToMarkdownOptions) {
     this.options = options;
   }
@@ -58,6 +61,14 @@ class Writer {
   // Inline content as markdown
 
   inlines(nodes: AnyNode[]): string {
+    return guarded(
+      this,
+      () => escapeText(documentText(nodes)),
+      () => this.inlinesAt(nodes),
+    );
+  }
+
+  inlinesAt(nodes: AnyNode[]): string {
     let out = '';
     let pending: Leaf[] = [];
     const flush = () => {
@@ -128,6 +139,14 @@ class Writer {
   // Inline content as HTML (summaries, captions, table cells)
 
   inlinesHtml(nodes: AnyNode[]): string {
+    return guarded(
+      this,
+      () => escapeHtml(documentText(nodes)),
+      () => this.inlinesHtmlAt(nodes),
+    );
+  }
+
+  inlinesHtmlAt(nodes: AnyNode[]): string {
     return nodes
       .map((node) => {
         if (node.object === 'text') return leavesOf(node).map(leafHtml).join('');
@@ -152,6 +171,14 @@ class Writer {
   }
 
   blocksHtml(nodes: AnyNode[]): string {
+    return guarded(
+      this,
+      () => escapeHtml(documentText(nodes)),
+      () => this.blocksHtmlAt(nodes),
+    );
+  }
+
+  blocksHtmlAt(nodes: AnyNode[]): string {
     const blocks = nodes.filter((n) => n.object === 'block');
     if (blocks.length === 1 && blocks[0].type === 'paragraph') return this.inlinesHtml(asArray(blocks[0].nodes));
     return blocks
@@ -175,7 +202,7 @@ class Writer {
           case 'images':
             return children.map((image) => this.imageHtml(asRecord(image.data))).join('');
           default:
-            return `<p>${escapeHtml(plainText(block))}</p>`;
+            return `<p>${escapeHtml(documentText([block]))}</p>`;
         }
       })
       .join('');
@@ -185,6 +212,14 @@ class Writer {
   // Blocks
 
   blocks(nodes: AnyNode[]): string {
+    return guarded(
+      this,
+      () => escapeText(documentText(nodes)),
+      () => this.blocksAt(nodes),
+    );
+  }
+
+  blocksAt(nodes: AnyNode[]): string {
     return nodes
       .map((node) => this.block(node))
       .filter((text) => text !== '')
@@ -200,9 +235,15 @@ class Writer {
         const blank = children.every(
           (n) => n.type === 'inline-image' || (n.object === 'text' && leavesOf(n).every((l) => l.text.trim() === '')),
         );
+        // Whitespace and hard breaks (`\` at the end of a line) closing a paragraph are not content.
+        let text = this.inlines(children);
+        for (;;) {
+          const space = trailingSpace(text);
+          text = text.slice(0, text.length - space.length);
+          if (!(space.includes('\n') && text.endsWith('\\'))) break;
+          text = text.slice(0, -1);
+        }
         // Images alone in a paragraph would read back as an image block: an empty comment keeps them inline.
-        // Whitespace and line breaks closing a paragraph are not content in markdown.
-        const text = this.inlines(children).replace(/(?:\\\n|\s)+$/, '');
         return text + (images > 0 && blank ? '<!---->' : '');
       }
       case 'heading-1':
@@ -462,12 +503,17 @@ function codeText(node: AnyNode): string {
     .join('\n');
 }
 
-function plainText(node: AnyNode): string {
-  if (node.object === 'text')
-    return leavesOf(node)
-      .map((l) => l.text)
-      .join('');
-  return asArray(node.nodes).map(plainText).join('');
+/** The text of document nodes, however deep, collected without recursion. */
+function documentText(nodes: AnyNode[]): string {
+  const out: string[] = [];
+  const stack: AnyNode[] = [...nodes].reverse();
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    for (const l of asArray(node.leaves)) if (typeof l.text === 'string') out.push(l.text);
+    const children = [...asArray(node.fragments).flatMap((f) => asArray(f.nodes)), ...asArray(node.nodes)];
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+  return out.join(' ').replace(/\s+/g, ' ').trim();
 }
 
 function emojiText(code: unknown): string {
@@ -527,8 +573,8 @@ function escapeText(text: string): string {
       .replace(/\b(https?|ftp):\/\//gi, '$1<!---->://')
       .replace(/\bwww\./gi, 'www<!---->.')
       .replace(/([\w.+-])@/g, '$1<!---->@')
-      .replace(/^(\s*)([#>+-])(?=\s|$)/gm, '$1\\$2')
-      .replace(/^(\s*\d+)([.)])(?=\s|$)/gm, '$1\\$2')
+      .replace(/^([ \t]*)([#>+-])(?=\s|$)/gm, '$1\\$2')
+      .replace(/^([ \t]*\d+)([.)])(?=\s|$)/gm, '$1\\$2')
   );
 }
 
@@ -641,7 +687,7 @@ function renderLeaves(input: Leaf[]): string {
   // Open marks, with where their opening delimiter was written.
   const stack: { key: string; at: number }[] = [];
   const close = (count: number, following: string) => {
-    const ws = /\s*$/.exec(out)![0];
+    const ws = trailingSpace(out);
     out = out.slice(0, out.length - ws.length);
     while (count-- > 0) {
       const { key, at } = stack.pop()!;
@@ -668,7 +714,7 @@ function renderLeaves(input: Leaf[]): string {
     }
     const rest = l.text.slice(lead.length);
     if (l.marks.has('code') && !blank) {
-      const trail = /\s*$/.exec(rest)![0];
+      const trail = trailingSpace(rest);
       // A code span cannot hold a line break: one span a line.
       const lines = rest.slice(0, rest.length - trail.length).split('\n');
       out += lines.map((line) => (line.trim() === '' ? line : codeSpan(line))).join('\n') + trail;

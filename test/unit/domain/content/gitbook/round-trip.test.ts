@@ -199,4 +199,18 @@ describe('arbitrary input', () => {
       { numRuns: 300 },
     );
   });
+
+  it('turns nesting deeper than GitBook content into text rather than exhausting the stack', () => {
+    const quotes = markdownToDocument(`${'> '.repeat(3000)}deep`);
+    expectValidDocument(quotes);
+    expect(JSON.stringify(quotes)).toContain('deep');
+    let block: Record<string, unknown> = {
+      object: 'block',
+      type: 'paragraph',
+      data: {},
+      nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'core', marks: [] }] }],
+    };
+    for (let i = 0; i < 20000; i++) block = { object: 'block', type: 'blockquote', data: {}, nodes: [block] };
+    expect(documentToMarkdown({ object: 'document', data: {}, nodes: [block] })).toContain('core');
+  });
 });
