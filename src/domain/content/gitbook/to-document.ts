@@ -47,6 +47,11 @@ export function toDocument(markdown: string, options: MarkdownToDocumentOptions 
   const root = parseGitbookMarkdown(markdown);
   const definitions = new Map<string, string>();
   for (const node of root.children) if (node.type === 'definition') definitions.set(node.identifier, node.url);
+  if (options.skipTitle) {
+    const first = root.children.findIndex((n) => n.type !== 'definition' && n.type !== 'html');
+    const heading = root.children[first];
+    if (heading?.type === 'heading' && heading.depth === 1) root.children.splice(first, 1);
+  }
   return { object: 'document', data: {}, nodes: fit(blocks(root.children, { options, definitions, depth: 0 }), ALLOWED.top) };
 }
 
@@ -262,15 +267,10 @@ function htmlBlock(node: Html, ctx: Context): DocBlock[] {
     const images = hastBlocks(div.children, ctx);
     if (images.length > 0 && images.every((b) => b.type === 'image')) {
       const align = attr(div, 'align');
-      return [
-        {
-          object: 'block',
-          type: 'images',
-          data: align === 'center' || align === 'left' || align === 'right' ? { align } : {},
-          nodes: images,
-          isVoid: false,
-        },
-      ];
+      const data: Record<string, unknown> = align === 'center' || align === 'left' || align === 'right' ? { align } : {};
+      if (attr(div, 'dataFullWidth') === 'true') data.fullWidth = true;
+      if (attr(div, 'dataWithFrame') === 'true') data.withFrame = true;
+      return [{ object: 'block', type: 'images', data, nodes: images, isVoid: false }];
     }
   }
   const known = elements.length > 0 && elements.every((c) => c.type === 'element' && BLOCK_TAGS.has(c.tagName) && c.tagName !== 'div');

@@ -301,8 +301,11 @@ class Writer {
         return this.container(`{% if ${str(data.expression)} %}`, 'endif', children);
       case 'images': {
         const figures = children.map((image) => this.figure(image));
-        const align = typeof data.align === 'string' ? ` align="${escapeHtml(data.align)}"` : '';
-        return figures.length === 1 && !align ? figures[0] : `<div${align}>${figures.join('')}</div>`;
+        const attrs =
+          (typeof data.align === 'string' ? ` align="${escapeHtml(data.align)}"` : '') +
+          (data.fullWidth === true ? ' data-full-width="true"' : '') +
+          (data.withFrame === true ? ' data-with-frame="true"' : '');
+        return figures.length === 1 && !attrs ? figures[0] : `<div${attrs}>${figures.join('')}</div>`;
       }
       case 'image':
         return this.figure(node);

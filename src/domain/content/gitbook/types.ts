@@ -62,6 +62,11 @@ export interface MarkdownToDocumentOptions {
   resolveFile?: (src: string) => { kind: 'file'; file: string } | null;
   /** The reusable content an `{% include "…" %}` target stands for; null leaves the block dangling. */
   reusableContent?: (path: string) => string | null;
+  /**
+   * Leave out a leading level-1 heading: in Git Sync's layout it is the page's title, which
+   * GitBook keeps out of the page's document.
+   */
+  skipTitle?: boolean;
 }
 
 export interface DocumentToMarkdownOptions {

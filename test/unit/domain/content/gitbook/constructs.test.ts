@@ -376,6 +376,21 @@ describe('GitBook blocks from markdown', () => {
     expect(documentToMarkdown(doc)).toBe('{% @github-files/code-block lines="1-5" url="https://github.com/a/b/blob/main/x.ts" %}\n');
   });
 
+  it('leaves out the page title when asked', () => {
+    expect(markdownToDocument('# Title\n\nBody\n', { skipTitle: true }).nodes).toMatchObject([para('Body')]);
+    expect(markdownToDocument('## Not a title\n', { skipTitle: true }).nodes).toMatchObject([{ type: 'heading-2' }]);
+  });
+
+  it('reads full-width and framed images', () => {
+    const doc = convert(
+      '<div data-full-width="true" data-with-frame="true"><figure><img src="https://e.com/a.png" alt=""><figcaption></figcaption></figure></div>\n',
+    );
+    expect(doc.nodes).toMatchObject([{ type: 'images', data: { fullWidth: true, withFrame: true }, nodes: [{ type: 'image' }] }]);
+    expect(documentToMarkdown(doc)).toBe(
+      '<div data-full-width="true" data-with-frame="true"><figure><img src="https://e.com/a.png" alt=""><figcaption></figcaption></figure></div>\n',
+    );
+  });
+
   it('leaves liquid syntax inside code alone', () => {
     const doc = convert('```\n{% hint style="info" %}\n```\n\n`{% embed url="x" %}`\n');
     expect(doc.nodes).toMatchObject([{ type: 'code', nodes: [{ nodes: [text('{% hint style="info" %}')] }] }, { type: 'paragraph' }]);
