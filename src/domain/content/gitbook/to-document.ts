@@ -274,7 +274,7 @@ function htmlBlock(node: Html, ctx: Context): DocBlock[] {
     }
   }
   const known = elements.length > 0 && elements.every((c) => c.type === 'element' && BLOCK_TAGS.has(c.tagName) && c.tagName !== 'div');
-  if (!known || stray) return [paragraph([leaf(node.value.trim(), [])])];
+  if (!known || stray) return [paragraph(textPieces(node.value.trim(), []))];
   return hastBlocks(root.children, ctx);
 }
 
@@ -566,7 +566,7 @@ function conditions(node: LiquidBlockNode, ctx: Context): DocBlock[] {
 
 function liquidTag(tag: LiquidTag, ctx: Context): DocBlock[] {
   const a = tag.attrs;
-  const visible = () => [paragraph([leaf(tag.raw, [])])];
+  const visible = () => [paragraph(textPieces(tag.raw, []))];
   switch (TAG_NAMES[tag.name] ?? tag.name) {
     case 'embed':
       return a.url

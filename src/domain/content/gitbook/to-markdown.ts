@@ -29,6 +29,8 @@ class Writer {
   private readonly options: DocumentToMarkdownOptions;
   /** How deep in nested content the writer is (see `guarded`). */
   depth = 0;
+  /** Whether the list being written uses the other marker (`*`, `1)`), following a list of the same kind. */
+  private alternateMarker = false;
   constructor(options: DocumentToMarkdownOptions) {
     this.options = options;
   }
@@ -69,21 +71,19 @@ class Writer {
   }
 
   inlinesAt(nodes: AnyNode[]): string {
-    let out = '';
-    let pending: Leaf[] = [];
-    const flush = () => {
-      out += renderLeaves(pending);
-      pending = [];
-    };
+    // Inlines first: emphasis in the text around them depends on the characters they begin and end with.
+    const parts: (Leaf[] | string)[] = [];
     for (const node of nodes) {
-      if (node.object === 'text') {
-        pending.push(...leavesOf(node));
-        continue;
-      }
-      flush();
-      out += this.inline(node);
+      const last = parts[parts.length - 1];
+      if (node.object !== 'text') parts.push(this.inline(node));
+      else if (Array.isArray(last)) last.push(...leavesOf(node));
+      else parts.push(leavesOf(node));
     }
-    flush();
+    let out = '';
+    parts.forEach((part, i) => {
+      const next = parts[i + 1];
+      out += typeof part === 'string' ? part : renderLeaves(part, out.slice(-8), typeof next === 'string' ? next.slice(0, 1) : '');
+    });
     return out;
   }
 
@@ -220,10 +220,21 @@ class Writer {
   }
 
   blocksAt(nodes: AnyNode[]): string {
-    return nodes
-      .map((node) => this.block(node))
-      .filter((text) => text !== '')
-      .join('\n\n');
+    const out: string[] = [];
+    let previous: string | null = null;
+    let alternate = false;
+    for (const node of nodes) {
+      // Markdown joins a list to the list before it when their markers match: alternate them.
+      const family =
+        node.type === 'list-ordered' ? 'ordered' : node.type === 'list-unordered' || node.type === 'list-tasks' ? 'bullet' : null;
+      alternate = family !== null && family === previous ? !alternate : false;
+      this.alternateMarker = alternate;
+      const text = this.block(node);
+      if (text === '') continue;
+      out.push(text);
+      previous = family;
+    }
+    return out.join('\n\n');
   }
 
   block(node: AnyNode): string {
@@ -263,12 +274,14 @@ class Writer {
       case 'list-ordered':
       case 'list-tasks': {
         const start = typeof data.start === 'number' && Number.isInteger(data.start) ? data.start : 1;
+        const alternate = this.alternateMarker;
         return children
           .map((item, i) => {
-            const bullet = node.type === 'list-ordered' ? `${start + i}. ` : '- ';
+            const bullet = node.type === 'list-ordered' ? `${start + i}${alternate ? ')' : '.'} ` : alternate ? '* ' : '- ';
             // A task's checkbox belongs to its first paragraph: the content column is the bullet's.
             const box = node.type === 'list-tasks' ? (asRecord(item.data).checked === true ? '[x] ' : '[ ] ') : '';
-            return indent(this.blocks(asArray(item.nodes)), ' '.repeat(bullet.length), bullet + box);
+            const body = this.blocks(asArray(item.nodes));
+            return body === '' && box === '' ? bullet.trimEnd() : indent(body, ' '.repeat(bullet.length), bullet + box);
           })
           .join('\n');
       }
@@ -383,7 +396,11 @@ class Writer {
     const body = codeText(node);
     const runs = body.match(/^ {0,3}`{3,}/gm) ?? [];
     const fence = '`'.repeat(Math.max(3, ...runs.map((r) => r.trim().length + 1)));
-    const fenced = `${fence}${str(data.syntax)}\n${body}\n${fence}`;
+    // The info string: backslash escapes apply in it, and a backtick fence allows no backtick.
+    const syntax = str(data.syntax)
+      .replace(/[`\s]/g, '')
+      .replace(/[!-/:-@[-`{-~]/g, (c) => (/[.+#-]/.test(c) ? c : `\\${c}`));
+    const fenced = `${fence}${syntax}\n${body}\n${fence}`;
     const attrs: Record<string, unknown> = { title: data.title };
     if (data.overflow === 'wrap' || data.overflow === 'scroll') attrs.overflow = data.overflow;
     for (const flag of ['lineNumbers', 'fullWidth', 'expandable']) if (typeof data[flag] === 'boolean') attrs[flag] = String(data[flag]);
@@ -565,20 +582,21 @@ function escapeHtml(text: string): string {
 }
 
 /** Backslash-escapes what markdown would otherwise read as syntax inside plain text. */
-function escapeText(text: string): string {
-  return (
-    text
-      .replace(/[\\`*_[\]<>~|$&]/g, '\\$&')
-      // Text that reads like a liquid tag (an unknown one, kept as text) stays text.
-      .replace(/\{%/g, '\\{%')
-      // GFM turns bare URLs and e-mail addresses in text into links, escapes notwithstanding; an
-      // empty comment splits the text where it would recognize one.
-      .replace(/\b(https?|ftp):\/\//gi, '$1<!---->://')
-      .replace(/\bwww\./gi, 'www<!---->.')
-      .replace(/([\w.+-])@/g, '$1<!---->@')
-      .replace(/^([ \t]*)([#>+-])(?=\s|$)/gm, '$1\\$2')
-      .replace(/^([ \t]*\d+)([.)])(?=\s|$)/gm, '$1\\$2')
-  );
+function escapeText(text: string, lineStart = true): string {
+  const escaped = text
+    .replace(/[\\`*_[\]<>~|$&]/g, '\\$&')
+    // Text that reads like a liquid tag (an unknown one, kept as text) stays text.
+    .replace(/\{%/g, '\\{%')
+    // GFM turns bare URLs and e-mail addresses in text into links, escapes notwithstanding; an
+    // empty comment splits the text where it would recognize one.
+    .replace(/\b(https?|ftp):\/\//gi, '$1<!---->://')
+    .replace(/\bwww\./gi, 'www<!---->.')
+    .replace(/([\w.+-])@/g, '$1<!---->@');
+  // At the start of a line: list markers, headings and setext underlines (`---`, `===`).
+  const lines = (t: string) => t.replace(/^([ \t]*)([#+=-])/gm, '$1\\$2').replace(/^([ \t]*\d+)([.)])(?=\s|$)/gm, '$1\\$2');
+  if (lineStart) return lines(escaped);
+  const newline = escaped.indexOf('\n');
+  return newline < 0 ? escaped : escaped.slice(0, newline) + lines(escaped.slice(newline));
 }
 
 function codeSpan(text: string): string {
@@ -671,9 +689,10 @@ const sameMarks = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a
 /**
  * Markdown for a run of leaves. A mark spanning several leaves is opened once and closed once
  * (longer runs outermost), and whitespace is kept outside the delimiters, so that the markdown
- * reads back with the same marks on the same characters.
+ * reads back with the same marks on the same characters. `preceding` is what is written before
+ * the leaves and `following` the character after them: delimiters open and close by their neighbours.
  */
-function renderLeaves(input: Leaf[]): string {
+function renderLeaves(input: Leaf[], preceding = '', following = ''): string {
   const leaves: Leaf[] = [];
   for (const l of input) {
     if (l.text === '') continue;
@@ -686,7 +705,8 @@ function renderLeaves(input: Leaf[]): string {
     while (from + n < leaves.length && leaves[from + n].marks.has(key)) n++;
     return n;
   };
-  let out = '';
+  // Written after what precedes, so that delimiters see their neighbours; that part is cut off at the end.
+  let out = preceding;
   // Open marks, with where their opening delimiter was written.
   const stack: { key: string; at: number }[] = [];
   const close = (count: number, following: string) => {
@@ -722,12 +742,17 @@ function renderLeaves(input: Leaf[]): string {
       const lines = rest.slice(0, rest.length - trail.length).split('\n');
       out += lines.map((line) => (line.trim() === '' ? line : codeSpan(line))).join('\n') + trail;
     } else {
-      out += escapeText(rest);
+      let end = out.length;
+      while (end > 0 && (out[end - 1] === ' ' || out[end - 1] === '\t')) end--;
+      out += escapeText(rest, end === 0 || out[end - 1] === '\n');
     }
   });
-  close(stack.length, '');
+  close(stack.length, following);
   // A line's leading whitespace is not content in markdown: after a hard break it is written as references.
-  return out.replace(/\n([ \t]+)/g, (_, ws: string) => `\n${ws.replace(/ /g, '&#x20;').replace(/\t/g, '&#x9;')}`).replace(/\n/g, '\\\n');
+  return out
+    .slice(preceding.length)
+    .replace(/\n([ \t]+)/g, (_, ws: string) => `\n${ws.replace(/ /g, '&#x20;').replace(/\t/g, '&#x9;')}`)
+    .replace(/\n/g, '\\\n');
 }
 
 /** Markdown for a GitBook JSON document (or anything shaped like one). */
