@@ -339,8 +339,14 @@ function blockElement(el: Element, ctx: Context): DocBlock[] {
       const image = imageBlock(el, ctx);
       return image ? [image] : hastBlocks(el.children, ctx);
     }
-    case 'p':
-      return hastBlocks(el.children, ctx).length ? [paragraph(trimPieces(hastPhrasing(el.children, [], ctx)))] : [];
+    case 'p': {
+      if (hastBlocks(el.children, ctx).length === 0) return [];
+      const block = paragraph(trimPieces(hastPhrasing(el.children, [], ctx)));
+      // `<p align="center">`: GitBook's aligned paragraph.
+      const align = ALIGNMENTS[(attr(el, 'align') ?? '').toLowerCase()];
+      if (align) block.data = { align };
+      return [block];
+    }
     case 'h1':
     case 'h2':
     case 'h3':
@@ -398,6 +404,8 @@ function blockElement(el: Element, ctx: Context): DocBlock[] {
       return hastBlocks(el.children, ctx);
   }
 }
+
+const ALIGNMENTS: Record<string, string> = { left: 'start', center: 'center', right: 'end' };
 
 export function codeBlock(value: string, data: Record<string, unknown>): DocBlock {
   return {

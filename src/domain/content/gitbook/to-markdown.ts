@@ -242,6 +242,8 @@ class Writer {
     const data = asRecord(node.data);
     switch (node.type) {
       case 'paragraph': {
+        const align = { start: 'left', center: 'center', end: 'right' }[str(data.align)];
+        if (align) return `<p align="${align}">${this.inlinesHtml(children)}</p>`;
         const images = children.filter((n) => n.type === 'inline-image').length;
         const blank = children.every(
           (n) => n.type === 'inline-image' || (n.object === 'text' && leavesOf(n).every((l) => l.text.trim() === '')),

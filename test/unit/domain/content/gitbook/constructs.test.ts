@@ -391,6 +391,14 @@ describe('GitBook blocks from markdown', () => {
     );
   });
 
+  it('reads aligned paragraphs', () => {
+    const doc = convert('<p align="center">Centered <strong>text</strong></p>\n');
+    expect(doc.nodes).toMatchObject([
+      { type: 'paragraph', data: { align: 'center' }, nodes: [{ leaves: [{ text: 'Centered ' }, { text: 'text' }] }] },
+    ]);
+    expect(documentToMarkdown(doc)).toBe('<p align="center">Centered <strong>text</strong></p>\n');
+  });
+
   it('leaves liquid syntax inside code alone', () => {
     const doc = convert('```\n{% hint style="info" %}\n```\n\n`{% embed url="x" %}`\n');
     expect(doc.nodes).toMatchObject([{ type: 'code', nodes: [{ nodes: [text('{% hint style="info" %}')] }] }, { type: 'paragraph' }]);
