@@ -10,7 +10,6 @@
 import type { CompileContext, Extension as FromMarkdownExtension, Token } from 'mdast-util-from-markdown';
 import type { Code, Construct, Effects, Extension, State } from 'micromark-util-types';
 import type { Data, Literal } from 'mdast';
-import { markdownLineEnding } from 'micromark-util-character';
 
 declare module 'micromark-util-types' {
   interface TokenTypeMap {
@@ -34,7 +33,8 @@ const LEFT_BRACE = 123;
 const PERCENT = 37;
 const RIGHT_BRACE = 125;
 
-const isLineEnd = (code: Code): boolean => code === null || markdownLineEnding(code);
+/** The end of input or of a line: micromark codes line endings as -5 (CR), -4 (LF) and -3 (CRLF). */
+const isLineEnd = (code: Code): boolean => code === null || code < -2;
 
 function tokenizeLiquidLine(this: unknown, effects: Effects, ok: State, nok: State): State {
   let closed = false;
