@@ -24,7 +24,7 @@ export function parseMarkdown(markdown: string): Root {
  * Replaces a leading YAML front-matter block with empty lines, so that it is neither read as a
  * thematic break plus a setext heading nor shifts the line numbers of what follows.
  */
-function blankFrontMatter(markdown: string): string {
+export function blankFrontMatter(markdown: string): string {
   const lines = markdown.split('\n');
   // Front matter starts right away with its first key; `---` then a blank line is a thematic break.
   if (lines.length < 3 || lines[0].trimEnd() !== '---' || lines[1].trim() === '') return markdown;
