@@ -126,3 +126,9 @@ export function presentRevision(
 export function fileContentDisposition(name: string): string {
   return `inline; filename="${name.replace(/["\\\r\n]/g, '_')}"`;
 }
+
+/** A presented page with its document in GitBook's model in place of its markdown (`format=document`). */
+export function withDocument(presented: object, document: unknown): Record<string, unknown> {
+  const rest = Object.fromEntries(Object.entries(presented).filter(([key]) => key !== 'markdown'));
+  return { ...rest, document };
+}

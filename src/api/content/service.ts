@@ -19,8 +19,17 @@ import type { Ctx } from '../context.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import { signedFileUrls, verifyFileUrl } from '../object-urls.ts';
-import { fileContentDisposition, presentFile, presentPage, presentRevision, presentTree, type PresentOptions } from './present.ts';
+import {
+  fileContentDisposition,
+  presentFile,
+  presentPage,
+  presentRevision,
+  presentTree,
+  withDocument,
+  type PresentOptions,
+} from './present.ts';
 import type { ScopeRef } from './schemas.ts';
+import { pageSource, revisionDocument } from '../revisions/documents.ts';
 import { presentReusableContent } from '../revisions/present.ts';
 
 /**
@@ -97,12 +106,26 @@ export async function listPages(ctx: Ctx, params: ScopeRef, query: MetadataQuery
   return { pages: presentTree(pages, await presentOptions(ctx, target, query)) };
 }
 
-export async function getPage(ctx: Ctx, params: ScopeRef & { pageId: string }, query: MetadataQuery) {
+/** A page; with `format=document`, its document in GitBook's model in place of its markdown. */
+export async function getPage(
+  ctx: Ctx,
+  params: ScopeRef & { pageId: string },
+  query: MetadataQuery & { format?: 'document' | 'markdown' },
+) {
   const target = await resolveTarget(ctx, params);
   const page = await loadPage(ctx.em, target.revisionId, params.pageId);
   if (!page) throw notFound('Page');
   const path = await loadPagePath(ctx.em, target.revisionId, params.pageId);
-  return presentPage(page, path, [], await presentOptions(ctx, target, query));
+  const presented = presentPage(page, path, [], await presentOptions(ctx, target, query));
+  if (query.format !== 'document' || page.type !== 'document') return presented;
+  const document = await revisionDocument(
+    ctx,
+    target.revisionId,
+    pageSource(page.id, async () => path),
+    page.markdown,
+    {},
+  );
+  return withDocument(presented, document);
 }
 
 /** The files of the revision by id, a page at a time. */

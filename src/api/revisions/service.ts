@@ -8,22 +8,17 @@ import {
   loadPagePath,
   loadReusableContent,
   loadReusableContents,
-  loadReusableContentTexts,
   loadRevision,
   type RevisionRow,
 } from '../../db/content.ts';
-import { markdownToDocument, type JsonDocument } from '../../domain/content/document.ts';
-import { SizedLru } from '../../domain/lru.ts';
-import { dereferenceReusableContents, evaluateDocument } from '../../domain/content/document-reads.ts';
-import { documentResolvers as buildResolvers, type DocumentResolvers, type ResolverSources } from '../../domain/content/resolvers.ts';
 import { allPaths } from '../../domain/content/tree.ts';
-import { conditionContext, conditionHolds } from '../../domain/sites/conditions.ts';
 import { loadSpace, requireVisibleRevision } from '../access.ts';
 import { presentMergedFrom } from '../change-requests/service.ts';
-import { presentFile, presentPage, presentRevision, presentTree, type PresentOptions } from '../content/present.ts';
+import { presentFile, presentPage, presentRevision, presentTree, withDocument, type PresentOptions } from '../content/present.ts';
 import type { ScopeRef } from '../content/schemas.ts';
 import { presentOptions as contentPresentOptions, resolveTarget } from '../content/service.ts';
 import type { Ctx } from '../context.ts';
+import { pageSource, revisionDocument, type DocumentQuery } from './documents.ts';
 import { notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import { presentMetaLinks, presentReusableContent } from './present.ts';
@@ -38,7 +33,6 @@ import { presentMetaLinks, presentReusableContent } from './present.ts';
 
 type RevisionRef = { spaceId: string; revisionId: string };
 type MetadataQuery = { metadata?: boolean };
-export type DocumentQuery = { evaluated?: 'true' | 'false' | 'deterministic-only'; dereferenced?: 'true' | 'false' | 'reusable-contents' };
 
 /**
  * The revision `revisionId` of `space`; 404 unless it is one of the space's revisions and the
@@ -63,90 +57,6 @@ async function resolveRevision(ctx: Ctx, params: RevisionRef): Promise<{ space: 
  */
 function presentOptions(ctx: Ctx, space: Space, revisionId: string, query: MetadataQuery): Promise<PresentOptions> {
   return contentPresentOptions(ctx, { space, revisionId, changeRequest: null }, query);
-}
-
-/**
- * How the markdown → document conversion resolves a revision's references: links to page ids
- * (by page path), images and file links to file ids (by name), `{% include %}` paths to reusable
- * content ids (by path under `.gitbook/includes/`).
- */
-export function documentResolvers(sources: ResolverSources): DocumentResolvers {
-  return buildResolvers(sources);
-}
-
-async function revisionResolvers(ctx: Ctx, revisionId: string): Promise<DocumentResolvers> {
-  const [pages, files, reusableContents] = await Promise.all([
-    loadPageMap(ctx.em, revisionId, false),
-    loadFiles(ctx.em, revisionId),
-    loadReusableContents(ctx.em, revisionId),
-  ]);
-  return documentResolvers({ pages, files, reusableContents });
-}
-
-/** The claims `if` blocks are evaluated against: a site visitor's, or none. */
-function visitorContext(ctx: Ctx): object {
-  const { unsigned, ...signed } = ctx.caller.visitor?.claims ?? {};
-  const unsignedClaims = unsigned && typeof unsigned === 'object' && !Array.isArray(unsigned) ? (unsigned as Record<string, unknown>) : {};
-  return conditionContext({ signed, unsigned: unsignedClaims });
-}
-
-/**
- * Documents of a revision's pages and reusable contents as converted, before they are evaluated
- * for a visitor: a revision never changes, so a document is converted once per process and
- * answered from here after that. Bounded by the bytes of the documents' JSON (about twice that in
- * memory); see docs/scaling.md.
- */
-export const DOCUMENT_CACHE_BYTES = 32 * 1024 * 1024;
-const documents = new SizedLru<string, { document: JsonDocument; conditional: boolean; bytes: number }>(
-  DOCUMENT_CACHE_BYTES,
-  (entry) => entry.bytes,
-);
-
-/**
- * The document of a markdown text of the revision (`source` names it: a page or a reusable
- * content), with reusable contents expanded (`dereferenced`) and `if` blocks decided for the
- * caller (`evaluated`). Visitor claims are the only inputs conditions read, and they are fixed by
- * the token, so `deterministic-only` evaluates the same as `true`.
- */
-async function revisionDocument(
-  ctx: Ctx,
-  revisionId: string,
-  source: string,
-  markdown: string,
-  query: DocumentQuery,
-): Promise<JsonDocument> {
-  const dereference = query.dereferenced === 'true' || query.dereferenced === 'reusable-contents';
-  const key = `${revisionId}\n${source}\n${dereference ? 'dereferenced' : ''}`;
-  let entry = documents.get(key);
-  if (!entry) {
-    const document = await convertDocument(ctx, revisionId, markdown, dereference);
-    const json = JSON.stringify(document);
-    // Only a document with `if` blocks changes when evaluated; the others are answered as cached.
-    entry = { document, conditional: json.includes('"type":"if"'), bytes: 2 * json.length };
-    documents.set(key, entry);
-  }
-  if (entry.conditional && (query.evaluated === 'true' || query.evaluated === 'deterministic-only')) {
-    const context = visitorContext(ctx);
-    return evaluateDocument(entry.document, (expression) => conditionHolds(expression, context));
-  }
-  return entry.document;
-}
-
-async function convertDocument(ctx: Ctx, revisionId: string, markdown: string, dereference: boolean): Promise<JsonDocument> {
-  const resolvers = await revisionResolvers(ctx, revisionId);
-  // The resolvers are handed to the converter as its second argument once it takes them.
-  void resolvers;
-  const document = markdownToDocument(markdown);
-  if (!dereference) return document;
-  const texts = new Map((await loadReusableContentTexts(ctx.em, revisionId)).map((c) => [c.id, c.markdown]));
-  const converted = new Map<string, JsonDocument>();
-  return dereferenceReusableContents(document, (id) => {
-    const text = texts.get(id);
-    if (text === undefined) return undefined;
-    let found = converted.get(id);
-    if (!found) converted.set(id, (found = markdownToDocument(text)));
-    return found;
-  });
 }
 
 export async function getRevisionById(ctx: Ctx, params: RevisionRef, query: MetadataQuery) {
@@ -185,8 +95,14 @@ async function presentRevisionPage(
 ) {
   const presented = presentPage(page, path, [], await presentOptions(ctx, space, revisionId, query));
   if (query.format !== 'document' || page.type !== 'document') return presented;
-  const rest = Object.fromEntries(Object.entries(presented).filter(([key]) => key !== 'markdown'));
-  return { ...rest, document: await revisionDocument(ctx, revisionId, `page:${page.id}`, page.markdown, query) };
+  const document = await revisionDocument(
+    ctx,
+    revisionId,
+    pageSource(page.id, async () => path),
+    page.markdown,
+    query,
+  );
+  return withDocument(presented, document);
 }
 
 export async function getRevisionPage(ctx: Ctx, params: RevisionRef & { pageId: string }, query: PageQuery) {
@@ -217,7 +133,8 @@ export async function getRevisionPageDocument(ctx: Ctx, params: RevisionRef & { 
   const { revision } = await resolveRevision(ctx, params);
   const page = await loadPage(ctx.em, revision.id, params.pageId);
   if (!page || page.type !== 'document') throw notFound('Page');
-  return revisionDocument(ctx, revision.id, `page:${page.id}`, page.markdown, query);
+  const fromPath = () => loadPagePath(ctx.em, revision.id, page.id);
+  return revisionDocument(ctx, revision.id, pageSource(page.id, fromPath), page.markdown, query);
 }
 
 export async function listRevisionFiles(ctx: Ctx, params: RevisionRef, query: MetadataQuery & { page?: string; limit?: number }) {
@@ -251,7 +168,8 @@ export async function getRevisionReusableContentDocument(
 ) {
   const { revision } = await resolveRevision(ctx, params);
   const content = await requireReusableContent(ctx, revision.id, params.reusableContentId);
-  return revisionDocument(ctx, revision.id, `reusable-content:${params.reusableContentId}`, content.markdown, query);
+  const source = { key: `reusable-content:${params.reusableContentId}`, fromPath: async () => '' };
+  return revisionDocument(ctx, revision.id, source, content.markdown, query);
 }
 
 async function requirePage(ctx: Ctx, revisionId: string, pageId: string): Promise<void> {

@@ -20,6 +20,9 @@ export interface RevisionIndex {
   reusableContents?: Map<string, string>;
 }
 
+/** How stored markdown names a page (with an anchor) or a file of its revision: `gitbook://page/<id>#anchor`, `gitbook://file/<id>`. */
+const STORED = /^gitbook:\/\/(page|file)\/([^?#/]+)(?:[?][^#]*)?(?:#(.*))?$/i;
+
 const isAbsolute = (target: string) => /^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//');
 
 function pageAt(path: string, index: RevisionIndex): string | undefined {
@@ -74,10 +77,12 @@ export function revisionResolvers(index: RevisionIndex): { read: MarkdownToDocum
   const read: MarkdownToDocumentOptions = {
     resolveLink(href) {
       const target = href.trim();
-      const gitbook = /^gitbook:\/\/(page|file)\/([^?#]+)/i.exec(target);
+      const gitbook = STORED.exec(target);
       if (gitbook) {
         const id = percentDecode(gitbook[2]);
-        return gitbook[1].toLowerCase() === 'page' ? { kind: 'page', page: id } : { kind: 'file', file: id };
+        if (gitbook[1].toLowerCase() === 'file') return { kind: 'file', file: id };
+        const anchor = gitbook[3] ? percentDecode(gitbook[3]) : '';
+        return anchor ? { kind: 'anchor', anchor, page: id } : { kind: 'page', page: id };
       }
       if (isAbsolute(target)) return null;
       const hash = target.indexOf('#');
@@ -92,6 +97,8 @@ export function revisionResolvers(index: RevisionIndex): { read: MarkdownToDocum
       return null;
     },
     resolveFile(src) {
+      const stored = STORED.exec(src.trim());
+      if (stored && stored[1].toLowerCase() === 'file') return { kind: 'file', file: percentDecode(stored[2]) };
       if (isAbsolute(src.trim())) return null;
       for (const path of candidatesOf(src.trim(), index)) {
         const file = fileAt(path, index);

@@ -1,0 +1,109 @@
+import { loadFiles, loadPageMap, loadReusableContents, loadReusableContentTexts } from '../../db/content.ts';
+import { markdownToDocument, revisionResolvers, type JsonDocument, type MarkdownToDocumentOptions } from '../../domain/content/document.ts';
+import { dereferenceReusableContents, evaluateDocument } from '../../domain/content/document-reads.ts';
+import { SizedLru } from '../../domain/lru.ts';
+import { allPaths } from '../../domain/content/tree.ts';
+import { conditionContext, conditionHolds } from '../../domain/sites/conditions.ts';
+import type { Ctx } from '../context.ts';
+
+/**
+ * Documents of a revision's texts (pages and reusable contents) in GitBook's document model, as
+ * readers ask for them: references resolved, reusable contents expanded, conditions evaluated for
+ * the visitor. Used by revision reads (./service.ts) and by page reads with `format=document`
+ * (../content/service.ts).
+ */
+
+export type DocumentQuery = { evaluated?: 'true' | 'false' | 'deterministic-only'; dereferenced?: 'true' | 'false' | 'reusable-contents' };
+
+/**
+ * How the markdown → document conversion resolves the references of the text at `fromPath` (a
+ * page's path; `` for a reusable content): `gitbook://` references and relative paths as Git Sync
+ * writes them, to pages (by path), files (by name) and reusable contents (by path under
+ * `.gitbook/includes/`).
+ */
+async function readingOptions(ctx: Ctx, revisionId: string, fromPath: string): Promise<MarkdownToDocumentOptions> {
+  const [pages, files, reusableContents] = await Promise.all([
+    loadPageMap(ctx.em, revisionId, false),
+    loadFiles(ctx.em, revisionId),
+    loadReusableContents(ctx.em, revisionId),
+  ]);
+  return revisionResolvers({
+    fromPath,
+    pages: new Map([...allPaths(pages)].map(([id, path]) => [path, id])),
+    files: new Map(files.map((file) => [file.name, file.id])),
+    reusableContents: new Map(reusableContents.flatMap((content) => (content.path ? [[content.path, content.id] as const] : []))),
+  }).read;
+}
+
+/** The claims `if` blocks are evaluated against: a site visitor's, or none. */
+function visitorContext(ctx: Ctx): object {
+  const { unsigned, ...signed } = ctx.caller.visitor?.claims ?? {};
+  const unsignedClaims = unsigned && typeof unsigned === 'object' && !Array.isArray(unsigned) ? (unsigned as Record<string, unknown>) : {};
+  return conditionContext({ signed, unsigned: unsignedClaims });
+}
+
+/**
+ * Documents of a revision's pages and reusable contents as converted, before they are evaluated
+ * for a visitor: a revision never changes, so a document is converted once per process and
+ * answered from here after that. Bounded by the bytes of the documents' JSON (about twice that in
+ * memory); see docs/scaling.md.
+ */
+export const DOCUMENT_CACHE_BYTES = 32 * 1024 * 1024;
+const documents = new SizedLru<string, { document: JsonDocument; conditional: boolean; bytes: number }>(
+  DOCUMENT_CACHE_BYTES,
+  (entry) => entry.bytes,
+);
+
+/** A page's text as a document source: cached by page, its references resolved from the page's path. */
+export const pageSource = (pageId: string, fromPath: () => Promise<string>) => ({ key: `page:${pageId}`, fromPath });
+
+/**
+ * The document of a markdown text of the revision (`source` names it, a page or a reusable
+ * content, and where its relative references start), with reusable contents expanded (`dereferenced`) and `if` blocks decided for the
+ * caller (`evaluated`). Visitor claims are the only inputs conditions read, and they are fixed by
+ * the token, so `deterministic-only` evaluates the same as `true`.
+ */
+export async function revisionDocument(
+  ctx: Ctx,
+  revisionId: string,
+  source: { key: string; fromPath: () => Promise<string> },
+  markdown: string,
+  query: DocumentQuery,
+): Promise<JsonDocument> {
+  const dereference = query.dereferenced === 'true' || query.dereferenced === 'reusable-contents';
+  const key = `${revisionId}\n${source.key}\n${dereference ? 'dereferenced' : ''}`;
+  let entry = documents.get(key);
+  if (!entry) {
+    const document = await convertDocument(ctx, revisionId, await source.fromPath(), markdown, dereference);
+    const json = JSON.stringify(document);
+    // Only a document with `if` blocks changes when evaluated; the others are answered as cached.
+    entry = { document, conditional: json.includes('"type":"if"'), bytes: 2 * json.length };
+    documents.set(key, entry);
+  }
+  if (entry.conditional && (query.evaluated === 'true' || query.evaluated === 'deterministic-only')) {
+    const context = visitorContext(ctx);
+    return evaluateDocument(entry.document, (expression) => conditionHolds(expression, context));
+  }
+  return entry.document;
+}
+
+async function convertDocument(
+  ctx: Ctx,
+  revisionId: string,
+  fromPath: string,
+  markdown: string,
+  dereference: boolean,
+): Promise<JsonDocument> {
+  const document = markdownToDocument(markdown, await readingOptions(ctx, revisionId, fromPath));
+  if (!dereference) return document;
+  const includeOptions = await readingOptions(ctx, revisionId, '');
+  const texts = new Map((await loadReusableContentTexts(ctx.em, revisionId)).map((c) => [c.id, c.markdown]));
+  const converted = new Map<string, JsonDocument>();
+  return dereferenceReusableContents(document, (id) => {
+    const text = texts.get(id);
+    if (text === undefined) return undefined;
+    let found = converted.get(id);
+    if (!found) converted.set(id, (found = markdownToDocument(text, includeOptions)));
+    return found;
+  });
+}
