@@ -201,7 +201,9 @@ function prepareRenderer(): string {
     run('nice', ['-n', '10', bun, './scripts/generate-scalar-runtime.ts'], { cwd: app, env: withBins });
     run('gitbook-icons', ['./public/~gitbook/static/icons', 'custom-icons'], { cwd: app, env: withBins });
     run('gitbook-math', ['./public/~gitbook/static/math'], { cwd: app, env: withBins });
-    run('cp', ['-r', '../embed/standalone/', './public/~gitbook/static/embed'], { cwd: app, env: withBins });
+    // Copies the contents, so a second run does not nest the folder inside itself.
+    mkdirSync(join(app, 'public', '~gitbook', 'static', 'embed'), { recursive: true });
+    run('cp', ['-r', '../embed/standalone/.', './public/~gitbook/static/embed'], { cwd: app, env: withBins });
   });
   return app;
 }
@@ -500,7 +502,7 @@ interface Answer {
   status?: string;
   lastSyncedCommit?: string;
   space?: string;
-  pageId?: string;
+  page?: string;
 }
 
 async function api(service: Service, method: string, path: string, body?: unknown): Promise<Answer> {
@@ -542,7 +544,7 @@ async function publishContent(service: Service): Promise<{ siteId: string; space
   await api(service, 'PATCH', `/v1/orgs/${service.organizationId}/sites/${site.id}`, { hostname: HOSTNAME });
   await api(service, 'POST', `/v1/orgs/${service.organizationId}/sites/${site.id}/publish`);
   const lookup = await api(service, 'POST', '/v1/urls/published', { url: `https://${HOSTNAME}/` });
-  say(`content: site ${site.id} published at https://${HOSTNAME}/ (lookup: space ${lookup.space}, page ${lookup.pageId ?? '-'})`);
+  say(`content: site ${site.id} published at https://${HOSTNAME}/ (lookup: space ${lookup.space}, page ${lookup.page ?? '-'})`);
   return { siteId: site.id, spaceId: space.id, git };
 }
 
@@ -775,7 +777,7 @@ function printRendererErrors(logFile: string) {
   if (!existsSync(logFile)) return;
   const lines = readFileSync(logFile, 'utf8')
     .split('\n')
-    .filter((line) => /⨯|Error:|error:/.test(line))
+    .filter((line) => /Error\b|error:/.test(line))
     .map((line) => line.trim());
   const unique = [...new Set(lines)].slice(0, 15);
   if (!unique.length) return;
