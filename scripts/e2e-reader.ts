@@ -223,13 +223,17 @@ interface Recorded {
   status: number;
   ms: number;
   responseBody?: string;
+  /** Set on a diagnostic retry: what happened to the first attempt. */
+  note?: string;
 }
 
 /**
- * READER_STAND_IN_SITE_TOKEN=1: where the URL lookup answers an empty `apiToken`, the proxy hands the
- * renderer an unsigned stand-in (the claims of a site token, for the renderer to decode) and forwards
- * the calls made with it under the server token. A diagnostic: it shows what the renderer reads
- * after the lookup before the API issues site tokens. Off by default; a run with it says so.
+ * READER_STAND_IN_SITE_TOKEN=1, a diagnostic that shows what the renderer reads past the first
+ * refusal: where the URL lookup answers an empty `apiToken`, the proxy hands the renderer an
+ * unsigned stand-in (the claims of a site token, for the renderer to decode) and forwards the calls
+ * made with it under the server token; where the API refuses a site token (401 or 403), the proxy
+ * records the refusal and asks again with the server token. Off by default; a run with it says so,
+ * and its checks say nothing about what visitors get.
  */
 const STAND_IN = process.env.READER_STAND_IN_SITE_TOKEN === '1';
 
@@ -247,75 +251,88 @@ function standInToken(lookup: Record<string, unknown>): string {
   return `${part({ alg: 'none', typ: 'JWT' })}.${part(claims)}.stand-in`;
 }
 
+interface Answer {
+  status: number;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+function forward(target: number, req: IncomingMessage, headers: IncomingMessage['headers'], body: Buffer): Promise<Answer> {
+  return new Promise((done, fail) => {
+    const upstream = httpRequest({ host: '127.0.0.1', port: target, method: req.method, path: req.url, headers }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.on('end', () => done({ status: answer.statusCode ?? 502, headers: answer.headers, body: Buffer.concat(chunks) }));
+      answer.on('error', fail);
+    });
+    upstream.on('error', fail);
+    upstream.end(body);
+  });
+}
+
+/** A proxy in front of the service that records every request (answers are small: read whole). */
 function startRecordingProxy(target: number, port: number, tokens: { server?: string }): { server: Server; log: Recorded[] } {
   const log: Recorded[] = [];
   const standIns = new Set<string>();
   let seq = 0;
-  const server = createServer((req, res) => {
+  const handle = async (req: IncomingMessage, body: Buffer): Promise<Answer> => {
     const started = Date.now();
+    const bearer = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
+    const standIn = standIns.has(bearer);
+    const headers = { ...req.headers, host: `127.0.0.1:${target}` };
+    if (standIn) headers.authorization = `Bearer ${tokens.server}`;
+    const record = (answer: Answer, auth: Recorded['auth'], note?: string) => {
+      const text = answer.body.subarray(0, 4096).toString('utf8');
+      const json = String(answer.headers['content-type'] ?? '').includes('json');
+      log.push({
+        seq: ++seq,
+        at: new Date(started).toISOString(),
+        from: fromOf(req),
+        auth,
+        method: req.method ?? '',
+        path: req.url ?? '',
+        ...(body.length ? { requestBody: body.toString('utf8').slice(0, 500) } : {}),
+        status: answer.status,
+        ms: Date.now() - started,
+        ...(answer.status >= 400 || json ? { responseBody: text.slice(0, 1500) } : {}),
+        ...(note ? { note } : {}),
+      });
+      return seq;
+    };
+    const auth = standIn ? 'stand-in site token' : authOf(req, tokens.server);
+    let answer = await forward(target, req, headers, body);
+    if (STAND_IN && auth === 'site token' && (answer.status === 401 || answer.status === 403)) {
+      const refused = record(answer, auth);
+      answer = await forward(target, req, { ...headers, authorization: `Bearer ${tokens.server}` }, body);
+      record(answer, 'server token', `retry of #${refused}, refused to the site token`);
+      return answer;
+    }
+    if (STAND_IN && answer.status === 200 && req.method === 'POST' && (req.url ?? '').startsWith('/v1/urls/published')) {
+      const lookup = JSON.parse(answer.body.toString('utf8'));
+      if (lookup.apiToken === '') {
+        lookup.apiToken = standInToken(lookup);
+        standIns.add(lookup.apiToken);
+        const text = JSON.stringify(lookup);
+        answer = { ...answer, headers: { ...answer.headers, 'content-length': String(Buffer.byteLength(text)) }, body: Buffer.from(text) };
+      }
+    }
+    record(answer, auth);
+    return answer;
+  };
+  const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const bearer = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
-      const standIn = standIns.has(bearer);
-      const headers = { ...req.headers, host: `127.0.0.1:${target}` };
-      if (standIn) headers.authorization = `Bearer ${tokens.server}`;
-      const isLookup = STAND_IN && req.method === 'POST' && (req.url ?? '').startsWith('/v1/urls/published');
-      const upstream = httpRequest(
-        { host: '127.0.0.1', port: target, method: req.method, path: req.url, headers },
-        (answer: IncomingMessage) => {
-          const kept: Buffer[] = [];
-          let keptBytes = 0;
-          const record = (status: number, text: string) =>
-            log.push({
-              seq: ++seq,
-              at: new Date(started).toISOString(),
-              from: fromOf(req),
-              auth: standIn ? 'stand-in site token' : authOf(req, tokens.server),
-              method: req.method ?? '',
-              path: req.url ?? '',
-              ...(body.length ? { requestBody: body.toString('utf8').slice(0, 500) } : {}),
-              status,
-              ms: Date.now() - started,
-              ...(status >= 400 || String(answer.headers['content-type'] ?? '').includes('json')
-                ? { responseBody: text.slice(0, 1500) }
-                : {}),
-            });
-          if (isLookup && answer.statusCode === 200) {
-            // Read whole, to replace an empty apiToken before the renderer sees it.
-            answer.on('data', (chunk: Buffer) => kept.push(chunk));
-            answer.on('end', () => {
-              let text = Buffer.concat(kept).toString('utf8');
-              const lookup = JSON.parse(text);
-              if (lookup.apiToken === '') {
-                lookup.apiToken = standInToken(lookup);
-                standIns.add(lookup.apiToken);
-                text = JSON.stringify(lookup);
-              }
-              record(200, text);
-              const out = { ...answer.headers, 'content-length': String(Buffer.byteLength(text)) };
-              res.writeHead(200, out);
-              res.end(text);
-            });
-            return;
-          }
-          answer.on('data', (chunk: Buffer) => {
-            if (keptBytes < 4096) {
-              kept.push(chunk);
-              keptBytes += chunk.length;
-            }
-          });
-          answer.on('end', () => record(answer.statusCode ?? 0, Buffer.concat(kept).toString('utf8')));
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
+      handle(req, Buffer.concat(chunks)).then(
+        (answer) => {
+          res.writeHead(answer.status, answer.headers);
+          res.end(answer.body);
+        },
+        (error) => {
+          res.writeHead(502, { 'content-type': 'text/plain' });
+          res.end(String(error));
         },
       );
-      upstream.on('error', (error) => {
-        res.writeHead(502, { 'content-type': 'text/plain' });
-        res.end(String(error));
-      });
-      upstream.end(body);
     });
   });
   server.listen(port, '127.0.0.1');
@@ -497,7 +514,7 @@ const CONTENT = {
 };
 
 /** The fields of the API's answers the script reads. */
-interface Answer {
+interface ApiObject {
   id: string;
   status?: string;
   lastSyncedCommit?: string;
@@ -505,7 +522,7 @@ interface Answer {
   page?: string;
 }
 
-async function api(service: Service, method: string, path: string, body?: unknown): Promise<Answer> {
+async function api(service: Service, method: string, path: string, body?: unknown): Promise<ApiObject> {
   const res = await fetch(`${service.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${service.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -756,7 +773,7 @@ function printRequests(log: Recorded[]) {
   say(`API calls in order (${log.length} requests; full bodies in ${join(RUN_DIR, 'requests.json')}):`);
   for (const e of log) {
     const error = e.status >= 400 ? `  ${(e.responseBody ?? '').replace(/\s+/g, ' ').slice(0, 200)}` : '';
-    say(`  #${e.seq} ${e.from}/${e.auth}  ${e.method} ${e.path.slice(0, 160)} -> ${e.status}${error}`);
+    say(`  #${e.seq} ${e.from}/${e.auth}  ${e.method} ${e.path.slice(0, 160)} -> ${e.status}${e.note ? ` (${e.note})` : ''}${error}`);
   }
   const groups = new Map<string, Map<number, number>>();
   for (const e of fromRenderer) {
