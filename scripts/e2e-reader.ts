@@ -73,9 +73,9 @@ function start(command: string, args: string[], options: { cwd: string; env: Nod
   return child;
 }
 
+/** Stops the processes first (their keep-alive connections would hold the servers open), then the rest. */
 async function stopAll() {
-  for (const close of closers.reverse()) await close().catch(() => undefined);
-  for (const child of children.reverse()) {
+  for (const child of children.splice(0).reverse()) {
     if (child.exitCode !== null || child.pid === undefined) continue;
     try {
       process.kill(-child.pid, 'SIGTERM');
@@ -93,6 +93,9 @@ async function stopAll() {
         // already gone
       }
     }
+  }
+  for (const close of closers.splice(0).reverse()) {
+    await Promise.race([close().catch(() => undefined), new Promise((done) => setTimeout(done, 10_000))]);
   }
 }
 
@@ -408,7 +411,13 @@ async function startService(): Promise<Service> {
   const { token, organizationId } = JSON.parse(boot.slice(boot.indexOf('{')));
   const tokens: { server?: string } = { server: token };
   const { server, log } = startRecordingProxy(port, proxyPort, tokens);
-  closers.push(() => new Promise<void>((done) => server.close(() => done())));
+  closers.push(
+    () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  );
   say(`service: ready; organization ${organizationId}; recording proxy on ${proxyUrl}`);
   return { url, proxyUrl, log, token, organizationId };
 }
