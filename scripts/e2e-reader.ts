@@ -202,11 +202,17 @@ function prepareRenderer(): string {
     const withBins = { ...env, PATH: `${join(app, 'node_modules', '.bin')}:${join(dir, 'node_modules', '.bin')}:${env.PATH}` };
     run('nice', ['-n', '10', bun, './scripts/generate-mermaid-runtime.ts'], { cwd: app, env: withBins });
     run('nice', ['-n', '10', bun, './scripts/generate-scalar-runtime.ts'], { cwd: app, env: withBins });
-    run('gitbook-icons', ['./public/~gitbook/static/icons', 'custom-icons'], { cwd: app, env: withBins });
     run('gitbook-math', ['./public/~gitbook/static/math'], { cwd: app, env: withBins });
     // Copies the contents, so a second run does not nest the folder inside itself.
     mkdirSync(join(app, 'public', '~gitbook', 'static', 'embed'), { recursive: true });
     run('cp', ['-r', '../embed/standalone/.', './public/~gitbook/static/embed'], { cwd: app, env: withBins });
+  });
+  step('icons', () => {
+    // Every icon style, not only the custom icons as the renderer's own script does (its hosted
+    // deployment serves the others from a CDN): the renderer fetches the icons it draws from
+    // /~gitbook/static/icons, and a self-hosted one has nowhere else to get them.
+    const withBins = { ...env, PATH: `${join(dir, 'node_modules', '.bin')}:${env.PATH}` };
+    run('gitbook-icons', ['./public/~gitbook/static/icons'], { cwd: app, env: withBins });
   });
   return app;
 }
@@ -338,6 +344,8 @@ function startRecordingProxy(target: number, port: number, tokens: { server?: st
       );
     });
   });
+  // Longer than the renderer's keep-alive, so an idle connection is never closed under a request.
+  server.keepAliveTimeout = 72_000;
   server.listen(port, '127.0.0.1');
   return { server, log };
 }
