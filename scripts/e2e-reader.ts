@@ -21,7 +21,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { createRequire } from 'node:module';
@@ -882,5 +882,7 @@ try {
   say(`FAIL  ${error instanceof Error ? error.message : String(error)}`);
 } finally {
   await stopAll();
+  // The run's database and Temporal state are of no use afterwards; its logs and screenshots stay.
+  rmSync(join(RUN_DIR, 'data'), { recursive: true, force: true });
 }
 process.exit(code);
