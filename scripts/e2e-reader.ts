@@ -21,11 +21,11 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -49,6 +49,13 @@ const CACHE = resolve(
 const HOSTNAME = process.env.READER_SITE_HOSTNAME ?? 'docs.reader-e2e.test';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const RUN_DIR = join(CACHE, 'runs', new Date().toISOString().replace(/[:.]/g, '-'));
+/**
+ * The service's state for one run (embedded PostgreSQL, the Temporal dev server's database), under
+ * the system's temporary directory: run as root, the embedded PostgreSQL runs as the `postgres`
+ * user, who cannot reach a directory under root's home (nor a private temporary one).
+ */
+const DATA_DIR = mkdtempSync(join(tmpdir(), 'reader-e2e-'));
+chmodSync(DATA_DIR, 0o755);
 
 const children: ChildProcess[] = [];
 const closers: (() => Promise<void>)[] = [];
@@ -388,7 +395,7 @@ async function startService(): Promise<Service> {
     PORT: String(port),
     // Absolute URLs (file downloads, links) point at the proxy, so the browser's requests are recorded too.
     PUBLIC_URL: proxyUrl,
-    DATA_DIR: join(RUN_DIR, 'data'),
+    DATA_DIR: DATA_DIR,
     EMBEDDED_POSTGRES_PORT: String(pgPort),
     TEMPORAL_DEV_PORT: String(temporalPort),
     TEMPORAL_UI_PORT: String(temporalUiPort),
@@ -883,6 +890,6 @@ try {
 } finally {
   await stopAll();
   // The run's database and Temporal state are of no use afterwards; its logs and screenshots stay.
-  rmSync(join(RUN_DIR, 'data'), { recursive: true, force: true });
+  rmSync(DATA_DIR, { recursive: true, force: true });
 }
 process.exit(code);
