@@ -16,8 +16,9 @@
  *
  * Environment: RENDERER_DIR (a renderer checkout to use), READER_CACHE_DIR (default
  * ~/.cache/docs-service/reader), CHROMIUM_PATH (default /usr/bin/chromium), READER_SITE_HOSTNAME
- * (default docs.reader-e2e.test), READER_KEEP=1 (leave everything running until Ctrl-C).
- * DATABASE_URL and TEMPORAL_ADDRESS are passed on to the service when set.
+ * (default docs.reader-e2e.test), READER_KEEP=1 (leave everything running until Ctrl-C),
+ * READER_STAND_IN_SITE_TOKEN=1 (a diagnostic: see STAND_IN below). DATABASE_URL and TEMPORAL_ADDRESS
+ * are passed on to the service when set.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
