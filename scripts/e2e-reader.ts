@@ -767,15 +767,16 @@ async function runChecks(browser: Browser, base: string): Promise<Check[]> {
       const image = page.locator('img[alt="The architecture"]').first();
       await image.waitFor(visible);
       await image.scrollIntoViewIfNeeded();
+      const src = await image.getAttribute('src');
       const loaded = await waitFor(
-        'image',
+        `image ${src}`,
         async () => {
           const size = await image.evaluate((img: { complete: boolean; naturalWidth: number }) => (img.complete ? img.naturalWidth : 0));
           return size > 0 ? size : undefined;
         },
         30_000,
       );
-      return `decoded, ${loaded} px wide (${await image.getAttribute('src')})`;
+      return `decoded, ${loaded} px wide (${src})`;
     },
     CONFIGURE,
   );
