@@ -299,7 +299,7 @@ function startRecordingProxy(target: number, port: number, tokens: { server?: st
     const headers = { ...req.headers, host: `127.0.0.1:${target}` };
     if (standIn) headers.authorization = `Bearer ${tokens.server}`;
     const record = (answer: Answer, auth: Recorded['auth'], note?: string) => {
-      const text = answer.body.subarray(0, 4096).toString('utf8');
+      const text = answer.body.subarray(0, 20_000).toString('utf8');
       const json = String(answer.headers['content-type'] ?? '').includes('json');
       log.push({
         seq: ++seq,
@@ -311,7 +311,7 @@ function startRecordingProxy(target: number, port: number, tokens: { server?: st
         ...(body.length ? { requestBody: body.toString('utf8').slice(0, 500) } : {}),
         status: answer.status,
         ms: Date.now() - started,
-        ...(answer.status >= 400 || json ? { responseBody: text.slice(0, 1500) } : {}),
+        ...(answer.status >= 400 || json ? { responseBody: text } : {}),
         ...(note ? { note } : {}),
       });
       return seq;
