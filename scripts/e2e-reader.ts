@@ -1,0 +1,897 @@
+/**
+ * `npm run e2e:reader`: a published site read end to end in GitBook's open-source site renderer
+ * (github.com/GitbookIO/gitbook, a Next.js app), with this service as its only backend.
+ *
+ *  1. Prepares the renderer at a pinned commit (cached, idempotent): RENDERER_DIR if set, else a clone
+ *     under the cache directory; Bun from the npm registry; its workspace built; its static assets.
+ *  2. Starts this service on embedded defaults (as `npm start` does) on free ports, behind a small
+ *     logging proxy that records every request the renderer and the browser make.
+ *  3. Creates an organization and a token, a space imported through Git Sync from a GitBook-layout
+ *     repository served over git's smart HTTP, and a public site with a custom hostname.
+ *  4. Starts the renderer pointed at the service and checks in Chromium that the pages render.
+ *
+ * Prints PASS/FAIL per check and the API calls the renderer made; exits non-zero on any failure.
+ * Everything of a run (service and renderer logs, screenshots, requests.json) is kept under
+ * `<cache>/runs/<time>/`.
+ *
+ * Environment: RENDERER_DIR (a renderer checkout to use), READER_CACHE_DIR (default
+ * ~/.cache/docs-service/reader), CHROMIUM_PATH (default /usr/bin/chromium), READER_SITE_HOSTNAME
+ * (default docs.reader-e2e.test), READER_KEEP=1 (leave everything running until Ctrl-C),
+ * READER_STAND_IN_SITE_TOKEN=1 (a diagnostic: see STAND_IN below). DATABASE_URL and TEMPORAL_ADDRESS
+ * are passed on to the service when set.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest, createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { homedir, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startGitServer, type GitServer } from '../test/support/git-server.ts';
+
+/** The renderer's commit this service is checked against. */
+const RENDERER_COMMIT = '49c993f18150af40dca13a9209bbb031e79fee8f';
+const RENDERER_REPOSITORY = 'https://github.com/GitbookIO/gitbook.git';
+const RENDERER_MIRROR = '/work/.mirror/GitbookIO+gitbook/repo';
+/** The Bun release the renderer's `packageManager` names. */
+const BUN_VERSION = '1.3.7';
+/** The renderer's catalog pins a version of GitBook's client the registry no longer serves. */
+const CLIENT_PIN = { from: '0.195.0', to: '0.202.0' };
+/** In development mode the renderer only works on this port (GITBOOK_URL). */
+const RENDERER_PORT = 3000;
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CACHE = resolve(
+  process.env.READER_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'docs-service', 'reader'),
+);
+const HOSTNAME = process.env.READER_SITE_HOSTNAME ?? 'docs.reader-e2e.test';
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const RUN_DIR = join(CACHE, 'runs', new Date().toISOString().replace(/[:.]/g, '-'));
+/**
+ * The service's state for one run (embedded PostgreSQL, the Temporal dev server's database), under
+ * the system's temporary directory: run as root, the embedded PostgreSQL runs as the `postgres`
+ * user, who cannot reach a directory under root's home (nor a private temporary one).
+ */
+const DATA_DIR = mkdtempSync(join(tmpdir(), 'reader-e2e-'));
+chmodSync(DATA_DIR, 0o755);
+
+const children: ChildProcess[] = [];
+const closers: (() => Promise<void>)[] = [];
+
+function say(line: string) {
+  process.stdout.write(`[reader] ${line}\n`);
+}
+
+/** Runs a command to completion with its output shown, throwing on a non-zero exit. */
+function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  say(`$ ${[command, ...args].join(' ')}${options.cwd ? `   (in ${options.cwd})` : ''}`);
+  execFileSync(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: 'inherit' });
+}
+
+/** Starts a long-running process in its own process group, its output in `logFile`. */
+function start(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string }): ChildProcess {
+  const log = createWriteStream(options.logFile);
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  children.push(child);
+  return child;
+}
+
+/** Stops the processes first (their keep-alive connections would hold the servers open), then the rest. */
+async function stopAll() {
+  for (const child of children.splice(0).reverse()) {
+    if (child.exitCode !== null || child.pid === undefined) continue;
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      continue;
+    }
+    const exited = await Promise.race([
+      new Promise<boolean>((done) => child.once('exit', () => done(true))),
+      new Promise<boolean>((done) => setTimeout(() => done(false), 20_000)),
+    ]);
+    if (!exited) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+  for (const close of closers.splice(0).reverse()) {
+    await Promise.race([close().catch(() => undefined), new Promise((done) => setTimeout(done, 10_000))]);
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+async function portInUse(port: number): Promise<boolean> {
+  const server = createNetServer();
+  return new Promise((done) => {
+    server.once('error', () => done(true));
+    server.listen(port, () => server.close(() => done(false)));
+  });
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, child?: ChildProcess): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child && child.exitCode !== null) throw new Error(`${what}: the process exited with code ${child.exitCode}`);
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not ready after ${Math.round(timeoutMs / 1000)} s`);
+    await new Promise((done) => setTimeout(done, 1000));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. The renderer
+// ---------------------------------------------------------------------------------------------
+
+interface Prepared {
+  commit: string;
+  steps: string[];
+}
+
+/** The Bun binary (from the npm registry, cached), installing it when missing. */
+function bunBinary(): string {
+  const arch = process.arch === 'arm64' ? 'aarch64' : process.arch;
+  const name = `@oven/bun-${process.platform}-${arch}`;
+  const prefix = join(CACHE, `bun-${BUN_VERSION}`);
+  const binary = join(prefix, 'node_modules', name, 'bin', 'bun');
+  if (!existsSync(binary)) {
+    mkdirSync(prefix, { recursive: true });
+    run('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', `${name}@${BUN_VERSION}`]);
+  }
+  return binary;
+}
+
+function cloneRenderer(dir: string) {
+  mkdirSync(join(dir, '..'), { recursive: true });
+  if (existsSync(RENDERER_MIRROR)) {
+    run('git', ['clone', '--quiet', '--no-checkout', RENDERER_MIRROR, dir]);
+    run('git', ['-C', dir, 'checkout', '--quiet', '--detach', RENDERER_COMMIT]);
+    return;
+  }
+  run('git', ['init', '--quiet', dir]);
+  run('git', ['-C', dir, 'fetch', '--quiet', '--depth', '1', RENDERER_REPOSITORY, RENDERER_COMMIT]);
+  run('git', ['-C', dir, 'checkout', '--quiet', '--detach', 'FETCH_HEAD']);
+}
+
+/** Clones (if needed), installs, builds and generates the renderer's assets; each step once per commit. */
+function prepareRenderer(): string {
+  const dir = resolve(process.env.RENDERER_DIR ?? join(CACHE, `gitbook-${RENDERER_COMMIT.slice(0, 9)}`));
+  if (!existsSync(join(dir, 'package.json'))) cloneRenderer(dir);
+  const head = execFileSync('git', ['-C', dir, 'rev-parse', 'HEAD']).toString().trim();
+  if (head !== RENDERER_COMMIT) say(`note: ${dir} is at ${head.slice(0, 9)}, not the pinned ${RENDERER_COMMIT.slice(0, 9)}`);
+
+  const markerFile = join(dir, '.reader-prepared.json');
+  const marker: Prepared = existsSync(markerFile) ? JSON.parse(readFileSync(markerFile, 'utf8')) : { commit: head, steps: [] };
+  if (marker.commit !== head) marker.steps = [];
+  marker.commit = head;
+  const step = (name: string, fn: () => void) => {
+    if (marker.steps.includes(name)) return;
+    say(`renderer: ${name}`);
+    fn();
+    marker.steps.push(name);
+    writeFileSync(markerFile, JSON.stringify(marker, null, 2));
+  };
+
+  const bun = bunBinary();
+  const bunDir = join(bun, '..');
+  const env = { ...process.env, PATH: `${bunDir}:${process.env.PATH}`, DO_NOT_TRACK: '1', TURBO_TELEMETRY_DISABLED: '1' };
+  const app = join(dir, 'packages', 'gitbook');
+
+  step('pin-client', () => {
+    const file = join(dir, 'package.json');
+    const pkg = JSON.parse(readFileSync(file, 'utf8'));
+    const catalog = pkg.workspaces?.catalog;
+    if (catalog?.['@gitbook/api'] === CLIENT_PIN.from) {
+      catalog['@gitbook/api'] = CLIENT_PIN.to;
+      writeFileSync(file, JSON.stringify(pkg, null, 4) + '\n');
+    }
+  });
+  step('install', () => run('nice', ['-n', '10', bun, 'install'], { cwd: dir, env }));
+  step('build-packages', () => run('nice', ['-n', '10', bun, 'x', 'turbo', 'run', 'build', '--filter=gitbook^...'], { cwd: dir, env }));
+  step('generate-assets', () => {
+    // The renderer's scripts/generate.sh, less the Google Fonts download (no internet needed) and
+    // `wrangler types` (Cloudflare only).
+    const withBins = { ...env, PATH: `${join(app, 'node_modules', '.bin')}:${join(dir, 'node_modules', '.bin')}:${env.PATH}` };
+    run('nice', ['-n', '10', bun, './scripts/generate-mermaid-runtime.ts'], { cwd: app, env: withBins });
+    run('nice', ['-n', '10', bun, './scripts/generate-scalar-runtime.ts'], { cwd: app, env: withBins });
+    run('gitbook-math', ['./public/~gitbook/static/math'], { cwd: app, env: withBins });
+    // Copies the contents, so a second run does not nest the folder inside itself.
+    mkdirSync(join(app, 'public', '~gitbook', 'static', 'embed'), { recursive: true });
+    run('cp', ['-r', '../embed/standalone/.', './public/~gitbook/static/embed'], { cwd: app, env: withBins });
+  });
+  step('icons', () => {
+    // Every icon style, not only the custom icons as the renderer's own script does (its hosted
+    // deployment serves the others from a CDN): the renderer fetches the icons it draws from
+    // /~gitbook/static/icons, and a self-hosted one has nowhere else to get them.
+    const withBins = { ...env, PATH: `${join(dir, 'node_modules', '.bin')}:${env.PATH}` };
+    run('gitbook-icons', ['./public/~gitbook/static/icons'], { cwd: app, env: withBins });
+  });
+  return app;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. The service, behind a proxy that records requests
+// ---------------------------------------------------------------------------------------------
+
+interface Recorded {
+  seq: number;
+  at: string;
+  from: 'renderer' | 'browser' | 'other';
+  auth: 'server token' | 'site token' | 'stand-in site token' | 'none' | 'other';
+  method: string;
+  path: string;
+  requestBody?: string;
+  status: number;
+  ms: number;
+  responseBody?: string;
+  /** Set on a diagnostic retry: what happened to the first attempt. */
+  note?: string;
+}
+
+/**
+ * READER_STAND_IN_SITE_TOKEN=1, a diagnostic that shows what the renderer reads past the first
+ * refusal: where the URL lookup answers an empty `apiToken`, the proxy hands the renderer an
+ * unsigned stand-in (the claims of a site token, for the renderer to decode) and forwards the calls
+ * made with it under the server token; where the API refuses a site token (401 or 403), the proxy
+ * records the refusal and asks again with the server token. Off by default; a run with it says so,
+ * and its checks say nothing about what visitors get.
+ */
+const STAND_IN = process.env.READER_STAND_IN_SITE_TOKEN === '1';
+
+function standInToken(lookup: Record<string, unknown>): string {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const claims = {
+    kind: 'site',
+    site: lookup.site,
+    siteSpace: lookup.siteSpace,
+    ...(lookup.siteSection ? { siteSection: lookup.siteSection } : {}),
+    space: lookup.space,
+    claims: {},
+    exp: Math.floor(Date.now() / 1000) + 3600,
+  };
+  return `${part({ alg: 'none', typ: 'JWT' })}.${part(claims)}.stand-in`;
+}
+
+interface Answer {
+  status: number;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+function forward(target: number, req: IncomingMessage, headers: IncomingMessage['headers'], body: Buffer): Promise<Answer> {
+  return new Promise((done, fail) => {
+    const upstream = httpRequest({ host: '127.0.0.1', port: target, method: req.method, path: req.url, headers }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.on('end', () => done({ status: answer.statusCode ?? 502, headers: answer.headers, body: Buffer.concat(chunks) }));
+      answer.on('error', fail);
+    });
+    upstream.on('error', fail);
+    upstream.end(body);
+  });
+}
+
+/** A proxy in front of the service that records every request (answers are small: read whole). */
+function startRecordingProxy(target: number, port: number, tokens: { server?: string }): { server: Server; log: Recorded[] } {
+  const log: Recorded[] = [];
+  const standIns = new Set<string>();
+  let seq = 0;
+  const handle = async (req: IncomingMessage, body: Buffer): Promise<Answer> => {
+    const started = Date.now();
+    const bearer = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
+    const standIn = standIns.has(bearer);
+    const headers = { ...req.headers, host: `127.0.0.1:${target}` };
+    if (standIn) headers.authorization = `Bearer ${tokens.server}`;
+    const record = (answer: Answer, auth: Recorded['auth'], note?: string) => {
+      const text = answer.body.subarray(0, 20_000).toString('utf8');
+      const json = String(answer.headers['content-type'] ?? '').includes('json');
+      log.push({
+        seq: ++seq,
+        at: new Date(started).toISOString(),
+        from: fromOf(req),
+        auth,
+        method: req.method ?? '',
+        path: req.url ?? '',
+        ...(body.length ? { requestBody: body.toString('utf8').slice(0, 500) } : {}),
+        status: answer.status,
+        ms: Date.now() - started,
+        ...(answer.status >= 400 || json ? { responseBody: text } : {}),
+        ...(note ? { note } : {}),
+      });
+      return seq;
+    };
+    const auth = standIn ? 'stand-in site token' : authOf(req, tokens.server);
+    let answer = await forward(target, req, headers, body);
+    if (STAND_IN && auth === 'site token' && (answer.status === 401 || answer.status === 403)) {
+      const refused = record(answer, auth);
+      answer = await forward(target, req, { ...headers, authorization: `Bearer ${tokens.server}` }, body);
+      record(answer, 'server token', `retry of #${refused}, refused to the site token`);
+      return answer;
+    }
+    if (STAND_IN && answer.status === 200 && req.method === 'POST' && (req.url ?? '').startsWith('/v1/urls/published')) {
+      const lookup = JSON.parse(answer.body.toString('utf8'));
+      if (lookup.apiToken === '') {
+        lookup.apiToken = standInToken(lookup);
+        standIns.add(lookup.apiToken);
+        const text = JSON.stringify(lookup);
+        answer = { ...answer, headers: { ...answer.headers, 'content-length': String(Buffer.byteLength(text)) }, body: Buffer.from(text) };
+      }
+    }
+    record(answer, auth);
+    return answer;
+  };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      handle(req, Buffer.concat(chunks)).then(
+        (answer) => {
+          res.writeHead(answer.status, answer.headers);
+          res.end(answer.body);
+        },
+        (error) => {
+          res.writeHead(502, { 'content-type': 'text/plain' });
+          res.end(String(error));
+        },
+      );
+    });
+  });
+  // Longer than the renderer's keep-alive, so an idle connection is never closed under a request.
+  server.keepAliveTimeout = 72_000;
+  server.listen(port, '127.0.0.1');
+  return { server, log };
+}
+
+function fromOf(req: IncomingMessage): Recorded['from'] {
+  const agent = String(req.headers['user-agent'] ?? '');
+  if (/Mozilla|Chrome/.test(agent)) return 'browser';
+  if (agent.includes('GitBook')) return 'renderer';
+  return 'other';
+}
+
+function authOf(req: IncomingMessage, serverToken?: string): Recorded['auth'] {
+  const header = req.headers.authorization;
+  if (!header) return 'none';
+  const token = header.replace(/^Bearer\s+/i, '');
+  if (token === serverToken) return 'server token';
+  return token.split('.').length === 3 ? 'site token' : 'other';
+}
+
+interface Service {
+  url: string;
+  proxyUrl: string;
+  log: Recorded[];
+  token: string;
+  organizationId: string;
+}
+
+async function startService(): Promise<Service> {
+  const [port, proxyPort, pgPort, temporalPort, temporalUiPort] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
+  const url = `http://127.0.0.1:${port}`;
+  const proxyUrl = `http://localhost:${proxyPort}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    // Absolute URLs (file downloads, links) point at the proxy, so the browser's requests are recorded too.
+    PUBLIC_URL: proxyUrl,
+    DATA_DIR: DATA_DIR,
+    EMBEDDED_POSTGRES_PORT: String(pgPort),
+    TEMPORAL_DEV_PORT: String(temporalPort),
+    TEMPORAL_UI_PORT: String(temporalUiPort),
+    // The Git Sync repository is served on 127.0.0.1.
+    FETCH_ALLOW_HOSTS: '127.0.0.1',
+    RATE_LIMIT_MAX: '0',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    // On a shared Temporal server, a task queue of this run's own, so no other worker takes its jobs.
+    ...(process.env.TEMPORAL_ADDRESS ? { TEMPORAL_TASK_QUEUE: `reader-e2e-${randomBytes(4).toString('hex')}` } : {}),
+  };
+  say(`service: starting on ${url} (logs: ${join(RUN_DIR, 'service.log')})`);
+  const child = start(process.execPath, ['--import', './scripts/check-node.js', 'src/main.ts'], {
+    cwd: ROOT,
+    env,
+    logFile: join(RUN_DIR, 'service.log'),
+  });
+  await waitFor(
+    'service',
+    async () => ((await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5000) })).ok ? true : undefined),
+    180_000,
+    child,
+  );
+  const boot = execFileSync(
+    process.execPath,
+    ['--import', './scripts/check-node.js', 'src/cli/admin.ts', 'bootstrap', '--org', 'Reader org', '--email', 'reader-e2e@example.com'],
+    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] },
+  ).toString();
+  const { token, organizationId } = JSON.parse(boot.slice(boot.indexOf('{')));
+  const tokens: { server?: string } = { server: token };
+  const { server, log } = startRecordingProxy(port, proxyPort, tokens);
+  closers.push(
+    () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  );
+  say(`service: ready; organization ${organizationId}; recording proxy on ${proxyUrl}`);
+  return { url, proxyUrl, log, token, organizationId };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Content: a GitBook-layout repository, imported and published
+// ---------------------------------------------------------------------------------------------
+
+/** A solid-colour PNG, so the image check has real bytes to decode. */
+function png(width: number, height: number, rgb: [number, number, number]): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3).map((_, i) => rgb[i % 3])]);
+  const pixels = Buffer.concat(Array.from({ length: height }, () => row));
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(pixels)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** What the checks look for, and the repository that holds it. */
+const CONTENT = {
+  siteTitle: 'Reader handbook',
+  hint: 'Readers see this hint on the first page.',
+  tabs: ['macOS', 'Linux'],
+  table: ['Setting', 'Default', 'LOG_LEVEL'],
+  searchTerm: 'zebrafish',
+  files: {
+    '.gitbook.yaml': 'root: ./\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\n',
+    'SUMMARY.md': [
+      '# Table of contents',
+      '',
+      '* [Welcome](README.md)',
+      '* [Guides](guides/README.md)',
+      '  * [Install](guides/install.md)',
+      '  * [Configure](guides/configure.md)',
+      '* [Reference](reference.md)',
+      '',
+    ].join('\n'),
+    'README.md': [
+      '---',
+      'description: Everything a reader needs, in one place.',
+      '---',
+      '',
+      '# Welcome',
+      '',
+      'This handbook is read in the open-source renderer. Start with the [guides](guides/README.md).',
+      '',
+      '{% hint style="info" %}',
+      'Readers see this hint on the first page.',
+      '{% endhint %}',
+      '',
+    ].join('\n'),
+    'guides/README.md': '# Guides\n\nStep-by-step guides: [install](install.md), then [configure](configure.md).\n',
+    'guides/install.md': [
+      '# Install',
+      '',
+      'Install the zebrafish command line tool on your machine.',
+      '',
+      '{% tabs %}',
+      '{% tab title="macOS" %}',
+      '```sh',
+      'brew install zebrafish',
+      '```',
+      '{% endtab %}',
+      '',
+      '{% tab title="Linux" %}',
+      '```sh',
+      'apt-get install zebrafish',
+      '```',
+      '{% endtab %}',
+      '{% endtabs %}',
+      '',
+    ].join('\n'),
+    'guides/configure.md': [
+      '# Configure',
+      '',
+      'The settings, with their defaults:',
+      '',
+      '| Setting | Default | Meaning |',
+      '| --- | --- | --- |',
+      '| LOG_LEVEL | info | How much is logged. |',
+      '| PORT | 8080 | Where the API listens. |',
+      '',
+      '![The architecture](../.gitbook/assets/architecture.png)',
+      '',
+    ].join('\n'),
+    'reference.md': '# Reference\n\nEvery command and option, listed.\n',
+    '.gitbook/assets/architecture.png': png(240, 120, [40, 110, 200]),
+  } satisfies Record<string, string | Buffer>,
+};
+
+/** The fields of the API's answers the script reads. */
+interface ApiObject {
+  id: string;
+  status?: string;
+  lastSyncedCommit?: string;
+  space?: string;
+  page?: string;
+}
+
+async function api(service: Service, method: string, path: string, body?: unknown): Promise<ApiObject> {
+  const res = await fetch(`${service.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${service.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : { id: '' };
+}
+
+async function publishContent(service: Service): Promise<{ siteId: string; spaceId: string; git: GitServer }> {
+  const git = await startGitServer();
+  closers.push(() => git.close());
+  const commit = git.commit('handbook', CONTENT.files, { message: 'Reader handbook' });
+  const space = await api(service, 'POST', `/v1/orgs/${service.organizationId}/spaces`, { title: CONTENT.siteTitle });
+  await api(service, 'POST', `/v1/spaces/${space.id}/git/import`, {
+    url: git.url('handbook'),
+    ref: 'refs/heads/main',
+    timestamp: new Date().toISOString(),
+  });
+  const info = await waitFor(
+    'Git Sync import',
+    async () => {
+      const current = await api(service, 'GET', `/v1/spaces/${space.id}/git/info`);
+      return current.lastSyncedCommit === commit || current.status === 'error' ? current : undefined;
+    },
+    120_000,
+  );
+  if (info.lastSyncedCommit !== commit) throw new Error(`Git Sync import failed: ${JSON.stringify(info)}`);
+  say(`content: space ${space.id} imported from git (commit ${String(info.lastSyncedCommit).slice(0, 9)})`);
+  const site = await api(service, 'POST', `/v1/orgs/${service.organizationId}/sites`, {
+    title: CONTENT.siteTitle,
+    visibility: 'public',
+    spaces: [space.id],
+  });
+  await api(service, 'PATCH', `/v1/orgs/${service.organizationId}/sites/${site.id}`, { hostname: HOSTNAME });
+  await api(service, 'POST', `/v1/orgs/${service.organizationId}/sites/${site.id}/publish`);
+  const lookup = await api(service, 'POST', '/v1/urls/published', { url: `https://${HOSTNAME}/` });
+  say(`content: site ${site.id} published at https://${HOSTNAME}/ (lookup: space ${lookup.space}, page ${lookup.page ?? '-'})`);
+  return { siteId: site.id, spaceId: space.id, git };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. The renderer, and the checks in Chromium
+// ---------------------------------------------------------------------------------------------
+
+async function startRenderer(app: string, service: Service): Promise<string> {
+  if (await portInUse(RENDERER_PORT)) throw new Error(`port ${RENDERER_PORT} is taken: the renderer's development server needs it`);
+  const logFile = join(RUN_DIR, 'renderer.log');
+  say(`renderer: starting next dev on :${RENDERER_PORT} (logs: ${logFile}); the first page compiles for a minute or two`);
+  // Bun hoists Next.js to the workspace root: resolve it as the app would.
+  const next = createRequire(join(app, 'package.json')).resolve('next/dist/bin/next');
+  const child = start('nice', ['-n', '10', process.execPath, next, 'dev', '--webpack', '--port', String(RENDERER_PORT)], {
+    cwd: app,
+    logFile,
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      GITBOOK_API_URL: service.proxyUrl,
+      GITBOOK_API_TOKEN: service.token,
+      GITBOOK_URL: `http://localhost:${RENDERER_PORT}`,
+      GITBOOK_DISABLE_TRACKING: '1',
+      NEXT_TELEMETRY_DISABLED: '1',
+      NODE_OPTIONS: '--max-old-space-size=6144',
+    },
+  });
+  const base = `http://localhost:${RENDERER_PORT}`;
+  // Listening is enough: the first page request waits for the compilation.
+  await waitFor('renderer', async () => ((await portInUse(RENDERER_PORT)) ? true : undefined), 180_000, child);
+  return base;
+}
+
+function ensureChromium(): string {
+  if (existsSync(CHROMIUM)) return CHROMIUM;
+  if (process.getuid?.() === 0) {
+    run('apt-get', ['install', '-y', 'chromium']);
+    if (existsSync(CHROMIUM)) return CHROMIUM;
+  }
+  throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
+}
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+async function check(results: Check[], name: string, page: Page, fn: () => Promise<string>, after?: string) {
+  const before = results.find((r) => r.name === after);
+  if (before && !before.ok) {
+    results.push({ name, ok: false, detail: `not reached: "${after}" failed` });
+    say(`FAIL  ${name}: not reached ("${after}" failed)`);
+    return;
+  }
+  try {
+    const detail = await fn();
+    results.push({ name, ok: true, detail });
+    say(`PASS  ${name}: ${detail}`);
+  } catch (error) {
+    const text = (
+      await page
+        .locator('body')
+        .innerText({ timeout: 2000 })
+        .catch(() => '')
+    )
+      .replace(/\s+/g, ' ')
+      .slice(0, 300);
+    const detail = `${error instanceof Error ? error.message.split('\n')[0] : String(error)}${text ? ` | page shows: ${text}` : ''}`;
+    results.push({ name, ok: false, detail });
+    say(`FAIL  ${name}: ${detail}`);
+  }
+  await page.screenshot({ path: join(RUN_DIR, `${name.replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => undefined);
+}
+
+async function runChecks(browser: Browser, base: string): Promise<Check[]> {
+  const results: Check[] = [];
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const url = (path: string) => `${base}/url/${HOSTNAME}/${path}`;
+  const visible = { timeout: 20_000 };
+
+  const load = async (path: string) => {
+    const res = await page.goto(url(path), { timeout: 600_000, waitUntil: 'load' });
+    if (!res || res.status() >= 400) throw new Error(`${url(path)} answered ${res?.status()}`);
+    await page.locator('h1').first().waitFor(visible);
+    return `${url(path)}: ${res.status()}`;
+  };
+  const HOME = 'home page loads';
+  const INSTALL = 'nested page loads';
+  const CONFIGURE = 'page with a table and an image loads';
+
+  await check(results, HOME, page, () => load(''));
+  await check(
+    results,
+    'title',
+    page,
+    async () => {
+      const title = await page.title();
+      const heading = (await page.locator('h1').first().innerText(visible)).trim();
+      if (!title.includes('Welcome') || heading !== 'Welcome') throw new Error(`document title "${title}", heading "${heading}"`);
+      return `"${title}"`;
+    },
+    HOME,
+  );
+  await check(
+    results,
+    'navigation',
+    page,
+    async () => {
+      const toc = page.getByTestId('table-of-contents');
+      await toc.waitFor(visible);
+      const text = await toc.innerText();
+      const missing = ['Welcome', 'Guides', 'Reference'].filter((title) => !text.includes(title));
+      if (missing.length) throw new Error(`table of contents lacks ${missing.join(', ')}`);
+      return 'the top-level pages are listed in the table of contents';
+    },
+    HOME,
+  );
+  await check(
+    results,
+    'hint',
+    page,
+    async () => {
+      await page.locator('[role="note"]', { hasText: CONTENT.hint }).first().waitFor(visible);
+      return 'shown as a note';
+    },
+    HOME,
+  );
+  await check(results, INSTALL, page, () => load('guides/install'));
+  await check(
+    results,
+    'nested navigation',
+    page,
+    async () => {
+      const toc = page.getByTestId('table-of-contents');
+      await toc.waitFor(visible);
+      const text = await toc.innerText();
+      const missing = ['Install', 'Configure'].filter((title) => !text.includes(title));
+      if (missing.length) throw new Error(`table of contents lacks ${missing.join(', ')} under Guides`);
+      return "a nested page's section is expanded in the table of contents";
+    },
+    INSTALL,
+  );
+  await check(
+    results,
+    'tabs',
+    page,
+    async () => {
+      const tabs = page.getByRole('tablist').first();
+      await tabs.waitFor(visible);
+      for (const title of CONTENT.tabs) await tabs.getByRole('tab', { name: title }).waitFor(visible);
+      await tabs.getByRole('tab', { name: CONTENT.tabs[1] }).click();
+      await page.getByRole('tabpanel').filter({ hasText: 'apt-get install zebrafish' }).first().waitFor(visible);
+      return `tabs ${CONTENT.tabs.join(', ')}; switching shows the other panel`;
+    },
+    INSTALL,
+  );
+  await check(results, CONFIGURE, page, () => load('guides/configure'));
+  await check(
+    results,
+    'table',
+    page,
+    async () => {
+      const table = page.locator('table, [role="table"]').first();
+      await table.waitFor(visible);
+      const text = await table.innerText();
+      const missing = CONTENT.table.filter((cell) => !text.includes(cell));
+      if (missing.length) throw new Error(`table lacks ${missing.join(', ')}`);
+      return 'header and rows shown';
+    },
+    CONFIGURE,
+  );
+  await check(
+    results,
+    'image loads',
+    page,
+    async () => {
+      const image = page.locator('img[alt="The architecture"]').first();
+      await image.waitFor(visible);
+      await image.scrollIntoViewIfNeeded();
+      const src = await image.getAttribute('src');
+      const loaded = await waitFor(
+        `image ${src}`,
+        async () => {
+          const size = await image.evaluate((img: { complete: boolean; naturalWidth: number }) => (img.complete ? img.naturalWidth : 0));
+          return size > 0 ? size : undefined;
+        },
+        30_000,
+      );
+      return `decoded, ${loaded} px wide (${src})`;
+    },
+    CONFIGURE,
+  );
+  await check(
+    results,
+    'search',
+    page,
+    async () => {
+      await load('');
+      // A wide window shows the search field itself; a narrow one a button that opens it.
+      const input = page.getByTestId('search-input').first();
+      if (!(await input.isVisible())) await page.getByTestId('search-button').first().click(visible);
+      await input.click(visible);
+      await input.fill(CONTENT.searchTerm);
+      await page.getByTestId('search-page-result').filter({ hasText: 'Install' }).first().waitFor({ timeout: 60_000 });
+      return `"${CONTENT.searchTerm}" finds the Install page`;
+    },
+    HOME,
+  );
+  await page.close();
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The report
+// ---------------------------------------------------------------------------------------------
+
+/** A path with its ids replaced, so calls group by operation. */
+function operationOf(entry: Recorded): string {
+  const path = entry.path.split('?')[0].replace(/\/[A-Za-z0-9_-]{16,}(?=\/|$)/g, '/{id}');
+  return `${entry.method} ${path}`;
+}
+
+function printRequests(log: Recorded[]) {
+  const fromRenderer = log.filter((e) => e.from !== 'browser' || e.path.startsWith('/v1'));
+  say('');
+  say(`API calls in order (${log.length} requests; full bodies in ${join(RUN_DIR, 'requests.json')}):`);
+  for (const e of log) {
+    const error = e.status >= 400 ? `  ${(e.responseBody ?? '').replace(/\s+/g, ' ').slice(0, 200)}` : '';
+    say(`  #${e.seq} ${e.from}/${e.auth}  ${e.method} ${e.path.slice(0, 160)} -> ${e.status}${e.note ? ` (${e.note})` : ''}${error}`);
+  }
+  const groups = new Map<string, Map<number, number>>();
+  for (const e of fromRenderer) {
+    const key = operationOf(e);
+    const statuses = groups.get(key) ?? new Map<number, number>();
+    statuses.set(e.status, (statuses.get(e.status) ?? 0) + 1);
+    groups.set(key, statuses);
+  }
+  say('');
+  say('By operation:');
+  for (const [key, statuses] of groups) {
+    say(`  ${key}  ${[...statuses].map(([status, count]) => `${status}×${count}`).join(' ')}`);
+  }
+}
+
+/** The renderer's own errors (its server log), each once. */
+function printRendererErrors(logFile: string) {
+  if (!existsSync(logFile)) return;
+  const lines = readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter((line) => /Error\b|error:/.test(line))
+    .map((line) => line.trim());
+  const unique = [...new Set(lines)].slice(0, 15);
+  if (!unique.length) return;
+  say('');
+  say(`The renderer's errors (${logFile}):`);
+  for (const line of unique) say(`  ${line.slice(0, 300)}`);
+}
+
+async function main() {
+  mkdirSync(RUN_DIR, { recursive: true });
+  say(`run directory ${RUN_DIR}`);
+  if (STAND_IN) say('READER_STAND_IN_SITE_TOKEN=1: empty site tokens are replaced by a stand-in (a diagnostic run)');
+  const app = prepareRenderer();
+  const chromiumPath = ensureChromium();
+  const service = await startService();
+  await publishContent(service);
+  const base = await startRenderer(app, service);
+  const browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  closers.push(() => browser.close());
+  const results = await runChecks(browser, base);
+  writeFileSync(join(RUN_DIR, 'requests.json'), JSON.stringify(service.log, null, 2));
+  writeFileSync(join(RUN_DIR, 'checks.json'), JSON.stringify(results, null, 2));
+  printRequests(service.log);
+  printRendererErrors(join(RUN_DIR, 'renderer.log'));
+  const failed = results.filter((r) => !r.ok);
+  say('');
+  for (const r of results) say(`${r.ok ? 'PASS' : 'FAIL'}  ${r.name}`);
+  say(failed.length ? `${failed.length} of ${results.length} checks failed` : `all ${results.length} checks passed`);
+  if (process.env.READER_KEEP === '1') {
+    say(`READER_KEEP=1: the site is at ${base}/url/${HOSTNAME}/ and the API at ${service.proxyUrl}/v1; Ctrl-C stops everything`);
+    await interrupted;
+  }
+  return failed.length ? 1 : 0;
+}
+
+/** Ctrl-C: with READER_KEEP=1 the end of the wait; otherwise the end of the run, processes stopped. */
+const interrupted = new Promise<void>((done) =>
+  process.once('SIGINT', () => {
+    if (process.env.READER_KEEP === '1') return done();
+    void stopAll().then(() => process.exit(130));
+  }),
+);
+process.once('SIGTERM', () => void stopAll().then(() => process.exit(143)));
+let code = 1;
+try {
+  code = await main();
+} catch (error) {
+  say(`FAIL  ${error instanceof Error ? error.message : String(error)}`);
+} finally {
+  await stopAll();
+  // The run's database and Temporal state are of no use afterwards; its logs and screenshots stay.
+  rmSync(DATA_DIR, { recursive: true, force: true });
+}
+process.exit(code);
