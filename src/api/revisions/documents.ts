@@ -103,7 +103,8 @@ async function convertDocument(
     const text = texts.get(id);
     if (text === undefined) return undefined;
     let found = converted.get(id);
-    if (!found) converted.set(id, (found = markdownToDocument(text, includeOptions)));
+    // Keys of their own (`i0-…`, `i1-…`) beside the page's (`k…`).
+    if (!found) converted.set(id, (found = markdownToDocument(text, { ...includeOptions, keyPrefix: `i${converted.size.toString(36)}-` })));
     return found;
   });
 }

@@ -8,6 +8,7 @@
  * markdown back, resolvers.ts gives the options that turn a revision's paths into references and
  * back. Constructs without a block of their own keep their text in paragraphs.
  */
+import { assignKeys } from './gitbook/keys.ts';
 import { toDocument } from './gitbook/to-document.ts';
 import { toMarkdown } from './gitbook/to-markdown.ts';
 import type { DocumentToMarkdownOptions, JsonDocument, MarkdownToDocumentOptions } from './gitbook/types.ts';
@@ -28,9 +29,9 @@ export type {
   MarkType,
 } from './gitbook/types.ts';
 
-/** The GitBook JSON document for a markdown text. */
+/** The GitBook JSON document for a markdown text, every node with its `key`. */
 export function markdownToDocument(markdown: string, options?: MarkdownToDocumentOptions): JsonDocument {
-  return toDocument(markdown, options);
+  return assignKeys(toDocument(markdown, options), options?.keyPrefix ?? 'k');
 }
 
 /** Markdown for a GitBook JSON document (or anything shaped like one). */

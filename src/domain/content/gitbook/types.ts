@@ -17,10 +17,12 @@ export interface DocLeaf {
 }
 export interface DocText {
   object: 'text';
+  key?: string;
   leaves: DocLeaf[];
 }
 export interface DocInline {
   object: 'inline';
+  key?: string;
   type: string;
   data: Record<string, unknown>;
   nodes?: (DocText | DocInline)[];
@@ -28,12 +30,14 @@ export interface DocInline {
 }
 export interface DocFragment {
   object: 'fragment';
+  key?: string;
   fragment: string;
   type?: string;
   nodes: DocBlock[];
 }
 export interface DocBlock {
   object: 'block';
+  key?: string;
   type: string;
   data: Record<string, unknown>;
   nodes?: (DocBlock | DocInline | DocText)[];
@@ -67,6 +71,11 @@ export interface MarkdownToDocumentOptions {
    * GitBook keeps out of the page's document.
    */
   skipTitle?: boolean;
+  /**
+   * What every node's `key` starts with (default `k`): distinct per text, so that the blocks of
+   * reusable contents expanded into a page keep keys of their own.
+   */
+  keyPrefix?: string;
 }
 
 export interface DocumentToMarkdownOptions {

@@ -10,10 +10,15 @@ const options: MarkdownToDocumentOptions = {
 };
 
 /** The document for `markdown`, checked against GitBook's schema. */
+/** The document with its nodes' keys left out (the keys test below checks them). */
+function withoutKeys<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value), (name, v) => (name === 'key' ? undefined : v));
+}
+
 function convert(markdown: string) {
   const doc = markdownToDocument(markdown, options);
   expectValidDocument(doc);
-  return doc;
+  return withoutKeys(doc);
 }
 
 const text = (t: string) => ({ object: 'text', leaves: [{ object: 'leaf', text: t, marks: [] }] });
@@ -434,5 +439,21 @@ describe('GitBook blocks to markdown', () => {
       '## Anchored <a href="#here" id="here"></a>',
     ].join('\n\n');
     expect(documentToMarkdown(markdownToDocument(markdown))).toBe(`${markdown}\n`);
+  });
+});
+
+describe('keys', () => {
+  it('gives every block, inline, text and fragment a key, unique in the document and the same on every conversion', () => {
+    const markdown =
+      '# Title\n\n{% tabs %}\n{% tab title="A" %}\nOne [link](https://example.com).\n{% endtab %}\n\n{% tab title="B" %}\nTwo.\n{% endtab %}\n{% endtabs %}\n';
+    const keys = (node: any): string[] =>
+      node.object === 'leaf'
+        ? []
+        : [...(node.object === 'document' ? [] : [node.key]), ...(node.nodes ?? []).flatMap(keys), ...(node.fragments ?? []).flatMap(keys)];
+    const first = keys(markdownToDocument(markdown));
+    expect(first.every((key) => typeof key === 'string' && key.startsWith('k'))).toBe(true);
+    expect(new Set(first).size).toBe(first.length);
+    expect(keys(markdownToDocument(markdown))).toEqual(first);
+    expect(keys(markdownToDocument(markdown, { keyPrefix: 'i0-' })).every((key) => key.startsWith('i0-'))).toBe(true);
   });
 });
