@@ -43,13 +43,18 @@ export function collapse(text: string): string {
 /** Containers whose children are inline content: their text is concatenated as is. */
 const PHRASING_PARENTS = new Set(['paragraph', 'heading', 'tableCell', 'emphasis', 'strong', 'delete', 'link', 'linkReference']);
 
+/** One of GitBook's liquid tags as it appears in a text node (outside code). */
+const LIQUID_TAG = /\{%-?[^%]*?-?%\}/g;
+
 /**
  * The visible text of a node: what a reader sees, without markdown syntax, raw HTML tags,
- * definitions or footnote markers. Block-level parts are separated by a space.
+ * GitBook's block tags, definitions or footnote markers. Block-level parts are separated by a space.
  */
 export function textOf(node: Nodes): string {
   switch (node.type) {
     case 'text':
+      // GitBook's block tags (`{% hint style="info" %}`, `{% endtabs %}`) are markup, not words.
+      return node.value.includes('{%') ? node.value.replace(LIQUID_TAG, ' ') : node.value;
     case 'inlineCode':
     case 'code':
       return node.value;

@@ -417,6 +417,13 @@ describe('splitSections', () => {
 });
 
 describe('plainText', () => {
+  it("leaves out GitBook's block tags, but not tags quoted as code", () => {
+    const text = plainText(
+      md('{% tabs %}', '{% tab title="macOS" %}', 'Use brew.', '{% endtab %}', '{% endtabs %}', '', 'Write `{% hint %}` to open a hint.'),
+    );
+    expect(text).toBe('Use brew. Write {% hint %} to open a hint.');
+  });
+
   it('drops markdown syntax and keeps visible text', () => {
     expect(
       plainText(
