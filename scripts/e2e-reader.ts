@@ -6,8 +6,9 @@
  *     under the cache directory; Bun from the npm registry; its workspace built; its static assets.
  *  2. Starts this service on embedded defaults (as `npm start` does) on free ports, behind a small
  *     logging proxy that records every request the renderer and the browser make.
- *  3. Creates an organization and a token, a space imported through Git Sync from a GitBook-layout
- *     repository served over git's smart HTTP, and a public site with a custom hostname.
+ *  3. Creates an organization, a space imported through Git Sync from a GitBook-layout repository
+ *     served over git's smart HTTP, a public site with a custom hostname, and the renderer's own
+ *     token: a site lookup token, which resolves the organization's site URLs and nothing else.
  *  4. Starts the renderer pointed at the service and checks in Chromium that the pages render.
  *
  * Prints PASS/FAIL per check and the API calls the renderer made; exits non-zero on any failure.
@@ -17,8 +18,7 @@
  * Environment: RENDERER_DIR (a renderer checkout to use), READER_CACHE_DIR (default
  * ~/.cache/docs-service/reader), CHROMIUM_PATH (default /usr/bin/chromium), READER_SITE_HOSTNAME
  * (default docs.reader-e2e.test), READER_KEEP=1 (leave everything running until Ctrl-C),
- * READER_STAND_IN_SITE_TOKEN=1 (a diagnostic: see STAND_IN below). DATABASE_URL and TEMPORAL_ADDRESS
- * are passed on to the service when set.
+ * DATABASE_URL and TEMPORAL_ADDRESS are passed on to the service when set.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -233,39 +233,13 @@ interface Recorded {
   seq: number;
   at: string;
   from: 'renderer' | 'browser' | 'other';
-  auth: 'server token' | 'site token' | 'stand-in site token' | 'none' | 'other';
+  auth: 'server token' | 'site token' | 'none' | 'other';
   method: string;
   path: string;
   requestBody?: string;
   status: number;
   ms: number;
   responseBody?: string;
-  /** Set on a diagnostic retry: what happened to the first attempt. */
-  note?: string;
-}
-
-/**
- * READER_STAND_IN_SITE_TOKEN=1, a diagnostic that shows what the renderer reads past the first
- * refusal: where the URL lookup answers an empty `apiToken`, the proxy hands the renderer an
- * unsigned stand-in (the claims of a site token, for the renderer to decode) and forwards the calls
- * made with it under the server token; where the API refuses a site token (401 or 403), the proxy
- * records the refusal and asks again with the server token. Off by default; a run with it says so,
- * and its checks say nothing about what visitors get.
- */
-const STAND_IN = process.env.READER_STAND_IN_SITE_TOKEN === '1';
-
-function standInToken(lookup: Record<string, unknown>): string {
-  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const claims = {
-    kind: 'site',
-    site: lookup.site,
-    siteSpace: lookup.siteSpace,
-    ...(lookup.siteSection ? { siteSection: lookup.siteSection } : {}),
-    space: lookup.space,
-    claims: {},
-    exp: Math.floor(Date.now() / 1000) + 3600,
-  };
-  return `${part({ alg: 'none', typ: 'JWT' })}.${part(claims)}.stand-in`;
 }
 
 interface Answer {
@@ -290,50 +264,25 @@ function forward(target: number, req: IncomingMessage, headers: IncomingMessage[
 /** A proxy in front of the service that records every request (answers are small: read whole). */
 function startRecordingProxy(target: number, port: number, tokens: { server?: string }): { server: Server; log: Recorded[] } {
   const log: Recorded[] = [];
-  const standIns = new Set<string>();
   let seq = 0;
   const handle = async (req: IncomingMessage, body: Buffer): Promise<Answer> => {
     const started = Date.now();
-    const bearer = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
-    const standIn = standIns.has(bearer);
     const headers = { ...req.headers, host: `127.0.0.1:${target}` };
-    if (standIn) headers.authorization = `Bearer ${tokens.server}`;
-    const record = (answer: Answer, auth: Recorded['auth'], note?: string) => {
-      const text = answer.body.subarray(0, 20_000).toString('utf8');
-      const json = String(answer.headers['content-type'] ?? '').includes('json');
-      log.push({
-        seq: ++seq,
-        at: new Date(started).toISOString(),
-        from: fromOf(req),
-        auth,
-        method: req.method ?? '',
-        path: req.url ?? '',
-        ...(body.length ? { requestBody: body.toString('utf8').slice(0, 500) } : {}),
-        status: answer.status,
-        ms: Date.now() - started,
-        ...(answer.status >= 400 || json ? { responseBody: text } : {}),
-        ...(note ? { note } : {}),
-      });
-      return seq;
-    };
-    const auth = standIn ? 'stand-in site token' : authOf(req, tokens.server);
-    let answer = await forward(target, req, headers, body);
-    if (STAND_IN && auth === 'site token' && (answer.status === 401 || answer.status === 403)) {
-      const refused = record(answer, auth);
-      answer = await forward(target, req, { ...headers, authorization: `Bearer ${tokens.server}` }, body);
-      record(answer, 'server token', `retry of #${refused}, refused to the site token`);
-      return answer;
-    }
-    if (STAND_IN && answer.status === 200 && req.method === 'POST' && (req.url ?? '').startsWith('/v1/urls/published')) {
-      const lookup = JSON.parse(answer.body.toString('utf8'));
-      if (lookup.apiToken === '') {
-        lookup.apiToken = standInToken(lookup);
-        standIns.add(lookup.apiToken);
-        const text = JSON.stringify(lookup);
-        answer = { ...answer, headers: { ...answer.headers, 'content-length': String(Buffer.byteLength(text)) }, body: Buffer.from(text) };
-      }
-    }
-    record(answer, auth);
+    const answer = await forward(target, req, headers, body);
+    const text = answer.body.subarray(0, 20_000).toString('utf8');
+    const json = String(answer.headers['content-type'] ?? '').includes('json');
+    log.push({
+      seq: ++seq,
+      at: new Date(started).toISOString(),
+      from: fromOf(req),
+      auth: authOf(req, tokens.server),
+      method: req.method ?? '',
+      path: req.url ?? '',
+      ...(body.length ? { requestBody: body.toString('utf8').slice(0, 500) } : {}),
+      status: answer.status,
+      ms: Date.now() - started,
+      ...(answer.status >= 400 || json ? { responseBody: text } : {}),
+    });
     return answer;
   };
   const server = createServer((req, res) => {
@@ -377,7 +326,10 @@ interface Service {
   url: string;
   proxyUrl: string;
   log: Recorded[];
+  /** The organization admin's API token, which sets everything up. */
   token: string;
+  /** The renderer's token (a site lookup token, once created), as the recording proxy names it. */
+  tokens: { server?: string };
   organizationId: string;
 }
 
@@ -425,7 +377,7 @@ async function startService(): Promise<Service> {
     { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] },
   ).toString();
   const { token, organizationId } = JSON.parse(boot.slice(boot.indexOf('{')));
-  const tokens: { server?: string } = { server: token };
+  const tokens: { server?: string } = {};
   const { server, log } = startRecordingProxy(port, proxyPort, tokens);
   closers.push(
     () =>
@@ -435,7 +387,7 @@ async function startService(): Promise<Service> {
       }),
   );
   say(`service: ready; organization ${organizationId}; recording proxy on ${proxyUrl}`);
-  return { url, proxyUrl, log, token, organizationId };
+  return { url, proxyUrl, log, token, tokens, organizationId };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -545,6 +497,7 @@ interface ApiObject {
   lastSyncedCommit?: string;
   space?: string;
   page?: string;
+  token?: string;
 }
 
 async function api(service: Service, method: string, path: string, body?: unknown): Promise<ApiObject> {
@@ -587,6 +540,9 @@ async function publishContent(service: Service): Promise<{ siteId: string; space
   await api(service, 'POST', `/v1/orgs/${service.organizationId}/sites/${site.id}/publish`);
   const lookup = await api(service, 'POST', '/v1/urls/published', { url: `https://${HOSTNAME}/` });
   say(`content: site ${site.id} published at https://${HOSTNAME}/ (lookup: space ${lookup.space}, page ${lookup.page ?? '-'})`);
+  // The renderer's own token resolves the organization's site URLs and nothing else.
+  const created = await api(service, 'POST', `/v1/orgs/${service.organizationId}/site-lookup-tokens`, { label: 'Site renderer' });
+  service.tokens.server = created.token;
   return { siteId: site.id, spaceId: space.id, git };
 }
 
@@ -607,7 +563,7 @@ async function startRenderer(app: string, service: Service): Promise<string> {
       ...process.env,
       NODE_ENV: 'development',
       GITBOOK_API_URL: service.proxyUrl,
-      GITBOOK_API_TOKEN: service.token,
+      GITBOOK_API_TOKEN: service.tokens.server,
       GITBOOK_URL: `http://localhost:${RENDERER_PORT}`,
       GITBOOK_DISABLE_TRACKING: '1',
       NEXT_TELEMETRY_DISABLED: '1',
@@ -816,7 +772,7 @@ function printRequests(log: Recorded[]) {
   say(`API calls in order (${log.length} requests; full bodies in ${join(RUN_DIR, 'requests.json')}):`);
   for (const e of log) {
     const error = e.status >= 400 ? `  ${(e.responseBody ?? '').replace(/\s+/g, ' ').slice(0, 200)}` : '';
-    say(`  #${e.seq} ${e.from}/${e.auth}  ${e.method} ${e.path.slice(0, 160)} -> ${e.status}${e.note ? ` (${e.note})` : ''}${error}`);
+    say(`  #${e.seq} ${e.from}/${e.auth}  ${e.method} ${e.path.slice(0, 160)} -> ${e.status}${error}`);
   }
   const groups = new Map<string, Map<number, number>>();
   for (const e of fromRenderer) {
@@ -849,7 +805,6 @@ function printRendererErrors(logFile: string) {
 async function main() {
   mkdirSync(RUN_DIR, { recursive: true });
   say(`run directory ${RUN_DIR}`);
-  if (STAND_IN) say('READER_STAND_IN_SITE_TOKEN=1: empty site tokens are replaced by a stand-in (a diagnostic run)');
   const app = prepareRenderer();
   const chromiumPath = ensureChromium();
   const service = await startService();
