@@ -126,9 +126,11 @@ describe('posting and reading comments', () => {
             type: 'paragraph',
             data: {},
             isVoid: false,
+            key: 'k0',
             nodes: [
               {
                 object: 'text',
+                key: 'k1',
                 leaves: [
                   { object: 'leaf', text: 'Hello ', marks: [] },
                   { object: 'leaf', text: 'world', marks: [{ object: 'mark', type: 'italic' }] },
