@@ -38,9 +38,10 @@ async function readingOptions(ctx: Ctx, revisionId: string, fromPath: string): P
 /** The claims `if` blocks are evaluated against: a site visitor's, or none. */
 function visitorContext(ctx: Ctx): object {
   const { unsigned, ...signed } = ctx.caller.visitor?.claims ?? {};
-  const unsignedClaims = unsigned && typeof unsigned === 'object' && !Array.isArray(unsigned) ? (unsigned as Record<string, unknown>) : {};
-  return conditionContext({ signed, unsigned: unsignedClaims });
+  return conditionContext({ signed, unsigned: isRecord(unsigned) ? unsigned : {} });
 }
+
+const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * Documents of a revision's pages and reusable contents as converted, before they are evaluated
@@ -59,9 +60,10 @@ export const pageSource = (pageId: string, fromPath: () => Promise<string>) => (
 
 /**
  * The document of a markdown text of the revision (`source` names it, a page or a reusable
- * content, and where its relative references start), with reusable contents expanded (`dereferenced`) and `if` blocks decided for the
- * caller (`evaluated`). Visitor claims are the only inputs conditions read, and they are fixed by
- * the token, so `deterministic-only` evaluates the same as `true`.
+ * content, and where its relative references start), with reusable contents expanded
+ * (`dereferenced`) and `if` blocks decided for the caller (`evaluated`). Visitor claims are the
+ * only inputs conditions read, and they are fixed by the token, so `deterministic-only` evaluates
+ * the same as `true`.
  */
 export async function revisionDocument(
   ctx: Ctx,
