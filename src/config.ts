@@ -67,6 +67,11 @@ export interface Config {
 export interface RateLimitConfig {
   /** Requests per window (RATE_LIMIT_MAX, default 1000); 0 disables the limit. */
   max: number;
+  /**
+   * Requests per window of one site lookup token or site visitor's token (RATE_LIMIT_READER_MAX,
+   * default 100,000): the site renderer makes them for all of a site's readers; 0: no limit.
+   */
+  readerMax: number;
   /** The window (RATE_LIMIT_WINDOW, default 1m). */
   windowMs: number;
   /**
@@ -167,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gitTimeoutMs: v.GIT_TIMEOUT,
     rateLimit: {
       max: v.RATE_LIMIT_MAX,
+      readerMax: v.RATE_LIMIT_READER_MAX,
       windowMs: v.RATE_LIMIT_WINDOW,
       // No rate limit at all turns the failed-authentication limit off too.
       authFailures: v.RATE_LIMIT_MAX === 0 ? 0 : v.RATE_LIMIT_AUTH_FAILURES,

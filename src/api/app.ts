@@ -9,6 +9,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { AppDeps } from './context.ts';
 import { sharedServices, type SharedServices } from '../lib/shared-services.ts';
 import { bearerToken, registerAuth } from './auth.ts';
+import { LOOKUP_TOKEN_PREFIX } from '../domain/ids.ts';
+import { looksLikeJwt } from '../domain/sites/site-token.ts';
 import { badRequest, clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.ts';
 import { registerMetrics } from './metrics.ts';
 import { pingDatabase } from '../db/health.ts';
@@ -254,10 +256,12 @@ export const RATE_LIMIT_CALLERS = 10_000;
  */
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 
-async function registerRateLimit(app: FastifyInstance, limit: { max: number; windowMs: number }): Promise<void> {
+async function registerRateLimit(app: FastifyInstance, limit: { max: number; readerMax: number; windowMs: number }): Promise<void> {
   await app.register(rateLimit, {
     global: false,
-    max: limit.max,
+    // The site renderer's tokens (a site lookup token, the visitor tokens lookups answer) carry the
+    // requests of every reader of a site: they count against a limit of their own.
+    max: (_request, key) => (key.startsWith('reader:') ? (limit.readerMax === 0 ? Number.MAX_SAFE_INTEGER : limit.readerMax) : limit.max),
     timeWindow: limit.windowMs,
     cache: RATE_LIMIT_CALLERS,
     // Probes are never counted: decided by the route matched, like authentication.
@@ -266,7 +270,9 @@ async function registerRateLimit(app: FastifyInstance, limit: { max: number; win
     // without a well-formed token count against their address.
     keyGenerator: (request) => {
       const token = bearerToken(request.headers.authorization);
-      return token !== null ? `token:${createHash('sha256').update(token).digest('base64url')}` : `ip:${request.ip}`;
+      if (token === null) return `ip:${request.ip}`;
+      const kind = token.startsWith(LOOKUP_TOKEN_PREFIX) || looksLikeJwt(token) ? 'reader' : 'token';
+      return `${kind}:${createHash('sha256').update(token).digest('base64url')}`;
     },
     errorResponseBuilder: (_request, context) =>
       Object.assign(new Error(`Too many requests: at most ${context.max} per ${context.after}; retry later`), { statusCode: 429 }),

@@ -305,6 +305,14 @@ export const EnvSchema = Type.Object({
     max: '1d',
     description: 'The window of RATE_LIMIT_MAX and RATE_LIMIT_AUTH_FAILURES.',
   }),
+  RATE_LIMIT_READER_MAX: count({
+    default: '100000',
+    min: 0,
+    zero: 'no limit',
+    max: 100_000_000,
+    description:
+      "Requests one site lookup token or one site visitor's token may make per window (the site renderer's, on behalf of every reader); 0 disables this limit.",
+  }),
   RATE_LIMIT_AUTH_FAILURES: count({
     default: '100',
     min: 0,

@@ -33,6 +33,47 @@ describe('rate limit per token', () => {
   });
 });
 
+describe("rate limit of the site renderer's tokens", () => {
+  let t: TestApp;
+  let org: TestOrg;
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT_MAX: '8', RATE_LIMIT_READER_MAX: '20', RATE_LIMIT_WINDOW: '1h' });
+    org = await createTestOrg(t, 'Readers throttled');
+  });
+  afterAll(() => t.close());
+
+  it('counts a site lookup token and a visitor token against the readers limit, each on its own', async () => {
+    const admin = org.members.admin.api;
+    const space = (await admin.post(`/v1/orgs/${org.id}/spaces`, { title: 'Read a lot' })).body;
+    const site = (await admin.post(`/v1/orgs/${org.id}/sites`, { title: 'Busy', visibility: 'public', spaces: [space.id] })).body;
+    await admin.post(`/v1/orgs/${org.id}/sites/${site.id}/publish`);
+    const lookupToken = (await admin.post(`/v1/orgs/${org.id}/site-lookup-tokens`, { label: 'Renderer' })).body.token;
+    const url = `${t.config.sitesUrl}/${org.id}/${site.id}/`;
+    const lookup = (token: string) =>
+      t.app.inject({ method: 'POST', url: '/v1/urls/published', headers: { authorization: `Bearer ${token}` }, payload: { url } });
+    const statuses: number[] = [];
+    let apiToken = '';
+    for (let i = 0; i < 22; i++) {
+      const res = await lookup(lookupToken);
+      statuses.push(res.statusCode);
+      if (res.statusCode === 200) apiToken = res.json().apiToken;
+    }
+    // Past RATE_LIMIT_MAX (8), up to RATE_LIMIT_READER_MAX (20).
+    expect(statuses).toEqual([...Array(20).fill(200), 429, 429]);
+    const visitor: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      visitor.push(
+        (await t.app.inject({ method: 'GET', url: `/v1/spaces/${space.id}`, headers: { authorization: `Bearer ${apiToken}` } })).statusCode,
+      );
+    }
+    expect(visitor).toEqual([...Array(20).fill(200), 429]);
+    // An API token keeps the general limit (8): the admin's set-up above made 4 requests.
+    const own: number[] = [];
+    for (let i = 0; i < 5; i++) own.push((await admin.get(`/v1/orgs/${org.id}`)).status);
+    expect(own).toEqual([200, 200, 200, 200, 429]);
+  });
+});
+
 describe('failed authentication per address', () => {
   let t: TestApp;
   let org: TestOrg;

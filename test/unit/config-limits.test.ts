@@ -13,7 +13,7 @@ function problems(env: Record<string, string>): string {
 describe('rate limit and body size configuration', () => {
   it('defaults to 1000 requests a minute, 100 failed authentications a minute per address, and 10 MiB bodies', () => {
     const config = loadConfig({});
-    expect(config.rateLimit).toEqual({ max: 1000, windowMs: 60_000, authFailures: 100 });
+    expect(config.rateLimit).toEqual({ max: 1000, readerMax: 100_000, windowMs: 60_000, authFailures: 100 });
     expect(config.bodyLimit).toBe(10 * 1024 * 1024);
   });
 
@@ -21,9 +21,12 @@ describe('rate limit and body size configuration', () => {
     expect(loadConfig({ RATE_LIMIT_MAX: '0' }).rateLimit.max).toBe(0);
     expect(loadConfig({ RATE_LIMIT_MAX: '50', RATE_LIMIT_WINDOW: '10s' }).rateLimit).toEqual({
       max: 50,
+      readerMax: 100_000,
       windowMs: 10_000,
       authFailures: 100,
     });
+    expect(loadConfig({ RATE_LIMIT_READER_MAX: '500' }).rateLimit.readerMax).toBe(500);
+    expect(loadConfig({ RATE_LIMIT_READER_MAX: '0' }).rateLimit.readerMax).toBe(0);
     expect(loadConfig({ RATE_LIMIT_AUTH_FAILURES: '20' }).rateLimit.authFailures).toBe(20);
     expect(loadConfig({ RATE_LIMIT_AUTH_FAILURES: '0' }).rateLimit.authFailures).toBe(0);
     // No rate limit at all turns the failed-authentication limit off too.
