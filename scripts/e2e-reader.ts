@@ -354,7 +354,7 @@ async function startService(): Promise<Service> {
     TEMPORAL_UI_PORT: String(temporalUiPort),
     // The Git Sync repository is served on 127.0.0.1.
     FETCH_ALLOW_HOSTS: '127.0.0.1',
-    RATE_LIMIT_MAX: '0',
+    // The rate limits stay at their defaults: the renderer's tokens count against RATE_LIMIT_READER_MAX.
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     // On a shared Temporal server, a task queue of this run's own, so no other worker takes its jobs.
     ...(process.env.TEMPORAL_ADDRESS ? { TEMPORAL_TASK_QUEUE: `reader-e2e-${randomBytes(4).toString('hex')}` } : {}),
