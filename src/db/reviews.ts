@@ -1,4 +1,5 @@
 import type { ExpressionBuilder } from 'kysely';
+import type { ContributionKind, ContributionTally } from '../domain/contributors.ts';
 import { newId } from '../domain/ids.ts';
 import { db, type Db } from './kysely.ts';
 import type { Listing } from './listing.ts';
@@ -192,22 +193,14 @@ export async function recordChangeRequestEdit(em: Em, changeRequestId: string, r
     .execute();
 }
 
-/** One kind of contribution of one user to a change request. */
-export interface ContributionRow {
-  user_id: string;
-  action_type: 'edit' | 'comment';
-  count: number;
-  updated_at: string;
-}
-
 /**
- * Who contributed to a change request and how often: edits (each revision written into it; its
+ * How often each user contributed to a change request: edits (each revision written into it; its
  * creator's opening of it counts as one) and comments (comments posted in it and replies to them).
  */
 export async function changeRequestContributions(
   em: Em,
   changeRequest: { id: string; created_by: string | null; created_at: string },
-): Promise<ContributionRow[]> {
+): Promise<ContributionTally[]> {
   const [edits, comments, replies] = await Promise.all([
     db(em)
       .selectFrom('change_request_edit')
@@ -232,20 +225,16 @@ export async function changeRequestContributions(
       .groupBy('cr.posted_by')
       .execute(),
   ]);
-  const out = new Map<string, ContributionRow>();
-  const add = (userId: string | null, action: 'edit' | 'comment', n: number, last: unknown) => {
-    if (!userId) return;
-    const key = `${action}:${userId}`;
-    const at = new Date(String(last)).toISOString();
-    const known = out.get(key);
-    if (!known) out.set(key, { user_id: userId, action_type: action, count: n, updated_at: at });
-    else {
-      known.count += n;
-      if (at > known.updated_at) known.updated_at = at;
-    }
-  };
-  add(changeRequest.created_by, 'edit', 1, changeRequest.created_at);
-  for (const r of edits) add(r.user_id, 'edit', Number(r.n), r.last);
-  for (const r of [...comments, ...replies]) add(r.user_id, 'comment', Number(r.n), r.last);
-  return [...out.values()].sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+  const tally = (kind: ContributionKind) => (r: { user_id: string | null; n: string; last: string | Date }) => ({
+    userId: r.user_id,
+    kind,
+    count: Number(r.n),
+    last: r.last,
+  });
+  return [
+    { userId: changeRequest.created_by, kind: 'edit', count: 1, last: changeRequest.created_at },
+    ...edits.map(tally('edit')),
+    ...comments.map(tally('comment')),
+    ...replies.map(tally('comment')),
+  ];
 }

@@ -1,5 +1,6 @@
 import type { User } from '../../../db/entities.ts';
-import type { ContributionRow, ReviewerRow, ReviewRow } from '../../../db/reviews.ts';
+import type { ReviewerRow, ReviewRow } from '../../../db/reviews.ts';
+import type { Contributor } from '../../../domain/contributors.ts';
 import { urlsFor } from '../../object-urls.ts';
 import { presentUser } from '../../users/present.ts';
 
@@ -43,6 +44,6 @@ export function presentRequestedReviewer(r: ReviewerRow, user: PresentUser) {
 }
 
 /** GitBook's ChangeRequestUserContributor. */
-export function presentContributor(c: ContributionRow, user: PresentUser) {
-  return { user: user(c.user_id), actionType: c.action_type, count: c.count, updatedAt: c.updated_at };
+export function presentContributor(c: Contributor, user: PresentUser) {
+  return { user: user(c.userId), actionType: c.kind, count: c.count, updatedAt: c.updatedAt };
 }

@@ -12,6 +12,7 @@ import {
   reviewListing,
   upsertReviewers,
 } from '../../../db/reviews.ts';
+import { mergeContributions } from '../../../domain/contributors.ts';
 import { atLeast, isRole } from '../../../domain/roles.ts';
 import { contentRoles, loadSpace, requireRole } from '../../access.ts';
 import type { Ctx } from '../../context.ts';
@@ -137,10 +138,10 @@ export async function removeRequestedReviewer(ctx: Ctx, spaceId: string, changeR
 /** Who edited and who commented on the change request, with how often and when last. */
 export async function listContributors(ctx: Ctx, spaceId: string, changeRequestId: string) {
   const { changeRequest } = await load(ctx, spaceId, changeRequestId);
-  const rows = await changeRequestContributions(ctx.em, changeRequest);
+  const rows = mergeContributions(await changeRequestContributions(ctx.em, changeRequest));
   const user = await users(
     ctx,
-    rows.map((r) => r.user_id),
+    rows.map((r) => r.userId),
   );
   return { items: rows.map((r) => presentContributor(r, user)), count: rows.length };
 }
