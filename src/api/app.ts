@@ -27,6 +27,7 @@ import { integrationRoutes } from './integrations/routes.ts';
 import { contentRoutes, signedFileRoutes } from './content/routes.ts';
 import { contentReadRoutes, revisionRoutes } from './revisions/routes.ts';
 import { changeRequestRoutes } from './change-requests/routes.ts';
+import { changeRequestReviewRoutes } from './change-requests/reviews/routes.ts';
 import { openapiRoutes } from './openapi/routes.ts';
 import { translationRoutes } from './translations/routes.ts';
 import { customFieldRoutes } from './custom-fields/routes.ts';
@@ -178,6 +179,7 @@ export async function buildApp(
   await app.register(contentRoutes, { prefix: CHANGE_REQUEST_CONTENT_PREFIX, changeRequest: true });
   await app.register(signedFileRoutes);
   await app.register(changeRequestRoutes);
+  await app.register(changeRequestReviewRoutes);
   await app.register(openapiRoutes);
   await app.register(customFieldRoutes);
   await app.register(translationRoutes);

@@ -233,6 +233,14 @@ const rows: Record<string, Row> = {
     }),
   },
   'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/update': { rule: 'edit' },
+  // The fixture's change request is the admin's own: an author may ask for changes, never approve.
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/reviews': { rule: 'read' },
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/reviews': { rule: 'review', body: () => ({ status: 'changes-requested' }) },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/reviews/{reviewId}': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers': { rule: 'read' },
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers': { rule: 'edit', body: () => ({ users: [p.userId] }) },
+  'DELETE /v1/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers/{userId}': { rule: 'edit' },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/contributors': { rule: 'read' },
 
   'GET /v1/orgs/{organizationId}/openapi': { rule: 'read', scope: 'org' },
   'POST /v1/orgs/{organizationId}/openapi': {
@@ -661,6 +669,12 @@ beforeAll(async () => {
     await ok(admin().post(`/v1/integrations/${p.integrationName}/installations`, { organization: org.id }), 'installation')
   ).id;
   p.userId = await newUser();
+  p.reviewId = (
+    await ok(
+      admin().post(`/v1/spaces/${p.spaceId}/change-requests/${p.changeRequestId}/reviews`, { status: 'changes-requested' }),
+      'review',
+    )
+  ).id;
   p.teamId = await newTeam();
   await ok(admin().post(`/v1/spaces/${p.spaceId}/permissions`, { role: 'read', users: [p.userId], teams: [p.teamId] }), 'space grant');
   await ok(

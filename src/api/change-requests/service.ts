@@ -13,6 +13,7 @@ import {
   type ChangeRequestRow,
 } from '../../db/change-requests.ts';
 import { countOpenComments } from '../../db/comments.ts';
+import { recordChangeRequestEdit } from '../../db/reviews.ts';
 import { loadPageMap, revisionSpace, writeRevision, type FileRow } from '../../db/content.ts';
 import { transaction, type Em } from '../../db/orm.ts';
 import { measureImage } from '../../domain/files.ts';
@@ -131,6 +132,7 @@ export async function editChangeRequestContent(
   const cr = await requireChangeRequest(ctx.em, space.id, changeRequestId);
   assertEditable(cr, space.editMode, 'edit its content');
   const result = await applyContentChanges(ctx.em, ctx.deps.blobs, space.id, cr.id, body, ctx.deps.config.fetch);
+  await recordChangeRequestEdit(ctx.em, cr.id, result.changeRequest.revision_id, ctx.caller.user.id);
   const changeRequest = await present(ctx, result.changeRequest);
   if (compat) return changeRequest;
   return presentContentUpdate(changeRequest, result.changes, result.insertedFiles, ctx.deps.config.publicUrl);
