@@ -7,10 +7,22 @@ import { entities as content } from './content-entities.ts';
 import { entities as gitSync } from './git-sync-entities.ts';
 import { entities as openapi } from './openapi-entities.ts';
 import { entities as sites } from './site-entities.ts';
+import { entities as invites } from './invite-entities.ts';
 
 /**
  * Every table the migrations create, mapped as an entity, one import per resource group. A group
  * keeps its entities in its own file beside this one (`<area>-entities.ts`) and adds them here;
  * test/db/entity-coverage.test.ts checks the list against the migrated schema, column by column.
  */
-export const entities = [...foundation, ...teams, ...settings, ...samlEntities, ...comments, ...content, ...gitSync, ...openapi, ...sites];
+export const entities = [
+  ...foundation,
+  ...teams,
+  ...settings,
+  ...samlEntities,
+  ...comments,
+  ...content,
+  ...gitSync,
+  ...openapi,
+  ...sites,
+  ...invites,
+];
