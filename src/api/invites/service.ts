@@ -101,7 +101,8 @@ export async function inviteUsers(ctx: Ctx, organizationId: string, body: Static
   const users = await usersByEmail(ctx.em, [...wanted.keys()]);
   const reached = await transaction(ctx.em, async (tx) => {
     const out: string[] = [];
-    for (const user of users) {
+    // Memberships are locked in one order (by user id), so concurrent invites cannot deadlock.
+    for (const user of [...users].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
       const offered = wanted.get(user.email.toLowerCase());
       if (offered === undefined) continue;
       const outcome = await acceptInvite(tx, organizationId, user.id, offered);
