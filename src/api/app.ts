@@ -23,6 +23,7 @@ import { spaceRoutes } from './spaces/routes.ts';
 import { permissionRoutes } from './permissions/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { teamRoutes } from './teams/routes.ts';
+import { inviteRoutes } from './invites/routes.ts';
 import { integrationRoutes } from './integrations/routes.ts';
 import { contentRoutes, signedFileRoutes } from './content/routes.ts';
 import { contentReadRoutes, revisionRoutes } from './revisions/routes.ts';
@@ -190,6 +191,7 @@ export async function buildApp(
   await app.register(integrationRoutes);
   await app.register(memberRoutes);
   await app.register(teamRoutes);
+  await app.register(inviteRoutes);
   await app.register(permissionRoutes, { prefix: '/v1/spaces/:spaceId', kind: 'space' });
   await app.register(permissionRoutes, { prefix: '/v1/collections/:collectionId', kind: 'collection' });
   await app.register(searchRoutes);

@@ -8,6 +8,7 @@ import { entities as gitSync } from './git-sync-entities.ts';
 import { entities as openapi } from './openapi-entities.ts';
 import { entities as sites } from './site-entities.ts';
 import { entities as reviews } from './review-entities.ts';
+import { entities as invites } from './invite-entities.ts';
 
 /**
  * Every table the migrations create, mapped as an entity, one import per resource group. A group
@@ -25,4 +26,5 @@ export const entities = [
   ...openapi,
   ...sites,
   ...reviews,
+  ...invites,
 ];

@@ -16,7 +16,9 @@ export interface LoggerOptions {
  */
 const SECRET_PARAMS =
   /((?:[?&]|%3F|%26)(?:[\w.-]*(?:token|key|secret|passw|pwd|signature|auth|jwt|session|credential)[\w.-]*|sig)(?:=|%3D))(?:(?!%26|%23)[^&#])*/gi;
-export const redactUrl = (url: string) => url.replace(SECRET_PARAMS, '$1[redacted]');
+/** Path segments that are secrets themselves: the id of an organization invite link joins with it. */
+const SECRET_SEGMENTS = /(\/(?:link-)?invites\/)[^/?#]+/gi;
+export const redactUrl = (url: string) => url.replace(SECRET_PARAMS, '$1[redacted]').replace(SECRET_SEGMENTS, '$1[redacted]');
 
 /**
  * Logs on stdout: JSON (one object a line) for log collectors, or human-readable coloured lines

@@ -131,6 +131,9 @@ async function newTeam() {
   return (await ok(admin().put(`/v1/orgs/${org.id}/teams`, { title: unique('Team'), members: [org.members.read.userId] }), 'team'))
     .id as string;
 }
+async function newInviteLink(role: Role | null = 'read') {
+  return (await ok(admin().post(`/v1/orgs/${org.id}/link-invites`, { role }), 'invite link')).id as string;
+}
 async function newSection(siteId: string) {
   return (
     await ok(admin().post(`/v1/orgs/${org.id}/sites/${siteId}/sections`, { spaceId: await newSpace(), title: unique('S') }), 'section')
@@ -356,6 +359,31 @@ const rows: Record<string, Row> = {
   'POST /v1/orgs/{organizationId}/members/{userId}/sso': { rule: 'admin', scope: 'org' },
   'GET /v1/orgs/{organizationId}/members/{userId}/spaces': { rule: 'read', scope: 'org' },
   'GET /v1/orgs/{organizationId}/members/{userId}/teams': { rule: 'read', scope: 'org' },
+
+  'POST /v1/orgs/{organizationId}/invites': {
+    rule: 'admin',
+    scope: 'org',
+    body: () => ({ emails: [`${unique('nobody')}@example.com`], role: 'read' }),
+  },
+  'GET /v1/orgs/{organizationId}/link-invites': { rule: 'admin', scope: 'org' },
+  'POST /v1/orgs/{organizationId}/link-invites': { rule: 'admin', scope: 'org', body: () => ({ role: 'read' }) },
+  'GET /v1/orgs/{organizationId}/link-invites/{inviteId}': { rule: 'admin', scope: 'org' },
+  'PATCH /v1/orgs/{organizationId}/link-invites/{inviteId}': { rule: 'admin', scope: 'org', body: () => ({ role: 'read' }) },
+  'DELETE /v1/orgs/{organizationId}/link-invites/{inviteId}': {
+    rule: 'admin',
+    scope: 'org',
+    fresh: async () => ({ inviteId: await newInviteLink() }),
+  },
+  // Any signed-in user may join with a link. Allowed callers get a fresh guest link (joining never
+  // lowers a role, so members stay as they are); the shared link is disabled, so the outsider is
+  // refused instead of becoming a member for the rows after this one (its successful join is in
+  // test/api/invites.test.ts). A token scoped to another organization does not reach this one, and
+  // a disabled membership is not revived.
+  'POST /v1/orgs/{organizationId}/invites/{inviteId}': {
+    rule: 'user',
+    fresh: async () => ({ inviteId: await newInviteLink(null) }),
+    except: { outsider: 403, elsewhere: 404, disabled: 403 },
+  },
 
   'GET /v1/orgs/{organizationId}/teams': { rule: 'read', scope: 'org' },
   'PUT /v1/orgs/{organizationId}/teams': { rule: 'admin', scope: 'org', body: () => ({ title: unique('Team') }) },
@@ -689,6 +717,8 @@ beforeAll(async () => {
   p.shareLinkId = (await ok(admin().post(`${site(p)}/share-links`, { name: 'L' }), 'share link')).id;
   p.siteRedirectId = (await ok(admin().post(`${site(p)}/redirects`, REDIRECT_BODY('/matrix-fixture')), 'redirect')).id;
   p.sha256 = '0'.repeat(64);
+  p.inviteId = await newInviteLink();
+  await ok(admin().patch(`/v1/orgs/${org.id}/link-invites/${p.inviteId}`, { disabled: true }), 'disabled invite link');
   p.lookupTokenId = (await ok(admin().post(`/v1/orgs/${org.id}/site-lookup-tokens`, { label: 'Matrix' }), 'lookup token')).id;
   lookupToken = (await ok(admin().post(`/v1/orgs/${org.id}/site-lookup-tokens`, { label: 'Renderer' }), 'lookup token')).token;
   // A published site of the fixture space, and the token of a visitor of it.

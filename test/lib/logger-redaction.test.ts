@@ -21,4 +21,11 @@ describe('redactUrl', () => {
     );
     expect(redactUrl('/v1/orgs/o/spaces?limit=5&page=abc')).toBe('/v1/orgs/o/spaces?limit=5&page=abc');
   });
+
+  it('hides the id of an invite link, which is the secret that joins with it', () => {
+    expect(redactUrl('/v1/orgs/o/invites/Secret123?x=1')).toBe('/v1/orgs/o/invites/[redacted]?x=1');
+    expect(redactUrl('/v1/orgs/o/link-invites/Secret123')).toBe('/v1/orgs/o/link-invites/[redacted]');
+    expect(redactUrl('/v1/orgs/o/invites')).toBe('/v1/orgs/o/invites');
+    expect(redactUrl('/v1/orgs/o/link-invites?limit=2')).toBe('/v1/orgs/o/link-invites?limit=2');
+  });
 });

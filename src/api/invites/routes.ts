@@ -1,0 +1,123 @@
+import { ctxOf, type RoutePlugin } from '../context.ts';
+import { errors, ListQuery, NoContent } from '../schemas.ts';
+import {
+  CreateInviteLinkBody,
+  InviteLinkList,
+  InviteLinkSchema,
+  InviteParams,
+  InviteUsersBody,
+  InviteUsersResult,
+  JoinResult,
+  OrgInvitesParams,
+  UpdateInviteLinkBody,
+} from './schemas.ts';
+import {
+  createInviteLink,
+  deleteInviteLinkById,
+  getInviteLink,
+  inviteUsers,
+  joinWithInvite,
+  listInviteLinks,
+  updateInviteLinkById,
+} from './service.ts';
+
+/** Organization invites by email and invite links: HTTP only. The rules are in ./service.ts. */
+export const inviteRoutes: RoutePlugin = async (app) => {
+  const tags = ['invites'];
+
+  app.post(
+    '/v1/orgs/:organizationId/invites',
+    {
+      schema: {
+        tags,
+        summary: 'Invite users with an account, by email, as members (emails without an account are not added)',
+        params: OrgInvitesParams,
+        body: InviteUsersBody,
+        response: { 200: InviteUsersResult, ...errors(403, 404) },
+      },
+    },
+    async (request) => inviteUsers(ctxOf(request), request.params.organizationId, request.body),
+  );
+
+  app.post(
+    '/v1/orgs/:organizationId/invites/:inviteId',
+    {
+      schema: {
+        tags,
+        summary: "Join an organization with an invite link: the caller becomes a member with the link's role (a higher role is kept)",
+        params: InviteParams,
+        response: { 200: JoinResult, ...errors(403, 404) },
+      },
+    },
+    async (request) => joinWithInvite(ctxOf(request), request.params.organizationId, request.params.inviteId),
+  );
+
+  app.get(
+    '/v1/orgs/:organizationId/link-invites',
+    {
+      schema: {
+        tags,
+        summary: 'List the invite links of an organization',
+        params: OrgInvitesParams,
+        querystring: ListQuery,
+        response: { 200: InviteLinkList, ...errors(403, 404) },
+      },
+    },
+    async (request) => listInviteLinks(ctxOf(request), request.params.organizationId, request.query),
+  );
+
+  app.post(
+    '/v1/orgs/:organizationId/link-invites',
+    {
+      schema: {
+        tags,
+        summary: 'Create an invite link to the organization',
+        params: OrgInvitesParams,
+        body: CreateInviteLinkBody,
+        response: { 201: InviteLinkSchema, ...errors(403, 404) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await createInviteLink(ctxOf(request), request.params.organizationId, request.body)),
+  );
+
+  app.get(
+    '/v1/orgs/:organizationId/link-invites/:inviteId',
+    {
+      schema: { tags, summary: 'Get an invite link', params: InviteParams, response: { 200: InviteLinkSchema, ...errors(403, 404) } },
+    },
+    async (request) => getInviteLink(ctxOf(request), request.params.organizationId, request.params.inviteId),
+  );
+
+  app.patch(
+    '/v1/orgs/:organizationId/link-invites/:inviteId',
+    {
+      schema: {
+        tags,
+        summary: 'Change the role or expiry of an invite link, or disable it',
+        params: InviteParams,
+        body: UpdateInviteLinkBody,
+        response: { 200: InviteLinkSchema, ...errors(403, 404) },
+      },
+    },
+    async (request) => {
+      const { organizationId, inviteId } = request.params;
+      return updateInviteLinkById(ctxOf(request), organizationId, inviteId, request.body);
+    },
+  );
+
+  app.delete(
+    '/v1/orgs/:organizationId/link-invites/:inviteId',
+    {
+      schema: {
+        tags,
+        summary: 'Delete an invite link: 205 when deleted, 204 when there was no such link',
+        params: InviteParams,
+        response: { 204: NoContent, 205: NoContent, ...errors(403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const deleted = await deleteInviteLinkById(ctxOf(request), request.params.organizationId, request.params.inviteId);
+      return reply.status(deleted ? 205 : 204).send();
+    },
+  );
+};

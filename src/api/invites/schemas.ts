@@ -1,0 +1,54 @@
+import { Type } from 'typebox';
+import { Id, ListOf, RoleOrNull, Timestamp } from '../schemas.ts';
+
+export const OrgInvitesParams = Type.Object({ organizationId: Id });
+export const InviteParams = Type.Object({ organizationId: Id, inviteId: Id });
+
+const EmailText = Type.String({ minLength: 1, maxLength: 320, description: 'An email address' });
+
+export const InviteUsersBody = Type.Object({
+  emails: Type.Array(Type.Union([EmailText, Type.Object({ email: EmailText, role: RoleOrNull })]), {
+    minItems: 1,
+    maxItems: 1000,
+    description: 'Emails to invite, each alone (with the default `role`) or with a role of its own',
+  }),
+  role: Type.Optional(RoleOrNull),
+  sso: Type.Optional(Type.Boolean({ description: 'Not supported: only false is accepted' })),
+});
+
+export const InviteUsersResult = Type.Object({
+  users: Type.Array(Type.String(), { description: 'Users who became members, or whose role the invite raised' }),
+  invited: Type.Integer({ description: 'How many users are in `users`' }),
+});
+
+const ExpiresAt = Type.Union([Timestamp, Type.Null()], {
+  description: 'When the link stops joining (null or absent: never)',
+});
+
+export const CreateInviteLinkBody = Type.Object({
+  role: Type.Optional(RoleOrNull),
+  level: Type.Optional(RoleOrNull),
+  space: Type.Optional(Id),
+  collection: Type.Optional(Id),
+  expiresAt: Type.Optional(ExpiresAt),
+});
+
+export const UpdateInviteLinkBody = Type.Object({
+  role: Type.Optional(RoleOrNull),
+  level: Type.Optional(RoleOrNull),
+  expiresAt: Type.Optional(ExpiresAt),
+  disabled: Type.Optional(Type.Boolean({ description: 'A disabled link no longer joins; false enables it again' })),
+});
+
+export const InviteLinkSchema = Type.Object({
+  object: Type.Literal('invite'),
+  id: Type.String({ description: 'The link: whoever holds it can join the organization with it' }),
+  role: RoleOrNull,
+  redundant: Type.Boolean({ description: 'The caller already holds this role or a higher one' }),
+  expiresAt: Type.Union([Timestamp, Type.Null()]),
+  disabled: Type.Boolean(),
+  createdAt: Timestamp,
+});
+export const InviteLinkList = ListOf(InviteLinkSchema);
+
+export const JoinResult = Type.Object({});
