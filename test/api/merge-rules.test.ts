@@ -218,4 +218,25 @@ describe('merge rules: enforcement', () => {
     expect(outcome).toMatchObject({ result: 'refused', reason: 'merge-rules', unmet: [{ rule: 'require_at_least_one_approved_review' }] });
     expect((await as('read').get(s.base)).body.status).toBe('open');
   });
+
+  it('the merge sees a reviewer asked since the check, and records a bypass it is told the admin may make', async () => {
+    const s = await setup([{ rule: 'require_all_reviews_approved' }, { rule: 'allow_bypass', users: [id('admin')] }]);
+    await s.review('review');
+    expect((await as('admin').post(`${s.base}/requested-reviewers`, { users: [id('create')] })).status).toBeLessThan(300);
+    const activities = changeRequestMergeActivities(t.orm);
+    const job = { spaceId: s.space.id, changeRequestId: s.cr.id };
+    expect(await activities.mergeChangeRequest({ ...job, userId: id('review'), admin: false })).toMatchObject({
+      result: 'refused',
+      reason: 'merge-rules',
+      unmet: [{ rule: 'require_all_reviews_approved' }],
+    });
+    // An admin the rule does not list cannot bypass either.
+    expect(await activities.mergeChangeRequest({ ...job, userId: id('create'), admin: true })).toMatchObject({ result: 'refused' });
+    const merged = await activities.mergeChangeRequest({ ...job, userId: id('admin'), admin: true });
+    expect(merged.result).toBe('merge');
+    expect((await as('read').get(s.base)).body).toMatchObject({
+      status: 'merged',
+      mergeRulesBypass: { by: { id: id('admin') }, rules: ['require_all_reviews_approved'] },
+    });
+  });
 });
