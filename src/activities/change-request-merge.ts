@@ -9,12 +9,16 @@ import {
 import { loadDocuments, loadFiles, loadPageMap, tokenHash, writeRevision } from '../db/content.ts';
 import { beat, heartbeating } from '../lib/heartbeat.ts';
 import { mergePageMaps, type MergeConflict } from '../domain/content/merge.ts';
+import { checkMergeRules, effectiveMergeRules, type UnmetRule } from '../domain/merge-rules.ts';
+import { mergeRuleFacts } from '../db/merge-rules.ts';
 import type { PageMap } from '../domain/content/tree.ts';
 
 export interface ChangeRequestJob {
   spaceId: string;
   changeRequestId: string;
   userId: string;
+  /** The merging user administers the space (may bypass unmet merge rules where allowed). */
+  admin?: boolean;
 }
 
 export interface MergeOutcome {
@@ -22,6 +26,8 @@ export interface MergeOutcome {
   revision: string;
   conflicts?: MergeConflict[];
   reason?: string;
+  /** With reason `merge-rules`: the rules that are not met. */
+  unmet?: UnmetRule[];
 }
 
 /**
@@ -77,6 +83,17 @@ export function changeRequestMergeActivities(orm: Orm) {
           if (cr.status === 'merged') return { result: 'merge', revision: cr.revision_merged! };
           if (cr.status === 'archived') return { result: 'refused', revision: cr.revision_id, reason: 'archived' };
           if (cr.edit_mode === 'locked') return { result: 'refused', revision: cr.revision_id, reason: 'locked' };
+          // The rules again, under the locks: a review withdrawn or an edit made since the API
+          // checked them cannot slip through.
+          beat({ phase: 'checking rules' });
+          const { organization, space, ...facts } = await mergeRuleFacts(em, job.spaceId, cr.id);
+          const check = checkMergeRules(effectiveMergeRules(organization, space), {
+            ...facts,
+            caller: { userId: job.userId, admin: job.admin === true },
+          });
+          if (check.unmet.length > 0 && !check.bypass)
+            return { result: 'refused', revision: cr.revision_id, reason: 'merge-rules', unmet: check.unmet };
+          const bypass = check.bypass ? { by: job.userId, at: new Date().toISOString(), rules: check.unmet.map((u) => u.rule) } : undefined;
           const ancestor = cr.revision_merged_ancestor ?? cr.revision_initial;
           beat({ phase: 'merging' });
           const merged = await mergeRevisions(em, job.spaceId, ancestor, cr.space_revision, cr.revision_id);
@@ -92,7 +109,13 @@ export function changeRequestMergeActivities(orm: Orm) {
             pages: merged.result,
             addedFiles: theirFiles.filter((f) => !known.has(f.id)),
           });
-          await markChangeRequestMerged(em, { spaceId: job.spaceId, changeRequestId: cr.id, revisionId: revision, userId: job.userId });
+          await markChangeRequestMerged(em, {
+            spaceId: job.spaceId,
+            changeRequestId: cr.id,
+            revisionId: revision,
+            userId: job.userId,
+            bypass,
+          });
           return { result: 'merge', revision };
         }),
       );

@@ -267,6 +267,7 @@ export async function spaceWithAccessFacts(
         'sp.change_requests_open',
         'sp.change_requests_draft',
         'sp.comments_open',
+        'sp.merge_rules',
         'm.role as org_role',
         eb('m.user_id', 'is not', null).$castTo<boolean>().as('is_member'),
         'g.repo_name as git_repo_name',
@@ -299,6 +300,7 @@ export async function spaceWithAccessFacts(
     changeRequestsOpen: Number(row.change_requests_open),
     changeRequestsDraft: Number(row.change_requests_draft),
     commentsOpen: Number(row.comments_open),
+    mergeRules: row.merge_rules ?? null,
   } as Space;
   const facts: MembershipFacts = { org_role: row.org_role, is_member: row.is_member, levels: row.levels, grants: row.grants };
   const gitSync =

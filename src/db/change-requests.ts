@@ -1,6 +1,7 @@
 import type { MergeConflict } from '../domain/content/merge.ts';
 import { newId } from '../domain/ids.ts';
 import { jsonb } from './content.ts';
+import type { MergeBypass } from '../domain/merge-rules.ts';
 import type { User } from './entities.ts';
 import { db } from './kysely.ts';
 import type { Listing } from './listing.ts';
@@ -27,6 +28,8 @@ export interface ChangeRequestRow {
   merged_at: string | null;
   merged_by: string | null;
   conflicts: unknown[] | null;
+  description: string;
+  merge_bypass: MergeBypass | null;
 }
 
 /** Every column of `change_request`, its status as the statuses it holds. */
@@ -112,10 +115,19 @@ export async function insertChangeRequest(tx: Em, spaceId: string, subject: stri
 }
 
 /** Sets the subject and/or status (null leaves it as it is). */
-export async function updateChangeRequest(em: Em, id: string, subject: string | null, status: string | null): Promise<ChangeRequestRow> {
+export async function updateChangeRequest(
+  em: Em,
+  id: string,
+  changes: { subject?: string; status?: string; description?: string },
+): Promise<ChangeRequestRow> {
   return db(em)
     .updateTable('change_request')
-    .set({ ...(subject !== null ? { subject } : {}), ...(status !== null ? { status } : {}), updated_at: new Date() })
+    .set({
+      ...(changes.subject !== undefined ? { subject: changes.subject } : {}),
+      ...(changes.status !== undefined ? { status: changes.status } : {}),
+      ...(changes.description !== undefined ? { description: changes.description } : {}),
+      updated_at: new Date(),
+    })
     .where('id', '=', id)
     .returningAll()
     .$narrowType<{ status: ChangeRequestStatus }>()
@@ -222,13 +234,21 @@ export async function recordMergeConflicts(em: Em, changeRequestId: string, conf
 /** Moves the space's primary content to the merge revision and marks the change request merged. */
 export async function markChangeRequestMerged(
   em: Em,
-  input: { spaceId: string; changeRequestId: string; revisionId: string; userId: string },
+  input: { spaceId: string; changeRequestId: string; revisionId: string; userId: string; bypass?: MergeBypass },
 ): Promise<void> {
   const now = new Date();
   await db(em).updateTable('space').set({ revision_id: input.revisionId, updated_at: now }).where('id', '=', input.spaceId).execute();
   await db(em)
     .updateTable('change_request')
-    .set({ status: 'merged', revision_merged: input.revisionId, merged_at: now, merged_by: input.userId, conflicts: null, updated_at: now })
+    .set({
+      status: 'merged',
+      revision_merged: input.revisionId,
+      merged_at: now,
+      merged_by: input.userId,
+      conflicts: null,
+      updated_at: now,
+      ...(input.bypass ? { merge_bypass: jsonb(input.bypass) } : {}),
+    })
     .where('id', '=', input.changeRequestId)
     .execute();
 }

@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { MergeConflict } from '../domain/content/merge.ts';
+import type { MergeBypass } from '../domain/merge-rules.ts';
 import type { PageNode } from '../domain/content/tree.ts';
 
 /** What `revision_page.meta` holds: a page's fields other than its place in the tree and its document. */
@@ -26,6 +27,9 @@ export const ChangeRequest = defineEntity({
     mergedAt: p.datetime().nullable(),
     mergedBy: p.string().nullable(),
     conflicts: p.json<MergeConflict[]>().nullable(),
+    description: p.string().defaultRaw("''::text"),
+    /** Who merged past which unmet merge rules, when an admin did. */
+    mergeBypass: p.json<MergeBypass>().nullable(),
   },
 });
 export type ChangeRequest = InferEntity<typeof ChangeRequest>;

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { MergeRulesConfig } from '../domain/merge-rules.ts';
 
 /**
  * Entities map rows; the schema itself is owned by the SQL migrations in ./migrations
@@ -15,6 +16,8 @@ export const Organization = defineEntity({
     createdAt: p.datetime(),
     /** The subdomain integrations may be published under (unique when set). */
     subdomain: p.string().nullable(),
+    /** GitBook's MergeRules configuration; null is `none`. */
+    mergeRules: p.json<MergeRulesConfig>().nullable(),
   },
 });
 export type Organization = InferEntity<typeof Organization>;
@@ -105,6 +108,8 @@ export const Space = defineEntity({
     commentsOpen: p.integer().default(0),
     /** The last change request number handed out in the space (numbers are per space). */
     changeRequestSeq: p.integer().default(0),
+    /** GitBook's MergeRules configuration of the space; null is `inherit`. */
+    mergeRules: p.json<MergeRulesConfig>().nullable(),
   },
 });
 export type Space = InferEntity<typeof Space>;

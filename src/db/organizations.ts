@@ -25,7 +25,7 @@ export async function organizationsByIds(em: Em, ids: string[]): Promise<Organiz
   if (unique.length === 0) return [];
   const rows = await db(em)
     .selectFrom('organization')
-    .select(['id', 'title', 'created_at as createdAt', 'subdomain'])
+    .select(['id', 'title', 'created_at as createdAt', 'subdomain', 'merge_rules as mergeRules'])
     .where('id', 'in', unique)
     .execute();
   // The driver hands `timestamptz` over as text (the ORM's type parsers keep it raw), whatever the row type says.

@@ -238,3 +238,22 @@ export async function changeRequestContributions(
     ...replies.map(tally('comment')),
   ];
 }
+
+/** Every review of a change request as the merge rules see it: reviewer, status, outdated. */
+export async function reviewStates(
+  em: Em,
+  changeRequestId: string,
+): Promise<{ reviewerId: string | null; status: ReviewStatus; outdated: boolean }[]> {
+  const rows = await reviewQuery(em, changeRequestId).execute();
+  return rows.map((r) => ({ reviewerId: r.reviewer_id, status: r.status, outdated: r.outdated }));
+}
+
+/** The users asked to review a change request who have not answered yet. */
+export async function pendingReviewers(em: Em, changeRequestId: string): Promise<string[]> {
+  const rows = await db(em)
+    .selectFrom('change_request_reviewer')
+    .select('user_id')
+    .where('change_request_id', '=', changeRequestId)
+    .execute();
+  return rows.map((r) => r.user_id);
+}

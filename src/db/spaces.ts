@@ -42,6 +42,7 @@ function spaceRows(em: Em) {
       'change_requests_draft as changeRequestsDraft',
       'comments_open as commentsOpen',
       'change_request_seq as changeRequestSeq',
+      'merge_rules as mergeRules',
     ]);
 }
 
@@ -87,7 +88,7 @@ export async function liveSpacesIn(em: Em, collectionIds: string[]): Promise<Spa
 /** What a new space is made of (its counters start at zero). */
 export type NewSpaceRow = Omit<
   Space,
-  'changeRequests' | 'changeRequestsOpen' | 'changeRequestsDraft' | 'commentsOpen' | 'changeRequestSeq'
+  'changeRequests' | 'changeRequestsOpen' | 'changeRequestsDraft' | 'commentsOpen' | 'changeRequestSeq' | 'mergeRules'
 >;
 
 /** Inserts a space row (its first revision is written by the caller, in the same transaction). */

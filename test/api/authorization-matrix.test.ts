@@ -154,6 +154,7 @@ const rows: Record<string, Row> = {
   'GET /v1/user': { rule: 'user' },
   'GET /v1/orgs': { rule: 'user' },
   'GET /v1/orgs/{organizationId}': { rule: 'member' },
+  'PATCH /v1/orgs/{organizationId}': { rule: 'admin', scope: 'org', body: () => ({ mergeRules: { type: 'none' } }) },
 
   'GET /v1/orgs/{organizationId}/collections': { rule: 'member' },
   'POST /v1/orgs/{organizationId}/collections': { rule: 'create', scope: 'org', body: () => ({ title: 'New collection' }) },

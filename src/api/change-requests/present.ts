@@ -35,6 +35,7 @@ export function presentChangeRequest(r: ChangeRequestRow, facts: ChangeRequestFa
     number: r.number,
     status: r.status,
     subject: r.subject,
+    ...(r.description ? { description: r.description } : {}),
     createdBy: ghost(r.created_by),
     createdAt: new Date(r.created_at).toISOString(),
     updatedAt: new Date(r.updated_at).toISOString(),
@@ -47,6 +48,7 @@ export function presentChangeRequest(r: ChangeRequestRow, facts: ChangeRequestFa
     comments: facts.comments.get(r.id) ?? 0,
     outdated: r.status !== 'merged' && (r.revision_merged_ancestor ?? r.revision_initial) !== facts.heads.get(r.space_id),
     ...(r.conflicts && r.conflicts.length ? { conflicts: r.conflicts } : {}),
+    ...(r.merge_bypass ? { mergeRulesBypass: { by: ghost(r.merge_bypass.by), at: r.merge_bypass.at, rules: r.merge_bypass.rules } } : {}),
     urls: {
       app: `${publicUrl}/app/spaces/${r.space_id}/change-requests/${r.number}`,
       location: `${publicUrl}/v1/spaces/${r.space_id}/change-requests/${r.id}`,

@@ -17,6 +17,7 @@ export const CreateChangeRequestBody = Type.Object({ subject: Type.Optional(Type
 export const UpdateChangeRequestBody = Type.Object(
   {
     subject: Type.Optional(Type.String({ maxLength: 100 })),
+    description: Type.Optional(Type.String({ maxLength: 10_000 })),
     status: Type.Optional(Type.Union(['draft', 'open', 'archived'].map((s) => Type.Literal(s)))),
   },
   { minProperties: 1 },

@@ -18,6 +18,8 @@ import { loadPageMap, revisionSpace, writeRevision, type FileRow } from '../../d
 import { transaction, type Em } from '../../db/orm.ts';
 import { measureImage } from '../../domain/files.ts';
 import { newId } from '../../domain/ids.ts';
+import { checkMergeRules, describeUnmet, effectiveMergeRules, type MergeFacts } from '../../domain/merge-rules.ts';
+import { mergeRuleFacts } from '../../db/merge-rules.ts';
 import {
   applyOperations,
   documentMetadata,
@@ -48,7 +50,9 @@ export async function requireChangeRequest(em: Em, spaceId: string, idOrNumber: 
 
 /** What is shown with these change requests, in three queries whatever their number. */
 async function changeRequestFacts(em: Em, rows: ChangeRequestRow[]): Promise<ChangeRequestFacts> {
-  const userIds = [...new Set(rows.flatMap((r) => [r.created_by, r.merged_by]).filter((u): u is string => !!u))];
+  const userIds = [
+    ...new Set(rows.flatMap((r) => [r.created_by, r.merged_by, r.merge_bypass?.by ?? null]).filter((u): u is string => !!u)),
+  ];
   const [users, heads, comments] = await Promise.all([
     changeRequestPeople(em, userIds),
     spaceRevisions(em, [...new Set(rows.map((r) => r.space_id))]),
@@ -113,7 +117,7 @@ export async function updateChangeRequestFields(
   if (!(cr.created_by === ctx.caller.user.id && role !== null && role !== 'read' && role !== 'comment'))
     requireRole(role, 'review', 'update this change request');
   if (cr.status === 'merged') throw conflict(`Change request #${cr.number} is merged and cannot change`);
-  return present(ctx, await updateChangeRequest(ctx.em, cr.id, body.subject ?? null, body.status ?? null));
+  return present(ctx, await updateChangeRequest(ctx.em, cr.id, body));
 }
 
 /**
@@ -148,18 +152,30 @@ export async function runChangeRequestMerge(ctx: Ctx, kind: 'merge' | 'update', 
   requireRole(role, kind === 'merge' ? 'review' : 'edit', kind === 'merge' ? 'merge change requests' : 'update this change request');
   const cr = await requireChangeRequest(ctx.em, space.id, changeRequestId);
   if (!(kind === 'merge' && cr.status === 'merged')) assertEditable(cr, space.editMode, kind === 'merge' ? 'merge it' : 'update it');
+  const admin = role === 'admin';
+  // Checked here for a prompt answer, and again by the merge inside its transaction.
+  if (kind === 'merge' && cr.status !== 'merged') await assertMergeRules(ctx.em, space.id, cr.id, { userId: caller.user.id, admin });
   const outcome = await runChangeRequestJob(deps.temporal, deps.config.temporalTaskQueue, kind, {
     spaceId: space.id,
     changeRequestId: cr.id,
     userId: caller.user.id,
     organizationId: space.organizationId,
+    ...(kind === 'merge' ? { admin } : {}),
   });
   if (outcome.result === 'refused') {
     if (outcome.reason === 'not-found') throw notFound('Change request');
     if (outcome.reason === 'locked') throw forbidden('The space is locked: unlock it (editMode "live") first');
+    if (outcome.reason === 'merge-rules') throw conflict(describeUnmet(outcome.unmet ?? []));
     throw conflict(`Change request #${cr.number} is ${outcome.reason}`);
   }
   return { revision: outcome.revision, result: outcome.result };
+}
+
+/** 409 naming every unmet merge rule, unless there is none or the caller may bypass them. */
+async function assertMergeRules(em: Em, spaceId: string, changeRequestId: string, caller: MergeFacts['caller']): Promise<void> {
+  const { organization, space, ...facts } = await mergeRuleFacts(em, spaceId, changeRequestId);
+  const check = checkMergeRules(effectiveMergeRules(organization, space), { ...facts, caller });
+  if (check.unmet.length > 0 && !check.bypass) throw conflict(describeUnmet(check.unmet));
 }
 
 const MAX_INLINE_FILE = 1024 * 1024;

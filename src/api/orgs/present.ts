@@ -15,7 +15,7 @@ export function presentOrganization(org: Organization, role: Role | null, urls: 
     sso: false,
     ai: false,
     defaultRole: 'read',
-    mergeRules: { type: 'none' },
+    mergeRules: org.mergeRules ?? { type: 'none' },
     trial: { status: 'notapplicable', count: 0 },
     urls: urls.organization(org.id),
     permissions: organizationPermissions(role),

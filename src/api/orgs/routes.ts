@@ -1,7 +1,7 @@
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors, ListQuery } from '../schemas.ts';
-import { OrganizationList, OrganizationSchema, OrgParams } from './schemas.ts';
-import { getOrganization, listOrganizations } from './service.ts';
+import { OrganizationList, OrganizationSchema, OrgParams, UpdateOrganizationBody } from './schemas.ts';
+import { getOrganization, listOrganizations, updateOrganization } from './service.ts';
 
 /** Organizations: HTTP only. The rules are in ./service.ts. */
 export const organizationRoutes: RoutePlugin = async (app) => {
@@ -26,5 +26,19 @@ export const organizationRoutes: RoutePlugin = async (app) => {
       schema: { tags, summary: 'Get an organization', params: OrgParams, response: { 200: OrganizationSchema, ...errors(404) } },
     },
     async (request) => getOrganization(ctxOf(request), request.params.organizationId),
+  );
+
+  app.patch(
+    '/v1/orgs/:organizationId',
+    {
+      schema: {
+        tags,
+        summary: 'Update an organization (its merge rules)',
+        params: OrgParams,
+        body: UpdateOrganizationBody,
+        response: { 200: OrganizationSchema, ...errors(400, 403, 404) },
+      },
+    },
+    async (request) => updateOrganization(ctxOf(request), request.params.organizationId, request.body),
   );
 };

@@ -5,6 +5,10 @@ import { requireOrganization } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { paginate } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
+import type { UpdateOrganizationBody } from './schemas.ts';
+import { setOrganizationMergeRules } from '../../db/merge-rules.ts';
+import { MergeRulesError, parseMergeRules, type MergeRulesConfig } from '../../domain/merge-rules.ts';
+import { badRequest } from '../errors.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentOrganization } from './present.ts';
 
@@ -29,4 +33,22 @@ export async function listOrganizations(ctx: Ctx, query: Static<typeof ListQuery
 export async function getOrganization(ctx: Ctx, organizationId: string) {
   const { organization, role } = await requireOrganization(ctx, organizationId);
   return presentOrganization(organization, role, urlsOf(ctx));
+}
+
+/** The organization's merge rules (`none` or `rules`): admins only. */
+export async function updateOrganization(ctx: Ctx, organizationId: string, body: Static<typeof UpdateOrganizationBody>) {
+  const { organization, role } = await requireOrganization(ctx, organizationId, 'admin', 'change the merge rules of this organization');
+  const mergeRules = mergeRulesOrBadRequest(() => parseMergeRules(body.mergeRules, 'organization'));
+  await setOrganizationMergeRules(ctx.em, organization.id, mergeRules);
+  return presentOrganization({ ...organization, mergeRules }, role, urlsOf(ctx));
+}
+
+/** Runs parseMergeRules, answering 400 with its message when the configuration is wrong. */
+export function mergeRulesOrBadRequest(parse: () => MergeRulesConfig): MergeRulesConfig {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof MergeRulesError) throw badRequest(error.message);
+    throw error;
+  }
 }

@@ -26,7 +26,7 @@ export function presentSpace(space: Space, role: Role | null, urls: Urls, gitSyn
     changeRequests: space.changeRequests,
     changeRequestsOpen: space.changeRequestsOpen,
     changeRequestsDraft: space.changeRequestsDraft,
-    mergeRules: { type: 'inherit' },
+    mergeRules: space.mergeRules ?? { type: 'inherit' },
     urls: spaceUrls,
     permissions: spacePermissions(role, space.editMode),
   };

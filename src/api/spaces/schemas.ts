@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { DefaultLevel, Id, ListOf, Timestamp } from '../schemas.ts';
 import { SpaceGitSync } from '../git/schemas.ts';
+import { MergeRulesInput, MergeRulesSchema } from '../orgs/schemas.ts';
 
 const bool = Type.Boolean();
 
@@ -30,7 +31,7 @@ export const SpaceSchema = Type.Object({
   changeRequests: Type.Integer(),
   changeRequestsOpen: Type.Integer(),
   changeRequestsDraft: Type.Integer(),
-  mergeRules: Type.Object({ type: Type.String() }),
+  mergeRules: MergeRulesSchema,
   urls: Type.Object({
     location: Type.String(),
     app: Type.String(),
@@ -71,6 +72,7 @@ export const UpdateSpaceBody = Type.Object(
     editMode: Type.Optional(EditMode),
     defaultLevel: Type.Optional(DefaultLevel),
     visibility: Type.Optional(Visibility),
+    mergeRules: Type.Optional(MergeRulesInput),
   },
   { minProperties: 1 },
 );

@@ -17,6 +17,9 @@ import { positionBetween } from '../../domain/positions.ts';
 import type { PageMap } from '../../domain/content/tree.ts';
 import { forgetLoaded, transaction, type Em } from '../../db/orm.ts';
 import { newId } from '../../domain/ids.ts';
+import { parseMergeRules } from '../../domain/merge-rules.ts';
+import { setSpaceMergeRules } from '../../db/merge-rules.ts';
+import { mergeRulesOrBadRequest } from '../orgs/service.ts';
 import { startSpaceSearchIndex } from '../../temporal/search-index.ts';
 import { signalSpaceRestored, startSpaceDeletion } from '../../temporal/space-deletion.ts';
 import { atLeast, type Role } from '../../domain/roles.ts';
@@ -108,12 +111,14 @@ export async function getSpace(ctx: Ctx, spaceId: string) {
 /** Title and emoji need `edit`; access, visibility and edit mode need `admin`. A locked space keeps its title and emoji. */
 export async function updateSpace(ctx: Ctx, spaceId: string, body: Static<typeof UpdateSpaceBody>) {
   const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
-  const adminOnly = body.defaultLevel !== undefined || body.editMode !== undefined || body.visibility !== undefined;
+  const adminOnly =
+    body.defaultLevel !== undefined || body.editMode !== undefined || body.visibility !== undefined || body.mergeRules !== undefined;
   requireRole(
     role,
     adminOnly ? 'admin' : 'edit',
-    adminOnly ? 'change the access, visibility or edit mode of this space' : 'edit this space',
+    adminOnly ? 'change the access, visibility, edit mode or merge rules of this space' : 'edit this space',
   );
+  const mergeRules = body.mergeRules && mergeRulesOrBadRequest(() => parseMergeRules(body.mergeRules!, 'space'));
   if (space.editMode === 'locked' && body.editMode === undefined && (body.title !== undefined || body.emoji !== undefined)) {
     throw forbidden('This space is locked: unlock it (editMode "live") before editing it');
   }
@@ -126,6 +131,10 @@ export async function updateSpace(ctx: Ctx, spaceId: string, body: Static<typeof
     ...(body.visibility !== undefined ? { visibility: body.visibility } : {}),
     ...(body.defaultLevel !== undefined ? { defaultLevel: body.defaultLevel } : {}),
   });
+  if (mergeRules) {
+    await setSpaceMergeRules(ctx.em, space.id, mergeRules);
+    forgetLoaded(ctx.em);
+  }
   return fresh(ctx, space.id);
 }
 

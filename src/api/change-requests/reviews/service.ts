@@ -112,7 +112,7 @@ export async function requestReviewers(ctx: Ctx, spaceId: string, changeRequestI
     if (!atLeast(roles.get(space.id), 'read')) throw badRequest(`User ${userId} cannot read this space and cannot be asked to review`);
   }
   const rows = await transaction(ctx.em, async (tx) => {
-    if (body.subject !== undefined) await updateChangeRequest(tx, changeRequest.id, body.subject, null);
+    if (body.subject !== undefined) await updateChangeRequest(tx, changeRequest.id, { subject: body.subject });
     return upsertReviewers(tx, {
       changeRequestId: changeRequest.id,
       userIds,
