@@ -224,8 +224,11 @@ const rows: Record<string, Row> = {
   'GET /v1/spaces/{spaceId}/revisions/{revisionId}/files/{fileId}': { rule: 'read' },
   'GET /v1/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}': { rule: 'read' },
   'GET /v1/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}/document': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/changes': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/changes': { rule: 'read' },
 
   'GET /v1/spaces/{spaceId}/change-requests': { rule: 'read' },
+  'GET /v1/orgs/{organizationId}/change-requests': { rule: 'member' },
   'POST /v1/spaces/{spaceId}/change-requests': { rule: 'edit', body: () => ({ subject: 'Matrix' }) },
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}': { rule: 'read' },
   'PATCH /v1/spaces/{spaceId}/change-requests/{changeRequestId}': { rule: 'review', body: () => ({ subject: 'Renamed' }) },
