@@ -429,6 +429,7 @@ const rows: Record<string, Row> = {
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/links': { rule: 'read' },
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}/backlinks': { rule: 'read' },
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/pdf': { rule: 'read' },
   // Its credential is the signature: a bad one is refused whoever asks.
   'GET /pdf/{sha256}': { rule: 'public', query: () => 'expires=1&signature=x', everyone: 403 },
 
