@@ -106,9 +106,8 @@ export function fileAttributeChanges(before: FileFacts, after: FileFacts): Recor
   if (Number(before.size) !== Number(after.size)) changes.size = { before: Number(before.size), after: Number(after.size) };
   const dims = (f: FileFacts) => (f.width != null && f.height != null ? { width: f.width, height: f.height } : undefined);
   if (!deepEqual(dims(before) ?? null, dims(after) ?? null)) changes.dimensions = withValues(dims(before), dims(after));
-  // Same name, type and size but other bytes: the content changed.
-  if (Object.keys(changes).length === 0 && before.sha256 !== after.sha256)
-    changes.size = { before: Number(before.size), after: Number(after.size) };
+  // Other bytes: what the file downloads changed (its URL names the file, not the bytes, so no values).
+  if (before.sha256 !== after.sha256) changes.downloadURL = {};
   return changes;
 }
 
