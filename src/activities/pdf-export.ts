@@ -1,18 +1,19 @@
 import { log } from '@temporalio/activity';
 import type { Root } from 'hast';
 import { loadFiles, loadPageMap, type FileRow } from '../db/content.ts';
-import { forkEm, type Orm } from '../db/orm.ts';
-import { findPdfExport, loadPrintHeading, recordPdfExport, revisionExists } from '../db/pdf-export.ts';
+import { forkEm, type Em, type Orm } from '../db/orm.ts';
+import { findPdfExport, loadPrintHeading, loadSpacePrintHeading, recordPdfExport, revisionExists } from '../db/pdf-export.ts';
 import { imageSources, markdownToSafeTree, printDocumentHtml, selectPrintPages } from '../domain/content/html.ts';
 import { linkIndex, resolveLink } from '../domain/content/links.ts';
 import type { BlobStore } from '../lib/blob-store.ts';
 import { beat, heartbeating } from '../lib/heartbeat.ts';
 import { printPdf } from '../lib/pdf-printer.ts';
 
-/** Which PDF: the content of a change request at one revision, whole or from one page. */
+/** Which PDF: the content of a change request (or of the space itself) at one revision, whole or from one page. */
 export interface PdfExportInput {
   spaceId: string;
-  changeRequestId: string;
+  /** Null: the space's own content at `revisionId`. */
+  changeRequestId: string | null;
   revisionId: string;
   /** Null: the whole content. */
   pageId: string | null;
@@ -22,7 +23,7 @@ export interface PdfExportInput {
 
 export type PdfExportOutcome =
   | { status: 'ready'; sha256: string; size: number; pages: number; reused: boolean }
-  | { status: 'not-found'; what: 'change request' | 'revision' | 'page' };
+  | { status: 'not-found'; what: 'change request' | 'space' | 'revision' | 'page' };
 
 export interface PdfActivityOptions {
   blobs: BlobStore;
@@ -41,6 +42,20 @@ function logInfo(message: string, attributes: Record<string, unknown>): void {
   } catch {
     // not running inside an activity
   }
+}
+
+/** The title page of a PDF: a change request's subject and number, or the space's title; undefined when either is gone. */
+async function printHeading(em: Em, input: PdfExportInput): Promise<{ title: string; subtitle: string } | undefined> {
+  if (input.changeRequestId === null) {
+    const space = await loadSpacePrintHeading(em, input.spaceId);
+    return space && { title: space.spaceTitle.trim() || 'Untitled space', subtitle: space.spaceTitle };
+  }
+  const cr = await loadPrintHeading(em, input.spaceId, input.changeRequestId);
+  if (!cr) return undefined;
+  return {
+    title: cr.subject.trim() || `Change request #${cr.number}`,
+    subtitle: `${cr.spaceTitle} · Change request #${cr.number}${cr.subject.trim() ? `: ${cr.subject.trim()}` : ''}`,
+  };
 }
 
 /** Activities of the `pdf-export` workflow; the blob store, Chromium and public URL come from the factory. */
@@ -62,8 +77,8 @@ export function pdfActivities(orm: Orm, options: PdfActivityOptions) {
             return { status: 'ready', sha256: existing.sha256, size: existing.size, pages: existing.pageCount, reused: true };
           }
 
-          const cr = await loadPrintHeading(em, input.spaceId, input.changeRequestId);
-          if (!cr) return { status: 'not-found', what: 'change request' };
+          const heading = await printHeading(em, input);
+          if (!heading) return { status: 'not-found', what: input.changeRequestId === null ? 'space' : 'change request' };
           if (!(await revisionExists(em, input.spaceId, input.revisionId))) return { status: 'not-found', what: 'revision' };
 
           beat({ stage: 'loading' });
@@ -98,13 +113,8 @@ export function pdfActivities(orm: Orm, options: PdfActivityOptions) {
             }
           }
 
-          const title = cr.subject.trim() || `Change request #${cr.number}`;
           const html = printDocumentHtml(
-            {
-              title,
-              subtitle: `${cr.spaceTitle} · Change request #${cr.number}${cr.subject.trim() ? `: ${cr.subject.trim()}` : ''}`,
-              pages: selected,
-            },
+            { ...heading, pages: selected },
             {
               image: (src, page) => {
                 const file = page ? fileOf(src, page.id) : undefined;

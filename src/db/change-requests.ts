@@ -261,3 +261,75 @@ export async function markChangeRequestUpdated(em: Em, changeRequestId: string, 
     .where('id', '=', changeRequestId)
     .execute();
 }
+
+export interface OrganizationChangeRequestFilter {
+  organizationId: string;
+  /** Only the change requests of these spaces (a guest's grants); every live space of the organization when absent. */
+  spaceIds?: string[];
+  statuses: ChangeRequestStatus[];
+  creator?: string;
+  /** Created by, edited by or commented on by this user. */
+  contributor?: string;
+  /** This user's review is asked for. */
+  requestedReviewer?: string;
+  space?: string;
+  orderBy: 'updatedAt' | 'createdAt';
+}
+
+/**
+ * The change requests of an organization's live spaces, newest first by `orderBy`, as a listing
+ * for the API's paginator.
+ */
+export function organizationChangeRequestListing(em: Em, filter: OrganizationChangeRequestFilter): Listing<ChangeRequestRow> {
+  const q = db(em);
+  let spaces = q.selectFrom('space').select('id').where('organization_id', '=', filter.organizationId).where('deleted_at', 'is', null);
+  if (filter.spaceIds) {
+    const ids = filter.spaceIds;
+    spaces = spaces.where((eb) => (ids.length === 0 ? eb.lit(false) : eb('id', 'in', ids)));
+  }
+  if (filter.space !== undefined) spaces = spaces.where('id', '=', filter.space);
+  let query = changeRequests(em)
+    .where('space_id', 'in', spaces)
+    .where((eb) => (filter.statuses.length === 0 ? eb.lit(false) : eb('status', 'in', filter.statuses)));
+  if (filter.creator !== undefined) query = query.where('created_by', '=', filter.creator);
+  const contributor = filter.contributor;
+  if (contributor !== undefined)
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_by', '=', contributor),
+        eb.exists(
+          eb
+            .selectFrom('change_request_edit as e')
+            .select('e.revision_id')
+            .whereRef('e.change_request_id', '=', 'change_request.id')
+            .where('e.user_id', '=', contributor),
+        ),
+        eb.exists(
+          eb
+            .selectFrom('comment as c')
+            .select('c.id')
+            .whereRef('c.change_request_id', '=', 'change_request.id')
+            .where('c.posted_by', '=', contributor),
+        ),
+      ]),
+    );
+  const reviewer = filter.requestedReviewer;
+  if (reviewer !== undefined)
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('change_request_reviewer as r')
+          .select('r.user_id')
+          .whereRef('r.change_request_id', '=', 'change_request.id')
+          .where('r.user_id', '=', reviewer),
+      ),
+    );
+  return {
+    query,
+    keys: [
+      { field: filter.orderBy === 'createdAt' ? 'created_at' : 'updated_at', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
+    order: 'desc',
+  };
+}

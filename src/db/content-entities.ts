@@ -164,6 +164,22 @@ export const PdfExport = defineEntity({
 });
 export type PdfExport = InferEntity<typeof PdfExport>;
 
+export const SpacePdfExport = defineEntity({
+  name: 'SpacePdfExport',
+  tableName: 'space_pdf_export',
+  properties: {
+    spaceId: p.string().primary(),
+    revisionId: p.string().primary(),
+    onlyPage: p.boolean().primary(),
+    pageId: p.string().primary().defaultRaw("''::text"),
+    sha256: p.string(),
+    size: p.bigint('string'),
+    pageCount: p.integer(),
+    createdAt: p.datetime(),
+  },
+});
+export type SpacePdfExport = InferEntity<typeof SpacePdfExport>;
+
 export const entities = [
   ChangeRequest,
   Revision,
@@ -175,4 +191,5 @@ export const entities = [
   SearchSection,
   SearchState,
   PdfExport,
+  SpacePdfExport,
 ];

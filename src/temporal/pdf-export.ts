@@ -5,11 +5,12 @@ import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from '../workflows/search-attribu
 import { JOB_WAIT_MS, startAndAwait } from './await-job.ts';
 
 /**
- * `pdf-export/<spaceId>/<changeRequestId>/<revisionId>` for the whole content,
- * `…/<pageId>` for one page alone and `…/<pageId>/subtree` for a page with the pages under it.
+ * `pdf-export/<spaceId>/<changeRequestId>/<revisionId>` for the whole content of a change request
+ * (`pdf-export/<spaceId>/space/<revisionId>` for the space's own content), `…/<pageId>` for one
+ * page alone and `…/<pageId>/subtree` for a page with the pages under it.
  */
 export function pdfExportWorkflowId(input: PdfExportInput): string {
-  const base = `pdf-export/${input.spaceId}/${input.changeRequestId}/${input.revisionId}`;
+  const base = `pdf-export/${input.spaceId}/${input.changeRequestId ?? 'space'}/${input.revisionId}`;
   if (input.pageId === null) return base;
   return input.only ? `${base}/${input.pageId}` : `${base}/${input.pageId}/subtree`;
 }

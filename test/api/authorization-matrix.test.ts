@@ -225,8 +225,11 @@ const rows: Record<string, Row> = {
   'GET /v1/spaces/{spaceId}/revisions/{revisionId}/files/{fileId}': { rule: 'read' },
   'GET /v1/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}': { rule: 'read' },
   'GET /v1/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}/document': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/changes': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/changes': { rule: 'read' },
 
   'GET /v1/spaces/{spaceId}/change-requests': { rule: 'read' },
+  'GET /v1/orgs/{organizationId}/change-requests': { rule: 'member' },
   'POST /v1/spaces/{spaceId}/change-requests': { rule: 'edit', body: () => ({ subject: 'Matrix' }) },
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}': { rule: 'read' },
   'PATCH /v1/spaces/{spaceId}/change-requests/{changeRequestId}': { rule: 'review', body: () => ({ subject: 'Renamed' }) },
@@ -427,6 +430,7 @@ const rows: Record<string, Row> = {
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/links': { rule: 'read' },
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}/backlinks': { rule: 'read' },
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf': { rule: 'read' },
+  'GET /v1/spaces/{spaceId}/pdf': { rule: 'read' },
   // Its credential is the signature: a bad one is refused whoever asks.
   'GET /pdf/{sha256}': { rule: 'public', query: () => 'expires=1&signature=x', everyone: 403 },
 

@@ -56,3 +56,25 @@ describe('GitBook client: change request PDF', () => {
     expect(error).toMatchObject({ code: 404, errorMessage: 'Page not found' });
   });
 });
+
+describe('GitBook client: space PDF', () => {
+  it("gets a temporary URL for the space's current content and for one page", async () => {
+    const admin = new GitBookAPI({ endpoint: origin, authToken: org.members.admin.token }) as any;
+    const space = (await admin.orgs.createSpace(org.id, { title: 'Client space PDF' })).data;
+    const page = (await admin.spaces.listPages(space.id)).data.pages[0];
+
+    const whole = (await api.spaces.getSpacePdf(space.id, {})).data;
+    expectMatchesGitBook('getSpacePDF', whole);
+    const one = (await api.spaces.getSpacePdf(space.id, { only: true, page: page.id })).data;
+    expectMatchesGitBook('getSpacePDF', one);
+
+    const res = await fetchLink(whole.url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    expect(
+      Buffer.from(await res.arrayBuffer())
+        .subarray(0, 5)
+        .toString('latin1'),
+    ).toBe('%PDF-');
+  });
+});

@@ -294,6 +294,84 @@ describe('GET /pdf/{sha256} (the temporary link)', () => {
   });
 });
 
+describe("GET /v1/spaces/{spaceId}/pdf (the space's current content)", () => {
+  let manual: { id: string };
+  let chapter: string;
+  let section: string;
+  const spacePdf = (query = '', api = admin()) => api.get(`/v1/spaces/${manual.id}/pdf${query}`);
+
+  /** Writes pages into the space's content through a merged change request. */
+  async function publish(changes: unknown[]) {
+    const c = (await admin().post(`/v1/spaces/${manual.id}/change-requests`, { subject: 'Publish' })).body;
+    const edited = await admin().post(`/v1/spaces/${manual.id}/change-requests/${c.id}/content?compat=false`, { changes });
+    expect(edited.status).toBe(200);
+    expect((await admin().post(`/v1/spaces/${manual.id}/change-requests/${c.id}/merge`)).body.result).toBe('merge');
+    return edited.body.changes as { ref?: string; page: { id: string } }[];
+  }
+
+  beforeAll(async () => {
+    manual = (await admin().post(`/v1/orgs/${org.id}/spaces`, { title: 'Field manual' })).body;
+    const written = await publish([
+      { operation: 'insert_page', ref: 'chapter', title: 'Chapter one', document: { markdown: 'Space content here.\n' } },
+      { operation: 'insert_page', ref: 'section', into: 'chapter', title: 'Section two', document: { markdown: 'Nested words.\n' } },
+    ]);
+    chapter = written.find((c) => c.ref === 'chapter')!.page.id;
+    section = written.find((c) => c.ref === 'section')!.page.id;
+  });
+
+  it('prints the merged content, names the file after the space and reuses the PDF until the content changes', async () => {
+    const res = await spacePdf();
+    expect(res.status).toBe(200);
+    expectMatchesGitBook('getSpacePDF', res.body);
+    const pdf = await download(res.body.url);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers['content-type']).toBe('application/pdf');
+    expect(pdf.headers['content-disposition']).toBe(`inline; filename="Field manual.pdf"; filename*=UTF-8''Field%20manual.pdf`);
+    const text = textOf(pdf.bytes);
+    expect(text).toContain('Chapter one');
+    expect(text).toContain('Nested words.');
+    expect(text.indexOf('Chapter one')).toBeLessThan(text.indexOf('Section two'));
+
+    expect(shaOf((await spacePdf()).body.url)).toBe(shaOf(res.body.url));
+    await publish([{ operation: 'update_page', page: chapter, document: { markdown: 'Space content, revised.\n' } }]);
+    const again = await spacePdf();
+    expect(shaOf(again.body.url)).not.toBe(shaOf(res.body.url));
+    expect(textOf((await download(again.body.url)).bytes)).toContain('Space content, revised.');
+  });
+
+  it('prints one page alone with only=true', async () => {
+    const res = await spacePdf(`?only=true&page=${section}`);
+    expect(res.status).toBe(200);
+    const text = textOf((await download(res.body.url)).bytes);
+    expect(text).toContain('Nested words.');
+    expect(text).not.toContain('Chapter one');
+  });
+
+  it('answers 400 for bad query parameters and 404 for an unknown page', async () => {
+    const res = await spacePdf('?only=true');
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/page/);
+    expect((await spacePdf('?only=maybe')).status).toBe(400);
+    expect(await spacePdf('?page=missing')).toMatchObject({ status: 404, body: { error: { code: 404, message: 'Page not found' } } });
+  });
+
+  it('needs a token and read access to the space, and hides other organizations', async () => {
+    expect((await t.app.inject({ method: 'GET', url: `/v1/spaces/${manual.id}/pdf` })).statusCode).toBe(401);
+    expect((await spacePdf('', other.members.admin.api)).status).toBe(404);
+    expect((await spacePdf('', org.members.guest.api)).status).toBe(404);
+    expect((await spacePdf('', org.members.read.api)).status).toBe(200);
+  });
+
+  it('stops serving the link once the space is deleted', async () => {
+    const s = (await admin().post(`/v1/orgs/${org.id}/spaces`, { title: 'Doomed' })).body;
+    const res = await admin().get(`/v1/spaces/${s.id}/pdf`);
+    expect(res.status).toBe(200);
+    expect((await download(res.body.url)).status).toBe(200);
+    expect((await admin().delete(`/v1/spaces/${s.id}`)).status).toBe(205);
+    expect((await download(res.body.url)).status).toBe(404);
+  });
+});
+
 describe('the export activity, called directly', () => {
   it('reuses a recorded PDF, prints again when its bytes are gone, and reports what it cannot find', async () => {
     const s = (await admin().post(`/v1/orgs/${org.id}/spaces`, { title: 'Direct' })).body;

@@ -197,6 +197,22 @@ export function expectMatchesGitBook(operationId: string, body: unknown, status?
   );
 }
 
+/**
+ * Throws with every validation error when `value` does not match the component schema `name` of
+ * GitBook's document (`#/components/schemas/<name>`): for parts of a body whose operation schema
+ * cannot be met as written, such as a `oneOf` whose branches all accept the same objects.
+ */
+export function expectMatchesGitBookSchema(name: string, value: unknown): void {
+  if (!document.components.schemas?.[name]) throw new Error(`Unknown GitBook schema "${name}"`);
+  const validate = getAjv().compile({ $ref: DOCUMENT_ID + pointer(['components', 'schemas', name]) });
+  if (validate(value)) return;
+  throw new Error(
+    `Value does not match GitBook's ${name} schema:\n` +
+      (validate.errors ?? []).map((e) => `  - ${formatError(e)}`).join('\n') +
+      `\nvalue: ${JSON.stringify(value, null, 2)?.slice(0, 4000)}`,
+  );
+}
+
 const templates = [...operations].map(([operationId, { method, path }]) => {
   const segments = path.split('/').filter(Boolean);
   return {

@@ -16,7 +16,7 @@ const calls: PdfExportInput[] = [];
 
 const activities: PdfActivities = {
   async exportChangeRequestPdf(input) {
-    const steps = scripts.get(input.changeRequestId)!;
+    const steps = scripts.get(input.changeRequestId ?? '')!;
     const attempt = calls.filter((c) => c.changeRequestId === input.changeRequestId).length;
     calls.push(input);
     return steps[Math.min(attempt, steps.length - 1)](input);

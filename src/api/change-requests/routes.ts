@@ -6,6 +6,8 @@ import {
   ContentChangesQuery,
   CreateChangeRequestBody,
   ListChangeRequestsQuery,
+  ListOrgChangeRequestsQuery,
+  OrgChangeRequestsParams,
   SpaceParams,
   UpdateChangeRequestBody,
 } from './schemas.ts';
@@ -14,6 +16,7 @@ import {
   editChangeRequestContent,
   getChangeRequest,
   listChangeRequests,
+  listOrganizationChangeRequests,
   runChangeRequestMerge,
   updateChangeRequestFields,
 } from './service.ts';
@@ -28,6 +31,21 @@ export const changeRequestRoutes: RoutePlugin = async (app) => {
       schema: { tags, summary: 'List change requests', params: SpaceParams, querystring: ListChangeRequestsQuery, response: errors(404) },
     },
     async (request) => listChangeRequests(ctxOf(request), request.params.spaceId, request.query),
+  );
+
+  app.get(
+    '/v1/orgs/:organizationId/change-requests',
+    {
+      schema: {
+        tags,
+        summary: "List the change requests of the organization's spaces the caller reads",
+        operationId: 'listChangeRequestsForOrganization',
+        params: OrgChangeRequestsParams,
+        querystring: ListOrgChangeRequestsQuery,
+        response: errors(404),
+      },
+    },
+    async (request) => listOrganizationChangeRequests(ctxOf(request), request.params.organizationId, request.query),
   );
 
   app.post(

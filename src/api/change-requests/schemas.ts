@@ -76,3 +76,20 @@ export const ContentChange = Type.Union([
 
 export const ContentChangesBody = Type.Object({ changes: Type.Array(ContentChange, { minItems: 1, maxItems: 50 }) });
 export const ContentChangesQuery = Type.Object({ compat: Type.Optional(Type.Boolean({ default: true })) });
+
+export const OrgChangeRequestsParams = Type.Object({ organizationId: Id });
+
+export const ListOrgChangeRequestsQuery = Type.Object({
+  page: Type.Optional(Type.String({ maxLength: 1024 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  status: Type.Optional(Type.Array(Status, { maxItems: 4, description: 'Only change requests with these statuses (default: open)' })),
+  creator: Type.Optional(Id),
+  contributor: Type.Optional(Id),
+  requestedReviewer: Type.Optional(Id),
+  space: Type.Optional(Id),
+  site: Type.Optional(Id),
+  topic: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  styleguideRun: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  finding: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('all')])),
+  orderBy: Type.Optional(Type.Union([Type.Literal('updatedAt'), Type.Literal('createdAt')], { default: 'updatedAt' })),
+});

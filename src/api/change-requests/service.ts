@@ -6,11 +6,13 @@ import {
   changeRequestPeople,
   findChangeRequest,
   insertChangeRequest,
+  organizationChangeRequestListing,
   lockChangeRequest,
   setChangeRequestRevision,
   spaceRevisions,
   updateChangeRequest,
   type ChangeRequestRow,
+  type ChangeRequestStatus,
 } from '../../db/change-requests.ts';
 import { countOpenComments } from '../../db/comments.ts';
 import { recordChangeRequestEdit } from '../../db/reviews.ts';
@@ -32,12 +34,18 @@ import type { PageMap } from '../../domain/content/tree.ts';
 import { FetchError, guardedFetch, type FetchPolicy } from '../../lib/guarded-fetch.ts';
 import type { BlobStore } from '../../lib/blob-store.ts';
 import { runChangeRequestJob } from '../../temporal/change-request-merge.ts';
-import { loadSpace, requireRole } from '../access.ts';
+import { grantedContent, loadSpace, requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import { presentChangeRequest, presentContentUpdate, type ChangeRequestFacts } from './present.ts';
-import type { ContentChangesBody, CreateChangeRequestBody, ListChangeRequestsQuery, UpdateChangeRequestBody } from './schemas.ts';
+import type {
+  ContentChangesBody,
+  CreateChangeRequestBody,
+  ListChangeRequestsQuery,
+  ListOrgChangeRequestsQuery,
+  UpdateChangeRequestBody,
+} from './schemas.ts';
 
 /** The rules of change requests: who may create, update, edit, merge and update them from the space. */
 
@@ -281,3 +289,29 @@ export async function applyContentChanges(
     return { changeRequest: updated, changes: applied.changes, insertedFiles };
   });
 }
+
+/**
+ * The change requests of an organization's spaces that the caller reads (every live space for a
+ * member with a role, the granted ones for a guest), newest first. No change request here is
+ * linked to a site, a site topic or a style guide run, so those filters match none.
+ */
+export async function listOrganizationChangeRequests(ctx: Ctx, organizationId: string, query: Static<typeof ListOrgChangeRequestsQuery>) {
+  const { em, caller } = ctx;
+  const { organization, role } = await requireOrganization(ctx, organizationId);
+  const spaceIds = role === null ? (await grantedContent(em, organization.id, caller.user.id)).spaces : undefined;
+  const linked = query.site !== undefined || query.topic !== undefined || query.styleguideRun !== undefined;
+  const listing = organizationChangeRequestListing(em, {
+    organizationId: organization.id,
+    spaceIds: linked ? [] : spaceIds,
+    statuses: [...new Set(query.status ?? ['open'])].filter(isStatus),
+    creator: query.creator,
+    contributor: query.contributor,
+    requestedReviewer: query.requestedReviewer,
+    space: query.space,
+    orderBy: query.orderBy ?? 'updatedAt',
+  });
+  return paginate(em, listing, query, (rows) => presentChangeRequests(ctx, rows));
+}
+
+const STATUSES: readonly string[] = ['draft', 'open', 'archived', 'merged'] satisfies ChangeRequestStatus[];
+const isStatus = (s: string): s is ChangeRequestStatus => STATUSES.includes(s);

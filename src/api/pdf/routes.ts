@@ -1,11 +1,11 @@
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors } from '../schemas.ts';
-import { ChangeRequestPdfParams, ChangeRequestPdfQuery, PdfDownloadParams, PdfDownloadQuery, PdfUrl } from './schemas.ts';
-import { exportChangeRequestPdf, openSignedPdf } from './service.ts';
+import { ChangeRequestPdfParams, ChangeRequestPdfQuery, PdfDownloadParams, PdfDownloadQuery, PdfUrl, SpacePdfParams } from './schemas.ts';
+import { exportChangeRequestPdf, exportSpacePdf, openSignedPdf } from './service.ts';
 
 /**
- * PDF export of a change request's content: HTTP only, the rules are in ./service.ts.
- * `GET …/change-requests/{id}/pdf` answers a signed link; `GET /pdf/{sha256}` serves the PDF to
+ * PDF export of a change request's content and of a space's current content: HTTP only, the
+ * rules are in ./service.ts. `GET …/change-requests/{id}/pdf` and `GET /v1/spaces/{id}/pdf` answer a signed link; `GET /pdf/{sha256}` serves the PDF to
  * whoever holds a valid, unexpired link, with no token.
  */
 export const pdfRoutes: RoutePlugin = async (app) => {
@@ -22,6 +22,21 @@ export const pdfRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request) => exportChangeRequestPdf(ctxOf(request), request.params.spaceId, request.params.changeRequestId, request.query),
+  );
+
+  app.get(
+    '/v1/spaces/:spaceId/pdf',
+    {
+      schema: {
+        tags: ['space content'],
+        summary: "Get a temporary URL (one hour) of the space's current content as PDF",
+        operationId: 'getSpacePDF',
+        params: SpacePdfParams,
+        querystring: ChangeRequestPdfQuery,
+        response: { 200: PdfUrl, ...errors(404, 503) },
+      },
+    },
+    async (request) => exportSpacePdf(ctxOf(request), request.params.spaceId, request.query),
   );
 
   app.get(

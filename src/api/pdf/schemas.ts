@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { Id } from '../schemas.ts';
 
 export const ChangeRequestPdfParams = Type.Object({ spaceId: Id, changeRequestId: Id });
+export const SpacePdfParams = Type.Object({ spaceId: Id });
 
 export const ChangeRequestPdfQuery = Type.Object({
   only: Type.Optional(Type.Boolean({ description: 'Print the page given by `page` alone, without the pages under it' })),

@@ -5,14 +5,14 @@ import { findPdfExport, pdfSource } from '../../db/pdf-export.ts';
 import type { BlobStream } from '../../lib/blob-store.ts';
 import { signedUrl, verifySignedPath } from '../../lib/signed-urls.ts';
 import { runPdfExport } from '../../temporal/pdf-export.ts';
-import { resolveTarget } from '../content/service.ts';
+import { resolveTarget, type ContentTarget } from '../content/service.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, HttpError, notFound } from '../errors.ts';
 import { pdfContentDisposition } from './present.ts';
 import type { ChangeRequestPdfQuery } from './schemas.ts';
 
 /**
- * PDF export of a change request's content: the export prints it (through the `pdf-export`
+ * PDF export of a change request's content or of a space's current content: the export prints it (through the `pdf-export`
  * workflow, or reuses the PDF recorded for that revision) and answers a signed link; the download
  * serves the PDF to whoever holds a valid, unexpired link, with no token.
  */
@@ -29,16 +29,24 @@ export async function exportChangeRequestPdf(
   changeRequestId: string,
   query: Static<typeof ChangeRequestPdfQuery>,
 ) {
+  return exportPdf(ctx, await resolveTarget(ctx, { spaceId, changeRequestId }, 'read'), query);
+}
+
+/** A signed link (one hour) to the PDF of a space's current content, or of one page (with the pages under it unless `only`). */
+export async function exportSpacePdf(ctx: Ctx, spaceId: string, query: Static<typeof ChangeRequestPdfQuery>) {
+  return exportPdf(ctx, await resolveTarget(ctx, { spaceId }, 'read'), query);
+}
+
+/** Prints the target's content (through the `pdf-export` workflow, or reuses the PDF recorded for that revision) and signs a link to it. */
+async function exportPdf(ctx: Ctx, target: ContentTarget, query: Static<typeof ChangeRequestPdfQuery>) {
   const { em, caller, deps } = ctx;
   const { config } = deps;
-  const target = await resolveTarget(ctx, { spaceId, changeRequestId }, 'read');
-  const changeRequest = target.changeRequest!;
   if (query.only === true && query.page === undefined) throw badRequest('querystring.page is required when only is true');
   if (query.page !== undefined && !(await loadPage(em, target.revisionId, query.page))) throw notFound('Page');
 
   const input: PdfExportInput = {
     spaceId: target.space.id,
-    changeRequestId: changeRequest.id,
+    changeRequestId: target.changeRequest?.id ?? null,
     revisionId: target.revisionId,
     pageId: query.page ?? null,
     only: query.page !== undefined && query.only === true,
@@ -52,7 +60,8 @@ export async function exportChangeRequestPdf(
       organizationId: target.space.organizationId,
       requestedBy: caller.user.id,
     });
-    if (outcome.status === 'not-found') throw notFound(outcome.what === 'page' ? 'Page' : 'Change request');
+    if (outcome.status === 'not-found')
+      throw notFound(outcome.what === 'page' ? 'Page' : target.changeRequest ? 'Change request' : 'Space');
     sha256 = outcome.sha256;
   }
   const expires = Math.floor(Date.now() / 1000) + PDF_LINK_TTL_SECONDS;
@@ -61,7 +70,7 @@ export async function exportChangeRequestPdf(
 
 /**
  * The PDF behind a signed link: 403 for a bad signature, 410 once expired, 404 when the PDF or
- * its change request's space is gone. `maxAge`: seconds the link still works. There is no
+ * its space is gone. `maxAge`: seconds the link still works. There is no
  * caller here (the route takes no token: the signature is the credential). The PDF is a presigned
  * URL of the blob store (expiring with the link) when the store serves downloads, else a stream.
  */
@@ -78,7 +87,7 @@ export async function openSignedPdf(
   const source = await pdfSource(ctx.em, sha256);
   if (!source) throw notFound('PDF');
   const { blobs } = ctx.deps;
-  const disposition = pdfContentDisposition(source.subject, source.number);
+  const disposition = pdfContentDisposition(source);
   const maxAge = Math.max(0, expires - now);
   // A redirect only to a PDF that exists: a missing one answers 404 here, not the store's error page.
   if (!(await blobs.has(sha256))) throw notFound('PDF');

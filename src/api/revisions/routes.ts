@@ -2,12 +2,15 @@ import { PageParams, type ScopeOptions } from '../content/schemas.ts';
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors } from '../schemas.ts';
 import {
+  ChangeRequestChangesParams,
+  ChangeRequestChangesQuery,
   ContentReusableContentParams,
   DocumentQuery,
   RevisionFileParams,
   RevisionFilesQuery,
   RevisionPageParams,
   RevisionPageQuery,
+  RevisionChangesQuery,
   RevisionParams,
   RevisionPathParams,
   RevisionNestedPathParams,
@@ -15,6 +18,7 @@ import {
   RevisionReusableContentParams,
 } from './schemas.ts';
 import {
+  getChangeRequestChanges,
   getContentReusableContent,
   getRevisionById,
   getRevisionFile,
@@ -23,6 +27,7 @@ import {
   getRevisionPageDocument,
   getRevisionReusableContent,
   getRevisionReusableContentDocument,
+  getRevisionSemanticChanges,
   listContentPageMetaLinks,
   listRevisionFiles,
   listRevisionPageMetaLinks,
@@ -31,7 +36,8 @@ import {
 
 /**
  * Reads of a space's revisions by id (`/v1/spaces/:spaceId/revisions/:revisionId/...`): HTTP
- * only, the rules are in ./service.ts. Every route here also admits a site visitor's token.
+ * only, the rules are in ./service.ts. Every read of published content here also admits a site
+ * visitor's token; the semantic changes (what a change-request preview shows) do not.
  */
 export const revisionRoutes: RoutePlugin = async (app) => {
   const tags = ['revisions'];
@@ -172,6 +178,36 @@ export const revisionRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request) => getRevisionReusableContentDocument(ctxOf(request), request.params, request.query),
+  );
+
+  app.get(
+    '/revisions/:revisionId/changes',
+    {
+      schema: {
+        tags,
+        summary: 'Get the semantic changes of a revision against its first parent',
+        operationId: 'getRevisionSemanticChanges',
+        params: RevisionParams,
+        querystring: RevisionChangesQuery,
+        response: errors(404),
+      },
+    },
+    async (request) => getRevisionSemanticChanges(ctxOf(request), request.params, request.query),
+  );
+
+  app.get(
+    '/change-requests/:changeRequestId/changes',
+    {
+      schema: {
+        tags: ['change-request content'],
+        summary: "Get the semantic changes of a change request's content against its base",
+        operationId: 'getChangeRequestChanges',
+        params: ChangeRequestChangesParams,
+        querystring: ChangeRequestChangesQuery,
+        response: errors(404),
+      },
+    },
+    async (request) => getChangeRequestChanges(ctxOf(request), request.params, request.query),
   );
 };
 

@@ -41,3 +41,14 @@ export const ContentReusableContentParams = (withChangeRequest: boolean) =>
   withChangeRequest
     ? Type.Object({ spaceId: Id, changeRequestId: Id, reusableContentId: Id })
     : Type.Object({ spaceId: Id, reusableContentId: Id });
+
+const ChangesLimit = Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'How many changes to return (default 10)' });
+
+export const RevisionChangesQuery = Type.Object({
+  metadata: Type.Optional(Type.Boolean({ default: true, description: 'false leaves out mutable git metadata' })),
+  computed: Type.Optional(Type.Boolean({ default: true, description: 'false skips computed content' })),
+  limit: Type.Optional(ChangesLimit),
+});
+
+export const ChangeRequestChangesParams = Type.Object({ spaceId: Id, changeRequestId: Id });
+export const ChangeRequestChangesQuery = Type.Object({ limit: Type.Optional(ChangesLimit) });

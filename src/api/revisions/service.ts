@@ -11,6 +11,7 @@ import {
   loadRevision,
   type RevisionRow,
 } from '../../db/content.ts';
+import { semanticChanges, type ContentState } from '../../domain/content/semantic-changes.ts';
 import { allPaths } from '../../domain/content/tree.ts';
 import { loadSpace, requireVisibleRevision } from '../access.ts';
 import { presentMergedFrom } from '../change-requests/service.ts';
@@ -21,7 +22,7 @@ import type { Ctx } from '../context.ts';
 import { pageSource, revisionDocument, type DocumentQuery } from './documents.ts';
 import { notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
-import { presentMetaLinks, presentReusableContent } from './present.ts';
+import { presentMetaLinks, presentReusableContent, presentSemanticChanges } from './present.ts';
 
 /**
  * Reads of any revision of a space by id, as GitBook's site renderer makes them: the revision,
@@ -194,4 +195,41 @@ export async function listContentPageMetaLinks(ctx: Ctx, params: ScopeRef & { pa
   const target = await resolveTarget(ctx, params);
   await requirePage(ctx, target.revisionId, params.pageId);
   return presentMetaLinks();
+}
+
+/** A revision's pages (documents as tokens: compared, never read) and files; empty for none. */
+async function contentState(ctx: Ctx, revisionId: string | undefined): Promise<ContentState> {
+  if (revisionId === undefined) return { pages: {}, files: [] };
+  const [pages, files] = await Promise.all([loadPageMap(ctx.em, revisionId, false), loadFiles(ctx.em, revisionId)]);
+  return { pages, files };
+}
+
+const DEFAULT_CHANGES_LIMIT = 10;
+
+/** The semantic changes a revision made against its first parent (every page and file, for the first revision). */
+export async function getRevisionSemanticChanges(ctx: Ctx, params: RevisionRef, query: MetadataQuery & { limit?: number }) {
+  const { space, revision } = await resolveRevision(ctx, params);
+  const [before, after] = await Promise.all([contentState(ctx, revision.parents[0]), contentState(ctx, revision.id)]);
+  const options = await presentOptions(ctx, space, revision.id, query);
+  const mergedFrom = revision.type === 'merge' ? await presentMergedFrom(ctx, revision.id) : undefined;
+  return presentSemanticChanges(
+    semanticChanges(before, after),
+    query.limit ?? DEFAULT_CHANGES_LIMIT,
+    (file) => presentFile(file, options).downloadURL,
+    mergedFrom,
+  );
+}
+
+/** The semantic changes of a change request's content against its base (the space revision it was last brought up to date with). */
+export async function getChangeRequestChanges(ctx: Ctx, params: ScopeRef & { changeRequestId: string }, query: { limit?: number }) {
+  const target = await resolveTarget(ctx, params);
+  const changeRequest = target.changeRequest!;
+  const base = changeRequest.revision_merged_ancestor ?? changeRequest.revision_initial;
+  const [before, after] = await Promise.all([contentState(ctx, base), contentState(ctx, target.revisionId)]);
+  const options = await contentPresentOptions(ctx, target, {});
+  return presentSemanticChanges(
+    semanticChanges(before, after),
+    query.limit ?? DEFAULT_CHANGES_LIMIT,
+    (file) => presentFile(file, options).downloadURL,
+  );
 }
