@@ -1,7 +1,8 @@
 /**
  * Merge: `POST …/change-requests/{id}/merge` end to end (HTTP → workflow → activity → database)
  * for a change request touching `mergeChanges` pages of a `mergePages`-page space that moved on
- * since, against the in-memory three-way merge of the same page maps (text loaded).
+ * since, against the in-memory three-way merge of the same page maps (text loaded). A second row
+ * makes the same merges in a space with merge rules (all met), against the first row's merges.
  */
 import { loadPageMap } from '../../src/db/content.ts';
 import { mergePageMaps } from '../../src/domain/content/merge.ts';
@@ -10,10 +11,55 @@ import { generatePages, pageMarkdown, seedSpace, sentence } from '../corpus.ts';
 import type { RunOptions, Row } from '../load.ts';
 import type { Stack } from '../stack.ts';
 
+/** Merge rules every merge of the second space is checked against (all met by the benchmark's change requests). */
+const RULES = [
+  { rule: 'require_change_request_subject' },
+  { rule: 'require_author_to_merge' },
+  { rule: 'require_all_reviews_approved' },
+  { rule: 'allow_bypass', users: [] },
+];
+
 export async function measureMerge(stack: Stack, options: RunOptions, log: (line: string) => void): Promise<Row[]> {
+  const { mergePages } = options;
+  const plain = await mergeRounds(stack, options, log, 'merge', false);
+  const ruled = await mergeRounds(stack, options, log, 'merge with rules', true);
+  const e2e = median(plain.endToEnd);
+  const pure = median(plain.inMemory);
+  const withRules = median(ruled.endToEnd);
+  return [
+    {
+      measure: `merge ${options.mergeChanges} pages into ${mergePages.toLocaleString('en')} (POST …/merge)`,
+      value: e2e / 1000,
+      unit: 's',
+      baseline: 'in-memory three-way merge',
+      baselineValue: pure / 1000,
+      ratio: e2e / pure,
+      target: 'value ≤ 0.5 s',
+      met: e2e <= 500,
+      perRound: plain.endToEnd.map((ms) => ms / 1000),
+    },
+    {
+      measure: `merge of the same size in a space with ${RULES.length} merge rules (checked before and inside the merge)`,
+      value: withRules / 1000,
+      unit: 's',
+      baseline: 'the same merge without rules',
+      baselineValue: e2e / 1000,
+      ratio: withRules / e2e,
+      target: 'ratio ≤ 1.2',
+      met: withRules / e2e <= 1.2,
+      perRound: ruled.endToEnd.map((ms, i) => ms / plain.endToEnd[i]),
+    },
+  ];
+}
+
+async function mergeRounds(stack: Stack, options: RunOptions, log: (line: string) => void, label: string, rules: boolean) {
   const { mergePages, mergeChanges, rounds } = options;
   const { call } = stack;
-  const space = await call('POST', `/v1/orgs/${stack.orgId}/spaces`, { title: 'Merge benchmark', empty: true });
+  const space = await call('POST', `/v1/orgs/${stack.orgId}/spaces`, {
+    title: `Merge benchmark${rules ? ' with rules' : ''}`,
+    empty: true,
+  });
+  if (rules) await call('PATCH', `/v1/spaces/${space.id}`, { mergeRules: { type: 'rules', rules: RULES } });
   const base = generatePages(mergePages, 'm');
   await seedSpace(stack.orm, space.id, base);
   const ids = Object.keys(base);
@@ -52,21 +98,7 @@ export async function measureMerge(stack: Stack, options: RunOptions, log: (line
     const result = await call('POST', `${crs}/${mine.id}/merge`);
     endToEnd.push(performance.now() - time);
     if (result.result !== 'merge') throw new Error(`merge answered ${JSON.stringify(result)}`);
-    log(`merge: round ${round + 1}: end to end ${endToEnd[round].toFixed(0)} ms, in memory ${inMemory[round].toFixed(0)} ms`);
+    log(`${label}: round ${round + 1}: end to end ${endToEnd[round].toFixed(0)} ms, in memory ${inMemory[round].toFixed(0)} ms`);
   }
-  const e2e = median(endToEnd);
-  const pure = median(inMemory);
-  return [
-    {
-      measure: `merge ${mergeChanges} pages into ${mergePages.toLocaleString('en')} (POST …/merge)`,
-      value: e2e / 1000,
-      unit: 's',
-      baseline: 'in-memory three-way merge',
-      baselineValue: pure / 1000,
-      ratio: e2e / pure,
-      target: 'value ≤ 0.5 s',
-      met: e2e <= 500,
-      perRound: endToEnd.map((ms) => ms / 1000),
-    },
-  ];
+  return { endToEnd, inMemory };
 }
