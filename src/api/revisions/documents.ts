@@ -16,23 +16,23 @@ import type { Ctx } from '../context.ts';
 export type DocumentQuery = { evaluated?: 'true' | 'false' | 'deterministic-only'; dereferenced?: 'true' | 'false' | 'reusable-contents' };
 
 /**
- * How the markdown → document conversion resolves the references of the text at `fromPath` (a
- * page's path; `` for a reusable content): `gitbook://` references and relative paths as Git Sync
- * writes them, to pages (by path), files (by name) and reusable contents (by path under
- * `.gitbook/includes/`).
+ * How the markdown → document conversion resolves the references of a text of the revision, by
+ * where the text sits (`fromPath`: a page's path; `` for a reusable content): `gitbook://`
+ * references and relative paths as Git Sync writes them, to pages (by path), files (by name) and
+ * reusable contents (by path under `.gitbook/includes/`). The revision is read once for all texts.
  */
-async function readingOptions(ctx: Ctx, revisionId: string, fromPath: string): Promise<MarkdownToDocumentOptions> {
+async function readingOptions(ctx: Ctx, revisionId: string): Promise<(fromPath: string) => MarkdownToDocumentOptions> {
   const [pages, files, reusableContents] = await Promise.all([
     loadPageMap(ctx.em, revisionId, false),
     loadFiles(ctx.em, revisionId),
     loadReusableContents(ctx.em, revisionId),
   ]);
-  return revisionResolvers({
-    fromPath,
+  const index = {
     pages: new Map([...allPaths(pages)].map(([id, path]) => [path, id])),
     files: new Map(files.map((file) => [file.name, file.id])),
     reusableContents: new Map(reusableContents.flatMap((content) => (content.path ? [[content.path, content.id] as const] : []))),
-  }).read;
+  };
+  return (fromPath) => revisionResolvers({ ...index, fromPath }).read;
 }
 
 /** The claims `if` blocks are evaluated against: a site visitor's, or none. */
@@ -96,9 +96,10 @@ async function convertDocument(
   markdown: string,
   dereference: boolean,
 ): Promise<JsonDocument> {
-  const document = markdownToDocument(markdown, await readingOptions(ctx, revisionId, fromPath));
+  const optionsAt = await readingOptions(ctx, revisionId);
+  const document = markdownToDocument(markdown, optionsAt(fromPath));
   if (!dereference) return document;
-  const includeOptions = await readingOptions(ctx, revisionId, '');
+  const includeOptions = optionsAt('');
   const texts = new Map((await loadReusableContentTexts(ctx.em, revisionId)).map((c) => [c.id, c.markdown]));
   const converted = new Map<string, JsonDocument>();
   return dereferenceReusableContents(document, (id) => {
