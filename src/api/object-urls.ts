@@ -79,10 +79,15 @@ const filePath = (ref: Pick<FileRef, 'spaceId' | 'fileId'>) =>
   `/files/${encodeURIComponent(ref.spaceId)}/${encodeURIComponent(ref.fileId)}/download`;
 const signedPart = (ref: FileRef) => `${filePath(ref)}?revision=${encodeURIComponent(ref.revisionId)}`;
 
+/** When links signed at `nowSeconds` expire: the same for every link signed in one step. */
+export function signedFileUrlExpiry(nowSeconds: number): number {
+  const step = FILE_URL_EXPIRY_STEP_SECONDS;
+  return Math.ceil((nowSeconds + FILE_URL_TTL_SECONDS) / step) * step;
+}
+
 /** The signed links of one revision's files, valid for about FILE_URL_TTL_SECONDS from `nowSeconds`. */
 export function signedFileUrls(key: Buffer, publicUrl: string, spaceId: string, revisionId: string, nowSeconds: number) {
-  const step = FILE_URL_EXPIRY_STEP_SECONDS;
-  const expires = Math.ceil((nowSeconds + FILE_URL_TTL_SECONDS) / step) * step;
+  const expires = signedFileUrlExpiry(nowSeconds);
   return (fileId: string) => {
     const ref = { spaceId, revisionId, fileId };
     const signature = signPath(key, signedPart(ref), expires);

@@ -36,6 +36,9 @@ export function ListOf<T extends TSchema>(item: T) {
 }
 
 /** Standard error responses for the OpenAPI document. */
+/** The content type of an answer a route sends as JSON text it serialized itself. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
 export function errors(...codes: number[]) {
   const out: Record<number, typeof ErrorResponse> = {};
   for (const code of [400, 401, ...codes]) out[code] = ErrorResponse;

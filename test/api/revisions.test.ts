@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { edit, expect400, merge, newChangeRequest, newSpace, PNG_2X3 } from '../support/fixtures.ts';
 import { loadPageMap, writeRevision } from '../../src/db/content.ts';
-import { setSpaceRevision } from '../../src/db/git-sync.ts';
+import { setRevisionGit, setSpaceRevision } from '../../src/db/git-sync.ts';
 import { forkEm, transaction } from '../../src/db/orm.ts';
 
 /**
@@ -95,6 +95,37 @@ describe('a revision by id', () => {
     expect(old.body.reusableContents).toEqual([]);
     // The space's current content lists the same reusable contents.
     expect((await admin().get(`/v1/spaces/${spaceId}/content`)).body.reusableContents).toHaveLength(2);
+  });
+
+  it('answers git metadata an export records after the revision was first read, as JSON', async () => {
+    const first = await admin().get(base());
+    expect(first.headers['content-type']).toMatch(/^application\/json/);
+    expect(first.body.git).toBeUndefined();
+    // An export records the commit on a revision that already exists (and may have been read).
+    await transaction(forkEm(t.orm), (tx) => setRevisionGit(tx, revisionId, { oid: 'c0ffee', message: 'Export' }));
+    expect((await admin().get(base())).body.git).toEqual({ oid: 'c0ffee', message: 'Export' });
+    expect((await admin().get(`${base()}?metadata=false`)).body.git).toBeUndefined();
+    // The same pages and files, whichever way the revision is read.
+    const again = (await admin().get(base())).body;
+    expect(again.pages).toEqual(first.body.pages);
+    expect(again.files).toEqual(first.body.files);
+  });
+
+  it("names a change request's files under the change request, though its revision was read under the space", async () => {
+    const space = (await newSpace(admin(), org.id, { title: 'Shared revision' })).id;
+    const cr = await newChangeRequest(admin(), space, 'Same content');
+    const revision = (await admin().get(`/v1/spaces/${space}/change-requests/${cr.id}`)).body.revision;
+    expect(revision).toBe((await admin().get(`/v1/spaces/${space}`)).body.revision);
+    await edit(admin(), space, cr.id, [
+      { operation: 'insert_files', files: [{ name: 'a.txt', contentType: 'text/plain', base64: Buffer.from('a').toString('base64') }] },
+    ]);
+    const crRevision = (await admin().get(`/v1/spaces/${space}/change-requests/${cr.id}`)).body.revision;
+    const bySpace = await admin().get(`/v1/spaces/${space}/revisions/${crRevision}`);
+    expect(bySpace.status).toBe(200);
+    const file = bySpace.body.files[0];
+    expect(file.downloadURL).toBe(`http://docs.test/v1/spaces/${space}/content/files/${file.id}/download`);
+    const byCr = await admin().get(`/v1/spaces/${space}/change-requests/${cr.id}/content`);
+    expect(byCr.body.files[0].downloadURL).toBe(`http://docs.test/v1/spaces/${space}/change-requests/${cr.id}/content/files/${file.id}/download`);
   });
 
   it('lists the pages as a tree', async () => {

@@ -12,6 +12,8 @@ export interface PresentOptions {
   base: string;
   /** A file's `downloadURL` when not the API's own route: signed links for readers without a header. */
   downloadURL?: (fileId: string) => string;
+  /** What tells `downloadURL`'s links apart from another's (their expiry): part of a cached answer's key. */
+  downloadKey?: string;
 }
 
 /** Every option GitBook's RevisionPageLayoutOptions requires, at GitBook's defaults; stored options override them. */
@@ -98,21 +100,12 @@ export function presentFile(file: FileRow, options: PresentOptions) {
   };
 }
 
-export function presentRevision(
-  revision: RevisionRow,
-  pages: PageMap,
-  files: FileRow[],
-  options: PresentOptions,
-  mergedFrom?: unknown,
-  reusableContents: unknown[] = [],
-) {
+/** The fields of GitBook's Revision besides its pages, files and reusable contents. */
+function revisionHead(revision: RevisionRow, options: PresentOptions, mergedFrom?: unknown) {
   return {
     object: 'revision' as const,
     id: revision.id,
     parents: revision.parents ?? [],
-    pages: presentTree(pages, options),
-    files: files.map((f) => presentFile(f, options)),
-    reusableContents,
     tags: [],
     createdAt: new Date(revision.created_at).toISOString(),
     type: revision.type,
@@ -120,6 +113,21 @@ export function presentRevision(
     ...(options.metadata && revision.git ? { git: revision.git } : {}),
     urls: { app: `${options.publicUrl}/app/spaces/${options.spaceId}/revisions/${revision.id}` },
   };
+}
+
+/**
+ * GitBook's Revision is written in two parts, so that what never changes in a revision is
+ * serialized once: its head (this JSON object without its pages, files and reusable contents: git
+ * metadata an export sets later, the change request it was merged from) and its tail, which
+ * completes the object. The answer is the head without its closing brace, then the tail.
+ */
+export function revisionHeadJson(revision: RevisionRow, options: PresentOptions, mergedFrom?: unknown): string {
+  return JSON.stringify(revisionHead(revision, options, mergedFrom));
+}
+
+export function revisionTailJson(pages: PageMap, files: FileRow[], options: PresentOptions, reusableContents: unknown[]): string {
+  const tree = JSON.stringify(presentTree(pages, options));
+  return `,"pages":${tree},"files":${JSON.stringify(files.map((f) => presentFile(f, options)))},"reusableContents":${JSON.stringify(reusableContents)}}`;
 }
 
 /** `content-disposition` of a downloaded file: shown inline, under its name with quotes, backslashes and line breaks replaced. */

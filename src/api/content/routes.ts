@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors } from '../schemas.ts';
+import { sendJson } from '../json-answer.ts';
 import {
   ContentQuery,
   FileParams,
@@ -31,7 +32,8 @@ export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequ
       schema: { tags, summary: 'Get the revision', params, querystring: ContentQuery, response: errors(404) },
       config,
     },
-    async (request) => getRevision(ctxOf(request), request.params, request.query),
+    // A prepared answer: serialized once per revision (see revisionAnswer).
+    async (request, reply) => sendJson(request, reply, await getRevision(ctxOf(request), request.params, request.query)),
   );
 
   app.get(

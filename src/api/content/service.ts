@@ -10,6 +10,7 @@ import {
   loadReusableContents,
   loadRevision,
   type FileRow,
+  type RevisionRow,
 } from '../../db/content.ts';
 import type { Role } from '../../domain/roles.ts';
 import type { BlobStream } from '../../lib/blob-store.ts';
@@ -18,12 +19,15 @@ import { presentMergedFrom, requireChangeRequest } from '../change-requests/serv
 import type { Ctx } from '../context.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
-import { signedFileUrls, verifyFileUrl } from '../object-urls.ts';
+import { signedFileUrlExpiry, signedFileUrls, verifyFileUrl } from '../object-urls.ts';
+import { SizedLru } from '../../domain/lru.ts';
+import { JsonAnswer } from '../json-answer.ts';
 import {
   fileContentDisposition,
   presentFile,
   presentPage,
-  presentRevision,
+  revisionHeadJson,
+  revisionTailJson,
   presentTree,
   withDocument,
   type PresentOptions,
@@ -71,33 +75,62 @@ export async function presentOptions(
     spaceId,
     metadata: query.metadata !== false,
     base: target.changeRequest ? `/v1/spaces/${spaceId}/change-requests/${target.changeRequest.id}` : `/v1/spaces/${spaceId}`,
-    ...(ctx.caller.visitor
-      ? {
-          downloadURL: signedFileUrls(await ctx.deps.fileUrlKey(), publicUrl, spaceId, target.revisionId, Math.floor(Date.now() / 1000)),
-        }
-      : {}),
+    ...(ctx.caller.visitor ? await signedLinks(ctx, spaceId, target.revisionId) : {}),
   };
 }
 
-/** The revision with its page tree and files; a merge revision names the change request it came from. */
-export async function getRevision(ctx: Ctx, params: ScopeRef, query: MetadataQuery) {
-  const target = await resolveTarget(ctx, params);
-  const [revision, pages, files, reusableContents] = await Promise.all([
-    loadRevision(ctx.em, target.revisionId),
-    loadPageMap(ctx.em, target.revisionId, true),
-    loadFiles(ctx.em, target.revisionId),
-    loadReusableContents(ctx.em, target.revisionId),
-  ]);
-  if (!revision) throw notFound('Revision');
+async function signedLinks(ctx: Ctx, spaceId: string, revisionId: string): Promise<Pick<PresentOptions, 'downloadURL' | 'downloadKey'>> {
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  return {
+    downloadURL: signedFileUrls(await ctx.deps.fileUrlKey(), ctx.deps.config.publicUrl, spaceId, revisionId, nowSeconds),
+    downloadKey: `expires:${signedFileUrlExpiry(nowSeconds)}`,
+  };
+}
+
+/**
+ * Revisions as answered, serialized: a revision's pages, files and reusable contents never change,
+ * so a reader's page view (which reads the whole revision) costs one indexed row and a copy of
+ * these bytes instead of reading and presenting every page. Keyed by revision and by what the
+ * answer depends on (where the content lives, the signed links' expiry, `metadata`); the head
+ * (git metadata an export sets later, the change request it was merged from) is checked on every
+ * read and the answer rebuilt when it changed. Bounded by bytes held; see docs/scaling.md.
+ */
+export const REVISION_CACHE_BYTES = 32 * 1024 * 1024;
+interface CachedRevision {
+  /** `,"pages":…,"files":…,"reusableContents":…}`: the answer after its head, UTF-8. */
+  tail: Buffer;
+  head: string;
+  answer: JsonAnswer;
+}
+const revisionAnswers = new SizedLru<string, CachedRevision>(REVISION_CACHE_BYTES, (c) => c.tail.length + c.answer.bytes);
+
+/** GitBook's Revision for `revision`, presented with `options`, as a prepared answer. */
+export async function revisionAnswer(ctx: Ctx, revision: RevisionRow, options: PresentOptions): Promise<JsonAnswer> {
+  const key = `${revision.id}\n${options.publicUrl}\n${options.base}\n${options.downloadKey ?? ''}\n${options.metadata}`;
   const mergedFrom = revision.type === 'merge' ? await presentMergedFrom(ctx, revision.id) : undefined;
-  return presentRevision(
-    revision,
-    pages,
-    files,
-    await presentOptions(ctx, target, query),
-    mergedFrom,
-    reusableContents.map(presentReusableContent),
-  );
+  const head = revisionHeadJson(revision, options, mergedFrom);
+  const cached = revisionAnswers.get(key);
+  if (cached?.head === head) return cached.answer;
+  let tail = cached?.tail;
+  if (!tail) {
+    const [pages, files, reusableContents] = await Promise.all([
+      loadPageMap(ctx.em, revision.id, true),
+      loadFiles(ctx.em, revision.id),
+      loadReusableContents(ctx.em, revision.id),
+    ]);
+    tail = Buffer.from(revisionTailJson(pages, files, options, reusableContents.map(presentReusableContent)));
+  }
+  const answer = new JsonAnswer(Buffer.concat([Buffer.from(head.slice(0, -1)), tail]));
+  revisionAnswers.set(key, { tail, head, answer });
+  return answer;
+}
+
+/** The revision with its page tree and files; a merge revision names the change request it came from. */
+export async function getRevision(ctx: Ctx, params: ScopeRef, query: MetadataQuery): Promise<JsonAnswer> {
+  const target = await resolveTarget(ctx, params);
+  const revision = await loadRevision(ctx.em, target.revisionId);
+  if (!revision) throw notFound('Revision');
+  return revisionAnswer(ctx, revision, await presentOptions(ctx, target, query));
 }
 
 export async function listPages(ctx: Ctx, params: ScopeRef, query: MetadataQuery) {

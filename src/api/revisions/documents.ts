@@ -5,6 +5,7 @@ import { SizedLru } from '../../domain/lru.ts';
 import { allPaths } from '../../domain/content/tree.ts';
 import { conditionContext, conditionHolds } from '../../domain/sites/conditions.ts';
 import type { Ctx } from '../context.ts';
+import { JsonAnswer } from '../json-answer.ts';
 
 /**
  * Documents of a revision's texts (pages and reusable contents) in GitBook's document model, as
@@ -50,10 +51,14 @@ const isRecord = (value: unknown): value is Record<string, unknown> => !!value &
  * memory); see docs/scaling.md.
  */
 export const DOCUMENT_CACHE_BYTES = 32 * 1024 * 1024;
-const documents = new SizedLru<string, { document: JsonDocument; conditional: boolean; bytes: number }>(
-  DOCUMENT_CACHE_BYTES,
-  (entry) => entry.bytes,
-);
+interface CachedDocument {
+  document: JsonDocument;
+  /** Its serialized form, answered as it is where nothing is evaluated for the visitor. */
+  answer: JsonAnswer;
+  conditional: boolean;
+  bytes: number;
+}
+const documents = new SizedLru<string, CachedDocument>(DOCUMENT_CACHE_BYTES, (entry) => entry.bytes);
 
 /** A page's text as a document source: cached by page, its references resolved from the page's path. */
 export const pageSource = (pageId: string, fromPath: () => Promise<string>) => ({ key: `page:${pageId}`, fromPath });
@@ -72,21 +77,70 @@ export async function revisionDocument(
   markdown: string,
   query: DocumentQuery,
 ): Promise<JsonDocument> {
+  const entry = await cachedDocument(ctx, revisionId, source, markdown, query);
+  return evaluatedFor(entry, query) ? evaluated(ctx, entry) : entry.document;
+}
+
+/** The same document as `revisionDocument`, prepared as an answer when it is the same for every caller. */
+export async function revisionDocumentAnswer(
+  ctx: Ctx,
+  revisionId: string,
+  source: { key: string; fromPath: () => Promise<string> },
+  markdown: string,
+  query: DocumentQuery,
+): Promise<JsonDocument | JsonAnswer> {
+  const entry = await cachedDocument(ctx, revisionId, source, markdown, query);
+  return evaluatedFor(entry, query) ? evaluated(ctx, entry) : entry.answer;
+}
+
+/**
+ * The document of `sourceKey` when this process has it converted already: a revision never changes,
+ * so a cached document stands for its text, which then need not be read.
+ */
+export function revisionDocumentIfCached(
+  ctx: Ctx,
+  revisionId: string,
+  sourceKey: string,
+  query: DocumentQuery,
+): JsonDocument | JsonAnswer | undefined {
+  const entry = documents.get(documentKey(revisionId, sourceKey, query));
+  if (!entry) return undefined;
+  return evaluatedFor(entry, query) ? evaluated(ctx, entry) : entry.answer;
+}
+
+const documentKey = (revisionId: string, sourceKey: string, query: DocumentQuery) => {
   const dereference = query.dereferenced === 'true' || query.dereferenced === 'reusable-contents';
-  const key = `${revisionId}\n${source.key}\n${dereference ? 'dereferenced' : ''}`;
+  return `${revisionId}\n${sourceKey}\n${dereference ? 'dereferenced' : ''}`;
+};
+
+async function cachedDocument(
+  ctx: Ctx,
+  revisionId: string,
+  source: { key: string; fromPath: () => Promise<string> },
+  markdown: string,
+  query: DocumentQuery,
+): Promise<CachedDocument> {
+  const dereference = query.dereferenced === 'true' || query.dereferenced === 'reusable-contents';
+  const key = documentKey(revisionId, source.key, query);
   let entry = documents.get(key);
   if (!entry) {
     const document = await convertDocument(ctx, revisionId, await source.fromPath(), markdown, dereference);
     const json = JSON.stringify(document);
+    const answer = new JsonAnswer(json);
     // Only a document with `if` blocks changes when evaluated; the others are answered as cached.
-    entry = { document, conditional: json.includes('"type":"if"'), bytes: 2 * json.length };
+    entry = { document, answer, conditional: json.includes('"type":"if"'), bytes: 2 * json.length + answer.bytes };
     documents.set(key, entry);
   }
-  if (entry.conditional && (query.evaluated === 'true' || query.evaluated === 'deterministic-only')) {
-    const context = visitorContext(ctx);
-    return evaluateDocument(entry.document, (expression) => conditionHolds(expression, context));
-  }
-  return entry.document;
+  return entry;
+}
+
+/** Whether the document answered differs by caller: it has `if` blocks and they are to be evaluated. */
+const evaluatedFor = (entry: CachedDocument, query: DocumentQuery) =>
+  entry.conditional && (query.evaluated === 'true' || query.evaluated === 'deterministic-only');
+
+function evaluated(ctx: Ctx, entry: CachedDocument): JsonDocument {
+  const context = visitorContext(ctx);
+  return evaluateDocument(entry.document, (expression) => conditionHolds(expression, context));
 }
 
 async function convertDocument(

@@ -1,6 +1,7 @@
 import { PageParams, type ScopeOptions } from '../content/schemas.ts';
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors } from '../schemas.ts';
+import { sendJson } from '../json-answer.ts';
 import {
   ChangeRequestChangesParams,
   ChangeRequestChangesQuery,
@@ -46,7 +47,8 @@ export const revisionRoutes: RoutePlugin = async (app) => {
   app.get(
     '/revisions/:revisionId',
     { config, schema: { tags, summary: 'Get a revision', params: RevisionParams, querystring: RevisionQuery, response: errors(404) } },
-    async (request) => getRevisionById(ctxOf(request), request.params, request.query),
+    // A prepared answer: serialized once per revision (see revisionAnswer).
+    async (request, reply) => sendJson(request, reply, await getRevisionById(ctxOf(request), request.params, request.query)),
   );
 
   app.get(
@@ -117,7 +119,7 @@ export const revisionRoutes: RoutePlugin = async (app) => {
         response: errors(404),
       },
     },
-    async (request) => getRevisionPageDocument(ctxOf(request), request.params, request.query),
+    async (request, reply) => sendJson(request, reply, await getRevisionPageDocument(ctxOf(request), request.params, request.query)),
   );
 
   app.get(
@@ -177,7 +179,8 @@ export const revisionRoutes: RoutePlugin = async (app) => {
         response: errors(404),
       },
     },
-    async (request) => getRevisionReusableContentDocument(ctxOf(request), request.params, request.query),
+    async (request, reply) =>
+      sendJson(request, reply, await getRevisionReusableContentDocument(ctxOf(request), request.params, request.query)),
   );
 
   app.get(

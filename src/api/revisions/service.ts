@@ -7,7 +7,6 @@ import {
   loadPageMap,
   loadPagePath,
   loadReusableContent,
-  loadReusableContents,
   loadRevision,
   type RevisionRow,
 } from '../../db/content.ts';
@@ -15,12 +14,13 @@ import { semanticChanges, type ContentState } from '../../domain/content/semanti
 import { allPaths } from '../../domain/content/tree.ts';
 import { loadSpace, requireVisibleRevision } from '../access.ts';
 import { presentMergedFrom } from '../change-requests/service.ts';
-import { presentFile, presentPage, presentRevision, presentTree, withDocument, type PresentOptions } from '../content/present.ts';
+import { presentFile, presentPage, presentTree, withDocument, type PresentOptions } from '../content/present.ts';
 import type { ScopeRef } from '../content/schemas.ts';
-import { presentOptions as contentPresentOptions, resolveTarget } from '../content/service.ts';
+import { presentOptions as contentPresentOptions, resolveTarget, revisionAnswer } from '../content/service.ts';
 import type { Ctx } from '../context.ts';
-import { pageSource, revisionDocument, type DocumentQuery } from './documents.ts';
+import { pageSource, revisionDocument, revisionDocumentAnswer, revisionDocumentIfCached, type DocumentQuery } from './documents.ts';
 import { notFound } from '../errors.ts';
+import type { JsonAnswer } from '../json-answer.ts';
 import { paginate } from '../pagination.ts';
 import { presentMetaLinks, presentReusableContent, presentSemanticChanges } from './present.ts';
 
@@ -60,22 +60,10 @@ function presentOptions(ctx: Ctx, space: Space, revisionId: string, query: Metad
   return contentPresentOptions(ctx, { space, revisionId, changeRequest: null }, query);
 }
 
-export async function getRevisionById(ctx: Ctx, params: RevisionRef, query: MetadataQuery) {
+/** The revision, as a prepared answer (see revisionAnswer). */
+export async function getRevisionById(ctx: Ctx, params: RevisionRef, query: MetadataQuery): Promise<JsonAnswer> {
   const { space, revision } = await resolveRevision(ctx, params);
-  const [pages, files, reusableContents] = await Promise.all([
-    loadPageMap(ctx.em, revision.id, true),
-    loadFiles(ctx.em, revision.id),
-    loadReusableContents(ctx.em, revision.id),
-  ]);
-  const mergedFrom = revision.type === 'merge' ? await presentMergedFrom(ctx, revision.id) : undefined;
-  return presentRevision(
-    revision,
-    pages,
-    files,
-    await presentOptions(ctx, space, revision.id, query),
-    mergedFrom,
-    reusableContents.map(presentReusableContent),
-  );
+  return revisionAnswer(ctx, revision, await presentOptions(ctx, space, revision.id, query));
 }
 
 export async function listRevisionPages(ctx: Ctx, params: RevisionRef, query: MetadataQuery) {
@@ -132,10 +120,12 @@ export async function getRevisionPageByPath(ctx: Ctx, params: RevisionRef & { pa
 
 export async function getRevisionPageDocument(ctx: Ctx, params: RevisionRef & { pageId: string }, query: DocumentQuery) {
   const { revision } = await resolveRevision(ctx, params);
+  const fromPath = () => loadPagePath(ctx.em, revision.id, params.pageId);
+  const cached = revisionDocumentIfCached(ctx, revision.id, pageSource(params.pageId, fromPath).key, query);
+  if (cached) return cached;
   const page = await loadPage(ctx.em, revision.id, params.pageId);
   if (!page || page.type !== 'document') throw notFound('Page');
-  const fromPath = () => loadPagePath(ctx.em, revision.id, page.id);
-  return revisionDocument(ctx, revision.id, pageSource(page.id, fromPath), page.markdown, query);
+  return revisionDocumentAnswer(ctx, revision.id, pageSource(page.id, fromPath), page.markdown, query);
 }
 
 export async function listRevisionFiles(ctx: Ctx, params: RevisionRef, query: MetadataQuery & { page?: string; limit?: number }) {
@@ -170,7 +160,7 @@ export async function getRevisionReusableContentDocument(
   const { revision } = await resolveRevision(ctx, params);
   const content = await requireReusableContent(ctx, revision.id, params.reusableContentId);
   const source = { key: `reusable-content:${params.reusableContentId}`, fromPath: async () => '' };
-  return revisionDocument(ctx, revision.id, source, content.markdown, query);
+  return revisionDocumentAnswer(ctx, revision.id, source, content.markdown, query);
 }
 
 async function requirePage(ctx: Ctx, revisionId: string, pageId: string): Promise<void> {
