@@ -57,7 +57,7 @@ export interface AuthOptions {
  * API process has its own cache of at most AUTH_CACHE_SIZE tokens. A token minted by an SSO sign-in
  * carries the organization it was minted for (`Caller.organizationId`): access.ts refuses it
  * everywhere else. Two tokens of limited use are told apart by their shape: a site visitor's token
- * (a JWT, site-tokens.ts: checked against its site on every use, never cached) works only on
+ * (a JWT, site-tokens.ts: checked against its site's state, which is cached as long) works only on
  * routes marked `config: { visitor: true }`, a site lookup token (`dmsl_…`, hashed at rest like
  * API tokens) only on routes marked `config: { siteLookup: true }`; anywhere else they answer 403.
  * Failed authentications are counted per client address: past `failureMax` in a
@@ -84,8 +84,8 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   }
 
   async function lookup(request: FastifyRequest, token: string, now: number): Promise<Caller | null> {
-    // A site visitor's token is a JWT, checked against its site on every use (never cached).
-    if (looksLikeJwt(token)) return siteTokenCaller(request.em, request.server.deps, token);
+    // A site visitor's token is a JWT, checked against its site's state (remembered as long as tokens are).
+    if (looksLikeJwt(token)) return siteTokenCaller(request.em, request.server.deps, token, options.cacheTtlMs);
     const hash = hashToken(token);
     const hit = cache.get(hash);
     if (hit && hit.expires > now) return hit.caller;

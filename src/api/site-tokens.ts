@@ -1,4 +1,4 @@
-import { siteTokenState } from '../db/sites.ts';
+import { siteTokenState, type SiteTokenState } from '../db/sites.ts';
 import type { Em } from '../db/orm.ts';
 import { Lru } from '../domain/lru.ts';
 import {
@@ -48,15 +48,35 @@ const VERIFIED_CACHE_SIZE = 10_000;
 const verified = new Lru<string, { claims: SiteTokenClaims; expires: number }>(VERIFIED_CACHE_SIZE);
 
 /**
+ * What a token must still hold, by site and share link, remembered as API tokens are
+ * (AUTH_CACHE_TTL): a reader's page view presents one token four times or more, and each read
+ * would otherwise start with this row. About 1 kB an entry.
+ */
+const STATE_CACHE_SIZE = 10_000;
+const states = new Lru<string, { state: SiteTokenState; expires: number }>(STATE_CACHE_SIZE);
+
+async function tokenState(em: Em, siteId: string, shareLink: string, cacheTtlMs: number): Promise<SiteTokenState | undefined> {
+  const key = `${siteId}\n${shareLink}`;
+  const now = Date.now();
+  const hit = states.get(key);
+  if (hit && hit.expires > now) return hit.state;
+  const state = await siteTokenState(em, siteId, shareLink);
+  if (state && cacheTtlMs > 0) states.set(key, { state, expires: now + cacheTtlMs });
+  else states.delete(key);
+  return state;
+}
+
+/**
  * The caller a site visitor's token stands for, or null when it does not verify or no longer
  * holds (key rotated, site unpublished or its visibility changed, share link deactivated). The
- * site's state is read on every use, so a revocation takes effect at once.
+ * site's state is read again once `cacheTtlMs` has passed since this process last read it (as
+ * for API tokens: a revocation takes effect within AUTH_CACHE_TTL; at once with 0).
  */
-export async function siteTokenCaller(em: Em, deps: AppDeps, token: string): Promise<Caller | null> {
+export async function siteTokenCaller(em: Em, deps: AppDeps, token: string, cacheTtlMs: number): Promise<Caller | null> {
   const peeked = peekSiteToken(token);
   if (!peeked) return null;
   // Read with the share link the token names; the signature then vouches for that name.
-  const state = await siteTokenState(em, peeked.siteId, peeked.shareLink);
+  const state = await tokenState(em, peeked.siteId, peeked.shareLink, cacheTtlMs);
   if (!state) return null;
   const fingerprint = keyFingerprint(state.authKeySealed);
   const now = Math.floor(Date.now() / 1000);
