@@ -213,7 +213,7 @@ describe('merge rules: enforcement', () => {
     await s.review('review');
     // Between the API's check and the merge: a new edit outdates the approval.
     await s.change('Sneaked in\n');
-    const activities = changeRequestMergeActivities(t.orm);
+    const activities = changeRequestMergeActivities(t.orm, { publicUrl: t.config.publicUrl });
     const outcome = await activities.mergeChangeRequest({ spaceId: s.space.id, changeRequestId: s.cr.id, userId: id('review') });
     expect(outcome).toMatchObject({ result: 'refused', reason: 'merge-rules', unmet: [{ rule: 'require_at_least_one_approved_review' }] });
     expect((await as('read').get(s.base)).body.status).toBe('open');
@@ -223,7 +223,7 @@ describe('merge rules: enforcement', () => {
     const s = await setup([{ rule: 'require_all_reviews_approved' }, { rule: 'allow_bypass', users: [id('admin')] }]);
     await s.review('review');
     expect((await as('admin').post(`${s.base}/requested-reviewers`, { users: [id('create')] })).status).toBeLessThan(300);
-    const activities = changeRequestMergeActivities(t.orm);
+    const activities = changeRequestMergeActivities(t.orm, { publicUrl: t.config.publicUrl });
     const job = { spaceId: s.space.id, changeRequestId: s.cr.id };
     expect(await activities.mergeChangeRequest({ ...job, userId: id('review'), admin: false })).toMatchObject({
       result: 'refused',
