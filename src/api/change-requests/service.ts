@@ -192,7 +192,9 @@ async function assertMergeRules(
 ): Promise<void> {
   const { organization, space, ...facts } = await mergeRuleFacts(ctx.em, spaceId, changeRequestId);
   const rules = effectiveMergeRules(organization, space);
-  const rows = needsEvaluationContext(rules) ? await mergeRulesContextRows(ctx.em, { spaceId, changeRequestId, userId: caller.userId }) : undefined;
+  const rows = needsEvaluationContext(rules)
+    ? await mergeRulesContextRows(ctx.em, { spaceId, changeRequestId, userId: caller.userId })
+    : undefined;
   const check = checkMergeRules(rules, {
     ...facts,
     caller: { userId: caller.userId, admin: caller.admin },

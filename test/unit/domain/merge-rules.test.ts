@@ -163,7 +163,12 @@ describe('checkMergeRules', () => {
 
   describe('custom', () => {
     const user = (id: string) => ({ object: 'user', id, displayName: id, urls: { location: `http://x/v1/users/${id}` } });
-    const review = (reviewer: string, status: string, outdated = false) => ({ object: 'change-request-review', reviewer: user(reviewer), status, outdated });
+    const review = (reviewer: string, status: string, outdated = false) => ({
+      object: 'change-request-review',
+      reviewer: user(reviewer),
+      status,
+      outdated,
+    });
     const context = (over: Partial<MergeRulesEvaluationContext> = {}): MergeRulesEvaluationContext => ({
       space: { object: 'space', id: 's1', title: 'Handbook', visibility: 'private', permissions: { merge: true } },
       changeRequest: { object: 'change-request', id: 'c1', number: 3, subject: 'Fix typo', createdBy: user('author'), outdated: false },
@@ -172,7 +177,8 @@ describe('checkMergeRules', () => {
       ...over,
     });
     const custom = (expression: string, message?: string): MergeRule[] => [{ rule: 'custom', expression, ...(message ? { message } : {}) }];
-    const check = (expression: string, ctx = context(), message?: string) => checkMergeRules(custom(expression, message), facts({ context: ctx })).unmet;
+    const check = (expression: string, ctx = context(), message?: string) =>
+      checkMergeRules(custom(expression, message), facts({ context: ctx })).unmet;
 
     it('holds when the expression is truthy against the context', () => {
       for (const expression of [
@@ -191,7 +197,9 @@ describe('checkMergeRules', () => {
       expect(check('changeRequest.subject == ""', context(), 'A subject is not allowed')).toEqual([
         { rule: 'custom', message: 'A subject is not allowed' },
       ]);
-      expect(check('changeRequest.subject == ""')).toEqual([{ rule: 'custom', message: 'the expression "changeRequest.subject == \\"\\"" is not true' }]);
+      expect(check('changeRequest.subject == ""')).toEqual([
+        { rule: 'custom', message: 'the expression "changeRequest.subject == \\"\\"" is not true' },
+      ]);
       // No current approval once the approval is outdated.
       const outdated = context({ reviews: [review('a', 'approved', true)] });
       expect(check('reviews[.status == "approved" && !.outdated][0]', outdated)).toHaveLength(1);
@@ -226,7 +234,11 @@ describe('checkMergeRules', () => {
     });
 
     it('is bypassed like any other rule, and named with the others', () => {
-      const rules: MergeRule[] = [...custom('false', 'Never'), { rule: 'require_at_least_one_review' }, { rule: 'allow_bypass', users: [] }];
+      const rules: MergeRule[] = [
+        ...custom('false', 'Never'),
+        { rule: 'require_at_least_one_review' },
+        { rule: 'allow_bypass', users: [] },
+      ];
       const result = checkMergeRules(rules, facts({ context: context(), reviews: [], caller: { userId: 'x', admin: true } }));
       expect(result.bypass).toBe(true);
       expect(describeUnmet(result.unmet)).toBe('Merge rules not met: custom (Never); require_at_least_one_review (no current review)');
