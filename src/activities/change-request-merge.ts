@@ -9,9 +9,11 @@ import {
 import { loadDocuments, loadFiles, loadPageMap, tokenHash, writeRevision } from '../db/content.ts';
 import { beat, heartbeating } from '../lib/heartbeat.ts';
 import { mergePageMaps, type MergeConflict } from '../domain/content/merge.ts';
-import { checkMergeRules, effectiveMergeRules, type UnmetRule } from '../domain/merge-rules.ts';
-import { mergeRuleFacts } from '../db/merge-rules.ts';
+import { checkMergeRules, effectiveMergeRules, needsEvaluationContext, type UnmetRule } from '../domain/merge-rules.ts';
+import { mergeRuleFacts, mergeRulesContextRows } from '../db/merge-rules.ts';
 import type { PageMap } from '../domain/content/tree.ts';
+import type { Role } from '../domain/roles.ts';
+import { presentMergeRulesContext } from '../api/change-requests/present.ts';
 
 export interface ChangeRequestJob {
   spaceId: string;
@@ -19,6 +21,8 @@ export interface ChangeRequestJob {
   userId: string;
   /** The merging user administers the space (may bypass unmet merge rules where allowed). */
   admin?: boolean;
+  /** The merging user's role on the space, as custom merge rules see it (`space.permissions`). */
+  role?: Role;
 }
 
 export interface MergeOutcome {
@@ -66,8 +70,13 @@ async function recordConflicts(em: Em, cr: LockedChangeRequest, conflicts: Merge
 
 const lock = (em: Em, job: ChangeRequestJob) => lockChangeRequestForMerge(em, job.spaceId, job.changeRequestId);
 
+export interface ChangeRequestMergeOptions {
+  /** PUBLIC_URL: the `urls` of what custom merge rules see are the API's. */
+  publicUrl: string;
+}
+
 /** Activities of the `change-request-merge` workflows (merge and update). */
-export function changeRequestMergeActivities(orm: Orm) {
+export function changeRequestMergeActivities(orm: Orm, options: ChangeRequestMergeOptions) {
   return {
     /**
      * Merges a change request into its space's primary content in one transaction (the search
@@ -87,9 +96,15 @@ export function changeRequestMergeActivities(orm: Orm) {
           // checked them cannot slip through.
           beat({ phase: 'checking rules' });
           const { organization, space, ...facts } = await mergeRuleFacts(em, job.spaceId, cr.id);
-          const check = checkMergeRules(effectiveMergeRules(organization, space), {
+          const rules = effectiveMergeRules(organization, space);
+          const role = job.role ?? (job.admin ? 'admin' : null);
+          const rows = needsEvaluationContext(rules)
+            ? await mergeRulesContextRows(em, { spaceId: job.spaceId, changeRequestId: cr.id, userId: job.userId })
+            : undefined;
+          const check = checkMergeRules(rules, {
             ...facts,
             caller: { userId: job.userId, admin: job.admin === true },
+            context: rows && presentMergeRulesContext(rows, { userId: job.userId, role }, options.publicUrl),
           });
           if (check.unmet.length > 0 && !check.bypass)
             return { result: 'refused', revision: cr.revision_id, reason: 'merge-rules', unmet: check.unmet };

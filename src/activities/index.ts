@@ -19,7 +19,7 @@ export function createActivities(deps: { orm: Orm; config: Config; services: Sha
   const { blobs, secrets } = deps.services;
   return {
     ...spaceDeletionActivities(orm),
-    ...changeRequestMergeActivities(orm),
+    ...changeRequestMergeActivities(orm, { publicUrl: config.publicUrl }),
     ...searchIndexActivities(orm),
     ...openapiActivities(orm, config.fetch),
     ...pdfActivities(orm, { blobs, chromiumPath: config.chromiumPath, publicUrl: config.publicUrl }),

@@ -1,8 +1,12 @@
 import type { MergeFacts, MergeRulesConfig } from '../domain/merge-rules.ts';
+import { spaceWithAccessFacts, type SpaceGitSync } from './access.ts';
+import { changeRequestPeople, findChangeRequest, type ChangeRequestRow } from './change-requests.ts';
+import { countOpenComments } from './comments.ts';
 import { jsonb } from './content.ts';
+import type { Space, User } from './entities.ts';
 import { db } from './kysely.ts';
 import type { Em } from './orm.ts';
-import { pendingReviewers, reviewStates } from './reviews.ts';
+import { changeRequestReviews, pendingReviewers, reviewStates, type ReviewRow } from './reviews.ts';
 
 /** Merge rules of organizations and spaces (`merge_rules` columns), and what they are checked against. */
 
@@ -70,5 +74,50 @@ export async function mergeRuleFacts(
     reviews,
     requestedReviewers,
     upToDate: (cr.revision_merged_ancestor ?? cr.revision_initial) === cr.head,
+  };
+}
+
+/** The rows a custom merge rule's evaluation context is presented from. */
+export interface MergeRulesContextRows {
+  space: Space;
+  gitSync: SpaceGitSync | undefined;
+  changeRequest: ChangeRequestRow;
+  /** Open comments in the change request. */
+  comments: number;
+  reviews: ReviewRow[];
+  /** The users these rows name, and the merging user. */
+  users: Map<string, User>;
+}
+
+/**
+ * What a custom merge rule sees, read with `em` (inside the merge's transaction, after the change
+ * request is locked, as mergeRuleFacts). Undefined when the space or change request is gone.
+ */
+export async function mergeRulesContextRows(
+  em: Em,
+  input: { spaceId: string; changeRequestId: string; userId: string },
+): Promise<MergeRulesContextRows | undefined> {
+  const [found, changeRequest, reviews, comments] = await Promise.all([
+    spaceWithAccessFacts(em, input.spaceId, input.userId),
+    findChangeRequest(em, input.spaceId, input.changeRequestId),
+    changeRequestReviews(em, input.changeRequestId),
+    countOpenComments(em, 'change_request_id', [input.changeRequestId]),
+  ]);
+  if (!found || !changeRequest) return undefined;
+  const named = [
+    input.userId,
+    changeRequest.created_by,
+    changeRequest.merged_by,
+    changeRequest.merge_bypass?.by ?? null,
+    ...reviews.flatMap((r) => [r.reviewer_id, r.requested_by]),
+  ];
+  const users = await changeRequestPeople(em, [...new Set(named.filter((id): id is string => !!id))]);
+  return {
+    space: found.space,
+    gitSync: found.gitSync,
+    changeRequest,
+    comments: comments.get(changeRequest.id) ?? 0,
+    reviews,
+    users,
   };
 }

@@ -239,6 +239,11 @@ export async function changeRequestContributions(
   ];
 }
 
+/** Every review of a change request, oldest first, each with `outdated`. */
+export async function changeRequestReviews(em: Em, changeRequestId: string): Promise<ReviewRow[]> {
+  return reviewQuery(em, changeRequestId).orderBy('r.created_at').orderBy('r.id').execute();
+}
+
 /** Every review of a change request as the merge rules see it: reviewer, status, outdated. */
 export async function reviewStates(
   em: Em,

@@ -1,3 +1,5 @@
+import { evaluateExpression, expressionProblem } from './expressions.ts';
+
 /**
  * Merge rules (GitBook's `MergeRules`): what must hold before a change request merges. An
  * organization's configuration is `none` or `rules`; a space's is also `inherit` (the default),
@@ -16,13 +18,32 @@ export const PLAIN_RULES = [
 ] as const;
 /** Kinds GitBook's document names that this service does not evaluate. */
 const UNSUPPORTED: Record<string, string> = {
-  custom: 'custom merge rules are not supported yet',
   require_agent_review: 'require_agent_review merge rules are not supported',
 };
 
 export type UserRuleKind = (typeof USER_RULES)[number];
 export type PlainRuleKind = (typeof PLAIN_RULES)[number];
-export type MergeRule = { rule: UserRuleKind; users: string[] } | { rule: PlainRuleKind };
+/** A `custom` rule: an expression of the sandboxed language (src/domain/expressions.ts) that must hold. */
+export type CustomRule = { rule: 'custom'; expression: string; message?: string };
+export type MergeRule = { rule: UserRuleKind; users: string[] } | { rule: PlainRuleKind } | CustomRule;
+
+/** The longest expression a custom rule may have (GitBook's `Expression`). */
+export const MAX_EXPRESSION_LENGTH = 1024;
+
+/**
+ * What a custom rule's expression sees: GitBook's `MergeRulesEvaluationContext` (the space, the
+ * change request and its reviews as the API presents them, and the merging user as GitBook's
+ * `User`), as plain data.
+ */
+export interface MergeRulesEvaluationContext {
+  space: object;
+  changeRequest: object;
+  reviews: object[];
+  actor: object;
+}
+
+/** The context a custom expression is tried against when it is saved. */
+const EMPTY_CONTEXT: MergeRulesEvaluationContext = { space: {}, changeRequest: {}, reviews: [], actor: {} };
 export type MergeRulesConfig = { type: 'inherit' } | { type: 'none' } | { type: 'rules'; rules: MergeRule[] };
 
 /** What is kept on a change request merged past unmet rules. */
@@ -35,7 +56,7 @@ export interface MergeBypass {
 /** A configuration as the request body states it, before validation. */
 export interface MergeRulesInput {
   type: string;
-  rules?: { rule: string; users?: string[]; [key: string]: unknown }[];
+  rules?: { rule: string; users?: string[]; expression?: unknown; message?: string; [key: string]: unknown }[];
 }
 
 export class MergeRulesError extends Error {}
@@ -73,9 +94,34 @@ export function parseMergeRules(input: MergeRulesInput, scope: 'organization' | 
       if (extra.length) throw new MergeRulesError(`${where}: ${r.rule} takes no parameters (got ${extra.join(', ')})`);
       return { rule: r.rule };
     }
-    throw new MergeRulesError(`${where}: unknown rule "${r.rule}"; known rules: ${[...USER_RULES, ...PLAIN_RULES].join(', ')}`);
+    if (r.rule === 'custom') return parseCustomRule(r, where);
+    throw new MergeRulesError(`${where}: unknown rule "${r.rule}"; known rules: ${[...USER_RULES, ...PLAIN_RULES, 'custom'].join(', ')}`);
   });
   return { type: 'rules', rules };
+}
+
+/**
+ * A custom rule as stated: a non-empty expression of at most MAX_EXPRESSION_LENGTH characters
+ * that parses, and runs once against an empty context (which surfaces an unknown transform or
+ * function the parser lets through); an optional message.
+ */
+function parseCustomRule(r: NonNullable<MergeRulesInput['rules']>[number], where: string): CustomRule {
+  const extra = Object.keys(r).filter((k) => k !== 'rule' && k !== 'expression' && k !== 'message');
+  if (extra.length) throw new MergeRulesError(`${where}: custom takes only expression and message (got ${extra.join(', ')})`);
+  const { expression, message } = r;
+  if (expression === undefined) throw new MergeRulesError(`${where}: custom needs an expression`);
+  if (typeof expression !== 'string') throw new MergeRulesError(`${where}.expression must be a string`);
+  if (expression.length > MAX_EXPRESSION_LENGTH)
+    throw new MergeRulesError(`${where}.expression is ${expression.length} characters long; at most ${MAX_EXPRESSION_LENGTH} are allowed`);
+  if (!expression.trim()) throw new MergeRulesError(`${where}.expression is empty`);
+  const problem = expressionProblem(expression, EMPTY_CONTEXT);
+  if (problem !== null) throw new MergeRulesError(`${where}.expression is not a valid expression: ${problem}`);
+  return { rule: 'custom', expression, ...(message !== undefined ? { message } : {}) };
+}
+
+/** Whether the rules include custom expressions, which need an evaluation context. */
+export function needsEvaluationContext(rules: MergeRule[]): boolean {
+  return rules.some((r) => r.rule === 'custom');
 }
 
 /** The rules that apply in a space: its own when `rules` or `none`, else its organization's. */
@@ -94,6 +140,8 @@ export interface MergeFacts {
   caller: { userId: string; admin: boolean };
   /** The change request's base is the space's current revision. */
   upToDate: boolean;
+  /** What custom expressions see; needed when the rules have any (see needsEvaluationContext). */
+  context?: MergeRulesEvaluationContext;
 }
 
 export interface UnmetRule {
@@ -150,6 +198,11 @@ export function checkMergeRules(rules: MergeRule[], facts: MergeFacts): MergeChe
       case 'require_author_to_merge':
         if (facts.changeRequest.createdBy !== facts.caller.userId) fail(r.rule, 'only the author of the change request may merge it');
         break;
+      case 'custom': {
+        const problem = customRuleProblem(r.expression, facts.context);
+        if (problem !== null) fail(r.rule, r.message || problem);
+        break;
+      }
       case 'allow_bypass':
         break;
     }
@@ -159,6 +212,20 @@ export function checkMergeRules(rules: MergeRule[], facts: MergeFacts): MergeChe
     facts.caller.admin &&
     rules.some((r) => r.rule === 'allow_bypass' && (r.users.length === 0 || r.users.includes(facts.caller.userId)));
   return { unmet, bypass };
+}
+
+/**
+ * Null when a custom expression holds (evaluates truthy) against the context, else why not. An
+ * expression that cannot be evaluated does not hold.
+ */
+function customRuleProblem(expression: string, context: MergeRulesEvaluationContext | undefined): string | null {
+  const named = `the expression ${JSON.stringify(expression)}`;
+  if (!context) return `${named} could not be evaluated (no context)`;
+  try {
+    return evaluateExpression(expression, context) ? null : `${named} is not true`;
+  } catch (error) {
+    return `${named} could not be evaluated: ${(error as Error).message}`;
+  }
 }
 
 /** The refusal's message, naming every unmet rule. */

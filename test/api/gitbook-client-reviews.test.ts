@@ -67,4 +67,37 @@ describe('GitBook client: change-request reviews', () => {
       expect.objectContaining({ actionType: 'edit', count: 1, user: expect.objectContaining({ id: org.members.edit.userId }) }),
     ]);
   });
+
+  it('sets a custom merge rule and merges under it', async () => {
+    const space = (await admin.orgs.createSpace(org.id, { title: 'Ruled' })).data;
+    const mergeRules = {
+      type: 'rules',
+      rules: [
+        {
+          rule: 'custom',
+          expression: 'reviews[.status == "approved" && !.outdated][0] && changeRequest.subject != ""',
+          message: 'Needs an approval',
+        },
+      ],
+    };
+    const updated = (await admin.spaces.updateSpaceById(space.id, { mergeRules })).data;
+    expectMatchesGitBook('updateSpaceById', updated);
+    expect(updated.mergeRules).toEqual(mergeRules);
+    const read = (await author.spaces.getSpaceById(space.id)).data;
+    expectMatchesGitBook('getSpaceById', read);
+    expect(read.mergeRules).toEqual(mergeRules);
+    await expect(
+      admin.spaces.updateSpaceById(space.id, { mergeRules: { type: 'rules', rules: [{ rule: 'custom', expression: 'reviews ==== 1' }] } }),
+    ).rejects.toMatchObject({ code: 400 });
+
+    const cr = (await author.spaces.createChangeRequest(space.id, { subject: 'Fix typo' })).data;
+    await expect(reviewer.spaces.mergeChangeRequest(space.id, cr.id)).rejects.toMatchObject({
+      code: 409,
+      message: expect.stringContaining('custom (Needs an approval)'),
+    });
+    await reviewer.spaces.submitChangeRequestReview(space.id, cr.id, { status: 'approved' });
+    const merged = (await reviewer.spaces.mergeChangeRequest(space.id, cr.id)).data;
+    expectMatchesGitBook('mergeChangeRequest', merged);
+    expect(merged.result).toBe('merge');
+  });
 });

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { changeRequestMergeActivities } from '../../src/activities/change-request-merge.ts';
+import { presentMergeRulesContext } from '../../src/api/change-requests/present.ts';
+import { mergeRulesContextRows } from '../../src/db/merge-rules.ts';
+import { forkEm, transaction } from '../../src/db/orm.ts';
+import { expectMatchesGitBookSchema } from '../support/gitbook-openapi.ts';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { contentPages, edit, expect400, newChangeRequest, newSpace } from '../support/fixtures.ts';
 
@@ -74,7 +78,24 @@ describe('merge rules: configuration', () => {
     expect400(await put({ type: 'rules', rules: [{ rule: 'require_specific_reviewers' }] }), /needs users/);
     expect400(await put({ type: 'rules', rules: [{ rule: 'require_one_of_specific_reviewers', users: [] }] }), /at least one user/);
     expect400(await put({ type: 'rules', rules: [{ rule: 'require_at_least_one_review', users: ['x'] }] }), /takes no parameters/);
-    expect400(await put({ type: 'rules', rules: [{ rule: 'custom', expression: 'true' }] }), /custom merge rules are not supported yet/);
+    expect400(
+      await put({ type: 'rules', rules: [{ rule: 'require_agent_review' }] }),
+      /require_agent_review merge rules are not supported/,
+    );
+    expect400(
+      await put({
+        type: 'rules',
+        rules: [{ rule: 'require_at_least_one_review' }, { rule: 'custom', expression: 'changeRequest.subject ==== ""' }],
+      }),
+      /^mergeRules\.rules\[1\]\.expression is not a valid expression: .+/,
+    );
+    expect400(
+      await put({ type: 'rules', rules: [{ rule: 'custom', expression: 'reviews|length > 0' }] }),
+      /rules\[0\]\.expression .*Transform length/,
+    );
+    expect400(await put({ type: 'rules', rules: [{ rule: 'custom', expression: 'x'.repeat(1025) }] }), /at most 1024 are allowed/);
+    expect400(await put({ type: 'rules', rules: [{ rule: 'custom', expression: ['true'] }] }), /rules\[0\]\.expression must be a string/);
+    expect400(await put({ type: 'rules', rules: [{ rule: 'custom' }] }), /rules\[0\]: custom needs an expression/);
     expect400(await put({ type: 'rules' }), /rules is required/);
     expect400(await put({ type: 'whenever' }), /type must be one of/);
     expect400(await as('admin').patch(`/v1/orgs/${org.id}`, { mergeRules: { type: 'inherit' } }), /type must be one of none, rules/);
@@ -213,7 +234,7 @@ describe('merge rules: enforcement', () => {
     await s.review('review');
     // Between the API's check and the merge: a new edit outdates the approval.
     await s.change('Sneaked in\n');
-    const activities = changeRequestMergeActivities(t.orm);
+    const activities = changeRequestMergeActivities(t.orm, { publicUrl: t.config.publicUrl });
     const outcome = await activities.mergeChangeRequest({ spaceId: s.space.id, changeRequestId: s.cr.id, userId: id('review') });
     expect(outcome).toMatchObject({ result: 'refused', reason: 'merge-rules', unmet: [{ rule: 'require_at_least_one_approved_review' }] });
     expect((await as('read').get(s.base)).body.status).toBe('open');
@@ -223,7 +244,7 @@ describe('merge rules: enforcement', () => {
     const s = await setup([{ rule: 'require_all_reviews_approved' }, { rule: 'allow_bypass', users: [id('admin')] }]);
     await s.review('review');
     expect((await as('admin').post(`${s.base}/requested-reviewers`, { users: [id('create')] })).status).toBeLessThan(300);
-    const activities = changeRequestMergeActivities(t.orm);
+    const activities = changeRequestMergeActivities(t.orm, { publicUrl: t.config.publicUrl });
     const job = { spaceId: s.space.id, changeRequestId: s.cr.id };
     expect(await activities.mergeChangeRequest({ ...job, userId: id('review'), admin: false })).toMatchObject({
       result: 'refused',
@@ -238,5 +259,108 @@ describe('merge rules: enforcement', () => {
       status: 'merged',
       mergeRulesBypass: { by: { id: id('admin') }, rules: ['require_all_reviews_approved'] },
     });
+  });
+});
+
+describe('merge rules: custom expressions', () => {
+  const custom = (expression: string, message?: string) => ({ rule: 'custom', expression, ...(message ? { message } : {}) });
+
+  it('stores the expression and message and answers them, on spaces and organizations', async () => {
+    const rules = [custom('changeRequest.subject != ""', 'Give the change request a subject'), custom('space.title == "Docs"')];
+    const space = await newSpace(as('admin'), org.id);
+    const res = await as('admin').patch(`/v1/spaces/${space.id}`, { mergeRules: { type: 'rules', rules } });
+    expect(res.status).toBe(200);
+    expect(res.body.mergeRules).toEqual({ type: 'rules', rules });
+    expect((await as('read').get(`/v1/spaces/${space.id}`)).body.mergeRules).toEqual({ type: 'rules', rules });
+    try {
+      const orgRes = await as('admin').patch(`/v1/orgs/${org.id}`, { mergeRules: { type: 'rules', rules } });
+      expect(orgRes.status).toBe(200);
+      expect(orgRes.body.mergeRules).toEqual({ type: 'rules', rules });
+    } finally {
+      await as('admin').patch(`/v1/orgs/${org.id}`, { mergeRules: { type: 'none' } });
+    }
+  });
+
+  it('refuses with the rule’s message when the expression is false, merges when it holds', async () => {
+    const s = await setup([custom('changeRequest.subject != "WIP"', 'Change requests marked WIP do not merge')], 'WIP');
+    const refused = await s.merge();
+    expectRefused(refused, ['custom']);
+    expect(refused.body.error.message).toBe('Merge rules not met: custom (Change requests marked WIP do not merge)');
+    expect((await as('edit').patch(s.base, { subject: 'Ready' })).status).toBe(200);
+    expect((await s.merge()).body.result).toBe('merge');
+  });
+
+  it('without a message, the refusal names the expression', async () => {
+    const s = await setup([custom('space.title == "Handbook"')]);
+    expectRefused(await s.merge(), ['custom (the expression "space.title == \\"Handbook\\"" is not true)']);
+  });
+
+  it('sees the reviews, the merging user and the space as the API presents them', async () => {
+    const rules = [
+      custom('reviews[.status == "approved" && !.outdated && .reviewer.id != changeRequest.createdBy.id][0]', 'An approval is needed'),
+      custom(`actor.id != "${id('create')}" && space.permissions.merge == true`, 'Not this merger'),
+      custom('reviews[.status == "changes-requested" && .outdated == false][0] == null', 'Changes are requested'),
+    ];
+    const s = await setup(rules);
+    const first = await s.merge();
+    expectRefused(first, ['custom (An approval is needed)']);
+    expect(first.body.error.message).not.toContain('Changes are requested');
+    await s.review('review');
+    expect((await s.merge('create')).body.error.message).toBe('Merge rules not met: custom (Not this merger)');
+    await s.review('create', 'changes-requested');
+    expect((await s.merge()).body.error.message).toBe('Merge rules not met: custom (Changes are requested)');
+    await s.review('create');
+    expect((await s.merge()).body.result).toBe('merge');
+  });
+
+  it('an expression that cannot be evaluated at merge time does not hold', async () => {
+    // Saved: on the empty context the transform is never reached. At merge time it is, and throws.
+    const s = await setup([custom('changeRequest.number && changeRequest.subject|upper == "CHANGE"')]);
+    const refused = await s.merge();
+    expectRefused(refused, ['custom']);
+    expect(refused.body.error.message).toMatch(/could not be evaluated: .*Transform upper is not defined/);
+  });
+
+  it('the evaluation context is GitBook’s MergeRulesEvaluationContext', async () => {
+    const s = await setup([custom('true')]);
+    await s.review('review');
+    await s.review('admin', 'changes-requested');
+    const rows = await transaction(forkEm(t.orm), (em) =>
+      mergeRulesContextRows(em, { spaceId: s.space.id, changeRequestId: s.cr.id, userId: id('review') }),
+    );
+    const context = presentMergeRulesContext(rows!, { userId: id('review'), role: 'review' }, t.config.publicUrl);
+    expectMatchesGitBookSchema('MergeRulesEvaluationContext', context);
+    expect(context).toMatchObject({
+      space: { object: 'space', id: s.space.id, permissions: { merge: true, admin: false } },
+      changeRequest: { object: 'change-request', id: s.cr.id, subject: 'Change', createdBy: { id: id('edit') } },
+      reviews: [
+        { object: 'change-request-review', status: 'approved', outdated: false, reviewer: { id: id('review') } },
+        { object: 'change-request-review', status: 'changes-requested', outdated: false, reviewer: { id: id('admin') } },
+      ],
+      actor: { object: 'user', id: id('review') },
+    });
+    // The API answers the same objects.
+    const apiSpace = (await as('review').get(`/v1/spaces/${s.space.id}`)).body;
+    expect(context.space).toEqual(apiSpace);
+    expect(context.changeRequest).toEqual((await as('review').get(s.base)).body);
+    expect(context.reviews).toEqual((await as('review').get(`${s.base}/reviews`)).body.items);
+  });
+
+  it('the merge checks custom rules again under its locks, and a bypass covers them', async () => {
+    const rules = [custom('reviews[.status == "approved" && !.outdated][0]', 'An approval is needed'), { rule: 'allow_bypass', users: [] }];
+    const s = await setup(rules);
+    await s.review('review');
+    await s.change('Sneaked in\n');
+    const activities = changeRequestMergeActivities(t.orm, { publicUrl: t.config.publicUrl });
+    const job = { spaceId: s.space.id, changeRequestId: s.cr.id };
+    expect(await activities.mergeChangeRequest({ ...job, userId: id('review'), role: 'review' })).toMatchObject({
+      result: 'refused',
+      reason: 'merge-rules',
+      unmet: [{ rule: 'custom', message: 'An approval is needed' }],
+    });
+    expect((await as('read').get(s.base)).body.status).toBe('open');
+    const merged = await activities.mergeChangeRequest({ ...job, userId: id('admin'), admin: true, role: 'admin' });
+    expect(merged.result).toBe('merge');
+    expect((await as('read').get(s.base)).body.mergeRulesBypass).toMatchObject({ by: { id: id('admin') }, rules: ['custom'] });
   });
 });

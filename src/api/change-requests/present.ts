@@ -1,10 +1,16 @@
 import type { ChangeRequestRow } from '../../db/change-requests.ts';
 import type { FileRow } from '../../db/content.ts';
 import type { User } from '../../db/entities.ts';
+import type { MergeRulesContextRows } from '../../db/merge-rules.ts';
 import type { ChangeOutcome } from '../../domain/content/operations.ts';
+import { plainContext } from '../../domain/expressions.ts';
+import type { MergeRulesEvaluationContext } from '../../domain/merge-rules.ts';
+import type { Role } from '../../domain/roles.ts';
 import { presentFile } from '../content/present.ts';
+import { presentSpace } from '../spaces/present.ts';
 import { presentUser } from '../users/present.ts';
 import { urlsFor } from '../object-urls.ts';
+import { presentReview, userPresenter } from './reviews/present.ts';
 
 /** What is shown with change requests, loaded by the service for a whole page of them. */
 export interface ChangeRequestFacts {
@@ -89,4 +95,30 @@ export function presentContentUpdate(
     changes: presentContentChanges(changes, `${publicUrl}${base}`),
     insertedFiles: insertedFiles.map((f) => presentFile(f, { publicUrl, spaceId: changeRequest.space, metadata: true, base })),
   };
+}
+
+/**
+ * GitBook's MergeRulesEvaluationContext, what custom merge rules see: the space as `actor` (with
+ * `role` on it) reads it, the change request and its reviews as the API answers them, and the
+ * merging user. Plain data (a JSON round trip): no prototypes beyond Object's, no functions.
+ */
+export function presentMergeRulesContext(
+  rows: MergeRulesContextRows,
+  actor: { userId: string; role: Role | null },
+  publicUrl: string,
+): MergeRulesEvaluationContext {
+  const cr = rows.changeRequest;
+  const user = userPresenter(rows.users, publicUrl);
+  const facts: ChangeRequestFacts = {
+    users: rows.users,
+    heads: new Map([[rows.space.id, rows.space.revisionId]]),
+    comments: new Map([[cr.id, rows.comments]]),
+  };
+  const base = `${publicUrl}/v1/spaces/${cr.space_id}/change-requests/${cr.id}`;
+  return plainContext({
+    space: presentSpace(rows.space, actor.role, urlsFor(publicUrl), rows.gitSync),
+    changeRequest: presentChangeRequest(cr, facts, publicUrl),
+    reviews: rows.reviews.map((r) => presentReview(r, user, base)),
+    actor: user(actor.userId),
+  });
 }

@@ -20,8 +20,9 @@ import { loadPageMap, revisionSpace, writeRevision, type FileRow } from '../../d
 import { transaction, type Em } from '../../db/orm.ts';
 import { measureImage } from '../../domain/files.ts';
 import { newId } from '../../domain/ids.ts';
-import { checkMergeRules, describeUnmet, effectiveMergeRules, type MergeFacts } from '../../domain/merge-rules.ts';
-import { mergeRuleFacts } from '../../db/merge-rules.ts';
+import { checkMergeRules, describeUnmet, effectiveMergeRules, needsEvaluationContext } from '../../domain/merge-rules.ts';
+import { mergeRuleFacts, mergeRulesContextRows } from '../../db/merge-rules.ts';
+import type { Role } from '../../domain/roles.ts';
 import {
   applyOperations,
   documentMetadata,
@@ -38,7 +39,7 @@ import { grantedContent, loadSpace, requireOrganization, requireRole } from '../
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
-import { presentChangeRequest, presentContentUpdate, type ChangeRequestFacts } from './present.ts';
+import { presentChangeRequest, presentContentUpdate, presentMergeRulesContext, type ChangeRequestFacts } from './present.ts';
 import type {
   ContentChangesBody,
   CreateChangeRequestBody,
@@ -162,13 +163,13 @@ export async function runChangeRequestMerge(ctx: Ctx, kind: 'merge' | 'update', 
   if (!(kind === 'merge' && cr.status === 'merged')) assertEditable(cr, space.editMode, kind === 'merge' ? 'merge it' : 'update it');
   const admin = role === 'admin';
   // Checked here for a prompt answer, and again by the merge inside its transaction.
-  if (kind === 'merge' && cr.status !== 'merged') await assertMergeRules(ctx.em, space.id, cr.id, { userId: caller.user.id, admin });
+  if (kind === 'merge' && cr.status !== 'merged') await assertMergeRules(ctx, space.id, cr.id, { userId: caller.user.id, admin, role });
   const outcome = await runChangeRequestJob(deps.temporal, deps.config.temporalTaskQueue, kind, {
     spaceId: space.id,
     changeRequestId: cr.id,
     userId: caller.user.id,
     organizationId: space.organizationId,
-    ...(kind === 'merge' ? { admin } : {}),
+    ...(kind === 'merge' ? { admin, ...(role ? { role } : {}) } : {}),
   });
   if (outcome.result === 'refused') {
     if (outcome.reason === 'not-found') throw notFound('Change request');
@@ -179,10 +180,26 @@ export async function runChangeRequestMerge(ctx: Ctx, kind: 'merge' | 'update', 
   return { revision: outcome.revision, result: outcome.result };
 }
 
-/** 409 naming every unmet merge rule, unless there is none or the caller may bypass them. */
-async function assertMergeRules(em: Em, spaceId: string, changeRequestId: string, caller: MergeFacts['caller']): Promise<void> {
-  const { organization, space, ...facts } = await mergeRuleFacts(em, spaceId, changeRequestId);
-  const check = checkMergeRules(effectiveMergeRules(organization, space), { ...facts, caller });
+/**
+ * 409 naming every unmet merge rule, unless there is none or the caller may bypass them. Custom
+ * rules see the space, the change request, its reviews and the caller as the API presents them.
+ */
+async function assertMergeRules(
+  ctx: Ctx,
+  spaceId: string,
+  changeRequestId: string,
+  caller: { userId: string; admin: boolean; role: Role | null },
+): Promise<void> {
+  const { organization, space, ...facts } = await mergeRuleFacts(ctx.em, spaceId, changeRequestId);
+  const rules = effectiveMergeRules(organization, space);
+  const rows = needsEvaluationContext(rules)
+    ? await mergeRulesContextRows(ctx.em, { spaceId, changeRequestId, userId: caller.userId })
+    : undefined;
+  const check = checkMergeRules(rules, {
+    ...facts,
+    caller: { userId: caller.userId, admin: caller.admin },
+    context: rows && presentMergeRulesContext(rows, caller, ctx.deps.config.publicUrl),
+  });
   if (check.unmet.length > 0 && !check.bypass) throw conflict(describeUnmet(check.unmet));
 }
 

@@ -25,7 +25,16 @@ export const MergeRulesInput = Type.Object({
 /** A stored MergeRules configuration as answered. */
 export const MergeRulesSchema = Type.Object({
   type: Type.String(),
-  rules: Type.Optional(Type.Array(Type.Object({ rule: Type.String(), users: Type.Optional(Type.Array(Type.String())) }))),
+  rules: Type.Optional(
+    Type.Array(
+      Type.Object({
+        rule: Type.String(),
+        users: Type.Optional(Type.Array(Type.String())),
+        expression: Type.Optional(Type.String()),
+        message: Type.Optional(Type.String()),
+      }),
+    ),
+  ),
 });
 
 export const OrganizationSchema = Type.Object({

@@ -1,29 +1,10 @@
-import jexlModule from 'jexl';
-import { Lru } from '../lru.ts';
+import { evaluateExpression, expressionProblem, plainContext } from '../expressions.ts';
 
 /**
- * Conditions of sections and site-spaces (`visitor.claims.unsigned.betaUser == true`) are Jexl
- * expressions: a maintained expression language that parses to an AST and evaluates it against
- * the context it is given, with no access to the host's globals and no function calls beyond the
- * transforms registered (none here). Never `eval`, never `new Function`.
+ * Conditions of sections and site-spaces (`visitor.claims.unsigned.betaUser == true`) are
+ * expressions of the service's sandboxed language (src/domain/expressions.ts), evaluated against
+ * the visitor's claims.
  */
-
-type Expression = { evalSync(context?: object): unknown };
-const { Jexl } = jexlModule as unknown as { Jexl: new () => { compile(expression: string): Expression } };
-const jexl = new Jexl();
-
-/** Expressions compiled by this process (least recently used first out). */
-export const CONDITION_CACHE_SIZE = 5000;
-const compiled = new Lru<string, Expression>(CONDITION_CACHE_SIZE);
-
-function compile(expression: string): Expression {
-  let found = compiled.get(expression);
-  if (!found) {
-    found = jexl.compile(expression);
-    compiled.set(expression, found);
-  }
-  return found;
-}
 
 /**
  * Why an expression cannot be saved, or null when it is sound. Besides parsing it, it is run once
@@ -31,12 +12,8 @@ function compile(expression: string): Expression {
  * an unknown transform or function), while a missing claim only reads as undefined.
  */
 export function conditionProblem(expression: string): string | null {
-  try {
-    compile(expression).evalSync(EMPTY_CONTEXT);
-    return null;
-  } catch (error) {
-    return `condition is not a valid expression: ${(error as Error).message}`;
-  }
+  const problem = expressionProblem(expression, EMPTY_CONTEXT);
+  return problem === null ? null : `condition is not a valid expression: ${problem}`;
 }
 
 /** The claims of a visitor, as conditions see them: `visitor.claims.<signed>` and `visitor.claims.unsigned.<name>`. */
@@ -47,7 +24,7 @@ export interface VisitorClaims {
 
 /** A context made of plain data only (JSON round trip): no prototypes beyond Object's, no functions. */
 export function conditionContext(claims: VisitorClaims): object {
-  const data = JSON.parse(JSON.stringify({ ...claims.signed, unsigned: claims.unsigned })) as Record<string, unknown>;
+  const data = plainContext({ ...claims.signed, unsigned: claims.unsigned }) as Record<string, unknown>;
   return { visitor: { claims: data } };
 }
 
@@ -60,7 +37,7 @@ const EMPTY_CONTEXT = { visitor: { claims: { unsigned: {} } } };
 export function conditionHolds(expression: string | null | undefined, context: object): boolean {
   if (expression === null || expression === undefined || expression === '') return true;
   try {
-    return Boolean(compile(expression).evalSync(context));
+    return Boolean(evaluateExpression(expression, context));
   } catch {
     return false;
   }

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
-import { changeRequestPeople, updateChangeRequest, type ChangeRequestRow } from '../../../db/change-requests.ts';
+import { changeRequestPeople, lockChangeRequest, updateChangeRequest, type ChangeRequestRow } from '../../../db/change-requests.ts';
 import { memberRole } from '../../../db/access.ts';
-import { transaction } from '../../../db/orm.ts';
+import { transaction, type Em } from '../../../db/orm.ts';
 import {
   changeRequestContributions,
   deleteReviewer,
@@ -36,6 +36,19 @@ async function load(ctx: Ctx, spaceId: string, changeRequestId: string) {
 
 const baseUrl = (ctx: Ctx, cr: ChangeRequestRow) => `${ctx.deps.config.publicUrl}/v1/spaces/${cr.space_id}/change-requests/${cr.id}`;
 
+/** 409 for a merged or archived change request: `what` says what can no longer happen. */
+function assertReviewable(changeRequest: Pick<ChangeRequestRow, 'number' | 'status'>, what: string): void {
+  if (changeRequest.status === 'merged' || changeRequest.status === 'archived')
+    throw conflict(`Change request #${changeRequest.number} is ${changeRequest.status}: ${what}`);
+}
+
+/** The change request locked for the rest of the transaction (see submitReview); 404 when gone. */
+async function lockedChangeRequest(tx: Em, spaceId: string, changeRequestId: string) {
+  const locked = await lockChangeRequest(tx, spaceId, changeRequestId);
+  if (!locked) throw notFound('Change request');
+  return locked;
+}
+
 /** Presents rows that name users, loading those users once. */
 async function users(ctx: Ctx, ids: (string | null)[]) {
   const known = await changeRequestPeople(ctx.em, [...new Set(ids.filter((id): id is string => !!id))]);
@@ -65,20 +78,23 @@ export async function getReview(ctx: Ctx, spaceId: string, changeRequestId: stri
  * reviewer's pending request; earlier reviews of the same reviewer become outdated.
  */
 export async function submitReview(ctx: Ctx, spaceId: string, changeRequestId: string, body: Static<typeof SubmitReviewBody>) {
-  const { role, changeRequest } = await load(ctx, spaceId, changeRequestId);
+  const { space, role, changeRequest } = await load(ctx, spaceId, changeRequestId);
   requireRole(role, 'review', 'review change requests in this space');
   if (body.status === 'approved' && changeRequest.created_by === ctx.caller.user.id)
     throw forbidden('The author of a change request cannot approve it');
-  if (changeRequest.status === 'merged' || changeRequest.status === 'archived')
-    throw conflict(`Change request #${changeRequest.number} is ${changeRequest.status} and can no longer be reviewed`);
-  const id = await transaction(ctx.em, (tx) =>
-    insertReview(tx, {
+  assertReviewable(changeRequest, 'it can no longer be reviewed');
+  // Under the change request's lock, which a merge takes before it checks the rules: a review
+  // either lands before the merge reads the reviews, or finds the change request merged.
+  const id = await transaction(ctx.em, async (tx) => {
+    assertReviewable(await lockedChangeRequest(tx, space.id, changeRequest.id), 'it can no longer be reviewed');
+    return insertReview(tx, {
       changeRequestId: changeRequest.id,
+      // The revision the reviewer was shown: an edit since makes this review outdated at once.
       revisionId: changeRequest.revision_id,
       reviewerId: ctx.caller.user.id,
       status: body.status,
-    }),
-  );
+    });
+  });
   return getReview(ctx, spaceId, changeRequest.id, id);
 }
 
@@ -101,8 +117,7 @@ export async function requestReviewers(ctx: Ctx, spaceId: string, changeRequestI
   const { space, role, changeRequest } = await load(ctx, spaceId, changeRequestId);
   if (changeRequest.created_by !== ctx.caller.user.id) requireRole(role, 'edit', 'request reviews on this change request');
   else requireRole(role, 'comment', 'request reviews on this change request');
-  if (changeRequest.status === 'merged' || changeRequest.status === 'archived')
-    throw conflict(`Change request #${changeRequest.number} is ${changeRequest.status}: reviews can no longer be requested`);
+  assertReviewable(changeRequest, 'reviews can no longer be requested');
   const userIds = [...new Set(body.users)];
   const known = await existingUsers(ctx.em, userIds);
   for (const userId of userIds) {
@@ -112,6 +127,7 @@ export async function requestReviewers(ctx: Ctx, spaceId: string, changeRequestI
     if (!atLeast(roles.get(space.id), 'read')) throw badRequest(`User ${userId} cannot read this space and cannot be asked to review`);
   }
   const rows = await transaction(ctx.em, async (tx) => {
+    assertReviewable(await lockedChangeRequest(tx, space.id, changeRequest.id), 'reviews can no longer be requested');
     if (body.subject !== undefined) await updateChangeRequest(tx, changeRequest.id, { subject: body.subject });
     return upsertReviewers(tx, {
       changeRequestId: changeRequest.id,
