@@ -64,9 +64,13 @@ export async function findInviteLink(em: Em, organizationId: string, keyHash: st
   return linkRows(em).where('l.key_hash', '=', keyHash).where('l.organization_id', '=', organizationId).executeTakeFirst();
 }
 
-/** The invite links of an organization, oldest first. */
+/** The invite links of an organization to itself (not to one space or collection of it), oldest first. */
 export function inviteLinkListing(em: Em, organizationId: string): Listing<InviteLinkRow & { sortKey: string }> {
-  const query = linkRows(em).select(byCreation.as('sortKey')).where('l.organization_id', '=', organizationId);
+  const query = linkRows(em)
+    .select(byCreation.as('sortKey'))
+    .where('l.organization_id', '=', organizationId)
+    .where('l.space_id', 'is', null)
+    .where('l.collection_id', 'is', null);
   return {
     query,
     keys: [

@@ -29,7 +29,7 @@ import {
   rolesByEmail,
 } from '../../domain/invites.ts';
 import { atLeast, isRole, type Role } from '../../domain/roles.ts';
-import { contentRoles, inScope, loadCollection, loadSpace, requireOrganization, requireRole } from '../access.ts';
+import { inScope, loadCollection, loadSpace, requireOrganization, requireRole } from '../access.ts';
 import { presentCollection } from '../collections/present.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
@@ -175,39 +175,16 @@ async function loadLink(ctx: Ctx, organizationId: string, inviteId: string): Pro
   return link;
 }
 
+/**
+ * The organization's links to itself, oldest first (GitBook's list holds InviteLinkToOrganization
+ * only: links to a space or a collection are read, changed and deleted by their id).
+ */
 export async function listInviteLinks(ctx: Ctx, organizationId: string, query: Static<typeof ListQuery>) {
   const { role } = await requireOrganization(ctx, organizationId, 'admin', ADMIN_ACTION);
   const box = await ctx.deps.secrets();
-  return paginate(ctx.em, inviteLinkListing(ctx.em, organizationId), query, async (rows) => {
-    const contents = await contentsOf(ctx, role, rows);
-    // A link whose content was deleted meanwhile is left out (the deletion removes it).
-    return rows
-      .filter((row) => !linkContentOf(row) || contents.has(row.keyHash))
-      .map((row) =>
-        presentInviteLink(row, box.open(row.sealedId, sealContext(organizationId, row.keyHash)), role, contents.get(row.keyHash)),
-      );
-  });
-}
-
-/** The content of each content link of a page of links, with the caller's role on it, by the link's key hash. */
-async function contentsOf(ctx: Ctx, orgRole: Role | null, rows: InviteLinkRow[]): Promise<Map<string, LinkContent>> {
-  const out = new Map<string, LinkContent>();
-  const spaceIds = rows.flatMap((r) => (r.spaceId ? [r.spaceId] : []));
-  const collectionIds = rows.flatMap((r) => (r.collectionId ? [r.collectionId] : []));
-  if (spaceIds.length + collectionIds.length === 0) return out;
-  const { spaces, collections } = await linkContent(ctx.em, spaceIds, collectionIds);
-  const viewer = { userId: ctx.caller.user.id, role: orgRole };
-  const [spaceRoles, collectionRoles] = await Promise.all([
-    contentRoles(ctx.em, viewer, 'space', [...spaces.values()]),
-    contentRoles(ctx.em, viewer, 'collection', [...collections.values()]),
-  ]);
-  for (const row of rows) {
-    const space = row.spaceId ? spaces.get(row.spaceId) : undefined;
-    const collection = row.collectionId ? collections.get(row.collectionId) : undefined;
-    if (space) out.set(row.keyHash, showContent(ctx, { kind: 'space', space }, spaceRoles.get(space.id) ?? null));
-    if (collection) out.set(row.keyHash, showContent(ctx, { kind: 'collection', collection }, collectionRoles.get(collection.id) ?? null));
-  }
-  return out;
+  return paginate(ctx.em, inviteLinkListing(ctx.em, organizationId), query, (rows) =>
+    rows.map((row) => presentInviteLink(row, box.open(row.sealedId, sealContext(organizationId, row.keyHash)), role)),
+  );
 }
 
 /**
