@@ -11,6 +11,7 @@ import { beat, heartbeating } from '../lib/heartbeat.ts';
 import { mergePageMaps, type MergeConflict } from '../domain/content/merge.ts';
 import { checkMergeRules, effectiveMergeRules, needsEvaluationContext, type UnmetRule } from '../domain/merge-rules.ts';
 import { mergeRuleFacts, mergeRulesContextRows } from '../db/merge-rules.ts';
+import { recordChangeRequestEdit } from '../db/reviews.ts';
 import type { PageMap } from '../domain/content/tree.ts';
 import type { Role } from '../domain/roles.ts';
 import { presentMergeRulesContext } from '../api/change-requests/present.ts';
@@ -164,6 +165,8 @@ export function changeRequestMergeActivities(orm: Orm, options: ChangeRequestMer
             reusableContentsFrom: cr.space_revision,
           });
           await markChangeRequestUpdated(em, cr.id, revision, cr.space_revision);
+          // The update writes the change request's new revision: an edit by whoever asked for it.
+          await recordChangeRequestEdit(em, cr.id, revision, job.userId);
           return { result: 'update', revision };
         }),
       );

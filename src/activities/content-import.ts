@@ -5,6 +5,7 @@ import type { ContentImportConfig } from '../config.ts';
 import { documentHash, documentToken, loadPageMap, writeRevision, type FileRow } from '../db/content.ts';
 import { lockImportTarget, moveImportTarget, revisionOf } from '../db/content-import.ts';
 import { forkEm, transaction, type Orm } from '../db/orm.ts';
+import { recordChangeRequestEdit } from '../db/reviews.ts';
 import { readFolder, type FolderFile } from '../domain/content-import/folder.ts';
 import type { docxToMarkdown } from '../domain/content-import/docx.ts';
 import { contentTypeOf, extensionOf, measureImage } from '../domain/files.ts';
@@ -725,6 +726,8 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
               addedFiles: bundle.files,
             });
             await moveImportTarget(em, target, input.revisionId);
+            // An import into a change request is an edit of it by whoever asked for the import.
+            if (target.change_request_id) await recordChangeRequestEdit(em, target.change_request_id, input.revisionId, input.userId);
             // Cancelled meanwhile: throwing here rolls the revision back, so the target stays as it was.
             throwIfCancelled();
             return done;

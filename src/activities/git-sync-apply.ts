@@ -11,6 +11,7 @@ import {
   updateGitSync,
 } from '../db/git-sync.ts';
 import { forkEm, transaction, type Orm } from '../db/orm.ts';
+import { recordChangeRequestEdit } from '../db/reviews.ts';
 import {
   appliedAt,
   conflictMessage,
@@ -140,6 +141,8 @@ export async function applyImport(orm: Orm, bundle: GitImportBundle): Promise<Gi
         revisionId,
         initialRevisionId: space.revision_id,
       });
+      // The commit's content is written into the change request: an edit by whoever asked for the import.
+      await recordChangeRequestEdit(tx, changeRequestId, revisionId, request.requested_by);
       const text = conflictMessage(commit, decision.conflicts.length, number);
       await updateGitSync(tx, spaceId, {
         status: 'conflict',

@@ -124,6 +124,24 @@ function chainGrants(kind: ContentKind, itemId: string | Expression<string>, org
     );
 }
 
+/**
+ * The roles granted to each of these teams on an item or on any collection above it, by team id
+ * (a team without such a grant maps to an empty list).
+ */
+export async function teamGrantsOn(em: Em, kind: ContentKind, item: ContentItem, teamIds: string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>(teamIds.map((id) => [id, []]));
+  if (teamIds.length === 0) return out;
+  const rows = await db(em)
+    .withRecursive('chain', () => collectionChain(em, item.parentId ?? null))
+    .selectFrom('content_permission as p')
+    .select(['p.team_id', 'p.role'])
+    .where('p.team_id', 'in', teamIds)
+    .where((e) => e.or([e(ownColumn(kind), '=', item.id), e('p.collection_id', 'in', e.selectFrom('chain').select('chain.id'))]))
+    .execute();
+  for (const row of rows) if (row.team_id) out.get(row.team_id)?.push(row.role);
+  return out;
+}
+
 /** An item as `accessFacts` hands it to the database. */
 type ItemRow = { id: string; parent_id: string | null; organization_id: string };
 

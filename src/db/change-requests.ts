@@ -316,13 +316,24 @@ export function organizationChangeRequestListing(em: Em, filter: OrganizationCha
   const reviewer = filter.requestedReviewer;
   if (reviewer !== undefined)
     query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('change_request_reviewer as r')
-          .select('r.user_id')
-          .whereRef('r.change_request_id', '=', 'change_request.id')
-          .where('r.user_id', '=', reviewer),
-      ),
+      eb.or([
+        eb.exists(
+          eb
+            .selectFrom('change_request_reviewer as r')
+            .select('r.user_id')
+            .whereRef('r.change_request_id', '=', 'change_request.id')
+            .where('r.user_id', '=', reviewer),
+        ),
+        // Or asked through a team they belong to.
+        eb.exists(
+          eb
+            .selectFrom('change_request_team_reviewer as tr')
+            .innerJoin('team_member as tm', 'tm.team_id', 'tr.team_id')
+            .select('tr.team_id')
+            .whereRef('tr.change_request_id', '=', 'change_request.id')
+            .where('tm.user_id', '=', reviewer),
+        ),
+      ]),
     );
   return {
     query,

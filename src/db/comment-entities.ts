@@ -10,6 +10,8 @@ export const Comment = defineEntity({
     spaceId: p.string(),
     /** Set when the comment was posted inside a change request. */
     changeRequestId: p.string().nullable(),
+    /** Set when the comment was posted with a review of its change request (Migration0024ReviewComments). */
+    reviewId: p.string().nullable(),
     /** The revision the comment was posted against. */
     revisionId: p.string(),
     pageId: p.string().nullable(),

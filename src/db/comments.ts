@@ -32,6 +32,7 @@ function commentRows(em: Em) {
       'id',
       'space_id as spaceId',
       'change_request_id as changeRequestId',
+      'review_id as reviewId',
       'revision_id as revisionId',
       'page_id as pageId',
       'node_id as nodeId',
@@ -96,6 +97,13 @@ export function commentListing(em: Em, place: CommentPlace, filter: CommentFilte
   return { query, keys: [...BY_POSTING], order: filter.order };
 }
 
+/** The comments posted with these reviews (one at most each), by review id. */
+export async function reviewComments(em: Em, reviewIds: string[]): Promise<Map<string, CommentRow>> {
+  if (reviewIds.length === 0) return new Map();
+  const rows = await commentRows(em).where('review_id', 'in', reviewIds).execute();
+  return new Map(rows.map((r) => [r.reviewId!, r]));
+}
+
 /** The replies to a comment, oldest first. */
 export function replyListing(em: Em, commentId: string): Listing<ReplyRow> {
   return { query: replyRows(em).where('comment_id', '=', commentId), keys: [...BY_POSTING] };
@@ -109,6 +117,7 @@ export async function insertComment(em: Em, comment: Comment): Promise<void> {
       id: comment.id,
       space_id: comment.spaceId,
       change_request_id: comment.changeRequestId ?? null,
+      review_id: comment.reviewId ?? null,
       revision_id: comment.revisionId,
       page_id: comment.pageId ?? null,
       node_id: comment.nodeId ?? null,

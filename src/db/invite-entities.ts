@@ -9,7 +9,12 @@ export const OrganizationInviteLink = defineEntity({
     keyHash: p.string().primary(),
     organizationId: p.string(),
     sealedId: p.string(),
+    /** The organization role of a link to the organization, or the level of a link to a space or collection. */
     role: p.string().nullable(),
+    /** Set on a link to one space (Migration0025ContentInvites). */
+    spaceId: p.string().nullable(),
+    /** Set on a link to one collection. */
+    collectionId: p.string().nullable(),
     expiresAt: p.datetime().nullable(),
     disabled: p.boolean().defaultRaw('false'),
     createdBy: p.string(),

@@ -1,9 +1,13 @@
 import { expressionBuilder, sql, type InferResult } from 'kysely';
+import { Collection, Space } from './entities.ts';
 import { db, type Db } from './kysely.ts';
 import type { Listing } from './listing.ts';
 import type { Em } from './orm.ts';
 
-/** Invite links of organizations, and the membership writes that invites make. */
+/**
+ * Invite links of organizations (to the organization, or to one space or collection of it), and
+ * the membership and grant writes that invites make.
+ */
 
 function linkRows(em: Em) {
   return db(em)
@@ -13,6 +17,8 @@ function linkRows(em: Em) {
       'l.organization_id as organizationId',
       'l.sealed_id as sealedId',
       'l.role',
+      'l.space_id as spaceId',
+      'l.collection_id as collectionId',
       'l.expires_at as expiresAt',
       'l.disabled',
       'l.created_at as createdAt',
@@ -27,7 +33,16 @@ const byCreation = expressionBuilder<Db>().fn<string>('date_trunc', [sql.lit('mi
 
 export async function insertInviteLink(
   em: Em,
-  link: { keyHash: string; organizationId: string; sealedId: string; role: string | null; expiresAt: Date | null; createdBy: string },
+  link: {
+    keyHash: string;
+    organizationId: string;
+    sealedId: string;
+    role: string | null;
+    spaceId?: string | null;
+    collectionId?: string | null;
+    expiresAt: Date | null;
+    createdBy: string;
+  },
 ): Promise<void> {
   await db(em)
     .insertInto('organization_invite_link')
@@ -36,6 +51,8 @@ export async function insertInviteLink(
       organization_id: link.organizationId,
       sealed_id: link.sealedId,
       role: link.role,
+      space_id: link.spaceId ?? null,
+      collection_id: link.collectionId ?? null,
       expires_at: link.expiresAt,
       created_by: link.createdBy,
     })
@@ -47,9 +64,13 @@ export async function findInviteLink(em: Em, organizationId: string, keyHash: st
   return linkRows(em).where('l.key_hash', '=', keyHash).where('l.organization_id', '=', organizationId).executeTakeFirst();
 }
 
-/** The invite links of an organization, oldest first. */
+/** The invite links of an organization to itself (not to one space or collection of it), oldest first. */
 export function inviteLinkListing(em: Em, organizationId: string): Listing<InviteLinkRow & { sortKey: string }> {
-  const query = linkRows(em).select(byCreation.as('sortKey')).where('l.organization_id', '=', organizationId);
+  const query = linkRows(em)
+    .select(byCreation.as('sortKey'))
+    .where('l.organization_id', '=', organizationId)
+    .where('l.space_id', 'is', null)
+    .where('l.collection_id', 'is', null);
   return {
     query,
     keys: [
@@ -125,4 +146,29 @@ export async function insertMembership(em: Em, organizationId: string, userId: s
     .returning('user_id')
     .execute();
   return rows.length > 0;
+}
+
+/** The spaces and collections content links point at (deleted spaces too), by id. */
+export async function linkContent(
+  em: Em,
+  spaceIds: string[],
+  collectionIds: string[],
+): Promise<{ spaces: Map<string, Space>; collections: Map<string, Collection> }> {
+  const [spaces, collections] = await Promise.all([
+    spaceIds.length ? em.find(Space, { id: { $in: spaceIds } }) : Promise.resolve([]),
+    collectionIds.length ? em.find(Collection, { id: { $in: collectionIds } }) : Promise.resolve([]),
+  ]);
+  return { spaces: new Map(spaces.map((x) => [x.id, x])), collections: new Map(collections.map((x) => [x.id, x])) };
+}
+
+/** The role granted to a user on a space or collection, locked until the transaction ends; undefined when none. */
+export async function lockUserGrant(tx: Em, kind: 'space' | 'collection', targetId: string, userId: string): Promise<string | undefined> {
+  const row = await db(tx)
+    .selectFrom('content_permission')
+    .select('role')
+    .where(kind === 'space' ? 'space_id' : 'collection_id', '=', targetId)
+    .where('user_id', '=', userId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row?.role;
 }

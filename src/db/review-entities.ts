@@ -35,6 +35,21 @@ export const ChangeRequestReviewer = defineEntity({
 });
 export type ChangeRequestReviewer = InferEntity<typeof ChangeRequestReviewer>;
 
+/** Teams asked to review a change request (Migration0024ReviewComments). */
+export const ChangeRequestTeamReviewer = defineEntity({
+  name: 'ChangeRequestTeamReviewer',
+  tableName: 'change_request_team_reviewer',
+  properties: {
+    changeRequestId: p.string().primary(),
+    teamId: p.string().primary(),
+    requestedBy: p.string().nullable(),
+    /** The change request's revision when the review was asked for. */
+    revisionId: p.string(),
+    createdAt: p.datetime().defaultRaw('now()'),
+  },
+});
+export type ChangeRequestTeamReviewer = InferEntity<typeof ChangeRequestTeamReviewer>;
+
 export const ChangeRequestEdit = defineEntity({
   name: 'ChangeRequestEdit',
   tableName: 'change_request_edit',
@@ -47,4 +62,4 @@ export const ChangeRequestEdit = defineEntity({
 });
 export type ChangeRequestEdit = InferEntity<typeof ChangeRequestEdit>;
 
-export const entities = [ChangeRequestReview, ChangeRequestReviewer, ChangeRequestEdit];
+export const entities = [ChangeRequestReview, ChangeRequestReviewer, ChangeRequestTeamReviewer, ChangeRequestEdit];

@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { ContributionKind, ContributionTally } from '../domain/contributors.ts';
 import { newId } from '../domain/ids.ts';
 import { db, type Db } from './kysely.ts';
@@ -29,7 +29,7 @@ type ReviewScope = ExpressionBuilder<Db & { r: Db['change_request_review']; cr: 
 
 /**
  * Whether a review is outdated: the change request has moved to another revision since, or the
- * same reviewer reviewed again or was asked again after it.
+ * same reviewer reviewed again or was asked again after it (themselves, or a team of theirs).
  */
 function isOutdated(eb: ReviewScope) {
   return eb.or([
@@ -54,6 +54,15 @@ function isOutdated(eb: ReviewScope) {
         .whereRef('asked.change_request_id', '=', 'r.change_request_id')
         .whereRef('asked.user_id', '=', 'r.reviewer_id')
         .whereRef('asked.created_at', '>', 'r.created_at'),
+    ),
+    eb.exists(
+      eb
+        .selectFrom('change_request_team_reviewer as asked_team')
+        .innerJoin('team_member as tm', 'tm.team_id', 'asked_team.team_id')
+        .select('asked_team.team_id')
+        .whereRef('asked_team.change_request_id', '=', 'r.change_request_id')
+        .whereRef('tm.user_id', '=', 'r.reviewer_id')
+        .whereRef('asked_team.created_at', '>', 'r.created_at'),
     ),
   ]);
 }
@@ -88,7 +97,8 @@ export async function findReview(em: Em, changeRequestId: string, reviewId: stri
 
 /**
  * Records a review of the change request's `revisionId` and clears the reviewer's pending request
- * (the review answers it: its requester is kept on the review). Run it in a transaction.
+ * and those of every team the reviewer belongs to (the review answers them: the requester is kept
+ * on the review, the reviewer's own request first). Run it in a transaction.
  */
 export async function insertReview(
   tx: Em,
@@ -100,6 +110,13 @@ export async function insertReview(
     .where('user_id', '=', input.reviewerId)
     .returning('requested_by')
     .executeTakeFirst();
+  const teamRequests = await db(tx)
+    .deleteFrom('change_request_team_reviewer')
+    .where('change_request_id', '=', input.changeRequestId)
+    .where('team_id', 'in', (eb) => eb.selectFrom('team_member').select('team_id').where('user_id', '=', input.reviewerId))
+    .returning(['requested_by', 'created_at'])
+    .execute();
+  const teamRequest = teamRequests.sort((a, b) => (a.created_at < b.created_at ? 1 : -1))[0];
   const id = newId();
   const now = new Date();
   await db(tx)
@@ -109,7 +126,7 @@ export async function insertReview(
       change_request_id: input.changeRequestId,
       revision_id: input.revisionId,
       reviewer_id: input.reviewerId,
-      requested_by: request?.requested_by ?? null,
+      requested_by: request?.requested_by ?? teamRequest?.requested_by ?? null,
       status: input.status,
       created_at: now,
       updated_at: now,
@@ -118,22 +135,46 @@ export async function insertReview(
   return id;
 }
 
-/** A pending review request, as read. */
+/** A pending review request of a user or a team, as read. */
 export interface ReviewerRow {
   change_request_id: string;
-  user_id: string;
+  kind: 'user' | 'team';
+  /** The user's or the team's id. */
+  principal_id: string;
   requested_by: string | null;
   revision_id: string;
   created_at: string;
 }
 
-/** The reviewers asked for on a change request, in the order they were asked. */
+/** The users and teams asked to review a change request, in the order they were asked. */
 export function reviewerListing(em: Em, changeRequestId: string): Listing<ReviewerRow> {
+  const users = db(em)
+    .selectFrom('change_request_reviewer')
+    .select([
+      'change_request_id',
+      sql<'user' | 'team'>`'user'`.as('kind'),
+      'user_id as principal_id',
+      'requested_by',
+      'revision_id',
+      'created_at',
+    ])
+    .where('change_request_id', '=', changeRequestId);
+  const teams = db(em)
+    .selectFrom('change_request_team_reviewer')
+    .select([
+      'change_request_id',
+      sql<'user' | 'team'>`'team'`.as('kind'),
+      'team_id as principal_id',
+      'requested_by',
+      'revision_id',
+      'created_at',
+    ])
+    .where('change_request_id', '=', changeRequestId);
   return {
-    query: db(em).selectFrom('change_request_reviewer').selectAll().where('change_request_id', '=', changeRequestId),
+    query: users.unionAll(teams),
     keys: [
       { field: 'created_at', kind: 'date' },
-      { field: 'user_id', kind: 'string' },
+      { field: 'principal_id', kind: 'string' },
     ],
   };
 }
@@ -145,7 +186,7 @@ export async function upsertReviewers(
 ): Promise<ReviewerRow[]> {
   if (input.userIds.length === 0) return [];
   const now = new Date();
-  return db(em)
+  const rows = await db(em)
     .insertInto('change_request_reviewer')
     .values(
       input.userIds.map((userId) => ({
@@ -165,16 +206,64 @@ export async function upsertReviewers(
     )
     .returningAll()
     .execute();
+  return rows.map(({ user_id, ...row }) => ({ ...row, kind: 'user', principal_id: user_id }));
 }
 
-/** Withdraws a review request; false when there was none. */
-export async function deleteReviewer(em: Em, changeRequestId: string, userId: string): Promise<boolean> {
-  const result = await db(em)
+/** Asks these teams to review (asking again refreshes the request); answers the requests. */
+export async function upsertTeamReviewers(
+  em: Em,
+  input: { changeRequestId: string; teamIds: string[]; requestedBy: string; revisionId: string },
+): Promise<ReviewerRow[]> {
+  if (input.teamIds.length === 0) return [];
+  const now = new Date();
+  const rows = await db(em)
+    .insertInto('change_request_team_reviewer')
+    .values(
+      input.teamIds.map((teamId) => ({
+        change_request_id: input.changeRequestId,
+        team_id: teamId,
+        requested_by: input.requestedBy,
+        revision_id: input.revisionId,
+        created_at: now,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['change_request_id', 'team_id']).doUpdateSet((eb) => ({
+        requested_by: eb.ref('excluded.requested_by'),
+        revision_id: eb.ref('excluded.revision_id'),
+        created_at: eb.ref('excluded.created_at'),
+      })),
+    )
+    .returningAll()
+    .execute();
+  return rows.map(({ team_id, ...row }) => ({ ...row, kind: 'team', principal_id: team_id }));
+}
+
+/** Withdraws the review request of a user or of a team (ids never collide); false when there was none. */
+export async function deleteReviewer(em: Em, changeRequestId: string, principalId: string): Promise<boolean> {
+  const user = await db(em)
     .deleteFrom('change_request_reviewer')
     .where('change_request_id', '=', changeRequestId)
-    .where('user_id', '=', userId)
+    .where('user_id', '=', principalId)
     .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+  if (Number(user.numDeletedRows) > 0) return true;
+  const team = await db(em)
+    .deleteFrom('change_request_team_reviewer')
+    .where('change_request_id', '=', changeRequestId)
+    .where('team_id', '=', principalId)
+    .executeTakeFirst();
+  return Number(team.numDeletedRows) > 0;
+}
+
+/** Whether a team is asked to review a change request. */
+export async function isTeamRequested(em: Em, changeRequestId: string, teamId: string): Promise<boolean> {
+  const row = await db(em)
+    .selectFrom('change_request_team_reviewer')
+    .select('team_id')
+    .where('change_request_id', '=', changeRequestId)
+    .where('team_id', '=', teamId)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** The users among `userIds` that exist, by id (to name the ones that do not). */
@@ -184,8 +273,11 @@ export async function existingUsers(em: Em, userIds: string[]): Promise<Set<stri
   return new Set(rows.map((r) => r.id));
 }
 
-/** Names the author of a revision written into a change request. */
-export async function recordChangeRequestEdit(em: Em, changeRequestId: string, revisionId: string, userId: string): Promise<void> {
+/**
+ * Names the author of a revision written into a change request (its content edits, updates from
+ * the space, content imports, a git import that opened it); null when no user is behind it.
+ */
+export async function recordChangeRequestEdit(em: Em, changeRequestId: string, revisionId: string, userId: string | null): Promise<void> {
   await db(em)
     .insertInto('change_request_edit')
     .values({ revision_id: revisionId, change_request_id: changeRequestId, user_id: userId, created_at: new Date() })
@@ -253,12 +345,11 @@ export async function reviewStates(
   return rows.map((r) => ({ reviewerId: r.reviewer_id, status: r.status, outdated: r.outdated }));
 }
 
-/** The users asked to review a change request who have not answered yet. */
+/** Who is asked to review a change request and has not answered yet: user ids, and `team <id>` for teams. */
 export async function pendingReviewers(em: Em, changeRequestId: string): Promise<string[]> {
-  const rows = await db(em)
-    .selectFrom('change_request_reviewer')
-    .select('user_id')
-    .where('change_request_id', '=', changeRequestId)
-    .execute();
-  return rows.map((r) => r.user_id);
+  const [users, teams] = await Promise.all([
+    db(em).selectFrom('change_request_reviewer').select('user_id').where('change_request_id', '=', changeRequestId).execute(),
+    db(em).selectFrom('change_request_team_reviewer').select('team_id').where('change_request_id', '=', changeRequestId).execute(),
+  ]);
+  return [...users.map((r) => r.user_id), ...teams.map((r) => `team ${r.team_id}`)];
 }

@@ -30,6 +30,21 @@ export async function findTeam(em: Em, organizationId: string, teamId: string): 
   return teamRows(em).where('t.id', '=', teamId).where('t.organization_id', '=', organizationId).executeTakeFirst();
 }
 
+/** The teams of an organization among `teamIds` (the others are left out). */
+export async function teamsOf(em: Em, organizationId: string, teamIds: string[]): Promise<TeamRow[]> {
+  if (teamIds.length === 0) return [];
+  return teamRows(em).where('t.id', 'in', teamIds).where('t.organization_id', '=', organizationId).execute();
+}
+
+/** The users in each of these teams, by team id (a team without members maps to an empty list). */
+export async function teamMemberIds(em: Em, teamIds: string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>(teamIds.map((id) => [id, []]));
+  if (teamIds.length === 0) return out;
+  const rows = await db(em).selectFrom('team_member').select(['team_id', 'user_id']).where('team_id', 'in', teamIds).execute();
+  for (const row of rows) out.get(row.team_id)?.push(row.user_id);
+  return out;
+}
+
 /** The role of a user in a team; null when they are not in it (or hold a role this service does not know). */
 export async function teamRoleOf(em: Em, teamId: string, userId: string): Promise<TeamRole | null> {
   const row = await db(em)

@@ -55,3 +55,31 @@ export function rolesByEmail(entries: { email: string; role: Role | null }[]): M
   }
   return out;
 }
+
+/** What an invite link invites to: the organization with a role, or one space or collection with a level. */
+export type InviteTarget = { kind: 'organization'; role: Role | null } | { kind: 'space' | 'collection'; id: string; level: Role };
+
+/**
+ * The target of a new invite link from GitBook's CreateOrganizationInvite body (`{role}`,
+ * `{level, space}` or `{level, collection}`), or why the body is not one of them. A content link
+ * always has a level: a guest, null, has no access to give.
+ */
+export function inviteTargetOf(body: {
+  role?: Role | null;
+  level?: Role | null;
+  space?: string;
+  collection?: string;
+}): InviteTarget | { error: string } {
+  const { role, level, space, collection } = body;
+  if (space !== undefined && collection !== undefined) return { error: 'Give space or collection, not both' };
+  const id = space ?? collection;
+  if (id === undefined) {
+    if (level !== undefined) return { error: 'level is for links to a space or a collection: give space or collection, or use role' };
+    if (role === undefined) return { error: 'role is required (null invites as a guest)' };
+    return { kind: 'organization', role };
+  }
+  if (role !== undefined) return { error: 'role is for links to the organization: a link to a space or a collection takes level' };
+  if (level === undefined || level === null)
+    return { error: 'level is required for a link to a space or a collection, and must be a role' };
+  return { kind: space !== undefined ? 'space' : 'collection', id, level };
+}

@@ -332,6 +332,11 @@ describe('never losing an edit', () => {
     expect(cr.subject).toContain(commit.slice(0, 7));
     const inCr = (await admin().get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${a.id}`)).body;
     expect(inCr.markdown ?? inCr.document?.markdown).toContain('Line two GIT.');
+    // The import wrote the change request's revision: an edit by whoever asked for the import, besides opening it.
+    const contributors = (await admin().get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/contributors`)).body;
+    expect(contributors.items).toEqual([
+      expect.objectContaining({ actionType: 'edit', count: 2, user: expect.objectContaining({ id: org.members.admin.userId }) }),
+    ]);
   }, 180_000);
 });
 

@@ -78,4 +78,31 @@ describe('GitBook client: organization invites', () => {
     expect(again.status).toBe(204);
     expectMatchesGitBook('deleteOrganizationInviteById', again.data || undefined, 204);
   });
+
+  it('creates, reads, changes and joins with links to a space and to a collection', async () => {
+    const space = (await api.orgs.createSpace(org.id, { title: 'Shared space' })).data;
+    const created = await api.orgs.createOrganizationInvite(org.id, { level: 'comment', space: space.id });
+    expect(created.status).toBe(201);
+    expectMatchesGitBook('createOrganizationInvite', created.data, 201);
+    expect(created.data).toMatchObject({ level: 'comment', space: { id: space.id } });
+    const got = (await api.orgs.getOrganizationInviteLink(org.id, created.data.id)).data;
+    expectMatchesGitBook('getOrganizationInviteLink', got);
+    const updated = (await api.orgs.updateOrganizationInviteById(org.id, created.data.id, { level: 'edit' })).data;
+    expectMatchesGitBook('updateOrganizationInviteById', updated);
+    expect(updated.level).toBe('edit');
+    // GitBook's list holds links to the organization only.
+    const list = (await api.orgs.listOrganizationInviteLinks(org.id)).data;
+    expectMatchesGitBook('listOrganizationInviteLinks', list);
+    expect(list.items.map((l: { id: string }) => l.id)).not.toContain(created.data.id);
+
+    const invitee = await newcomer();
+    expectMatchesGitBook('joinOrganizationWithInvite', (await invitee.api.orgs.joinOrganizationWithInvite(org.id, created.data.id)).data);
+    expect((await api.orgs.getMemberInOrganizationById(org.id, invitee.userId)).data.role).toBeNull();
+    expect((await invitee.api.spaces.getSpaceById(space.id)).data.id).toBe(space.id);
+
+    const collection = (await api.orgs.createCollection(org.id, { title: 'Shared collection' })).data;
+    const toCollection = await api.orgs.createOrganizationInvite(org.id, { level: 'read', collection: collection.id });
+    expectMatchesGitBook('createOrganizationInvite', toCollection.data, 201);
+    expect(toCollection.data.collection.id).toBe(collection.id);
+  });
 });

@@ -100,4 +100,36 @@ describe('GitBook client: change-request reviews', () => {
     expectMatchesGitBook('mergeChangeRequest', merged);
     expect(merged.result).toBe('merge');
   });
+
+  it('submits a review with a comment and lists a requested team, in GitBook’s shapes', async () => {
+    const space = (await admin.orgs.createSpace(org.id, { title: 'Reviewed with comments' })).data;
+    const cr = (await author.spaces.createChangeRequest(space.id, { subject: 'Reword' })).data;
+    const team = await org.members.admin.api.put(`/v1/orgs/${org.id}/teams`, {
+      title: 'Client reviewers',
+      members: [org.members.review.userId],
+    });
+    expect(team.status).toBe(201);
+    const asked = await org.members.edit.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/requested-reviewers`, {
+      users: [],
+      teams: [team.body.id],
+    });
+    expectMatchesGitBook('requestReviewersForChangeRequest', asked.body);
+    const requested = (await reviewer.spaces.getRequestedReviewersByChangeRequestId(space.id, cr.id)).data;
+    expectMatchesGitBook('getRequestedReviewersByChangeRequestId', requested);
+    expect(requested.items[0]).toMatchObject({ kind: 'team', team: { id: team.body.id } });
+
+    const review = await reviewer.spaces.submitChangeRequestReview(space.id, cr.id, {
+      status: 'changes-requested',
+      comment: { markdown: 'Reword the *second* paragraph' },
+    });
+    expect(review.status).toBe(201);
+    expectMatchesGitBook('submitChangeRequestReview', review.data, 201);
+    expect(review.data.comment.target.review).toBe(review.data.id);
+    const one = (await author.spaces.getChangeRequestReviewById(space.id, cr.id, review.data.id, { format: 'document' })).data;
+    expectMatchesGitBook('getChangeRequestReviewById', one);
+    expect(one.comment.body.document).toBeDefined();
+    const listed = (await author.spaces.getReviewsByChangeRequestId(space.id, cr.id)).data;
+    expectMatchesGitBook('getReviewsByChangeRequestId', listed);
+    expect((await reviewer.spaces.getRequestedReviewersByChangeRequestId(space.id, cr.id)).data.items).toEqual([]);
+  });
 });

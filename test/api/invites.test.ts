@@ -200,10 +200,10 @@ describe('invite links', () => {
     const admin = org.members.admin.api;
     expect((await admin.post(links(org.id), {})).status).toBe(400);
     expect((await admin.post(links(org.id), { role: 'owner' })).status).toBe(400);
-    const space = await admin.post(links(org.id), { level: 'read', space: 'abc' });
-    expect(space.status).toBe(400);
-    expect(space.body.error.message).toMatch(/not supported/);
-    expect((await admin.post(links(org.id), { level: 'read', collection: 'abc' })).status).toBe(400);
+    expect((await admin.post(links(org.id), { level: 'read', space: 'abc', collection: 'abc' })).status).toBe(400);
+    expect((await admin.post(links(org.id), { level: 'read' })).status).toBe(400);
+    expect((await admin.post(links(org.id), { role: 'read', space: 'abc' })).status).toBe(400);
+    expect((await admin.post(links(org.id), { level: null, space: 'abc' })).status).toBe(400);
     expect((await admin.post(links(org.id), { role: 'read', expiresAt: 'tomorrow' })).status).toBe(400);
     expect((await admin.post(links(org.id), { role: 'read', expiresAt: '2001-01-01T00:00:00Z' })).status).toBe(400);
     const id = await createLink({ role: 'read' });
@@ -262,5 +262,119 @@ describe('invites by email', () => {
     expect((await admin.post(url, { emails: ['a@example.com'], role: 'read', sso: true })).status).toBe(400);
     expect((await client(t.app).post(url, { emails: ['a@example.com'], role: 'read' })).status).toBe(401);
     expect((await other.members.admin.api.post(url, { emails: ['a@example.com'], role: 'read' })).status).toBe(404);
+  });
+});
+
+describe('content invite links', () => {
+  async function newSpace(api = org.members.admin.api, orgId = org.id) {
+    const res = await api.post(`/v1/orgs/${orgId}/spaces`, { title: 'Invited space' });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  }
+
+  it('joins a newcomer as a guest with the link level on that space only', async () => {
+    const spaceId = await newSpace();
+    const elsewhere = await newSpace();
+    const res = await org.members.admin.api.post(links(org.id), { level: 'edit', space: spaceId });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ object: 'invite', level: 'edit', space: { object: 'space', id: spaceId }, redundant: true });
+    expect(res.body.role).toBeUndefined();
+    const someone = await newcomer();
+    expect((await someone.api.post(join(org.id, res.body.id))).status).toBe(200);
+    expect(await roleIn(org.id, someone.userId)).toBeNull();
+    // The attacker's requests: the invited space at the invited level, nothing else.
+    expect((await someone.api.get(`/v1/spaces/${spaceId}`)).status).toBe(200);
+    expect((await someone.api.get(`/v1/spaces/${elsewhere}`)).status).toBe(404);
+    const listed = await someone.api.get(`/v1/orgs/${org.id}/spaces`);
+    expect(listed.body.items.map((x: { id: string }) => x.id)).toEqual([spaceId]);
+    expect((await someone.api.post(`/v1/spaces/${spaceId}/change-requests`, { subject: 'Mine' })).status).toBe(201);
+    expect((await someone.api.patch(`/v1/spaces/${spaceId}`, { visibility: 'public' })).status).toBe(403);
+    expect((await someone.api.post(`/v1/spaces/${spaceId}/permissions`, { role: 'admin', users: [someone.userId] })).status).toBe(403);
+    // The same link again, or a lower one, never lowers the level; a member keeps their organization role.
+    const lower = await createLink({ level: 'read', space: spaceId });
+    expect((await someone.api.post(join(org.id, lower))).status).toBe(200);
+    expect((await someone.api.post(`/v1/spaces/${spaceId}/change-requests`, { subject: 'Still' })).status).toBe(201);
+    expect((await org.members.edit.api.post(join(org.id, lower))).status).toBe(200);
+    expect(await roleIn(org.id, org.members.edit.userId)).toBe('edit');
+  });
+
+  it('joins a collection link with the level on the collection and the spaces in it', async () => {
+    const admin = org.members.admin.api;
+    const collection = await admin.post(`/v1/orgs/${org.id}/collections`, { title: 'Invited collection' });
+    expect(collection.status).toBe(201);
+    const inside = await admin.post(`/v1/orgs/${org.id}/spaces`, { title: 'Inside', parent: collection.body.id });
+    expect(inside.status).toBe(201);
+    const outside = await newSpace();
+    const id = await createLink({ level: 'comment', collection: collection.body.id });
+    const one = await admin.get(`${links(org.id)}/${id}`);
+    expect(one.body).toMatchObject({ level: 'comment', collection: { object: 'collection', id: collection.body.id } });
+    const someone = await newcomer();
+    expect((await someone.api.post(join(org.id, id))).status).toBe(200);
+    expect((await someone.api.get(`/v1/collections/${collection.body.id}`)).status).toBe(200);
+    expect((await someone.api.get(`/v1/spaces/${inside.body.id}`)).status).toBe(200);
+    expect((await someone.api.get(`/v1/spaces/${outside}`)).status).toBe(404);
+  });
+
+  it('lets the create role on a space make links up to its own role, and refuses more (403)', async () => {
+    const spaceId = await newSpace();
+    const creator = org.members.create.api;
+    const made = await creator.post(links(org.id), { level: 'create', space: spaceId });
+    expect(made.status).toBe(201);
+    const above = await creator.post(links(org.id), { level: 'admin', space: spaceId });
+    expect(above.status).toBe(403);
+    expect(above.body.error.message).toMatch(/above your own role on this space/);
+    // Updating a link to a level above yours is refused too, and changes nothing.
+    const raised = await creator.patch(`${links(org.id)}/${made.body.id}`, { level: 'admin' });
+    expect(raised.status).toBe(403);
+    expect((await creator.get(`${links(org.id)}/${made.body.id}`)).body.level).toBe('create');
+    expect((await creator.patch(`${links(org.id)}/${made.body.id}`, { level: 'read' })).body.level).toBe('read');
+    expect((await creator.patch(`${links(org.id)}/${made.body.id}`, { role: 'read' })).status).toBe(400);
+    // Below create on the space: no content links, and no reading or changing them.
+    for (const role of ['review', 'edit', 'comment', 'read'] as const) {
+      const api = org.members[role].api;
+      expect((await api.post(links(org.id), { level: 'read', space: spaceId })).status).toBe(403);
+      expect((await api.get(`${links(org.id)}/${made.body.id}`)).status).toBe(403);
+      expect((await api.patch(`${links(org.id)}/${made.body.id}`, { level: 'read' })).status).toBe(403);
+      expect((await api.delete(`${links(org.id)}/${made.body.id}`)).status).toBe(403);
+    }
+    // A guest with create on one space (joined through a content link) invites there, and nowhere else.
+    const guest = await newcomer();
+    expect((await guest.api.post(join(org.id, await createLink({ level: 'create', space: spaceId })))).status).toBe(200);
+    expect((await guest.api.post(links(org.id), { level: 'edit', space: spaceId })).status).toBe(201);
+    expect((await guest.api.post(links(org.id), { level: 'read', space: await newSpace() })).status).toBe(404);
+    expect((await guest.api.post(links(org.id), { role: null })).status).toBe(403);
+    // Only admins list every link; the creator deletes theirs.
+    expect((await creator.get(links(org.id))).status).toBe(403);
+    expect((await creator.delete(`${links(org.id)}/${made.body.id}`)).status).toBe(205);
+  });
+
+  it("refuses another organization's space or collection (404), and links that are expired or disabled", async () => {
+    const foreign = await newSpace(other.members.admin.api, other.id);
+    expect((await org.members.admin.api.post(links(org.id), { level: 'read', space: foreign })).status).toBe(404);
+    expect((await org.members.admin.api.post(links(org.id), { level: 'read', space: 'no-such-space' })).status).toBe(404);
+    const foreignCollection = await other.members.admin.api.post(`/v1/orgs/${other.id}/collections`, { title: 'Theirs' });
+    expect((await org.members.admin.api.post(links(org.id), { level: 'read', collection: foreignCollection.body.id })).status).toBe(404);
+    // Their admin cannot make a link of this organization to their space either.
+    expect((await other.members.admin.api.post(links(org.id), { level: 'read', space: foreign })).status).toBe(404);
+
+    const spaceId = await newSpace();
+    const id = await createLink({ level: 'read', space: spaceId });
+    expect((await org.members.admin.api.patch(`${links(org.id)}/${id}`, { disabled: true })).status).toBe(200);
+    const someone = await newcomer();
+    expect((await someone.api.post(join(org.id, id))).body.error.message).toMatch(/disabled/);
+    const expiring = await createLink({ level: 'read', space: spaceId, expiresAt: new Date(Date.now() + 1500).toISOString() });
+    await new Promise((resolve) => setTimeout(resolve, 1700));
+    const expired = await someone.api.post(join(org.id, expiring));
+    expect(expired.status).toBe(403);
+    expect(expired.body.error.message).toMatch(/expired/);
+    expect(await roleIn(org.id, someone.userId)).toBeUndefined();
+    expect((await someone.api.get(`/v1/spaces/${spaceId}`)).status).toBe(404);
+    // A link of this organization under another organization's path is unknown there.
+    const live = await createLink({ level: 'read', space: spaceId });
+    expect((await someone.api.post(join(other.id, live))).status).toBe(404);
+    // The space deleted: its link no longer joins.
+    expect((await org.members.admin.api.delete(`/v1/spaces/${spaceId}`)).status).toBeLessThan(300);
+    expect((await someone.api.post(join(org.id, live))).status).toBe(404);
+    expect(await roleIn(org.id, someone.userId)).toBeUndefined();
   });
 });

@@ -219,3 +219,137 @@ describe('contributors', () => {
     expect((await client(t.app).get(`${base}/contributors`)).status).toBe(401);
   });
 });
+
+describe('a review’s comment', () => {
+  it('posts the comment in the change request, tied to the review, and shows it on the review', async () => {
+    const { cr, base } = await setup();
+    const res = await as('review').post(`${base}/reviews`, {
+      status: 'changes-requested',
+      comment: { markdown: 'Please fix the **title**' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.comment).toMatchObject({
+      object: 'comment',
+      body: { markdown: 'Please fix the **title**' },
+      postedBy: { id: org.members.review.userId },
+      target: { space: cr.space, changeRequest: cr.id, review: res.body.id, revision: cr.revision },
+      status: 'open',
+    });
+    // The same comment among the change request's comments, and in the review's reads.
+    const comments = await as('read').get(`${base}/comments`);
+    expect(comments.body.items.map((c: { id: string }) => c.id)).toEqual([res.body.comment.id]);
+    expect(comments.body.items[0].target.review).toBe(res.body.id);
+    expect((await as('read').get(`${base}/reviews/${res.body.id}`)).body.comment.id).toBe(res.body.comment.id);
+    const asDocument = await as('read').get(`${base}/reviews?format=document`);
+    expect(asDocument.body.items[0].comment.body.document).toMatchObject({ object: 'document' });
+    // It counts as a comment of the reviewer.
+    const contributors = await as('read').get(`${base}/contributors`);
+    expect(contributors.body.items).toContainEqual(
+      expect.objectContaining({ actionType: 'comment', count: 1, user: expect.objectContaining({ id: org.members.review.userId }) }),
+    );
+    // A document comment is stored as its markdown; an empty document is no comment.
+    const doc = await as('admin').post(`${base}/reviews`, {
+      status: 'approved',
+      comment: {
+        document: {
+          object: 'document',
+          nodes: [
+            {
+              object: 'block',
+              type: 'paragraph',
+              nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Looks good', marks: [] }] }],
+            },
+          ],
+        },
+      },
+    });
+    expect(doc.status).toBe(201);
+    expect(doc.body.comment.body.markdown).toContain('Looks good');
+    const none = await as('admin').post(`${base}/reviews`, { status: 'approved', comment: {} });
+    expect(none.status).toBe(201);
+    expect(none.body.comment).toBeUndefined();
+  });
+
+  it('refuses a comment too long or of the wrong shape with a clear 400, and stores nothing', async () => {
+    const { base } = await setup();
+    const long = await as('review').post(`${base}/reviews`, { status: 'approved', comment: { markdown: 'x'.repeat(100_001) } });
+    expect400(long, /comment/);
+    const text = 'y'.repeat(60_000);
+    const paragraph = { object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] };
+    const big = await as('review').post(`${base}/reviews`, {
+      status: 'approved',
+      comment: { document: { object: 'document', nodes: [paragraph, paragraph] } },
+    });
+    expect400(big, /comment is too long/);
+    expect400(await as('review').post(`${base}/reviews`, { status: 'approved', comment: 'hello' }), /comment/);
+    expect((await as('read').get(`${base}/reviews`)).body.count).toBe(0);
+    expect((await as('read').get(`${base}/comments`)).body.count).toBe(0);
+  });
+});
+
+describe('teams as requested reviewers', () => {
+  async function newTeam(members: string[], o: TestOrg = org) {
+    const res = await o.members.admin.api.put(`/v1/orgs/${o.id}/teams`, { title: `Reviewers ${Math.random()}`, members });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  }
+
+  it('asks a team, lists it as kind team, and a review by any member clears it', async () => {
+    const { cr, base } = await setup();
+    const team = await newTeam([org.members.review.userId, org.members.create.userId]);
+    const asked = await as('edit').post(`${base}/requested-reviewers`, { users: [org.members.admin.userId], teams: [team] });
+    expect(asked.status).toBe(200);
+    expect(asked.body.users).toHaveLength(2);
+    expect(asked.body.users).toContainEqual(
+      expect.objectContaining({
+        kind: 'team',
+        team: expect.objectContaining({ object: 'team', id: team, members: 2 }),
+        revision: cr.revision,
+      }),
+    );
+    const list = await as('read').get(`${base}/requested-reviewers`);
+    expect(list.body.items.map((r: { kind: string }) => r.kind).sort()).toEqual(['team', 'user']);
+    // The org-wide inbox finds it for a member of the team.
+    const inbox = await as('read').get(`/v1/orgs/${org.id}/change-requests?requestedReviewer=${org.members.create.userId}`);
+    expect(inbox.body.items.map((c: { id: string }) => c.id)).toContain(cr.id);
+
+    const review = await as('create').post(`${base}/reviews`, { status: 'approved' });
+    expect(review.status).toBe(201);
+    expect(review.body.requestedBy).toMatchObject({ id: org.members.edit.userId });
+    const after = await as('read').get(`${base}/requested-reviewers`);
+    expect(after.body.items.map((r: { kind: string; user?: { id: string } }) => [r.kind, r.user?.id])).toEqual([
+      ['user', org.members.admin.userId],
+    ]);
+    // Asking the team again outdates its member's review.
+    await as('edit').post(`${base}/requested-reviewers`, { users: [], teams: [team] });
+    expect((await as('read').get(`${base}/reviews/${review.body.id}`)).body.outdated).toBe(true);
+  });
+
+  it('withdraws a team’s request by its id: 205, then 204', async () => {
+    const { base } = await setup();
+    const team = await newTeam([org.members.review.userId]);
+    await as('edit').post(`${base}/requested-reviewers`, { users: [], teams: [team] });
+    expect((await as('comment').delete(`${base}/requested-reviewers/${team}`)).status).toBe(403);
+    expect((await as('edit').delete(`${base}/requested-reviewers/${team}`)).status).toBe(205);
+    expect((await as('edit').delete(`${base}/requested-reviewers/${team}`)).status).toBe(204);
+    expect((await as('read').get(`${base}/requested-reviewers`)).body.count).toBe(0);
+  });
+
+  it('refuses a team of another organization, a team that cannot read the space, and callers below edit', async () => {
+    const { space, base } = await setup();
+    const foreign = await newTeam([other.members.review.userId], other);
+    expect400(await as('edit').post(`${base}/requested-reviewers`, { users: [], teams: [foreign] }), new RegExp(foreign));
+    // A team whose guest member has no grant on the space cannot read it; an empty team neither.
+    const withGuest = await newTeam([org.members.review.userId, org.members.guest.userId]);
+    expect400(await as('edit').post(`${base}/requested-reviewers`, { users: [], teams: [withGuest] }), new RegExp(withGuest));
+    const empty = await newTeam([]);
+    expect400(await as('edit').post(`${base}/requested-reviewers`, { users: [], teams: [empty] }), /cannot read/);
+    expect400(await as('edit').post(`${base}/requested-reviewers`, { users: [] }), /users/);
+    expect((await as('read').get(`${base}/requested-reviewers`)).body.count).toBe(0);
+    // A grant to the team on the space makes it a reviewer that can read.
+    expect((await as('admin').post(`/v1/spaces/${space.id}/permissions`, { role: 'read', teams: [withGuest] })).status).toBe(204);
+    expect((await as('edit').post(`${base}/requested-reviewers`, { users: [], teams: [withGuest] })).status).toBe(200);
+    expect((await as('comment').post(`${base}/requested-reviewers`, { users: [], teams: [withGuest] })).status).toBe(403);
+    expect((await client(t.app).post(`${base}/requested-reviewers`, { users: [], teams: [withGuest] })).status).toBe(401);
+  });
+});

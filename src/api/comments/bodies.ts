@@ -1,5 +1,6 @@
 import { documentToMarkdown } from '../../domain/content/document.ts';
 import { badRequest } from '../errors.ts';
+import { MAX_BODY_LENGTH } from './schemas.ts';
 
 /** The body of a comment or reply as it is sent: markdown, or a GitBook document turned into markdown. */
 
@@ -7,5 +8,19 @@ import { badRequest } from '../errors.ts';
 export function bodyMarkdown(body: { markdown?: string; document?: unknown }, field: string): string {
   const markdown = body.markdown ?? (body.document !== undefined ? documentToMarkdown(body.document) : '');
   if (markdown.trim() === '') throw badRequest(`${field} must have some content: send {"markdown": "..."} or a non-empty {"document"}`);
+  return markdown;
+}
+
+/**
+ * The markdown of an optional body (a review's comment): undefined when absent or empty (GitBook's
+ * empty Document, `{}`); 400 naming `field` when it is longer than a comment may be.
+ */
+export function optionalBodyMarkdown(body: { markdown?: string; document?: unknown } | undefined, field: string): string | undefined {
+  if (body === undefined) return undefined;
+  const markdown = body.markdown ?? (body.document !== undefined ? documentToMarkdown(body.document) : '');
+  if (markdown.trim() === '') return undefined;
+  if (markdown.length > MAX_BODY_LENGTH) {
+    throw badRequest(`${field} is too long: at most ${MAX_BODY_LENGTH} characters once written as markdown (got ${markdown.length})`);
+  }
   return markdown;
 }

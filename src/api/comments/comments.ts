@@ -59,6 +59,7 @@ export async function postComment(ctx: Ctx, params: ScopeRef, body: Static<typeo
   await insertComment(em, {
     id,
     ...placeOf(scope),
+    reviewId: null,
     revisionId,
     pageId: body.page ?? null,
     nodeId: body.node ?? null,

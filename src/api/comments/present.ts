@@ -84,6 +84,7 @@ export function presentComment(comment: CommentRow, facts: CommentFacts, view: V
       space: comment.spaceId,
       revision: comment.revisionId,
       ...(comment.changeRequestId ? { changeRequest: comment.changeRequestId } : {}),
+      ...(comment.reviewId ? { review: comment.reviewId } : {}),
       ...(comment.nodeId ? { node: { id: comment.nodeId } } : {}),
       ...(page ? { page } : {}),
     },

@@ -58,6 +58,7 @@ export const CommentSchema = Type.Object({
     space: Type.String(),
     revision: Type.String(),
     changeRequest: Type.Optional(Type.String()),
+    review: Type.Optional(Type.String({ description: 'The review this comment was posted with' })),
     node: Type.Optional(Type.Object({ id: Type.String() })),
     page: Type.Optional(TargetPage),
   }),

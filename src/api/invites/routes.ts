@@ -44,7 +44,8 @@ export const inviteRoutes: RoutePlugin = async (app) => {
     {
       schema: {
         tags,
-        summary: "Join an organization with an invite link: the caller becomes a member with the link's role (a higher role is kept)",
+        summary:
+          "Join an organization with an invite link: the caller becomes a member with the link's role (a higher role is kept); with a link to a space or collection, a guest with the link's level on it",
         params: InviteParams,
         response: { 200: JoinResult, ...errors(403, 404) },
       },
@@ -71,10 +72,10 @@ export const inviteRoutes: RoutePlugin = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Create an invite link to the organization',
+        summary: 'Create an invite link to the organization (admins), or to a space or collection (the create role on it)',
         params: OrgInvitesParams,
         body: CreateInviteLinkBody,
-        response: { 201: InviteLinkSchema, ...errors(403, 404) },
+        response: { 201: InviteLinkSchema, ...errors(400, 403, 404) },
       },
     },
     async (request, reply) => reply.status(201).send(await createInviteLink(ctxOf(request), request.params.organizationId, request.body)),
@@ -93,10 +94,10 @@ export const inviteRoutes: RoutePlugin = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Change the role or expiry of an invite link, or disable it',
+        summary: 'Change the role (or level) or expiry of an invite link, or disable it',
         params: InviteParams,
         body: UpdateInviteLinkBody,
-        response: { 200: InviteLinkSchema, ...errors(403, 404) },
+        response: { 200: InviteLinkSchema, ...errors(400, 403, 404) },
       },
     },
     async (request) => {

@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
+import { CollectionSchema } from '../collections/schemas.ts';
 import { Id, ListOf, RoleOrNull, Timestamp } from '../schemas.ts';
+import { SpaceSchema } from '../spaces/schemas.ts';
 
 export const OrgInvitesParams = Type.Object({ organizationId: Id });
 export const InviteParams = Type.Object({ organizationId: Id, inviteId: Id });
@@ -25,6 +27,7 @@ const ExpiresAt = Type.Union([Timestamp, Type.Null()], {
   description: 'When the link stops joining (null or absent: never)',
 });
 
+/** GitBook's CreateOrganizationInvite: `{role}` (the organization), `{level, space}` or `{level, collection}`. */
 export const CreateInviteLinkBody = Type.Object({
   role: Type.Optional(RoleOrNull),
   level: Type.Optional(RoleOrNull),
@@ -40,15 +43,21 @@ export const UpdateInviteLinkBody = Type.Object({
   disabled: Type.Optional(Type.Boolean({ description: 'A disabled link no longer joins; false enables it again' })),
 });
 
-export const InviteLinkSchema = Type.Object({
+const LinkFields = {
   object: Type.Literal('invite'),
   id: Type.String({ description: 'The link: whoever holds it can join the organization with it' }),
-  role: RoleOrNull,
-  redundant: Type.Boolean({ description: 'The caller already holds this role or a higher one' }),
+  redundant: Type.Boolean({ description: 'The caller already holds this role or a higher one (on the content, for a content link)' }),
   expiresAt: Type.Union([Timestamp, Type.Null()]),
   disabled: Type.Boolean(),
   createdAt: Timestamp,
-});
+};
+
+/** GitBook's OrganizationInviteLink: to the organization, to a space, or to a collection. */
+export const InviteLinkSchema = Type.Union([
+  Type.Object({ ...LinkFields, role: RoleOrNull }),
+  Type.Object({ ...LinkFields, level: RoleOrNull, space: SpaceSchema }),
+  Type.Object({ ...LinkFields, level: RoleOrNull, collection: CollectionSchema }),
+]);
 export const InviteLinkList = ListOf(InviteLinkSchema);
 
 export const JoinResult = Type.Object({});

@@ -1,49 +1,111 @@
 import type { Static } from 'typebox';
+import type { ContentKind } from '../../db/access.ts';
+import type { Collection, Space } from '../../db/entities.ts';
 import {
   deleteInviteLink,
   findInviteLink,
   insertInviteLink,
   insertMembership,
   inviteLinkListing,
+  linkContent,
   lockMemberships,
+  lockUserGrant,
   updateInviteLink,
   usersByEmail,
   type InviteLinkRow,
 } from '../../db/invites.ts';
 import { setMemberRole } from '../../db/members.ts';
 import { transaction, type Em } from '../../db/orm.ts';
+import { upsertGrant } from '../../db/permissions.ts';
 import { hashToken, newId } from '../../domain/ids.ts';
 import {
   canInviteWith,
   INVITE_ID_LENGTH,
   inviteChangesRole,
+  inviteTargetOf,
   isEmailAddress,
   linkState,
   roleAfterInvite,
   rolesByEmail,
 } from '../../domain/invites.ts';
-import { isRole, type Role } from '../../domain/roles.ts';
-import { inScope, requireOrganization } from '../access.ts';
+import { atLeast, isRole, type Role } from '../../domain/roles.ts';
+import { inScope, loadCollection, loadSpace, requireOrganization, requireRole } from '../access.ts';
+import { presentCollection } from '../collections/present.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
+import { urlsFor } from '../object-urls.ts';
 import { paginate } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
-import { linkRole, presentInviteLink } from './present.ts';
+import { presentSpace } from '../spaces/present.ts';
+import { linkContentOf, linkRole, presentInviteLink, type LinkContent } from './present.ts';
 import type { CreateInviteLinkBody, InviteUsersBody, UpdateInviteLinkBody } from './schemas.ts';
 
 /**
  * Organization invites. Admins invite users with an account by email, and create links that make
- * whoever holds them a member. Nobody invites with a role above their own, and accepting an invite
- * never lowers a role. A link's id is its secret: rows keep its hash (for lookups) and the id
- * sealed with the secrets key (for admins' lists), and it never appears in a log line.
+ * whoever holds them a member. Links to one space or collection (content links) are created by
+ * anyone with the `create` role on that content (or above) and make whoever holds them a guest of
+ * the organization (a member keeps their role) with the link's level on that content only. Nobody
+ * invites with a role above their own (on the content, for a content link), and accepting an
+ * invite never lowers a role. A link's id is its secret: rows keep its hash (for lookups) and the
+ * id sealed with the secrets key (for lists), and it never appears in a log line.
  */
 
 const ADMIN_ACTION = 'manage the invites of this organization';
 
 const sealContext = (organizationId: string, keyHash: string) => `organization-invite-link:${organizationId}:${keyHash}`;
 
-function requireInviteRole(creator: Role | null, role: Role | null) {
-  if (!canInviteWith(creator, role)) throw forbidden(`You cannot invite with the ${role ?? 'guest'} role: it is above your own`);
+function requireInviteRole(creator: Role | null, role: Role | null, on?: ContentKind) {
+  if (!canInviteWith(creator, role)) {
+    throw forbidden(
+      on
+        ? `You cannot invite with the ${role ?? 'guest'} level: it is above your own role on this ${on}`
+        : `You cannot invite with the ${role ?? 'guest'} role: it is above your own`,
+    );
+  }
+}
+
+const CONTENT_ACTION = (kind: ContentKind) => `invite people to this ${kind}`;
+
+/** The content of a content link as the caller sees it, with their role on it (404 when they cannot see it, or it is of another organization). */
+interface LoadedContent {
+  kind: ContentKind;
+  id: string;
+  organizationId: string;
+  role: Role | null;
+  space?: Space;
+  collection?: Collection;
+}
+
+async function loadContent(ctx: Ctx, organizationId: string, kind: ContentKind, id: string): Promise<LoadedContent> {
+  if (kind === 'space') {
+    const { space, role } = await loadSpace(ctx.em, ctx.caller, id);
+    if (space.organizationId !== organizationId) throw notFound('Space');
+    return { kind, id: space.id, organizationId, role, space };
+  }
+  const { collection, role } = await loadCollection(ctx.em, ctx.caller, id);
+  if (collection.organizationId !== organizationId) throw notFound('Collection');
+  return { kind, id: collection.id, organizationId, role, collection };
+}
+
+/** A content as a link shows it (GitBook's Space or Collection), with the caller's role on it. */
+function showContent(ctx: Ctx, content: { kind: ContentKind; space?: Space; collection?: Collection }, role: Role | null): LinkContent {
+  const urls = urlsFor(ctx.deps.config.publicUrl);
+  if (content.kind === 'space') return { kind: 'space', space: presentSpace(content.space!, role, urls), role };
+  return { kind: 'collection', collection: presentCollection(content.collection!, role, urls), role };
+}
+
+/**
+ * The caller's standing on a link they want to read, change or delete: organization admins manage
+ * every link; a content link is also managed by whoever has `create` on its content. Answers the
+ * role links are compared with (the organization role, or the role on the content).
+ */
+async function authorizeLink(ctx: Ctx, organizationId: string, link: InviteLinkRow): Promise<{ role: Role | null; content?: LinkContent }> {
+  const target = linkContentOf(link);
+  const { role } = await requireOrganization(ctx, organizationId, target ? undefined : 'admin', ADMIN_ACTION);
+  if (!target) return { role };
+  const content = await loadContent(ctx, organizationId, target.kind, target.id);
+  if (!atLeast(role, 'admin')) requireRole(content.role, 'create', CONTENT_ACTION(target.kind));
+  return { role: content.role, content: showContent(ctx, content, content.role) };
 }
 
 /** An expiry from the body: undefined (unchanged), null (never) or a date, which must be in the future. */
@@ -53,13 +115,6 @@ function expiryOf(value: string | null | undefined, now: Date): Date | null | un
   if (Number.isNaN(at.getTime())) throw badRequest('expiresAt must be a date-time');
   if (at.getTime() <= now.getTime()) throw badRequest('expiresAt must be in the future');
   return at;
-}
-
-/** Only invite links to the organization itself exist; links to a space or a collection are refused clearly. */
-function refuseContentLinks(body: { level?: unknown; space?: unknown; collection?: unknown }) {
-  if (body.space !== undefined || body.collection !== undefined || body.level !== undefined) {
-    throw badRequest('Invite links to a space or a collection are not supported: create an organization link with `role`');
-  }
 }
 
 type Outcome = 'added' | 'raised' | 'unchanged' | 'disabled';
@@ -120,6 +175,10 @@ async function loadLink(ctx: Ctx, organizationId: string, inviteId: string): Pro
   return link;
 }
 
+/**
+ * The organization's links to itself, oldest first (GitBook's list holds InviteLinkToOrganization
+ * only: links to a space or a collection are read, changed and deleted by their id).
+ */
 export async function listInviteLinks(ctx: Ctx, organizationId: string, query: Static<typeof ListQuery>) {
   const { role } = await requireOrganization(ctx, organizationId, 'admin', ADMIN_ACTION);
   const box = await ctx.deps.secrets();
@@ -128,55 +187,128 @@ export async function listInviteLinks(ctx: Ctx, organizationId: string, query: S
   );
 }
 
+/**
+ * A new link: to the organization (`{role}`, admins), or to one space or collection of it
+ * (`{level, space}` / `{level, collection}`, the `create` role on that content). The role or level
+ * is never above the creator's own (on the content, for a content link).
+ */
 export async function createInviteLink(ctx: Ctx, organizationId: string, body: Static<typeof CreateInviteLinkBody>) {
-  const { role } = await requireOrganization(ctx, organizationId, 'admin', ADMIN_ACTION);
-  refuseContentLinks(body);
-  if (body.role === undefined) throw badRequest('role is required (null invites as a guest)');
-  requireInviteRole(role, body.role);
+  const target = inviteTargetOf(body);
+  if ('error' in target) {
+    await requireOrganization(ctx, organizationId);
+    throw badRequest(target.error);
+  }
+  let role: Role | null;
+  let content: LoadedContent | undefined;
+  if (target.kind === 'organization') {
+    role = (await requireOrganization(ctx, organizationId, 'admin', ADMIN_ACTION)).role;
+    requireInviteRole(role, target.role);
+  } else {
+    await requireOrganization(ctx, organizationId);
+    content = await loadContent(ctx, organizationId, target.kind, target.id);
+    role = content.role;
+    requireRole(role, 'create', CONTENT_ACTION(target.kind));
+    requireInviteRole(role, target.level, target.kind);
+  }
   const expiresAt = expiryOf(body.expiresAt, new Date()) ?? null;
   const id = newId(INVITE_ID_LENGTH);
   const keyHash = hashToken(id);
   const sealedId = (await ctx.deps.secrets()).seal(id, sealContext(organizationId, keyHash));
-  await insertInviteLink(ctx.em, { keyHash, organizationId, sealedId, role: body.role, expiresAt, createdBy: ctx.caller.user.id });
-  return presentInviteLink(await loadLink(ctx, organizationId, id), id, role);
+  await insertInviteLink(ctx.em, {
+    keyHash,
+    organizationId,
+    sealedId,
+    role: target.kind === 'organization' ? target.role : target.level,
+    spaceId: target.kind === 'space' ? target.id : null,
+    collectionId: target.kind === 'collection' ? target.id : null,
+    expiresAt,
+    createdBy: ctx.caller.user.id,
+  });
+  return presentInviteLink(await loadLink(ctx, organizationId, id), id, role, content && showContent(ctx, content, role));
 }
 
 export async function getInviteLink(ctx: Ctx, organizationId: string, inviteId: string) {
-  const { role } = await requireOrganization(ctx, organizationId, 'admin', ADMIN_ACTION);
-  return presentInviteLink(await loadLink(ctx, organizationId, inviteId), inviteId, role);
-}
-
-export async function updateInviteLinkById(ctx: Ctx, organizationId: string, inviteId: string, body: Static<typeof UpdateInviteLinkBody>) {
-  const { role } = await requireOrganization(ctx, organizationId, 'admin', ADMIN_ACTION);
+  await requireOrganization(ctx, organizationId);
   const link = await loadLink(ctx, organizationId, inviteId);
-  refuseContentLinks(body);
-  if (body.role === undefined && body.expiresAt === undefined && body.disabled === undefined) {
-    throw badRequest('Give at least one of role, expiresAt and disabled');
-  }
-  // Changing anything about a link hands out its role again: the same rule as creating it.
-  requireInviteRole(role, body.role === undefined ? linkRole(link) : body.role);
-  const expiresAt = expiryOf(body.expiresAt, new Date());
-  await updateInviteLink(ctx.em, link.keyHash, { role: body.role, expiresAt, disabled: body.disabled }, new Date());
-  return presentInviteLink(await loadLink(ctx, organizationId, inviteId), inviteId, role);
+  const { role, content } = await authorizeLink(ctx, organizationId, link);
+  return presentInviteLink(link, inviteId, role, content);
 }
 
-/** Deletes a link; false when the organization had no such link. */
+/**
+ * Changes a link's role (organization links) or level (content links), expiry or state. Changing
+ * anything about a link hands out its role again: the same rule as creating it.
+ */
+export async function updateInviteLinkById(ctx: Ctx, organizationId: string, inviteId: string, body: Static<typeof UpdateInviteLinkBody>) {
+  await requireOrganization(ctx, organizationId);
+  const link = await loadLink(ctx, organizationId, inviteId);
+  const { role, content } = await authorizeLink(ctx, organizationId, link);
+  const target = linkContentOf(link);
+  if (target && body.role !== undefined) throw badRequest(`This link invites to a ${target.kind}: change its level, not a role`);
+  if (!target && body.level !== undefined) throw badRequest('This link invites to the organization: change its role, not a level');
+  if (target && body.level === null) throw badRequest('level must be a role: a link to a space or a collection always gives one');
+  const newRole = target ? body.level : body.role;
+  if (newRole === undefined && body.expiresAt === undefined && body.disabled === undefined) {
+    throw badRequest(`Give at least one of ${target ? 'level' : 'role'}, expiresAt and disabled`);
+  }
+  requireInviteRole(role, newRole === undefined ? linkRole(link) : newRole, target?.kind);
+  const expiresAt = expiryOf(body.expiresAt, new Date());
+  await updateInviteLink(ctx.em, link.keyHash, { role: newRole, expiresAt, disabled: body.disabled }, new Date());
+  return presentInviteLink(await loadLink(ctx, organizationId, inviteId), inviteId, role, content);
+}
+
+/** Deletes a link (organization admins; for a content link, also `create` on its content); false when the organization had no such link. */
 export async function deleteInviteLinkById(ctx: Ctx, organizationId: string, inviteId: string): Promise<boolean> {
-  await requireOrganization(ctx, organizationId, 'admin', ADMIN_ACTION);
-  return deleteInviteLink(ctx.em, organizationId, hashToken(inviteId));
+  const { role } = await requireOrganization(ctx, organizationId);
+  const link = await findInviteLink(ctx.em, organizationId, hashToken(inviteId));
+  if (!link) {
+    requireRole(role, 'admin', ADMIN_ACTION);
+    return false;
+  }
+  await authorizeLink(ctx, organizationId, link);
+  return deleteInviteLink(ctx.em, organizationId, link.keyHash);
+}
+
+/**
+ * Gives a member the link's level on a space or collection: a grant to them there, never lowering
+ * one they already hold. Run it in the transaction that made them a member.
+ */
+async function grantContent(tx: Em, organizationId: string, userId: string, target: { kind: ContentKind; id: string }, level: Role) {
+  const held = await lockUserGrant(tx, target.kind, target.id, userId);
+  const current = isRole(held) ? held : undefined;
+  if (current !== undefined && !inviteChangesRole(current, level)) return;
+  const role = roleAfterInvite(current, level) ?? level;
+  await upsertGrant(tx, newId(), { ...target, organizationId }, 'user', userId, role, new Date());
 }
 
 /**
  * Joins an organization with one of its links: the caller becomes a member with the link's role,
- * or keeps a higher role they already hold. Any signed-in user may try; a link of another
- * organization, or none, is 404; a disabled or expired link is 403.
+ * or keeps a higher role they already hold. With a content link, the caller becomes a guest of the
+ * organization (a member keeps their role) and gets the link's level on that space or collection
+ * only. Any signed-in user may try; a link of another organization, or none, is 404; a disabled
+ * or expired link is 403; a link whose content is gone is 404.
  */
 export async function joinWithInvite(ctx: Ctx, organizationId: string, inviteId: string): Promise<Record<string, never>> {
   if (!inScope(ctx.caller, organizationId)) throw notFound('Invite');
   const link = await loadLink(ctx, organizationId, inviteId);
   const state = linkState(link, new Date());
   if (state !== 'active') throw forbidden(`This invite link is ${state}`);
-  const outcome = await transaction(ctx.em, (tx) => acceptInvite(tx, organizationId, ctx.caller.user.id, linkRole(link)));
+  const target = linkContentOf(link);
+  const level = linkRole(link);
+  if (target) {
+    const { spaces, collections } = await linkContent(
+      ctx.em,
+      target.kind === 'space' ? [target.id] : [],
+      target.kind === 'collection' ? [target.id] : [],
+    );
+    const space = spaces.get(target.id);
+    const live = target.kind === 'space' ? space !== undefined && !space.deletedAt : collections.has(target.id);
+    if (!live || level === null) throw notFound('Invite');
+  }
+  const outcome = await transaction(ctx.em, async (tx) => {
+    const joined = await acceptInvite(tx, organizationId, ctx.caller.user.id, target ? null : level);
+    if (joined !== 'disabled' && target && level !== null) await grantContent(tx, organizationId, ctx.caller.user.id, target, level);
+    return joined;
+  });
   if (outcome === 'disabled') throw forbidden('Your membership of this organization is disabled');
   return {};
 }

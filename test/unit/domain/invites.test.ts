@@ -1,5 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { canInviteWith, inviteChangesRole, isEmailAddress, linkState, roleAfterInvite, rolesByEmail } from '../../../src/domain/invites.ts';
+import {
+  canInviteWith,
+  inviteChangesRole,
+  inviteTargetOf,
+  isEmailAddress,
+  linkState,
+  roleAfterInvite,
+  rolesByEmail,
+} from '../../../src/domain/invites.ts';
 
 describe('invites', () => {
   it('never lets anyone invite above their own role', () => {
@@ -44,5 +52,23 @@ describe('invites', () => {
       ['a@x.io', 'edit'],
       ['b@x.io', null],
     ]);
+  });
+});
+
+describe('inviteTargetOf', () => {
+  it('reads the three forms of GitBook’s CreateOrganizationInvite', () => {
+    expect(inviteTargetOf({ role: 'edit' })).toEqual({ kind: 'organization', role: 'edit' });
+    expect(inviteTargetOf({ role: null })).toEqual({ kind: 'organization', role: null });
+    expect(inviteTargetOf({ level: 'comment', space: 's1' })).toEqual({ kind: 'space', id: 's1', level: 'comment' });
+    expect(inviteTargetOf({ level: 'read', collection: 'c1' })).toEqual({ kind: 'collection', id: 'c1', level: 'read' });
+  });
+
+  it('names what is wrong with any other body', () => {
+    expect(inviteTargetOf({})).toEqual({ error: expect.stringMatching(/role is required/) });
+    expect(inviteTargetOf({ level: 'read' })).toEqual({ error: expect.stringMatching(/space or collection/) });
+    expect(inviteTargetOf({ level: 'read', space: 's', collection: 'c' })).toEqual({ error: expect.stringMatching(/not both/) });
+    expect(inviteTargetOf({ role: 'read', space: 's' })).toEqual({ error: expect.stringMatching(/takes level/) });
+    expect(inviteTargetOf({ space: 's' })).toEqual({ error: expect.stringMatching(/level is required/) });
+    expect(inviteTargetOf({ level: null, collection: 'c' })).toEqual({ error: expect.stringMatching(/must be a role/) });
   });
 });

@@ -1,7 +1,9 @@
 import type { User } from '../../../db/entities.ts';
 import type { ReviewerRow, ReviewRow } from '../../../db/reviews.ts';
 import type { Contributor } from '../../../domain/contributors.ts';
+import type { presentComment } from '../../comments/present.ts';
 import { urlsFor } from '../../object-urls.ts';
+import type { presentTeam } from '../../people/present.ts';
 import { presentUser } from '../../users/present.ts';
 
 /** The users named by reviews, requests and contributions; a deleted one shows as such. */
@@ -15,8 +17,8 @@ export function userPresenter(users: Map<string, User>, publicUrl: string) {
 }
 export type PresentUser = ReturnType<typeof userPresenter>;
 
-/** GitBook's ChangeRequestReview. */
-export function presentReview(r: ReviewRow, user: PresentUser, base: string) {
+/** GitBook's ChangeRequestReview, with the comment posted with it (already presented) if any. */
+export function presentReview(r: ReviewRow, user: PresentUser, base: string, comment?: ReturnType<typeof presentComment>) {
   return {
     object: 'change-request-review' as const,
     id: r.id,
@@ -25,22 +27,27 @@ export function presentReview(r: ReviewRow, user: PresentUser, base: string) {
     ...(r.requested_by ? { requestedBy: user(r.requested_by) } : {}),
     status: r.status,
     outdated: r.outdated,
+    ...(comment ? { comment } : {}),
     createdAt: new Date(r.created_at).toISOString(),
     updatedAt: new Date(r.updated_at).toISOString(),
     urls: { location: `${base}/reviews/${r.id}` },
   };
 }
 
-/** GitBook's ChangeRequestRequestedReviewer (always a user here). */
-export function presentRequestedReviewer(r: ReviewerRow, user: PresentUser) {
-  return {
+/** A requested team as shown (GitBook's Team); a team deleted meanwhile is never listed (its requests go with it). */
+export type PresentTeam = (id: string) => ReturnType<typeof presentTeam>;
+
+/** GitBook's ChangeRequestRequestedReviewer: a user, or a team. */
+export function presentRequestedReviewer(r: ReviewerRow, user: PresentUser, team: PresentTeam) {
+  const common = {
     object: 'change-request-requested-reviewer' as const,
-    kind: 'user' as const,
-    user: user(r.user_id),
     revision: r.revision_id,
     requestedBy: user(r.requested_by),
     createdAt: new Date(r.created_at).toISOString(),
   };
+  return r.kind === 'team'
+    ? { ...common, kind: 'team' as const, team: team(r.principal_id) }
+    : { ...common, kind: 'user' as const, user: user(r.principal_id) };
 }
 
 /** GitBook's ChangeRequestUserContributor. */

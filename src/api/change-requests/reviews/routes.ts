@@ -48,10 +48,10 @@ export const changeRequestReviewRoutes: RoutePlugin = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Approve the change request or request changes (review role)',
+        summary: 'Approve the change request or request changes (review role), optionally with a comment',
         params: ReviewsParams,
         body: SubmitReviewBody,
-        response: { 201: ReviewSchema, ...errors(403, 404, 409) },
+        response: { 201: ReviewSchema, ...errors(400, 403, 404, 409) },
       },
     },
     async (request, reply) => {
@@ -71,7 +71,10 @@ export const changeRequestReviewRoutes: RoutePlugin = async (app) => {
         response: { 200: ReviewSchema, ...errors(404) },
       },
     },
-    async (request) => getReview(ctxOf(request), request.params.spaceId, request.params.changeRequestId, request.params.reviewId),
+    async (request) => {
+      const { spaceId, changeRequestId, reviewId } = request.params;
+      return getReview(ctxOf(request), spaceId, changeRequestId, reviewId, request.query.format);
+    },
   );
 
   app.get(
@@ -93,10 +96,10 @@ export const changeRequestReviewRoutes: RoutePlugin = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Ask users who can read the space to review a change request',
+        summary: 'Ask users and teams who can read the space to review a change request',
         params: ReviewsParams,
         body: RequestReviewersBody,
-        response: { 200: RequestReviewersAnswer, ...errors(403, 404, 409) },
+        response: { 200: RequestReviewersAnswer, ...errors(400, 403, 404, 409) },
       },
     },
     async (request) => requestReviewers(ctxOf(request), request.params.spaceId, request.params.changeRequestId, request.body),
@@ -107,7 +110,7 @@ export const changeRequestReviewRoutes: RoutePlugin = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Withdraw a review request: 205 when removed, 204 when there was none',
+        summary: 'Withdraw the review request of a user or a team (by its id): 205 when removed, 204 when there was none',
         params: ReviewerParams,
         response: { 204: NoContent, 205: NoContent, ...errors(403, 404) },
       },
