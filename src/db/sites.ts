@@ -37,6 +37,8 @@ export type SiteRow = {
   fallback_url: string | null;
   logout_url: string | null;
   created_at: Timestamp;
+  /** Bumped by triggers at any change of the site's sections, groups and site-spaces (Migration0013, 0026). */
+  structure_version: string;
   /** Live site-spaces of the site. */
   site_spaces: number;
 };
@@ -96,6 +98,7 @@ function changes<T extends object>(fields: T): Partial<T> | null {
 
 const SITE_COLUMNS = [
   's.id',
+  's.structure_version',
   's.organization_id',
   's.type',
   's.title',

@@ -263,7 +263,14 @@ describe('section groups', () => {
       ['site-section-group', h.id],
       ['site-section-group', g.body.id],
     ]);
+    // A group changed after the published site was read is read as it is now.
+    expect((await admin().patch(`${siteUrl(s.id)}/section-groups/${h.id}`, { title: 'Renamed again' })).status).toBe(200);
+    const reread = (await admin().get(`${siteUrl(s.id)}/published`)).body;
+    expect(reread.structure.structure.find((x: any) => x.id === h.id).title).toBe('Renamed again');
     expect((await admin().delete(`${siteUrl(s.id)}/section-groups/${g.body.id}`)).status).toBe(205);
+    // Its section is shown ungrouped, the group no longer.
+    const afterDelete = (await admin().get(`${siteUrl(s.id)}/published`)).body.structure.structure.map((x: any) => x.id);
+    expect(afterDelete.sort()).toEqual([a.id, b.id, h.id].sort());
     expect(await groups()).toEqual([h.id]);
     expect(await sectionIds(s.id)).toEqual([a.id, b.id]);
     expect((await other.members.admin.api.get(`/v1/orgs/${org.id}/sites/${s.id}/section-groups`)).status).toBe(404);

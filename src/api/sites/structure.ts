@@ -10,6 +10,7 @@ import {
 } from '../../db/sites.ts';
 import type { Em } from '../../db/orm.ts';
 import type { Role } from '../../domain/roles.ts';
+import { SizedLru } from '../../domain/lru.ts';
 import { conditionContext, conditionHolds, type VisitorClaims } from '../../domain/sites/conditions.ts';
 import { effectiveDefault, sortOrdered } from '../../domain/sites/order.ts';
 import { contentRoles } from '../access.ts';
@@ -113,8 +114,27 @@ export function grantClaims(visitor: VisitorGrant | undefined): VisitorClaims {
   return { signed, unsigned: isObject ? (unsigned as Record<string, unknown>) : {} };
 }
 
+/**
+ * Sites' structures as readers read them, each under the structure version of the site row it was
+ * read after: triggers bump the version at any change of sections, groups or site-spaces, so an
+ * entry is never answered for a later version. Bounded by the bytes of its JSON (twice that).
+ */
+export const READER_STRUCTURE_CACHE_BYTES = 8 * 1024 * 1024;
+const readerStructures = new SizedLru<string, { version: string; structure: SiteStructure; bytes: number }>(
+  READER_STRUCTURE_CACHE_BYTES,
+  (entry) => entry.bytes,
+);
+
+async function structureAt(em: Em, site: SiteRow): Promise<SiteStructure> {
+  const cached = readerStructures.get(site.id);
+  if (cached?.version === site.structure_version) return cached.structure;
+  const structure = await loadStructure(em, site.id);
+  readerStructures.set(site.id, { version: site.structure_version, structure, bytes: 2 * JSON.stringify(structure).length });
+  return structure;
+}
+
 /** The structure a published-site reader sees: everything for a member, what their claims allow for a visitor. */
 export async function readerStructure(ctx: Ctx, reader: { site: SiteRow; asVisitor: boolean; visitor?: VisitorGrant }) {
-  const all = await loadStructure(ctx.em, reader.site.id);
+  const all = await structureAt(ctx.em, reader.site);
   return reader.asVisitor ? structureForVisitor(all, grantClaims(reader.visitor), reader.visitor?.spaceIds) : all;
 }

@@ -22,6 +22,7 @@ import { Migration0022MergeRules } from './Migration0022MergeRules.ts';
 import { Migration0023SpacePdf } from './Migration0023SpacePdf.ts';
 import { Migration0024ReviewComments } from './Migration0024ReviewComments.ts';
 import { Migration0025ContentInvites } from './Migration0025ContentInvites.ts';
+import { Migration0026GroupStructure } from './Migration0026GroupStructure.ts';
 
 /**
  * Every migration, in order; append new ones. Numbers are reserved per resource group:
@@ -30,4 +31,4 @@ import { Migration0025ContentInvites } from './Migration0025ContentInvites.ts';
  * Every table that hangs off a space references it with `on delete cascade`, so the purge of a
  * deleted space removes everything in one statement.
  */
-export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0005OpenApi, Migration0006Saml, Migration0007TeamsExtra, Migration0008Comments, Migration0009Pdf, Migration0010SpaceCounters, Migration0011GitSync, Migration0013Sites, Migration0014SearchTitles, Migration0015SearchState, Migration0016CredentialScope, Migration0017ReusableContent, Migration0018SiteTokens, Migration0019SiteRedirects, Migration0020Reviews, Migration0021Invites, Migration0022MergeRules, Migration0023SpacePdf, Migration0024ReviewComments, Migration0025ContentInvites];
+export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0005OpenApi, Migration0006Saml, Migration0007TeamsExtra, Migration0008Comments, Migration0009Pdf, Migration0010SpaceCounters, Migration0011GitSync, Migration0013Sites, Migration0014SearchTitles, Migration0015SearchState, Migration0016CredentialScope, Migration0017ReusableContent, Migration0018SiteTokens, Migration0019SiteRedirects, Migration0020Reviews, Migration0021Invites, Migration0022MergeRules, Migration0023SpacePdf, Migration0024ReviewComments, Migration0025ContentInvites, Migration0026GroupStructure];
