@@ -327,3 +327,26 @@ describe('a site lookup token', () => {
     expect((await admin().delete(`/v1/orgs/${org.id}/site-lookup-tokens/${temporary.id}`)).status).toBe(404);
   });
 });
+
+describe("a site visitor's token, with the authentication cache on", () => {
+  let cached: TestApp;
+  let owner: TestOrg;
+  beforeAll(async () => {
+    cached = await startTestApp({ SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'), AUTH_CACHE_TTL: '1s' });
+    owner = await createTestOrg(cached, 'Visitor token cached org');
+  });
+  afterAll(() => cached.close());
+
+  it('stops working within AUTH_CACHE_TTL of the site being unpublished, as API tokens do', async () => {
+    const api = owner.members.admin.api;
+    const space = await newSpace(api, owner.id, { title: 'Published' });
+    const site = (await api.post(`/v1/orgs/${owner.id}/sites`, { title: 'Site', visibility: 'public', spaces: [space.id] })).body;
+    expect((await api.post(`${siteBase(owner.id, site.id)}/publish`)).status).toBe(200);
+    const token = (await api.post('/v1/urls/published', { url: `${SITES}/${owner.id}/${site.id}/` })).body.apiToken as string;
+    const read = () => client(cached.app, token).get(`/v1/spaces/${space.id}`);
+    expect((await read()).status).toBe(200);
+    expect((await api.post(`${siteBase(owner.id, site.id)}/unpublish`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await read()).status).toBe(401);
+  });
+});
