@@ -46,6 +46,17 @@ export async function readableRevision(ctx: Ctx, space: Space, revisionId: strin
   return revision;
 }
 
+/**
+ * The id of a revision of `space` the caller may read, without reading the revision where that is
+ * already known: a site visitor is only ever let through (requireVisibleRevision) to the space's
+ * current revision or the one its lookup found in that space.
+ */
+async function readableRevisionId(ctx: Ctx, space: Space, revisionId: string): Promise<string> {
+  if (!ctx.caller.visitor) return (await readableRevision(ctx, space, revisionId)).id;
+  requireVisibleRevision(ctx, space, revisionId);
+  return revisionId;
+}
+
 /** The space (404 unless the caller may read it) and the revision asked for. */
 async function resolveRevision(ctx: Ctx, params: RevisionRef): Promise<{ space: Space; revision: RevisionRow }> {
   const { space } = await loadSpace(ctx.em, ctx.caller, params.spaceId);
@@ -119,13 +130,14 @@ export async function getRevisionPageByPath(ctx: Ctx, params: RevisionRef & { pa
 }
 
 export async function getRevisionPageDocument(ctx: Ctx, params: RevisionRef & { pageId: string }, query: DocumentQuery) {
-  const { revision } = await resolveRevision(ctx, params);
-  const fromPath = () => loadPagePath(ctx.em, revision.id, params.pageId);
-  const cached = revisionDocumentIfCached(ctx, revision.id, pageSource(params.pageId, fromPath).key, query);
+  const { space } = await loadSpace(ctx.em, ctx.caller, params.spaceId);
+  const revisionId = await readableRevisionId(ctx, space, params.revisionId);
+  const fromPath = () => loadPagePath(ctx.em, revisionId, params.pageId);
+  const cached = revisionDocumentIfCached(ctx, revisionId, pageSource(params.pageId, fromPath).key, query);
   if (cached) return cached;
-  const page = await loadPage(ctx.em, revision.id, params.pageId);
+  const page = await loadPage(ctx.em, revisionId, params.pageId);
   if (!page || page.type !== 'document') throw notFound('Page');
-  return revisionDocumentAnswer(ctx, revision.id, pageSource(page.id, fromPath), page.markdown, query);
+  return revisionDocumentAnswer(ctx, revisionId, pageSource(page.id, fromPath), page.markdown, query);
 }
 
 export async function listRevisionFiles(ctx: Ctx, params: RevisionRef, query: MetadataQuery & { page?: string; limit?: number }) {
