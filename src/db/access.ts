@@ -245,6 +245,73 @@ const date = (value: Date | string) => (value instanceof Date ? value : new Date
 /** What a space shows of the repository it syncs with (the `gitSync` field). */
 export type SpaceGitSync = Pick<GitSyncRow, 'repo_name' | 'provider' | 'integration' | 'url' | 'updated_at'>;
 
+/** The columns of a space row that make the `Space` the API presents. */
+export const SPACE_ROW_COLUMNS = [
+  'sp.id',
+  'sp.organization_id',
+  'sp.parent_id',
+  'sp.title',
+  'sp.emoji',
+  'sp.visibility',
+  'sp.edit_mode',
+  'sp.default_level',
+  'sp.revision_id',
+  'sp.position',
+  'sp.created_at',
+  'sp.updated_at',
+  'sp.deleted_at',
+  'sp.change_requests',
+  'sp.change_requests_open',
+  'sp.change_requests_draft',
+  'sp.comments_open',
+  'sp.merge_rules',
+] as const;
+
+type SpaceRowColumns = {
+  id: string;
+  organization_id: string;
+  parent_id: string | null;
+  title: string;
+  emoji: string | null;
+  visibility: string;
+  edit_mode: string;
+  default_level: string | null;
+  revision_id: string;
+  position: string;
+  created_at: Date | string;
+  updated_at: Date | string;
+  deleted_at: Date | string | null;
+  change_requests: number | string;
+  change_requests_open: number | string;
+  change_requests_draft: number | string;
+  comments_open: number | string;
+  merge_rules: unknown;
+};
+
+/** A space as read with SPACE_ROW_COLUMNS, in the shape of the `Space` entity. */
+export function spaceFromRow(row: SpaceRowColumns): Space {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    parentId: row.parent_id ?? null,
+    title: row.title,
+    emoji: row.emoji,
+    visibility: row.visibility,
+    editMode: row.edit_mode,
+    defaultLevel: row.default_level ?? null,
+    revisionId: row.revision_id,
+    position: row.position,
+    createdAt: date(row.created_at),
+    updatedAt: date(row.updated_at),
+    deletedAt: row.deleted_at == null ? null : date(row.deleted_at),
+    changeRequests: Number(row.change_requests),
+    changeRequestsOpen: Number(row.change_requests_open),
+    changeRequestsDraft: Number(row.change_requests_draft),
+    commentsOpen: Number(row.comments_open),
+    mergeRules: row.merge_rules ?? null,
+  } as Space;
+}
+
 /**
  * A space with its counters, what it syncs with, and the facts of one user's access to it, in one
  * statement (the space, membership, default levels up the collection chain and grants): every
@@ -267,25 +334,8 @@ export async function spaceWithAccessFacts(
         join.onRef('m.organization_id', '=', 'sp.organization_id').on('m.user_id', '=', userId).on('m.disabled', '=', false),
       )
       .leftJoin('git_sync as g', (join) => join.onRef('g.space_id', '=', 'sp.id').on('g.url', 'is not', null))
+      .select(SPACE_ROW_COLUMNS)
       .select((eb) => [
-        'sp.id',
-        'sp.organization_id',
-        'sp.parent_id',
-        'sp.title',
-        'sp.emoji',
-        'sp.visibility',
-        'sp.edit_mode',
-        'sp.default_level',
-        'sp.revision_id',
-        'sp.position',
-        'sp.created_at',
-        'sp.updated_at',
-        'sp.deleted_at',
-        'sp.change_requests',
-        'sp.change_requests_open',
-        'sp.change_requests_draft',
-        'sp.comments_open',
-        'sp.merge_rules',
         'm.role as org_role',
         eb('m.user_id', 'is not', null).$castTo<boolean>().as('is_member'),
         'g.repo_name as git_repo_name',
@@ -300,26 +350,7 @@ export async function spaceWithAccessFacts(
       .where('sp.deleted_at', state === 'live' ? 'is' : 'is not', null),
   );
   if (!row) return undefined;
-  const space = {
-    id: row.id,
-    organizationId: row.organization_id,
-    parentId: row.parent_id ?? null,
-    title: row.title,
-    emoji: row.emoji,
-    visibility: row.visibility,
-    editMode: row.edit_mode,
-    defaultLevel: row.default_level ?? null,
-    revisionId: row.revision_id,
-    position: row.position,
-    createdAt: date(row.created_at),
-    updatedAt: date(row.updated_at),
-    deletedAt: row.deleted_at == null ? null : date(row.deleted_at),
-    changeRequests: Number(row.change_requests),
-    changeRequestsOpen: Number(row.change_requests_open),
-    changeRequestsDraft: Number(row.change_requests_draft),
-    commentsOpen: Number(row.comments_open),
-    mergeRules: row.merge_rules ?? null,
-  } as Space;
+  const space = spaceFromRow(row);
   const facts: MembershipFacts = { org_role: row.org_role, is_member: row.is_member, levels: row.levels, grants: row.grants };
   const gitSync =
     row.git_url === null
