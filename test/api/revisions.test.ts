@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { edit, expect400, merge, newChangeRequest, newSpace, PNG_2X3 } from '../support/fixtures.ts';
@@ -125,7 +126,52 @@ describe('a revision by id', () => {
     const file = bySpace.body.files[0];
     expect(file.downloadURL).toBe(`http://docs.test/v1/spaces/${space}/content/files/${file.id}/download`);
     const byCr = await admin().get(`/v1/spaces/${space}/change-requests/${cr.id}/content`);
-    expect(byCr.body.files[0].downloadURL).toBe(`http://docs.test/v1/spaces/${space}/change-requests/${cr.id}/content/files/${file.id}/download`);
+    expect(byCr.body.files[0].downloadURL).toBe(
+      `http://docs.test/v1/spaces/${space}/change-requests/${cr.id}/content/files/${file.id}/download`,
+    );
+  });
+
+  it('answers compressed to a client that accepts gzip, the same revision and document', async () => {
+    const get = async (url: string, encoding?: string) => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url,
+        headers: { authorization: `Bearer ${org.members.admin.token}`, ...(encoding ? { 'accept-encoding': encoding } : {}) },
+      });
+      const raw = res.rawPayload;
+      return { res, json: JSON.parse((res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString()) };
+    };
+    // Enough pages for the revision to be worth compressing.
+    const cr = await newChangeRequest(admin(), spaceId, 'Many pages');
+    const many = await edit(
+      admin(),
+      spaceId,
+      cr.id,
+      Array.from({ length: 20 }, (_, i) => ({
+        operation: 'insert_page',
+        title: `Page ${i}`,
+        document: { markdown: `Text ${i}. `.repeat(40) },
+      })),
+    );
+    expect(many.changes).toHaveLength(20);
+    const crRevision = (await admin().get(`/v1/spaces/${spaceId}/change-requests/${cr.id}`)).body.revision;
+    const url = `/v1/spaces/${spaceId}/revisions/${crRevision}`;
+    const plain = await get(url);
+    expect(plain.res.headers['content-encoding']).toBeUndefined();
+    for (const encoding of ['gzip', 'gzip, deflate', 'br;q=1, gzip;q=0.5', '*']) {
+      const zipped = await get(url, encoding);
+      expect([encoding, zipped.res.headers['content-encoding']]).toEqual([encoding, 'gzip']);
+      expect(zipped.res.headers.vary).toContain('accept-encoding');
+      expect(zipped.res.rawPayload.length).toBeLessThan(plain.res.rawPayload.length);
+      expect(zipped.json).toEqual(plain.json);
+    }
+    for (const refused of ['gzip;q=0', 'deflate', 'identity']) {
+      expect((await get(url, refused)).res.headers['content-encoding']).toBeUndefined();
+    }
+    // A small answer goes out as it is.
+    const doc = await get(`${base()}/page/${installId}/document`, 'gzip');
+    expect(doc.res.headers['content-encoding']).toBeUndefined();
+    expect(doc.json.object).toBe('document');
   });
 
   it('lists the pages as a tree', async () => {
