@@ -8,17 +8,18 @@ import {
 } from '../db/content.ts';
 import { loadGitSync, spaceRevisionOf, type GitSyncRequestRow } from '../db/git-sync.ts';
 import { forkEm, type Orm } from '../db/orm.ts';
-import { contentTypeOf, measureImage } from '../domain/files.ts';
+import { contentTypeOf } from '../domain/files.ts';
 import { allPaths, pageDepthProblem, type PageMap } from '../domain/content/tree.ts';
 import { GitSyncError } from '../domain/git/errors.ts';
 import { importRoute, needsContent } from '../domain/git/import-decision.ts';
-import { layoutRedirects, readLayout } from '../domain/git/layout.ts';
+import { assetsFolder, layoutRedirects, readLayout } from '../domain/git/layout.ts';
 import { cleanPath } from '../domain/git/summary.ts';
 import { newId } from '../domain/ids.ts';
-import { blobStream, readBlobs, type GitRemote } from '../lib/git-cli.ts';
+import { readBlobs, type GitRemote } from '../lib/git-cli.ts';
 import { beat } from '../lib/heartbeat.ts';
 import type { GitSyncActivityOptions } from './git-sync-options.ts';
 import { recordFailure, type GitSyncOutcome, type StagedImport } from './git-sync-outcome.ts';
+import { storeGitBlobs } from './git-sync-assets.ts';
 import { commitMessage, ensureCache, fetchRef, listTree, withCache } from './git-sync-repository.ts';
 
 /**
@@ -50,9 +51,6 @@ export interface GitImportBundle {
 }
 
 const isMarkdown = (path: string) => /\.(md|markdown)$/i.test(path);
-/** Files up to this size are read in memory (in batches of BATCH_BYTES); larger ones are streamed. */
-const SMALL_FILE = 1024 * 1024;
-const BATCH_BYTES = 32 * 1024 * 1024;
 
 /** Slug path → page id of the revisions given, earlier ones winning. */
 function idsByPath(...maps: PageMap[]): Map<string, string> {
@@ -84,87 +82,96 @@ async function readCommit(
     if (entry.size > o.maxFileBytes)
       throw new GitSyncError('FILE_TOO_LARGE', `${entry.path} is ${entry.size} bytes, more than the limit of ${o.maxFileBytes}`);
   }
-  const blobs = await readBlobs(gitDir, [...markdownEntries.map((e) => e.oid), ...(yamlEntry ? [yamlEntry.oid] : [])]);
-  const markdown: Record<string, string> = {};
-  for (const entry of markdownEntries) markdown[entry.path] = blobs.get(entry.oid)?.toString('utf8') ?? '';
-  const pathIds = idsByPath(current.pages, ancestor ?? {});
-  const fileByName = new Map<string, FileRow>();
-  for (const file of current.files) if (!fileByName.has(file.name)) fileByName.set(file.name, file);
-  const includeIds = new Map<string, string>();
-  for (const content of current.reusableContents) if (content.path !== null) includeIds.set(content.path, content.id);
-  const usedPages = new Set<string>();
-  const usedFiles = new Set<string>();
-  const layout = readLayout(
-    {
-      markdown,
-      assets: entries.filter((e) => !isMarkdown(e.path)).map((e) => e.path),
-      gitbookYaml: yamlEntry ? blobs.get(yamlEntry.oid)?.toString('utf8') : null,
-      projectDirectory: project,
-    },
-    {
-      pageId: (path) => {
-        const known = pathIds.get(path);
-        const id = known && !usedPages.has(known) ? known : newId();
-        usedPages.add(id);
-        return id;
+  const isImage = (path: string) => contentTypeOf(path.slice(path.lastIndexOf('/') + 1)).startsWith('image/');
+  const toStore = (list: { oid: string; path: string }[]) => list.map((e) => ({ oid: e.oid, image: isImage(e.path) }));
+  // Every file of the assets folder (which `.gitbook.yaml` alone tells) is a file of the space:
+  // they are stored while the pages are read and laid out (a file over the limit is left for the
+  // check below, which names it). Reading the pages fails: the storing stops and is waited for.
+  const gitbookYaml = yamlEntry ? (await readBlobs(gitDir, [yamlEntry.oid])).get(yamlEntry.oid)?.toString('utf8') : null;
+  const folder = assetsFolder(gitbookYaml, project);
+  const early =
+    folder === null ? [] : entries.filter((e) => e.path.startsWith(`${folder}/`) && !isMarkdown(e.path) && e.size <= o.maxFileBytes);
+  let storedCount = 0;
+  const onStored = () => beat({ phase: 'assets', stored: ++storedCount });
+  const abort = new AbortController();
+  const storing = storeGitBlobs(gitDir, o.blobs, toStore(early), { signal: abort.signal, onStored });
+  storing.catch(() => undefined); // awaited below, or abandoned (and awaited) when reading the pages fails
+  try {
+    const blobs = await readBlobs(
+      gitDir,
+      markdownEntries.map((e) => e.oid),
+    );
+    const markdown: Record<string, string> = {};
+    for (const entry of markdownEntries) markdown[entry.path] = blobs.get(entry.oid)?.toString('utf8') ?? '';
+    const pathIds = idsByPath(current.pages, ancestor ?? {});
+    const fileByName = new Map<string, FileRow>();
+    for (const file of current.files) if (!fileByName.has(file.name)) fileByName.set(file.name, file);
+    const includeIds = new Map<string, string>();
+    for (const content of current.reusableContents) if (content.path !== null) includeIds.set(content.path, content.id);
+    const usedPages = new Set<string>();
+    const usedFiles = new Set<string>();
+    const layout = readLayout(
+      {
+        markdown,
+        assets: entries.filter((e) => !isMarkdown(e.path)).map((e) => e.path),
+        gitbookYaml,
+        projectDirectory: project,
       },
-      fileId: (path) => {
-        const known = fileByName.get(path.slice(path.lastIndexOf('/') + 1))?.id;
-        const id = known && !usedFiles.has(known) ? known : newId();
-        usedFiles.add(id);
-        return id;
+      {
+        pageId: (path) => {
+          const known = pathIds.get(path);
+          const id = known && !usedPages.has(known) ? known : newId();
+          usedPages.add(id);
+          return id;
+        },
+        fileId: (path) => {
+          const known = fileByName.get(path.slice(path.lastIndexOf('/') + 1))?.id;
+          const id = known && !usedFiles.has(known) ? known : newId();
+          usedFiles.add(id);
+          return id;
+        },
+        reusableContentId: (path) => includeIds.get(path) ?? newId(),
       },
-      reusableContentId: (path) => includeIds.get(path) ?? newId(),
-    },
-  );
-  const tooDeep = pageDepthProblem(layout.pages);
-  if (tooDeep) throw new GitSyncError('NOT_GITBOOK_LAYOUT', `The repository nests its pages too deeply: ${tooDeep}`);
-  const byPath = new Map(entries.map((e) => [e.path, e]));
-  for (const file of layout.files) {
-    const entry = byPath.get(file.path)!;
-    if (entry.size > o.maxFileBytes)
-      throw new GitSyncError('FILE_TOO_LARGE', `${file.path} is ${entry.size} bytes, more than the limit of ${o.maxFileBytes}`);
-  }
-  const files: FileRow[] = [];
-  const describe = (file: { id: string; name: string }, stored: { sha256: string; size: number }, bytes: Buffer | null): FileRow => {
-    const contentType = contentTypeOf(file.name);
-    const { width, height } = bytes === null ? { width: null, height: null } : measureImage(bytes, contentType);
-    return { id: file.id, name: file.name, contentType, size: stored.size, width, height, sha256: stored.sha256 };
-  };
-  // Small files are read in batches through one `git cat-file --batch`; large ones are streamed.
-  const small = layout.files.filter((f) => byPath.get(f.path)!.size <= SMALL_FILE);
-  const large = layout.files.filter((f) => byPath.get(f.path)!.size > SMALL_FILE);
-  for (let start = 0; start < small.length;) {
-    let bytes = 0;
-    let end = start;
-    while (end < small.length && (end === start || bytes + byPath.get(small[end].path)!.size <= BATCH_BYTES))
-      bytes += byPath.get(small[end++].path)!.size;
-    const batch = small.slice(start, end);
-    const contents = await readBlobs(gitDir, [...new Set(batch.map((f) => byPath.get(f.path)!.oid))]);
-    for (const file of batch) {
-      const data = contents.get(byPath.get(file.path)!.oid) ?? Buffer.alloc(0);
-      const sha256 = await o.blobs.put(data);
-      files.push(describe(file, { sha256, size: data.length }, data));
+    );
+    const tooDeep = pageDepthProblem(layout.pages);
+    if (tooDeep) throw new GitSyncError('NOT_GITBOOK_LAYOUT', `The repository nests its pages too deeply: ${tooDeep}`);
+    const byPath = new Map(entries.map((e) => [e.path, e]));
+    for (const file of layout.files) {
+      const entry = byPath.get(file.path)!;
+      if (entry.size > o.maxFileBytes)
+        throw new GitSyncError('FILE_TOO_LARGE', `${file.path} is ${entry.size} bytes, more than the limit of ${o.maxFileBytes}`);
     }
-    start = end;
-    beat({ phase: 'assets', stored: files.length, total: layout.files.length });
+    // Files the pages link to outside the assets folder are stored now.
+    const earlyOids = new Set(early.map((e) => e.oid));
+    const late = layout.files.map((f) => byPath.get(f.path)!).filter((e) => !earlyOids.has(e.oid));
+    const stored = await storing;
+    for (const [oid, blob] of await storeGitBlobs(gitDir, o.blobs, toStore(late), { onStored })) stored.set(oid, blob);
+    const files: FileRow[] = layout.files.map((file) => {
+      const blob = stored.get(byPath.get(file.path)!.oid)!;
+      const contentType = contentTypeOf(file.name);
+      const image = contentType.startsWith('image/');
+      return {
+        id: file.id,
+        name: file.name,
+        contentType,
+        size: blob.size,
+        width: image ? blob.width : null,
+        height: image ? blob.height : null,
+        sha256: blob.sha256,
+      };
+    });
+    return {
+      pages: layout.pages,
+      files,
+      reusableContents: layout.reusableContents,
+      warnings: layout.warnings,
+      redirects: layoutRedirects(layout, project),
+    };
+  } catch (error) {
+    abort.abort(error);
+    await storing.catch(() => undefined);
+    throw error;
   }
-  for (const file of large) {
-    const entry = byPath.get(file.path)!; // its size was checked against maxFileBytes above
-    const { stream, done } = blobStream(gitDir, entry.oid);
-    const [sha256] = await Promise.all([o.blobs.putStream(stream), done]);
-    const stored = { sha256, size: entry.size };
-    const head = contentTypeOf(file.name).startsWith('image/') && stored.size <= 10 * 1024 * 1024 ? await o.blobs.get(stored.sha256) : null;
-    files.push(describe(file, stored, head));
-    beat({ phase: 'assets', stored: files.length, total: layout.files.length });
-  }
-  return {
-    pages: layout.pages,
-    files,
-    reusableContents: layout.reusableContents,
-    warnings: layout.warnings,
-    redirects: layoutRedirects(layout, project),
-  };
 }
 
 /**

@@ -25,6 +25,11 @@ export function contentTypeOf(name: string): string {
 /** Width and height of an image in pixels (read from its header); nulls for other files and unreadable images. */
 export function measureImage(bytes: Uint8Array, contentType: string): { width: number | null; height: number | null } {
   if (!contentType.startsWith('image/')) return { width: null, height: null };
+  return imageDimensions(bytes);
+}
+
+/** Width and height of the image these bytes start (its header is enough for most formats); nulls when they do not tell. */
+export function imageDimensions(bytes: Uint8Array): { width: number | null; height: number | null } {
   try {
     const size = imageSize(bytes);
     return { width: size.width ?? null, height: size.height ?? null };

@@ -8,7 +8,7 @@
  * in any message.
  */
 import { spawn } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { isIpLiteral } from '../domain/net.ts';
 import { GitSyncError, classifyGitFailure, redactText, type GitSyncErrorCode } from '../domain/git/errors.ts';
 import { checkUrl, FetchError, type FetchErrorCode, type FetchPolicy } from './guarded-fetch.ts';
@@ -213,4 +213,104 @@ export function readBlobs(gitDir: string, oids: string[]): Promise<Map<string, B
     child.stdin.on('error', () => undefined);
     child.stdin.end(`${oids.join('\n')}\n`);
   });
+}
+
+/** One blob read by `catFileBatch`: whole in memory, or a stream to read before the next blob comes. */
+export type BatchBlob =
+  { oid: string; size: number; bytes: Buffer; stream?: undefined } | { oid: string; size: number; bytes?: undefined; stream: Readable };
+
+/** Resolves when `stream` can take more, or is destroyed (its reader gave up). */
+const drained = (stream: PassThrough) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
+
+/**
+ * Reads blobs through one `git cat-file --batch`, in the order given, as git writes them: a blob
+ * of up to `inMemoryUpTo` bytes whole (one buffer of its size, filled once), a larger one as a
+ * stream. A stream fills while the caller asks for the next blob (as fast as it is read: memory
+ * stays bounded whatever the sizes), so the caller reads it concurrently and must not wait for its
+ * end before asking. Breaking out of the loop stops git. Throws when an object is missing or git
+ * fails.
+ */
+export async function* catFileBatch(gitDir: string, oids: string[], inMemoryUpTo: number): AsyncGenerator<BatchBlob> {
+  if (oids.length === 0) return;
+  const child = spawn('git', [`--git-dir=${gitDir}`, 'cat-file', '--batch'], { env: baseEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const exited = new Promise<number | Error | null>((resolve) => {
+    child.once('error', resolve);
+    child.once('close', resolve);
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    if (stderr.length < 4096) stderr += chunk.toString('utf8');
+  });
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(`${oids.join('\n')}\n`);
+  let index = 0;
+  let header: Buffer | null = null;
+  /** The blob being read: its bytes so far, or its stream. */
+  let body: { oid: string; size: number; filled: number; bytes?: Buffer; stream?: PassThrough } | null = null;
+  /** The newline git writes after each blob is still to come. */
+  let newline = false;
+  try {
+    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+      let at = 0;
+      while (at < chunk.length) {
+        if (newline) {
+          at++;
+          newline = false;
+          continue;
+        }
+        if (body === null) {
+          const nl = chunk.indexOf(10, at);
+          if (nl === -1) {
+            header = header ? Buffer.concat([header, chunk.subarray(at)]) : Buffer.from(chunk.subarray(at));
+            break;
+          }
+          const line = (header ? Buffer.concat([header, chunk.subarray(at, nl)]) : chunk.subarray(at, nl)).toString('utf8');
+          header = null;
+          at = nl + 1;
+          const [oid, type, sizeText] = line.split(' ');
+          if (oid !== oids[index] || type === 'missing' || type === undefined || !/^\d+$/.test(sizeText ?? ''))
+            throw new Error(`git cat-file --batch answered "${line.slice(0, 100)}" for ${oids[index]}`);
+          index++;
+          const size = Number(sizeText);
+          body = { oid, size, filled: 0 };
+          if (size <= inMemoryUpTo) body.bytes = Buffer.allocUnsafe(size);
+          else {
+            body.stream = new PassThrough({ highWaterMark: 1024 * 1024 });
+            yield { oid, size, stream: body.stream };
+          }
+        }
+        const take = Math.min(body.size - body.filled, chunk.length - at);
+        if (take > 0) {
+          const piece = chunk.subarray(at, at + take);
+          if (body.bytes) piece.copy(body.bytes, body.filled);
+          else if (!body.stream!.destroyed && !body.stream!.write(piece)) await drained(body.stream!);
+          body.filled += take;
+          at += take;
+        }
+        if (body.filled === body.size) {
+          const done = body;
+          body = null;
+          newline = true;
+          if (done.bytes) yield { oid: done.oid, size: done.size, bytes: done.bytes };
+          else done.stream!.end();
+        }
+      }
+    }
+    const code = await exited;
+    if (code !== 0 || index < oids.length || body !== null)
+      throw new Error(`git cat-file --batch failed${stderr ? `: ${redactText(stderr.trim()).slice(0, 200)}` : ''}`);
+  } finally {
+    // A reader of the stream cut short sees it close before its end (a premature close), not an end.
+    if (body?.stream && !body.stream.writableFinished) body.stream.destroy();
+    if (child.exitCode === null && child.signalCode === null) child.kill();
+  }
 }

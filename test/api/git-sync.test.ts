@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createTestOrg, eventually, startTestApp, type Api, type TestApp, type TestOrg } from '../support/harness.ts';
 import { startGitServer, type GitServer } from '../support/git-server.ts';
 import { sql } from '../support/sql.ts';
@@ -288,6 +288,86 @@ describe('git export and the round trip', () => {
     const after = await pages(copy);
     expect(outline(after)).toEqual(outline(before));
     expect(await pageMarkdown(copy, after[1].pages[0].id)).toBe(await pageMarkdown(spaceId, before[1].pages[0].id));
+  }, 180_000);
+});
+
+describe('heavy assets', () => {
+  /** Random bytes behind a PNG or GIF header with these dimensions: as incompressible as real images. */
+  const image = (kind: 'png' | 'gif', size: number, width: number, height: number) => {
+    const bytes = randomBytes(size);
+    if (kind === 'gif') {
+      bytes.write('GIF89a', 0, 'latin1');
+      bytes.writeUInt16LE(width, 6);
+      bytes.writeUInt16LE(height, 8);
+    } else {
+      PNG.copy(bytes, 0, 0, 16);
+      bytes.writeUInt32BE(width, 16);
+      bytes.writeUInt32BE(height, 20);
+    }
+    return bytes;
+  };
+
+  it('imports large images with spaces and parentheses in their names byte for byte, measured, and exports them back the same', async () => {
+    const gif = image('gif', 2_300_000, 800, 600);
+    const shot = image('png', 400_000, 1280, 720);
+    const linked = image('png', 1_200_000, 300, 200);
+    git.commit('heavy', {
+      'README.md': [
+        '# Home',
+        '',
+        '<figure><img src=".gitbook/assets/demo%20(1).gif" alt=""><figcaption><p>Demo</p></figcaption></figure>',
+        '',
+        '![Shot](<.gitbook/assets/Screenshot 2024-03-05 at 10.15.32 (2).png>)',
+        '',
+        '![Diagram](images/diagram%20(final).png)',
+        '',
+      ].join('\n'),
+      '.gitbook/assets/demo (1).gif': gif,
+      '.gitbook/assets/Screenshot 2024-03-05 at 10.15.32 (2).png': shot,
+      '.gitbook/assets/copy of demo.gif': gif,
+      'images/diagram (final).png': linked,
+      'images/unused.png': PNG,
+    });
+    const spaceId = await newSpace();
+    await admin().post(`/v1/spaces/${spaceId}/git/import`, { url: git.url('heavy'), ref: 'refs/heads/main', timestamp: at(1) });
+    await info(spaceId, (i) => i.status === 'ok');
+    const files: { id: string; name: string; size: number; contentType: string; dimensions?: object }[] = (
+      await admin().get(`/v1/spaces/${spaceId}/content/files`)
+    ).body.items;
+    const byName = Object.fromEntries(files.map((f) => [f.name, f]));
+    expect(Object.keys(byName).sort()).toEqual([
+      'Screenshot 2024-03-05 at 10.15.32 (2).png',
+      'copy of demo.gif',
+      'demo (1).gif',
+      'diagram (final).png',
+    ]);
+    expect(byName['demo (1).gif']).toMatchObject({ contentType: 'image/gif', size: gif.length, dimensions: { width: 800, height: 600 } });
+    expect(byName['copy of demo.gif']).toMatchObject({ size: gif.length, dimensions: { width: 800, height: 600 } });
+    expect(byName['Screenshot 2024-03-05 at 10.15.32 (2).png']).toMatchObject({
+      size: shot.length,
+      dimensions: { width: 1280, height: 720 },
+    });
+    expect(byName['diagram (final).png']).toMatchObject({ size: linked.length, dimensions: { width: 300, height: 200 } });
+    const home = (await pages(spaceId))[0];
+    const text = await pageMarkdown(spaceId, home.id);
+    for (const name of ['demo (1).gif', 'Screenshot 2024-03-05 at 10.15.32 (2).png', 'diagram (final).png'])
+      expect(text).toContain(`gitbook://file/${byName[name].id}`);
+
+    git.create('heavy-target');
+    const exporting = await admin().post(`/v1/spaces/${spaceId}/git/export`, {
+      url: git.url('heavy-target'),
+      ref: 'refs/heads/main',
+      commitMessage: 'Export',
+      timestamp: at(2),
+    });
+    expect(exporting.status).toBe(204);
+    await info(spaceId, (i) => i.lastOperation === 'export' && i.status === 'ok');
+    const exported = git.read('heavy-target');
+    const sha = (bytes: Buffer | undefined) => bytes && createHash('sha256').update(bytes).digest('hex');
+    expect(sha(exported['.gitbook/assets/demo (1).gif'])).toBe(sha(gif));
+    expect(sha(exported['.gitbook/assets/copy of demo.gif'])).toBe(sha(gif));
+    expect(sha(exported['.gitbook/assets/Screenshot 2024-03-05 at 10.15.32 (2).png'])).toBe(sha(shot));
+    expect(sha(exported['.gitbook/assets/diagram (final).png'])).toBe(sha(linked));
   }, 180_000);
 });
 

@@ -101,6 +101,8 @@ type Draft =
   | { kind: 'group'; title: string; children: Draft[] }
   | { kind: 'link'; title: string; href: string; children: Draft[] };
 
+/** Where GitBook keeps a space's files, from the root. */
+const ASSETS_DIR = '.gitbook/assets';
 const join = (...parts: string[]) => cleanPath(parts.filter((p) => p !== '').join('/'));
 const dirOf = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
 const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
@@ -145,6 +147,20 @@ export function readIncludeFile(text: string): { title: string | null; body: str
     return { title: data.title.trim(), body: body.replace(/^(?:[ \t]*\r?\n)+/, '') };
   const page = readPageFile(text);
   return { title: page.title, body: page.body };
+}
+
+/**
+ * The folder whose every file is an asset (`.gitbook/assets` under the root `.gitbook.yaml`
+ * names), from the repository root; null when `.gitbook.yaml` cannot be read (`readLayout` says why).
+ * Known before any page is read: Git Sync stores these files while it reads the pages.
+ */
+export function assetsFolder(gitbookYaml: string | null | undefined, projectDirectory = ''): string | null {
+  try {
+    return join(cleanPath(projectDirectory), parseGitbookYaml(gitbookYaml).root, ASSETS_DIR);
+  } catch (error) {
+    if (error instanceof LayoutError) return null;
+    throw error;
+  }
 }
 
 /**
@@ -287,7 +303,7 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
   const assetSet = new Set(input.assets);
   const assetLower = new Map<string, string>();
   for (const path of input.assets) if (!assetLower.has(path.toLowerCase())) assetLower.set(path.toLowerCase(), path);
-  const assetsDir = join(base, '.gitbook/assets');
+  const assetsDir = join(base, ASSETS_DIR);
   const fileIds = new Map<string, string>();
   const fileFor = (path: string): string => {
     let id = fileIds.get(path);
@@ -447,7 +463,7 @@ export function renderLayout(
     let name = file.name.replace(/[/\\]/g, '_') || file.id;
     for (let n = 1; taken.has(name.toLowerCase()); n++) name = `${stem} (${n})${ext}`;
     taken.add(name.toLowerCase());
-    const path = join(base, '.gitbook/assets', name);
+    const path = join(base, ASSETS_DIR, name);
     assetPaths.set(file.id, path);
     assets.push({ path, fileId: file.id });
   }

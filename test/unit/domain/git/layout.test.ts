@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { readLayout, renderLayout, readPageFile, relativePath, slugOf } from '../../../../src/domain/git/layout.ts';
+import { assetsFolder, readLayout, renderLayout, readPageFile, relativePath, slugOf } from '../../../../src/domain/git/layout.ts';
 import { parseSummary, renderSummary, parseGitbookYaml, LayoutError } from '../../../../src/domain/git/summary.ts';
 import { rewriteLinks } from '../../../../src/domain/git/links.ts';
 import { renderFrontMatter, splitFrontMatter } from '../../../../src/domain/git/frontmatter.ts';
@@ -249,5 +249,22 @@ describe('pieces', () => {
     expect(relativePath('README.md', 'a/x.md')).toBe('a/x.md');
     expect(slugOf('Getting Started.md')).toBe('getting-started');
     expect(slugOf('install.md')).toBe('install');
+  });
+});
+
+describe('assetsFolder', () => {
+  it('is .gitbook/assets under the root .gitbook.yaml names and the project directory, the folder whose files readLayout takes', () => {
+    expect(assetsFolder(null)).toBe('.gitbook/assets');
+    expect(assetsFolder('root: ./docs/\n')).toBe('docs/.gitbook/assets');
+    expect(assetsFolder('root: ./docs/\n', 'product')).toBe('product/docs/.gitbook/assets');
+    expect(assetsFolder('root: [unclosed\n')).toBeNull();
+    const layout = readLayout({
+      markdown: { 'docs/README.md': '# Home\n' },
+      assets: ['docs/.gitbook/assets/a (1).png', 'docs/other.png', '.gitbook/assets/b.png'],
+      gitbookYaml: 'root: ./docs/\n',
+    });
+    const folder = assetsFolder('root: ./docs/\n')!;
+    expect(layout.files.map((f) => f.path)).toEqual(['docs/.gitbook/assets/a (1).png']);
+    expect(layout.files.every((f) => f.path.startsWith(`${folder}/`))).toBe(true);
   });
 });
