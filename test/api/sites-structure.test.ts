@@ -496,9 +496,12 @@ describe('site settings', () => {
         type: 'siteSpaces',
         structure: [expect.objectContaining({ object: 'site-space', default: true, space: expect.objectContaining({ id: a.id }) })],
       },
-      customizations: { site: { title: 'Structured' }, siteSpaces: {} },
+      customizations: { site: { title: 'Structured' } },
       scripts: [],
     });
+    // Every site-space answered has its customization: the site's.
+    const [siteSpace] = published.body.structure.structure;
+    expect(published.body.customizations.siteSpaces).toEqual({ [siteSpace.id]: published.body.customizations.site });
     expect((await other.members.admin.api.get(`${siteUrl(s.id)}/published`)).status).toBe(404);
     expect((await org.members.guest.api.get(`${siteUrl(s.id)}/published`)).status).toBe(404);
   });

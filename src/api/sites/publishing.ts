@@ -36,11 +36,14 @@ export async function getPublishedSite(ctx: Ctx, organizationId: string, siteId:
   } else {
     tree = { type: 'siteSpaces' as const, structure: p.siteSpacesIn(null) };
   }
+  const customization = presentCustomization(site);
   return {
     object: 'published-content-site' as const,
     site: presentSite(site, role, siteUrls(ctx.deps)),
     structure: tree,
-    customizations: { site: presentCustomization(site), siteSpaces: {} },
+    // Site-spaces have no customization of their own here: each takes the site's, as GitBook
+    // answers one for every site-space of the structure.
+    customizations: { site: customization, siteSpaces: Object.fromEntries(structure.siteSpaces.map((s) => [s.id, customization])) },
     scripts: [],
   };
 }
