@@ -241,7 +241,9 @@ export async function startServerChild(kind: 'api' | 'bare', env: NodeJS.Process
   // BENCH_CPU_PROF=<dir>: each server writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
   const profileDir = env.BENCH_CPU_PROF;
   const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', `${kind}-${Date.now()}.cpuprofile`] : [];
-  const execArgv = [...apiNodeFlags(), ...profile];
+  // BENCH_NODE_FLAGS: extra Node flags for both servers, after the api script's (to try heap settings).
+  const extra = (env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const execArgv = [...apiNodeFlags(), ...extra, ...profile];
   const child = fork(new URL('./server.ts', import.meta.url), [kind], { env, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const stop = async () => {
