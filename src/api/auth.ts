@@ -52,7 +52,7 @@ export interface AuthOptions {
  * Tokens are looked up by their SHA-256 hash; the token itself is never stored or logged. A short
  * cache keeps the lookup off the hot path; a revoked token stops working within that time. Each
  * API process has its own cache, of its share of CACHE_MEMORY (`apiTokens`, domain/lru.ts: about
- * 450 bytes a token, so 4,500 tokens in the 2 MiB of the default). A token minted by an SSO sign-in
+ * 550 bytes a token, so 3,800 tokens in the 2 MiB of the default). A token minted by an SSO sign-in
  * carries the organization it was minted for (`Caller.organizationId`): access.ts refuses it
  * everywhere else. Two tokens of limited use are told apart by their shape: a site visitor's token
  * (a JWT, site-tokens.ts: checked against its site on every use, never cached) works only on

@@ -10,7 +10,7 @@ export const DEFAULT_LIMIT = 100;
 /**
  * `count` is exact up to this many items, read with a bounded query on every page. A larger
  * listing's count costs a scan of all its rows, so each process keeps it for COUNT_TTL_MS (in a
- * cache keyed by the listing, within the `largeCounts` share of CACHE_MEMORY: about 300 bytes a
+ * cache keyed by the listing, within the `largeCounts` share of CACHE_MEMORY: about 250 bytes a
  * listing): the count of a list of more than 10,000 items may lag by
  * up to that long, and its pages cost what small lists cost.
  */

@@ -23,7 +23,7 @@ import type { AppDeps, Caller } from './context.ts';
 
 /**
  * Tokens a process remembers (by what they say), least recently used first out, within their share
- * of CACHE_MEMORY (`mintedSiteTokens`: a token with a few claims is about 1 KB with its key).
+ * of CACHE_MEMORY (`mintedSiteTokens`: a token with a few claims is about 700 bytes with its key).
  */
 const minted = sharedCache<string, { token: string; expires: number }>('mintedSiteTokens', (value, key) => entryBytes(key, value));
 /** A remembered token is answered only while it has at least this long left. */
@@ -46,7 +46,7 @@ export async function siteTokenFor(deps: AppDeps, authKeySealed: string, claims:
  * Tokens whose signature checked out, with their claims, until they expire: a reader's page view
  * presents one token several times. Only the signature's work is saved: what a token must still
  * hold (its site published, its key, its share link) is read on every use. Within the
- * `verifiedSiteTokens` share of CACHE_MEMORY (about 1 KB a token with its claims).
+ * `verifiedSiteTokens` share of CACHE_MEMORY (about 750 bytes a token with its claims).
  */
 const verified = sharedCache<string, { claims: SiteTokenClaims; expires: number }>('verifiedSiteTokens', (value, key) =>
   entryBytes(key, value),
