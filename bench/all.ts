@@ -11,7 +11,7 @@
  * Targets are reported, not asserted: the exit code is 0 unless the run itself fails.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cleanupStack, median } from './lib.ts';
+import { cleanupStack, median, type MemoryReport } from './lib.ts';
 import { notMeasured, type RunOptions, type Row } from './load.ts';
 import { startStack, type Stack } from './stack.ts';
 import { measureApiGet } from './measures/api-get.ts';
@@ -99,6 +99,24 @@ function markdown(rows: Row[]): string {
 }
 
 const log = (line: string) => console.error(line);
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)}`;
+
+/** The API's resident peak during a module, and with BENCH_MEMORY_TRACE=1 what it was made of. */
+function memoryLine(rssPeakMb: number, report: MemoryReport): string {
+  const { now, peak, spacesAtPeak, snapshots } = report;
+  let line = `API VmRSS peak ${rssPeakMb.toFixed(0)} MB, now ${mb(now.rss)} MB (heap ${mb(now.heapUsed)}/${mb(now.heapTotal)}, external ${mb(now.external)}, array buffers ${mb(now.arrayBuffers)})`;
+  if (peak && peak.rss > 0) {
+    line += `; peaks: heap used ${mb(peak.heapUsed)}, heap total ${mb(peak.heapTotal)}, external ${mb(peak.external)}, array buffers ${mb(peak.arrayBuffers)}`;
+  }
+  if (spacesAtPeak) {
+    const spaces = Object.entries(spacesAtPeak)
+      .filter(([, s]) => s.size >= 2 ** 20)
+      .map(([name, s]) => `${name.replace(/_space$/, '')} ${mb(s.used)}/${mb(s.size)}`);
+    line += `; heap spaces at the resident peak (used/committed MB): ${spaces.join(', ')}`;
+  }
+  if (snapshots?.length) line += `; heap snapshots: ${snapshots.join(', ')}`;
+  return line;
+}
 const options = readRunOptions(process.argv.slice(2));
 const cleanup = cleanupStack();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void cleanup.run().then(() => process.exit(130)));
@@ -131,17 +149,21 @@ try {
     memory: () => measureMemory(stack, options, sampler),
   };
   const rows: Row[] = [];
-  for (const name of MODULES) {
-    if (!options.only.has(name)) continue;
+  const selected = MODULES.filter((name) => options.only.has(name));
+  log(`bench: after start, ${memoryLine(sampler.idle ?? 0, await stack.api.memory({ ended: 'start', starting: selected[0] }))}`);
+  for (const [i, name] of selected.entries()) {
     const t = Date.now();
     log(`bench: ${name}…`);
+    sampler.startPhase();
     try {
       rows.push(...(await runs[name]()));
     } catch (error) {
       log(`bench: ${name} failed: ${error instanceof Error ? error.stack : error}`);
       rows.push(notMeasured(name, '-', `failed: ${(error as Error).message.slice(0, 120)}`));
     }
-    log(`bench: ${name} done in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    log(
+      `bench: ${name} done in ${((Date.now() - t) / 1000).toFixed(1)} s; ${memoryLine(sampler.phasePeak(), await stack.api.memory({ ended: name, starting: selected[i + 1] }))}`,
+    );
   }
   const table = markdown(rows);
   const mode = options.quick ? 'quick (smoke check, not a result)' : 'full';

@@ -191,13 +191,33 @@ export function concat(parts: Float64Array[]): Float64Array {
 
 /** Messages between bench/run.ts and a bench/server.ts child. */
 export type ServerMessage =
-  { type: 'listening'; url: string } | { type: 'failed'; error: string } | { type: 'cpu'; id: number; micros: number };
+  | { type: 'listening'; url: string }
+  | { type: 'failed'; error: string }
+  | { type: 'cpu'; id: number; micros: number }
+  | { type: 'memory'; id: number; memory: MemoryReport };
+
+/** A server's memory as it reports it (bytes): now, and each figure's peak since the previous report. */
+export interface MemoryReport {
+  now: NodeJS.MemoryUsage;
+  /** Peaks sampled every 100 ms in the server since its previous report (BENCH_MEMORY_TRACE=1 only). */
+  peak?: NodeJS.MemoryUsage;
+  /** The V8 heap spaces (used / committed) when the resident size peaked. */
+  spacesAtPeak?: Record<string, { used: number; size: number }>;
+  /** Heap snapshots written since the previous report (BENCH_HEAP_SNAPSHOT=<dir>). */
+  snapshots?: string[];
+}
 
 export interface ServerChild {
   url: string;
   child: ChildProcess;
   /** CPU time (user + system, µs) the server process has used so far. */
   cpu(): Promise<number>;
+  /**
+   * What the server reports of its memory (and resets its peaks). `phases` names the benchmark
+   * module that just ended (a heap snapshot is written for it under BENCH_HEAP_SNAPSHOT) and the
+   * one about to start.
+   */
+  memory(phases?: { ended?: string; starting?: string }): Promise<MemoryReport>;
   stop(): Promise<void>;
 }
 
@@ -221,7 +241,9 @@ export async function startServerChild(kind: 'api' | 'bare', env: NodeJS.Process
   // BENCH_CPU_PROF=<dir>: each server writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
   const profileDir = env.BENCH_CPU_PROF;
   const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', `${kind}-${Date.now()}.cpuprofile`] : [];
-  const execArgv = [...apiNodeFlags(), ...profile];
+  // BENCH_NODE_FLAGS: extra Node flags for both servers, after the api script's (to try heap settings).
+  const extra = (env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const execArgv = [...apiNodeFlags(), ...extra, ...profile];
   const child = fork(new URL('./server.ts', import.meta.url), [kind], { env, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const stop = async () => {
@@ -246,22 +268,32 @@ export async function startServerChild(kind: 'api' | 'bare', env: NodeJS.Process
       });
     });
     let nextId = 0;
-    const waiting = new Map<number, (micros: number) => void>();
+    const waiting = new Map<number, (answer: ServerMessage) => void>();
     child.on('message', (message: ServerMessage) => {
-      if (message.type === 'cpu') waiting.get(message.id)?.(message.micros);
+      if (message.type === 'cpu' || message.type === 'memory') waiting.get(message.id)?.(message);
     });
-    const cpu = () =>
-      new Promise<number>((done, fail) => {
+    const ask = (request: { type: 'cpu' | 'memory'; ended?: string; starting?: string }, timeoutMs: number) =>
+      new Promise<ServerMessage>((done, fail) => {
         const id = ++nextId;
-        const timer = setTimeout(() => fail(new Error(`${kind} server did not report its CPU time`)), 5_000);
-        waiting.set(id, (micros) => {
+        const timer = setTimeout(() => fail(new Error(`${kind} server did not answer ${request.type}`)), timeoutMs);
+        waiting.set(id, (answer) => {
           clearTimeout(timer);
           waiting.delete(id);
-          done(micros);
+          done(answer);
         });
-        child.send({ type: 'cpu', id });
+        child.send({ ...request, id });
       });
-    return { url, child, cpu, stop };
+    const cpu = async () => {
+      const answer = await ask({ type: 'cpu' }, 5_000);
+      return answer.type === 'cpu' ? answer.micros : 0;
+    };
+    // A heap snapshot of a large heap takes a while.
+    const memory = async (phases: { ended?: string; starting?: string } = {}) => {
+      const answer = await ask({ type: 'memory', ...phases }, 300_000);
+      if (answer.type !== 'memory') throw new Error(`${kind} server answered ${answer.type} to memory`);
+      return answer.memory;
+    };
+    return { url, child, cpu, memory, stop };
   } catch (error) {
     await stop();
     throw error;

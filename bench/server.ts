@@ -9,13 +9,16 @@
  * default 10 as in the production API process). The child reports its URL over IPC and stops on
  * a `stop` message, SIGTERM, or when the parent goes away.
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { initOrm } from '../src/db/orm.ts';
 import { buildApp } from '../src/api/app.ts';
 import { connectTemporal } from '../src/temporal/client.ts';
-import type { ServerMessage } from './lib.ts';
+import type { MemoryReport, ServerMessage } from './lib.ts';
 
 const kind = process.argv[2];
 const poolMax = Number(process.env.BENCH_POOL_MAX || 10);
@@ -63,8 +66,57 @@ async function shutdown(code = 0) {
   process.exit(code);
 }
 
-process.on('message', (message: { type?: string; id?: number }) => {
+/**
+ * Memory tracing for the memory row's profile. BENCH_MEMORY_TRACE=1: every 100 ms the server
+ * samples process.memoryUsage() and keeps each figure's peak (and the V8 heap spaces when the
+ * resident size peaked) until the bench asks for them. BENCH_HEAP_SNAPSHOT=<dir> (implies the
+ * trace): a heap snapshot is written there whenever the used heap has grown by a quarter and
+ * 16 MB over the last one written (at most 8), and at the end of each benchmark module.
+ */
+const snapshotDir = process.env.BENCH_HEAP_SNAPSHOT;
+const tracing = process.env.BENCH_MEMORY_TRACE === '1' || !!snapshotDir;
+const emptyUsage = (): NodeJS.MemoryUsage => ({ rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 });
+let peak = emptyUsage();
+let spacesAtPeak: MemoryReport['spacesAtPeak'];
+let snapshots: string[] = [];
+let snapshotCount = 0;
+let lastSnapshotHeap = 0;
+let phase = 'start';
+function snapshot(label: string): string | undefined {
+  if (!snapshotDir) return undefined;
+  mkdirSync(snapshotDir, { recursive: true });
+  const used = process.memoryUsage().heapUsed;
+  const file = writeHeapSnapshot(join(snapshotDir, `${kind}-${++snapshotCount}-${label}-${Math.round(used / 2 ** 20)}MB.heapsnapshot`));
+  lastSnapshotHeap = used;
+  snapshots.push(file);
+  return file;
+}
+if (tracing && kind === 'api') {
+  setInterval(() => {
+    const now = process.memoryUsage();
+    if (now.rss > peak.rss) {
+      spacesAtPeak = Object.fromEntries(
+        getHeapSpaceStatistics().map((s) => [s.space_name, { used: s.space_used_size, size: s.space_size }]),
+      );
+    }
+    for (const key of Object.keys(peak) as (keyof NodeJS.MemoryUsage)[]) peak[key] = Math.max(peak[key], now[key]);
+    if (snapshotDir && snapshotCount < 8 && now.heapUsed > lastSnapshotHeap * 1.25 && now.heapUsed > lastSnapshotHeap + 16 * 2 ** 20) {
+      snapshot(`${phase}-grew`);
+    }
+  }, 100).unref();
+}
+
+process.on('message', (message: { type?: string; id?: number; ended?: string; starting?: string }) => {
   if (message?.type === 'stop') void shutdown();
+  if (message?.type === 'memory') {
+    if (message.ended) snapshot(`${message.ended}-end`);
+    if (message.starting) phase = message.starting;
+    const memory: MemoryReport = { now: process.memoryUsage(), ...(tracing ? { peak, spacesAtPeak, snapshots } : {}) };
+    peak = emptyUsage();
+    spacesAtPeak = undefined;
+    snapshots = [];
+    send({ type: 'memory', id: message.id ?? 0, memory });
+  }
   if (message?.type === 'cpu') {
     const { user, system } = process.cpuUsage();
     send({ type: 'cpu', id: message.id ?? 0, micros: user + system });

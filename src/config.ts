@@ -56,6 +56,8 @@ export interface Config {
   bodyLimit: number;
   /** Matching sections a space search ranks besides title matches (SEARCH_WINDOW, default 2000). */
   searchWindow: number;
+  /** Bytes the caches of one process take together at most (CACHE_MEMORY; shares in domain/lru.ts). */
+  cacheMemory: number;
   /**
    * Which proxies in front of the API are believed about the client address (X-Forwarded-For), as
    * Fastify's `trustProxy` takes it: false (none, the default), true (any peer), or addresses, CIDR
@@ -179,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     bodyLimit: v.BODY_LIMIT,
     searchWindow: v.SEARCH_WINDOW,
+    cacheMemory: v.CACHE_MEMORY,
     trustProxy: v.TRUST_PROXY,
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -10,6 +10,7 @@ import type { AppDeps } from './context.ts';
 import { sharedServices, type SharedServices } from '../lib/shared-services.ts';
 import { bearerToken, registerAuth } from './auth.ts';
 import { LOOKUP_TOKEN_PREFIX } from '../domain/ids.ts';
+import { setCacheMemory } from '../domain/lru.ts';
 import { looksLikeJwt } from '../domain/sites/site-token.ts';
 import { badRequest, clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.ts';
 import { registerMetrics } from './metrics.ts';
@@ -72,6 +73,7 @@ export async function buildApp(
       ? { blobs, secrets, pdfSigningKey, fileUrlKey, siteTokenKey }
       : sharedServices(given.config)),
   };
+  setCacheMemory(deps.config.cacheMemory);
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     genReqId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 128) : randomUUID()),

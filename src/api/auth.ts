@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { liveToken, touchToken } from '../db/accounts.ts';
 import { lookupTokenByHash, touchLookupToken } from '../db/sites.ts';
 import { hashToken, LOOKUP_TOKEN_PREFIX } from '../domain/ids.ts';
-import { Lru } from '../domain/lru.ts';
+import { cacheBytes, SizedLru } from '../domain/lru.ts';
+import { entryBytes } from '../domain/sizeof.ts';
 import { looksLikeJwt } from '../domain/sites/site-token.ts';
 import type { Caller } from './context.ts';
 import { forbidden, HttpError, unauthorized } from './errors.ts';
@@ -30,10 +31,6 @@ declare module 'fastify' {
 }
 
 const LAST_USED_PRECISION_MS = 60_000;
-/** Tokens an API process remembers at most (least recently used first out): about 5 MB at most. */
-export const AUTH_CACHE_SIZE = 10_000;
-/** Client addresses whose failed authentications an API process counts at most. */
-const FAILURE_ADDRESSES = 10_000;
 
 /** The token of an `Authorization` header: `Bearer <token>` (any case, any spacing); null when absent or malformed. */
 export function bearerToken(header: string | undefined): string | null {
@@ -54,18 +51,22 @@ export interface AuthOptions {
  * Bearer-token authentication for every route that is not marked `config: { public: true }`.
  * Tokens are looked up by their SHA-256 hash; the token itself is never stored or logged. A short
  * cache keeps the lookup off the hot path; a revoked token stops working within that time. Each
- * API process has its own cache of at most AUTH_CACHE_SIZE tokens. A token minted by an SSO sign-in
+ * API process has its own cache, of its share of CACHE_MEMORY (`apiTokens`, domain/lru.ts: about
+ * 550 bytes a token, so 3,800 tokens in the 2 MiB of the default). A token minted by an SSO sign-in
  * carries the organization it was minted for (`Caller.organizationId`): access.ts refuses it
  * everywhere else. Two tokens of limited use are told apart by their shape: a site visitor's token
  * (a JWT, site-tokens.ts: checked against its site's state, which is cached as long) works only on
  * routes marked `config: { visitor: true }`, a site lookup token (`dmsl_…`, hashed at rest like
  * API tokens) only on routes marked `config: { siteLookup: true }`; anywhere else they answer 403.
- * Failed authentications are counted per client address: past `failureMax` in a
- * window, that address is answered 429 until the window ends.
+ * Failed authentications are counted per client address (in the `authFailures` share, about 200
+ * bytes an address: 2,600 addresses by default, the least recently failing forgotten first): past
+ * `failureMax` in a window, that address is answered 429 until the window ends.
  */
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
-  const cache = new Lru<string, { caller: Caller; expires: number }>(AUTH_CACHE_SIZE);
-  const failures = new Lru<string, { count: number; resetAt: number }>(FAILURE_ADDRESSES);
+  const cache = new SizedLru<string, { caller: Caller; expires: number }>(cacheBytes('apiTokens'), (value, key) => entryBytes(key, value));
+  const failures = new SizedLru<string, { count: number; resetAt: number }>(cacheBytes('authFailures'), (value, key) =>
+    entryBytes(key, value),
+  );
 
   function throttled(ip: string, now: number): HttpError | null {
     if (options.failureMax <= 0) return null;

@@ -1,6 +1,7 @@
 import type { Em } from '../db/orm.ts';
 import { countListing, listingIdentity, readListingPage, type Listing, type SortKey } from '../db/listing.ts';
-import { Lru } from '../domain/lru.ts';
+import { sharedCache } from '../domain/lru.ts';
+import { entryBytes } from '../domain/sizeof.ts';
 import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
 import { badRequest } from './errors.ts';
 
@@ -9,20 +10,21 @@ export const DEFAULT_LIMIT = 100;
 /**
  * `count` is exact up to this many items, read with a bounded query on every page. A larger
  * listing's count costs a scan of all its rows, so each process keeps it for COUNT_TTL_MS (in a
- * bounded cache keyed by the listing): the count of a list of more than 10,000 items may lag by
+ * cache keyed by the listing, within the `largeCounts` share of CACHE_MEMORY: about 250 bytes a
+ * listing): the count of a list of more than 10,000 items may lag by
  * up to that long, and its pages cost what small lists cost.
  */
 export const COUNT_EXACT_UP_TO = 10_000;
 const COUNT_TTL_MS = 30_000;
-const largeCounts = new Lru<string, { count: number; expires: number }>(1_000);
+const largeCounts = sharedCache<string, { count: number; expires: number }>('largeCounts', (value, key) => entryBytes(key, value));
 
 async function countOf(key: string, capped: () => Promise<number>, all: () => Promise<number>): Promise<number> {
   const upTo = await capped();
   if (upTo <= COUNT_EXACT_UP_TO) return upTo;
-  const known = largeCounts.get(key);
+  const known = largeCounts().get(key);
   if (known && known.expires > Date.now()) return known.count;
   const count = await all();
-  largeCounts.set(key, { count, expires: Date.now() + COUNT_TTL_MS });
+  largeCounts().set(key, { count, expires: Date.now() + COUNT_TTL_MS });
   return count;
 }
 

@@ -1,6 +1,7 @@
 import { siteTokenState, type SiteTokenState } from '../db/sites.ts';
 import type { Em } from '../db/orm.ts';
-import { Lru } from '../domain/lru.ts';
+import { sharedCache } from '../domain/lru.ts';
+import { entryBytes } from '../domain/sizeof.ts';
 import {
   keyFingerprint,
   mintSiteToken,
@@ -20,9 +21,11 @@ import type { AppDeps, Caller } from './context.ts';
  * Tokens are credentials: they are never logged.
  */
 
-/** Tokens a process remembers (by what they say), least recently used first out. */
-const MINTED_CACHE_SIZE = 5000;
-const minted = new Lru<string, { token: string; expires: number }>(MINTED_CACHE_SIZE);
+/**
+ * Tokens a process remembers (by what they say), least recently used first out, within their share
+ * of CACHE_MEMORY (`mintedSiteTokens`: a token with a few claims is about 700 bytes with its key).
+ */
+const minted = sharedCache<string, { token: string; expires: number }>('mintedSiteTokens', (value, key) => entryBytes(key, value));
 /** A remembered token is answered only while it has at least this long left. */
 const MIN_REMAINING_SECONDS = 600;
 
@@ -31,38 +34,40 @@ export async function siteTokenFor(deps: AppDeps, authKeySealed: string, claims:
   const now = Math.floor(Date.now() / 1000);
   const fingerprint = keyFingerprint(authKeySealed);
   const cacheKey = `${fingerprint}\n${JSON.stringify(claims)}`;
-  const hit = minted.get(cacheKey);
+  const hit = minted().get(cacheKey);
   if (hit && hit.expires - now >= MIN_REMAINING_SECONDS) return hit.token;
   const expires = siteTokenExpiry(now);
   const token = await mintSiteToken(siteTokenKey(await deps.siteTokenKey(), claims.site, fingerprint), fingerprint, claims, expires);
-  minted.set(cacheKey, { token, expires });
+  minted().set(cacheKey, { token, expires });
   return token;
 }
 
 /**
  * Tokens whose signature checked out, with their claims, until they expire: a reader's page view
  * presents one token several times. Only the signature's work is saved: what a token must still
- * hold (its site published, its key, its share link) is read on every use.
+ * hold (its site published, its key, its share link) is checked on every use. Within the
+ * `verifiedSiteTokens` share of CACHE_MEMORY (about 750 bytes a token with its claims).
  */
-const VERIFIED_CACHE_SIZE = 10_000;
-const verified = new Lru<string, { claims: SiteTokenClaims; expires: number }>(VERIFIED_CACHE_SIZE);
+const verified = sharedCache<string, { claims: SiteTokenClaims; expires: number }>('verifiedSiteTokens', (value, key) =>
+  entryBytes(key, value),
+);
 
 /**
  * What a token must still hold, by site and share link, remembered as API tokens are
  * (AUTH_CACHE_TTL): a reader's page view presents one token four times or more, and each read
- * would otherwise start with this row. About 1 kB an entry.
+ * would otherwise start with this row. Within the `siteTokenStates` share of CACHE_MEMORY (about
+ * 1 kB an entry: the site's state with the ids of the spaces it publishes).
  */
-const STATE_CACHE_SIZE = 10_000;
-const states = new Lru<string, { state: SiteTokenState; expires: number }>(STATE_CACHE_SIZE);
+const states = sharedCache<string, { state: SiteTokenState; expires: number }>('siteTokenStates', (value, key) => entryBytes(key, value));
 
 async function tokenState(em: Em, siteId: string, shareLink: string, cacheTtlMs: number): Promise<SiteTokenState | undefined> {
   const key = `${siteId}\n${shareLink}`;
   const now = Date.now();
-  const hit = states.get(key);
+  const hit = states().get(key);
   if (hit && hit.expires > now) return hit.state;
   const state = await siteTokenState(em, siteId, shareLink);
-  if (state && cacheTtlMs > 0) states.set(key, { state, expires: now + cacheTtlMs });
-  else states.delete(key);
+  if (state && cacheTtlMs > 0) states().set(key, { state, expires: now + cacheTtlMs });
+  else states().delete(key);
   return state;
 }
 
@@ -80,7 +85,7 @@ export async function siteTokenCaller(em: Em, deps: AppDeps, token: string, cach
   if (!state) return null;
   const fingerprint = keyFingerprint(state.authKeySealed);
   const now = Math.floor(Date.now() / 1000);
-  const known = verified.get(token);
+  const known = verified().get(token);
   let claims = known && known.expires > now ? known.claims : null;
   if (!claims) {
     const key = siteTokenKey(await deps.siteTokenKey(), peeked.siteId, fingerprint);
@@ -88,7 +93,7 @@ export async function siteTokenCaller(em: Em, deps: AppDeps, token: string, cach
     if (!claims || claims.site !== peeked.siteId || (claims.shareLink ?? '') !== peeked.shareLink) return null;
   }
   if (!tokenStillHolds(claims, peeked.fingerprint, { ...state, fingerprint })) return null;
-  if (!known) verified.set(token, { claims, expires: peeked.expires });
+  if (!known) verified().set(token, { claims, expires: peeked.expires });
   const live = new Set(state.spaceIds);
   const id = `visitor:${claims.site}`;
   return {

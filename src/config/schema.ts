@@ -336,6 +336,12 @@ export const EnvSchema = Type.Object({
     max: 1_000_000,
     description: 'Matching sections a space search ranks besides title matches.',
   }),
+  CACHE_MEMORY: byteSize({
+    default: '32MiB',
+    min: '1 MiB',
+    max: '16 GiB',
+    description: "Bytes one process's caches take together at most (revision documents apart).",
+  }),
   // PostgreSQL
   DATABASE_URL: Type.Optional(
     url({

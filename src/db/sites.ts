@@ -6,8 +6,9 @@ import { db, prepared, type Db } from './kysely.ts';
 import type { Listing } from './listing.ts';
 import type { Em } from './orm.ts';
 import { loadPageMap } from './content.ts';
-import { pageIndex, type PageIndex } from '../domain/sites/resolve.ts';
-import { Lru } from '../domain/lru.ts';
+import { pageIndex, pageIndexBytes, type PageIndex } from '../domain/sites/resolve.ts';
+import { sharedCache } from '../domain/lru.ts';
+import { entryBytes } from '../domain/sizeof.ts';
 
 /**
  * Sites, their sections, section groups, site-spaces and share links (Migration0013Sites).
@@ -716,9 +717,13 @@ interface VisitorStructure {
   siteSpaces: VisitorSiteSpace[];
 }
 
-/** Sites whose sections and site-spaces a process keeps, each under the version it was read at. */
-export const SITE_STRUCTURE_CACHE_SIZE = 1000;
-const structures = new Lru<string, { version: string; structure: VisitorStructure }>(SITE_STRUCTURE_CACHE_SIZE);
+/**
+ * Sites whose sections and site-spaces a process keeps, each under the version it was read at,
+ * within the `siteStructures` share of CACHE_MEMORY (a site of five site-spaces: about 2 KB).
+ */
+const structures = sharedCache<string, { version: string; structure: VisitorStructure }>('siteStructures', (value, key) =>
+  entryBytes(key, value),
+);
 
 /** A site's structure version with its sections and live site-spaces, in order, read in one statement. */
 async function readVisitorStructure(em: Em, siteId: string) {
@@ -782,12 +787,12 @@ async function readVisitorStructure(em: Em, siteId: string) {
 }
 
 async function visitorStructure(em: Em, siteId: string, version: string): Promise<VisitorStructure> {
-  const cached = structures.get(siteId);
+  const cached = structures().get(siteId);
   if (cached?.version === version) return cached.structure;
   const row = await readVisitorStructure(em, siteId);
   const structure: VisitorStructure = { sections: row?.sections ?? [], siteSpaces: row?.site_spaces ?? [] };
   // Cached under the version it was read at (read with it, in the same statement).
-  structures.set(siteId, { version: row?.structure_version ?? version, structure });
+  structures().set(siteId, { version: row?.structure_version ?? version, structure });
   return structure;
 }
 
@@ -988,18 +993,31 @@ export async function deleteLookupToken(em: Em, id: string): Promise<void> {
 
 // Page paths of revisions: revisions never change, so their page index is computed once per process.
 
-/** Revisions whose page index a process keeps (least recently used first out). */
-export const PAGE_INDEX_CACHE_SIZE = 256;
-const pageIndexes = new Lru<string, Promise<PageIndex>>(PAGE_INDEX_CACHE_SIZE);
+/**
+ * Page indexes a process keeps (least recently used first out), within the `pageIndexes` share of
+ * CACHE_MEMORY: about 270 bytes a page (pageIndexBytes), so a revision of 1,000 pages takes about
+ * 270 KB and the 8 MiB of the default hold about 30,000 pages in all. An index larger than the
+ * share is not kept: such a revision is indexed again on each lookup.
+ */
+const pageIndexes = sharedCache<string, { index: PageIndex; bytes: number }>('pageIndexes', (entry, revisionId) =>
+  entryBytes(revisionId, null, entry.bytes),
+);
+/** Indexes being computed, so that concurrent lookups of one revision share the work. */
+const indexing = new Map<string, Promise<PageIndex>>();
 
 export function revisionPageIndex(em: Em, revisionId: string): Promise<PageIndex> {
-  const cached = pageIndexes.get(revisionId);
-  if (cached) return cached;
-  const loading = loadPageMap(em, revisionId, false).then(pageIndex);
-  // A failed load is not remembered (unless a later load replaced it already).
-  loading.catch(() => {
-    if (pageIndexes.get(revisionId) === loading) pageIndexes.delete(revisionId);
-  });
-  pageIndexes.set(revisionId, loading);
+  const cached = pageIndexes().get(revisionId);
+  if (cached) return Promise.resolve(cached.index);
+  const pending = indexing.get(revisionId);
+  if (pending) return pending;
+  const loading = loadPageMap(em, revisionId, false)
+    .then((map) => {
+      const index = pageIndex(map);
+      pageIndexes().set(revisionId, { index, bytes: pageIndexBytes(index) });
+      return index;
+    })
+    // A failed load is not remembered.
+    .finally(() => indexing.delete(revisionId));
+  indexing.set(revisionId, loading);
   return loading;
 }

@@ -1,7 +1,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { imageSize } from 'image-size';
 import { atLeast, type Role } from './roles.ts';
-import { Lru } from './lru.ts';
+import { sharedCache } from './lru.ts';
+import { compiledSchemaBytes, entryBytes } from './sizeof.ts';
 
 /**
  * Integrations: who sees and manages them, what their published images may be, which domains
@@ -124,20 +125,24 @@ export function configurationJsonSchema(account: ConfigurationSchema | undefined
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 /**
- * Configuration schemas compiled by this process, by their JSON text. Ajv keeps every schema it
- * compiles in a cache of its own, so a schema leaving this one is removed from Ajv too.
+ * Configuration schemas compiled by this process, by their JSON text, within the
+ * `integrationSchemas` share of CACHE_MEMORY (a schema of ten properties: about 30 KB compiled).
+ * Ajv keeps every schema it compiles in a cache of its own, so a schema leaving this one (or too
+ * large to enter it) is removed from Ajv too.
  */
-export const CONFIGURATION_SCHEMA_CACHE_SIZE = 500;
-const compiled = new Lru<string, { schema: object; validate: ValidateFunction }>(CONFIGURATION_SCHEMA_CACHE_SIZE, (_key, entry) =>
-  ajv.removeSchema(entry.schema),
+const compiled = sharedCache<string, { schema: object; validate: ValidateFunction }>(
+  'integrationSchemas',
+  (entry, key) => entryBytes(key, null, compiledSchemaBytes(entry.schema, entry.validate)),
+  (_key, entry) => ajv.removeSchema(entry.schema),
 );
 
 function validatorFor(schema: object): ValidateFunction {
   const key = JSON.stringify(schema);
-  let entry = compiled.get(key);
+  let entry = compiled().get(key);
   if (!entry) {
     entry = { schema, validate: ajv.compile(schema) };
-    compiled.set(key, entry);
+    compiled().set(key, entry);
+    if (!compiled().has(key)) ajv.removeSchema(schema);
   }
   return entry.validate;
 }

@@ -1,28 +1,88 @@
 import { LRUCache } from 'lru-cache';
 
 /**
- * A map of at most `max` entries that forgets the least recently used one first (the maintained
- * `lru-cache` package). Every cache an API or worker process keeps for itself is one of these, so
- * none grows with the data or the traffic (docs/scaling.md lists them with their sizes). `onDrop`
+ * A cache bounded by the bytes its entries take, as `sizeOf` estimates them (domain/sizeof.ts:
+ * `entryBytes` counts the key, the value and the cache's own slot), not by their number: every
+ * cache an API or worker process keeps for itself is one of these, so none grows with the data or
+ * the traffic, whatever its entries weigh (docs/scaling.md lists them with their bounds). The least
+ * recently used entries leave first; a value larger than the whole bound is not kept. `onDrop`
  * hears of each entry that leaves, whether evicted, replaced by another value, deleted or
- * cleared, for caches whose values hold something to release elsewhere (a schema compiled into
- * an Ajv instance).
+ * cleared, for caches whose values hold something to release elsewhere (a schema compiled into an
+ * Ajv instance).
  */
-export class Lru<K extends NonNullable<unknown>, V extends NonNullable<unknown>> extends LRUCache<K, V> {
-  constructor(max: number, onDrop?: (key: K, value: V) => void) {
-    if (!Number.isInteger(max) || max < 1) throw new Error(`An LRU cache holds at least one entry (got ${max})`);
-    super({ max, ...(onDrop ? { dispose: (value: V, key: K) => onDrop(key, value) } : {}) });
+export class SizedLru<K extends NonNullable<unknown>, V extends NonNullable<unknown>> extends LRUCache<K, V> {
+  constructor(maxBytes: number, sizeOf: (value: V, key: K) => number, onDrop?: (key: K, value: V) => void) {
+    if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new Error(`A sized cache holds at least one byte (got ${maxBytes})`);
+    super({
+      maxSize: maxBytes,
+      maxEntrySize: maxBytes,
+      sizeCalculation: (value, key) => Math.max(1, Math.ceil(sizeOf(value, key))),
+      ...(onDrop ? { dispose: (value: V, key: K) => onDrop(key, value) } : {}),
+    });
   }
 }
 
 /**
- * A cache bounded by the bytes its values take (as `sizeOf` estimates them), not by their number:
- * for values whose sizes vary by orders of magnitude (documents of pages). A value larger than the
- * whole bound is not kept.
+ * CACHE_MEMORY's default: the bytes the caches of one process take together at most (each cache
+ * has a fixed share of it; docs/scaling.md lists them). The documents of revisions are cached
+ * apart (api/revisions/documents.ts, DOCUMENT_CACHE_BYTES).
  */
-export class SizedLru<K extends NonNullable<unknown>, V extends NonNullable<unknown>> extends LRUCache<K, V> {
-  constructor(maxBytes: number, sizeOf: (value: V, key: K) => number) {
-    if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new Error(`A sized cache holds at least one byte (got ${maxBytes})`);
-    super({ maxSize: maxBytes, maxEntrySize: maxBytes, sizeCalculation: (value, key) => Math.max(1, Math.ceil(sizeOf(value, key))) });
-  }
+export const DEFAULT_CACHE_MEMORY = 32 * 2 ** 20;
+let cacheMemory = DEFAULT_CACHE_MEMORY;
+
+/**
+ * Sets CACHE_MEMORY for this process: read by each cache when it is first used, so a process sets
+ * it once at start, before it serves anything (buildApp does).
+ */
+export function setCacheMemory(bytes: number): void {
+  if (!Number.isInteger(bytes) || bytes < 1) throw new Error(`CACHE_MEMORY must be a positive number of bytes (got ${bytes})`);
+  cacheMemory = bytes;
+}
+
+/**
+ * Each cache's share of CACHE_MEMORY, in one place so that together they stay within it. The two
+ * whose entries grow with the content (links of documents, page indexes of revisions) have the
+ * largest; the others hold small records (a token and what it stands for, a compiled schema).
+ */
+export const CACHE_SHARES = {
+  /** Links parsed from documents, by document hash (api/links/service.ts). */
+  documentLinks: 1 / 4,
+  /** Page indexes of published revisions (db/sites.ts). */
+  pageIndexes: 1 / 4,
+  /** Sections and site-spaces of published sites (db/sites.ts). */
+  siteStructures: 1 / 16,
+  /** Verified API tokens, for AUTH_CACHE_TTL (api/auth.ts). */
+  apiTokens: 1 / 16,
+  /** Failed authentications per client address (api/auth.ts). */
+  authFailures: 1 / 32,
+  /** Site visitors' tokens minted (api/site-tokens.ts). */
+  mintedSiteTokens: 1 / 16,
+  /** Site visitors' tokens whose signature checked out (api/site-tokens.ts). */
+  verifiedSiteTokens: 1 / 16,
+  /** What site visitors' tokens must still hold, by site and share link, for AUTH_CACHE_TTL (api/site-tokens.ts). */
+  siteTokenStates: 1 / 64,
+  /** Structures of published sites as readers read them, by structure version (api/sites/structure.ts). */
+  readerStructures: 1 / 32,
+  /** Counts of listings of more than 10,000 items (api/pagination.ts). */
+  largeCounts: 1 / 128,
+  /** Compiled configuration schemas of integrations (domain/integrations.ts). */
+  integrationSchemas: 1 / 16,
+  /** Compiled claim schemas of adaptive content (domain/sites/adaptive.ts). */
+  claimsSchemas: 1 / 16,
+  /** Compiled conditions of sections and site-spaces (domain/sites/conditions.ts). */
+  conditions: 1 / 32,
+} as const;
+export type CacheName = keyof typeof CACHE_SHARES;
+
+/** The bytes the cache `name` may hold under the current CACHE_MEMORY. */
+export const cacheBytes = (name: CacheName) => Math.max(1, Math.floor(cacheMemory * CACHE_SHARES[name]));
+
+/** The cache `name`, holding at most its share of CACHE_MEMORY, made at its first use. */
+export function sharedCache<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(
+  name: CacheName,
+  sizeOf: (value: V, key: K) => number,
+  onDrop?: (key: K, value: V) => void,
+): () => SizedLru<K, V> {
+  let cache: SizedLru<K, V> | undefined;
+  return () => (cache ??= new SizedLru<K, V>(cacheBytes(name), sizeOf, onDrop));
 }

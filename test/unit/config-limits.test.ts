@@ -88,3 +88,13 @@ describe('search window', () => {
     }
   });
 });
+
+describe('cache memory', () => {
+  it('gives the caches of a process 32 MiB together unless CACHE_MEMORY says otherwise', () => {
+    expect(loadConfig({}).cacheMemory).toBe(32 * 2 ** 20);
+    expect(loadConfig({ CACHE_MEMORY: '256MiB' }).cacheMemory).toBe(256 * 2 ** 20);
+    for (const bad of ['0', '1KiB', 'lots', '17GiB', '-5MiB']) {
+      expect(problems({ CACHE_MEMORY: bad })).toMatch(/CACHE_MEMORY=".*" must be between 1 MiB and 16 GiB/);
+    }
+  });
+});

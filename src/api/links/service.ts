@@ -3,7 +3,8 @@ import { openChangeRequestRevisions } from '../../db/change-requests.ts';
 import { loadDocuments, loadFiles, loadPageMap, tokenHash } from '../../db/content.ts';
 import type { Em } from '../../db/orm.ts';
 import { decodeCursor, encodeCursor } from '../../domain/cursor.ts';
-import { Lru } from '../../domain/lru.ts';
+import { sharedCache } from '../../domain/lru.ts';
+import { entryBytes } from '../../domain/sizeof.ts';
 import { groupLinks, linkIndex, resolveLinks, type LinkIndex, type LinkReference, type ResolvedLink } from '../../domain/content/links.ts';
 import { extractLinks, type ExtractedLink } from '../../domain/content/markdown.ts';
 import type { PageNode } from '../../domain/content/tree.ts';
@@ -109,10 +110,10 @@ async function brokenInOpenChangeRequests(em: Em, publicUrl: string, spaceId: st
 
 /**
  * Links found in documents, by document hash: documents are content-addressed and shared by the
- * revisions of a space, so each is parsed once per process while it stays in this cache.
+ * revisions of a space, so each is parsed once per process while it stays in this cache, within
+ * the `documentLinks` share of CACHE_MEMORY (a document with 20 links: about 3 KB).
  */
-export const LINK_CACHE_SIZE = 20_000;
-const linkCache = new Lru<string, ExtractedLink[]>(LINK_CACHE_SIZE);
+const linkCache = sharedCache<string, ExtractedLink[]>('documentLinks', (links, hash) => entryBytes(hash, links));
 
 /** The links of each page: a document's links, the href of a link page, none for a group. */
 async function extractedLinks(em: Em, spaceId: string, pages: PageNode[]): Promise<ExtractedLink[][]> {
@@ -123,7 +124,7 @@ async function extractedLinks(em: Em, spaceId: string, pages: PageNode[]): Promi
   for (const page of pages) {
     const hash = page.type === 'document' ? tokenHash(page.markdown) : null;
     if (hash === null || known.has(hash)) continue;
-    const cached = linkCache.get(hash);
+    const cached = linkCache().get(hash);
     if (cached) known.set(hash, cached);
     else missing.add(hash);
   }
@@ -132,7 +133,7 @@ async function extractedLinks(em: Em, spaceId: string, pages: PageNode[]): Promi
     for (const hash of missing) {
       const links = extractLinks(texts.get(hash) ?? '');
       known.set(hash, links);
-      linkCache.set(hash, links);
+      linkCache().set(hash, links);
     }
   }
   return pages.map((page) => {

@@ -10,7 +10,8 @@ import {
 } from '../../db/sites.ts';
 import type { Em } from '../../db/orm.ts';
 import type { Role } from '../../domain/roles.ts';
-import { SizedLru } from '../../domain/lru.ts';
+import { sharedCache } from '../../domain/lru.ts';
+import { entryBytes } from '../../domain/sizeof.ts';
 import { conditionContext, conditionHolds, type VisitorClaims } from '../../domain/sites/conditions.ts';
 import { effectiveDefault, sortOrdered } from '../../domain/sites/order.ts';
 import { contentRoles } from '../access.ts';
@@ -117,19 +118,17 @@ export function grantClaims(visitor: VisitorGrant | undefined): VisitorClaims {
 /**
  * Sites' structures as readers read them, each under the structure version of the site row it was
  * read after: triggers bump the version at any change of sections, groups or site-spaces, so an
- * entry is never answered for a later version. Bounded by the bytes of its JSON (twice that).
+ * entry is never answered for a later version. Within the `readerStructures` share of CACHE_MEMORY.
  */
-export const READER_STRUCTURE_CACHE_BYTES = 8 * 1024 * 1024;
-const readerStructures = new SizedLru<string, { version: string; structure: SiteStructure; bytes: number }>(
-  READER_STRUCTURE_CACHE_BYTES,
-  (entry) => entry.bytes,
+const readerStructures = sharedCache<string, { version: string; structure: SiteStructure }>('readerStructures', (value, key) =>
+  entryBytes(key, value),
 );
 
 async function structureAt(em: Em, site: SiteRow): Promise<SiteStructure> {
-  const cached = readerStructures.get(site.id);
+  const cached = readerStructures().get(site.id);
   if (cached?.version === site.structure_version) return cached.structure;
   const structure = await loadStructure(em, site.id);
-  readerStructures.set(site.id, { version: site.structure_version, structure, bytes: 2 * JSON.stringify(structure).length });
+  readerStructures().set(site.id, { version: site.structure_version, structure });
   return structure;
 }
 

@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Lru } from '../lru.ts';
+import { sharedCache } from '../lru.ts';
+import { compiledSchemaBytes, entryBytes } from '../sizeof.ts';
 
 /**
  * The adaptive schema of a site: a draft-07 JSON Schema describing what a visitor may claim.
@@ -111,12 +112,14 @@ export function adaptiveSchemaProblem(schema: unknown): string | null {
 }
 
 /**
- * The `unsigned` parts of sites' schemas compiled by this process, by their JSON text; a schema
- * leaving this cache leaves Ajv's own cache too.
+ * The `unsigned` parts of sites' schemas compiled by this process, by their JSON text, within the
+ * `claimsSchemas` share of CACHE_MEMORY (a schema of ten properties: about 30 KB compiled); a
+ * schema leaving this cache (or too large to enter it) leaves Ajv's own cache too.
  */
-export const CLAIMS_SCHEMA_CACHE_SIZE = 1000;
-const validators = new Lru<string, { schema: object; validate: ValidateFunction }>(CLAIMS_SCHEMA_CACHE_SIZE, (_key, entry) =>
-  claimsAjv.removeSchema(entry.schema),
+const validators = sharedCache<string, { schema: object; validate: ValidateFunction }>(
+  'claimsSchemas',
+  (entry, key) => entryBytes(key, null, compiledSchemaBytes(entry.schema, entry.validate)),
+  (_key, entry) => claimsAjv.removeSchema(entry.schema),
 );
 
 /**
@@ -128,10 +131,11 @@ export function unsignedClaimsProblem(schema: unknown, claims: Record<string, un
   const unsigned = (schema as { properties?: { unsigned?: object } } | null)?.properties?.unsigned;
   if (!unsigned) return Object.keys(claims).length === 0 ? null : 'visitor.unsignedClaims: the site accepts no unsigned claims';
   const key = JSON.stringify(unsigned);
-  let entry = validators.get(key);
+  let entry = validators().get(key);
   if (!entry) {
     entry = { schema: unsigned, validate: claimsAjv.compile(unsigned) };
-    validators.set(key, entry);
+    validators().set(key, entry);
+    if (!validators().has(key)) claimsAjv.removeSchema(unsigned);
   }
   const { validate } = entry;
   return validate(claims) ? null : describe(validate.errors, 'visitor.unsignedClaims');

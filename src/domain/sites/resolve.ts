@@ -1,4 +1,5 @@
 import { allPaths, childrenIndex, type PageMap } from '../content/tree.ts';
+import { estimateBytes, mapBytes } from '../sizeof.ts';
 import { conditionHolds } from './conditions.ts';
 import { effectiveDefault, sortOrdered } from './order.ts';
 
@@ -130,7 +131,7 @@ export function pageIndex(map: PageMap): PageIndex {
     while (stack.length > 0) {
       const node = stack.pop()!;
       if (!paths.has(node.id)) continue;
-      if (node.type === 'document') return entry(node.id);
+      if (node.type === 'document') return byId.get(node.id) ?? entry(node.id);
       stack.push(...[...(children.get(node.id) ?? [])].reverse());
     }
     return null;
@@ -142,6 +143,23 @@ export function pageIndex(map: PageMap): PageIndex {
     }
   }
   return { byPath, byId, first: firstDocument(null), firstDocumentUnder };
+}
+
+/**
+ * The bytes a page index takes on the heap (for the cache of page indexes, db/sites.ts): its
+ * entries once each, and the three maps, whose keys are the entries' own id and path strings.
+ */
+export function pageIndexBytes(index: PageIndex): number {
+  const entries = [...index.byId.values()];
+  return (
+    64 +
+    estimateBytes(entries) -
+    estimateBytes([]) -
+    8 * entries.length +
+    mapBytes(index.byPath.size) +
+    mapBytes(index.byId.size) +
+    mapBytes(index.firstDocumentUnder.size)
+  );
 }
 
 export type PageLookup = { kind: 'page'; page: PageEntry } | { kind: 'redirect'; page: PageEntry } | { kind: 'missing' };

@@ -1,9 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { Lru, SizedLru } from '../../../src/domain/lru.ts';
+import { CACHE_SHARES, cacheBytes, DEFAULT_CACHE_MEMORY, SizedLru, setCacheMemory, sharedCache } from '../../../src/domain/lru.ts';
+
+/** A cache of entries of one byte each holds at most `max` of them. */
+const counted = <K extends NonNullable<unknown>, V extends NonNullable<unknown>>(max: number, onDrop?: (key: K, value: V) => void) =>
+  new SizedLru<K, V>(max, () => 1, onDrop);
 
 /** The bounded cache every per-process cache of the service is made of. */
-describe('Lru', () => {
+describe('SizedLru as a count', () => {
   it('never holds more than its size and keeps the most recently used entries (against a model)', () => {
     const op = fc.oneof(
       fc.record({ kind: fc.constant('get' as const), key: fc.integer({ min: 0, max: 9 }) }),
@@ -12,7 +16,7 @@ describe('Lru', () => {
     );
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 5 }), fc.array(op, { maxLength: 60 }), (max, ops) => {
-        const lru = new Lru<number, number>(max);
+        const lru = counted<number, number>(max);
         // The model: keys from least to most recently used.
         let model: [number, number][] = [];
         for (const o of ops) {
@@ -37,7 +41,7 @@ describe('Lru', () => {
 
   it('tells of every entry that leaves: evicted, replaced, deleted or cleared', () => {
     const dropped: string[] = [];
-    const lru = new Lru<string, number>(2, (key, value) => dropped.push(`${key}=${value}`));
+    const lru = counted<string, number>(2, (key, value) => dropped.push(`${key}=${value}`));
     lru.set('a', 1).set('b', 2);
     lru.get('a');
     lru.set('c', 3); // evicts b, the least recently used
@@ -52,8 +56,8 @@ describe('Lru', () => {
     expect(lru.size).toBe(0);
   });
 
-  it('refuses a size below one', () => {
-    expect(() => new Lru(0)).toThrow(/at least one/);
+  it('refuses a bound below one byte', () => {
+    expect(() => new SizedLru(0, () => 1)).toThrow(/at least one byte/);
   });
 });
 
@@ -79,5 +83,25 @@ describe('SizedLru', () => {
     // A value larger than the whole bound is not kept.
     cache.set('huge', 'x'.repeat(11));
     expect(cache.has('huge')).toBe(false);
+  });
+});
+
+describe('cache shares', () => {
+  it('stay within CACHE_MEMORY together', () => {
+    const total = Object.values(CACHE_SHARES).reduce((sum, share) => sum + share, 0);
+    expect(total).toBeLessThanOrEqual(1);
+    for (const share of Object.values(CACHE_SHARES)) expect(share).toBeGreaterThan(0);
+  });
+
+  it('size each cache from CACHE_MEMORY as set when the cache is first used', () => {
+    setCacheMemory(1024 * 1024);
+    expect(cacheBytes('documentLinks')).toBe(256 * 1024);
+    const cache = sharedCache<string, string>('conditions', (value) => value.length);
+    cache().set('a', 'x'.repeat(32 * 1024));
+    expect(cache().has('a')).toBe(true);
+    setCacheMemory(DEFAULT_CACHE_MEMORY);
+    // The cache keeps the bound it was made with.
+    expect(cache().maxSize).toBe(32 * 1024);
+    expect(() => setCacheMemory(0)).toThrow(/positive/);
   });
 });
