@@ -847,6 +847,11 @@ try {
 } finally {
   await stopAll();
   // The run's database and Temporal state are of no use afterwards; its logs and screenshots stay.
-  rmSync(DATA_DIR, { recursive: true, force: true });
+  // A stopped server may still be removing its own files: retried, and never what decides the run.
+  try {
+    rmSync(DATA_DIR, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  } catch (error) {
+    say(`could not remove ${DATA_DIR}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 process.exit(code);
