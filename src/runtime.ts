@@ -50,11 +50,7 @@ export async function startWorker(
   await admin.close();
   // Loaded here, not at the top: the worker's modules (the workflow bundler, Chromium's driver, the
   // importers) stay out of an API-only process's memory.
-  const [{ createWorker }, { closePdfPrinter }, { closeMarkdownThread }] = await Promise.all([
-    import('./temporal/worker.ts'),
-    import('./lib/pdf-printer.ts'),
-    import('./lib/markdown-thread.ts'),
-  ]);
+  const [{ createWorker }, { closePdfPrinter }] = await Promise.all([import('./temporal/worker.ts'), import('./lib/pdf-printer.ts')]);
   const { worker, connection } = await createWorker({
     address: config.temporalAddress!,
     namespace: config.temporalNamespace,
@@ -64,8 +60,8 @@ export async function startWorker(
     services,
     logLevel: config.logLevel,
   });
-  // The PDF printer's browser and markdown thread (if started) go with the worker, so the process can exit.
-  const done = worker.run().finally(() => Promise.all([connection.close(), closePdfPrinter(), closeMarkdownThread()]));
+  // The PDF printer's browser (if one was launched) goes with the worker, so the process can exit.
+  const done = worker.run().finally(() => Promise.all([connection.close(), closePdfPrinter()]));
   log.child({ process: 'worker' }).info({ taskQueue: config.temporalTaskQueue, namespace: config.temporalNamespace }, 'worker started');
   return {
     done,

@@ -3,12 +3,11 @@ import type { Root } from 'hast';
 import { loadFiles, loadPageMap, type FileRow } from '../db/content.ts';
 import { forkEm, type Em, type Orm } from '../db/orm.ts';
 import { findPdfExport, loadPrintHeading, loadSpacePrintHeading, recordPdfExport, revisionExists } from '../db/pdf-export.ts';
-import { imageSources, printDocumentHtml, selectPrintPages, type PrintPage } from '../domain/content/html.ts';
+import { imageSources, markdownToSafeTree, printDocumentHtml, selectPrintPages, type PrintPage } from '../domain/content/html.ts';
 import type { PageMap } from '../domain/content/tree.ts';
 import { linkIndex, resolveLink } from '../domain/content/links.ts';
 import type { BlobStore } from '../lib/blob-store.ts';
 import { beat, heartbeating } from '../lib/heartbeat.ts';
-import { markdownToSafeTrees } from '../lib/markdown-thread.ts';
 import { printPdf, type PrintResult } from '../lib/pdf-printer.ts';
 
 /** Which PDF: the content of a change request (or of the space itself) at one revision, whole or from one page. */
@@ -80,7 +79,7 @@ interface PrintSources {
 /**
  * The printable HTML of the selected pages, images that are files of the revision inlined from the
  * blob store. Each page's markdown is parsed once (for its images, then printed from the same
- * tree), on two threads (lib/markdown-thread.ts).
+ * tree).
  */
 async function printHtml(selected: PrintPage[], sources: PrintSources): Promise<string> {
   const { files, map, heading, publicUrl, blobs, spaceId } = sources;
@@ -90,9 +89,8 @@ async function printHtml(selected: PrintPage[], sources: PrintSources): Promise<
     const { target } = resolveLink(index, pageId, src);
     return target.kind === 'file' && target.space === spaceId ? fileById.get(target.file) : undefined;
   };
-  const documents = selected.map(({ page }) => page).filter((page) => page.type === 'document');
-  const parsed = await markdownToSafeTrees(documents.map((page) => page.markdown));
-  const trees = new Map<string, Root>(documents.map((page, i) => [page.id, parsed[i]]));
+  const trees = new Map<string, Root>();
+  for (const { page } of selected) if (page.type === 'document') trees.set(page.id, markdownToSafeTree(page.markdown));
   const dataUris = new Map<string, string>();
   let inlinedBytes = 0;
   for (const { page } of selected) {
