@@ -3,11 +3,12 @@ import type { Root } from 'hast';
 import { loadFiles, loadPageMap, type FileRow } from '../db/content.ts';
 import { forkEm, type Em, type Orm } from '../db/orm.ts';
 import { findPdfExport, loadPrintHeading, loadSpacePrintHeading, recordPdfExport, revisionExists } from '../db/pdf-export.ts';
-import { imageSources, markdownToSafeTree, printDocumentHtml, selectPrintPages } from '../domain/content/html.ts';
+import { imageSources, markdownToSafeTree, printDocumentHtml, selectPrintPages, type PrintPage } from '../domain/content/html.ts';
+import type { PageMap } from '../domain/content/tree.ts';
 import { linkIndex, resolveLink } from '../domain/content/links.ts';
 import type { BlobStore } from '../lib/blob-store.ts';
 import { beat, heartbeating } from '../lib/heartbeat.ts';
-import { printPdf } from '../lib/pdf-printer.ts';
+import { printPdf, type PrintResult } from '../lib/pdf-printer.ts';
 
 /** Which PDF: the content of a change request (or of the space itself) at one revision, whole or from one page. */
 export interface PdfExportInput {
@@ -21,8 +22,15 @@ export interface PdfExportInput {
   only: boolean;
 }
 
+/**
+ * Where a print's time went, in milliseconds: loading the pages and files, converting them to
+ * HTML, the browser's phases (`PrintResult.timings`: waiting for a print slot, readying a blank
+ * page, loading the HTML into it, printing, closing), and storing and recording the PDF.
+ */
+export type PdfTimings = { loadMs: number; convertMs: number } & PrintResult['timings'] & { storeMs: number };
+
 export type PdfExportOutcome =
-  | { status: 'ready'; sha256: string; size: number; pages: number; reused: boolean }
+  | { status: 'ready'; sha256: string; size: number; pages: number; reused: boolean; timings?: PdfTimings }
   | { status: 'not-found'; what: 'change request' | 'space' | 'revision' | 'page' };
 
 export interface PdfActivityOptions {
@@ -58,6 +66,58 @@ async function printHeading(em: Em, input: PdfExportInput): Promise<{ title: str
   };
 }
 
+/** What the HTML of a PDF is built from, besides its pages. */
+interface PrintSources {
+  files: FileRow[];
+  map: PageMap;
+  heading: { title: string; subtitle: string };
+  publicUrl: string;
+  blobs: BlobStore;
+  spaceId: string;
+}
+
+/**
+ * The printable HTML of the selected pages, images that are files of the revision inlined from the
+ * blob store. Each page's markdown is parsed once (for its images, then printed from the same
+ * tree).
+ */
+async function printHtml(selected: PrintPage[], sources: PrintSources): Promise<string> {
+  const { files, map, heading, publicUrl, blobs, spaceId } = sources;
+  const fileById = new Map<string, FileRow>(files.map((f) => [f.id, f]));
+  const index = linkIndex({ publicUrl, spaceId, pages: map, files });
+  const fileOf = (src: string, pageId: string): FileRow | undefined => {
+    const { target } = resolveLink(index, pageId, src);
+    return target.kind === 'file' && target.space === spaceId ? fileById.get(target.file) : undefined;
+  };
+  const trees = new Map<string, Root>();
+  for (const { page } of selected) if (page.type === 'document') trees.set(page.id, markdownToSafeTree(page.markdown));
+  const dataUris = new Map<string, string>();
+  let inlinedBytes = 0;
+  for (const { page } of selected) {
+    const tree = trees.get(page.id);
+    if (!tree) continue;
+    for (const src of imageSources(tree)) {
+      const file = fileOf(src, page.id);
+      if (!file || dataUris.has(file.id) || !IMAGE_TYPES.has(file.contentType) || file.size > MAX_IMAGE_BYTES) continue;
+      if (inlinedBytes + file.size > MAX_INLINED_BYTES) continue;
+      const bytes = await blobs.get(file.sha256);
+      if (!bytes) continue;
+      inlinedBytes += bytes.length;
+      dataUris.set(file.id, `data:${file.contentType};base64,${bytes.toString('base64')}`);
+    }
+  }
+  return printDocumentHtml(
+    { ...heading, pages: selected },
+    {
+      image: (src, page) => {
+        const file = page ? fileOf(src, page.id) : undefined;
+        return file ? (dataUris.get(file.id) ?? null) : null;
+      },
+      trees,
+    },
+  );
+}
+
 /** Activities of the `pdf-export` workflow; the blob store, Chromium and public URL come from the factory. */
 export function pdfActivities(orm: Orm, options: PdfActivityOptions) {
   const { blobs, chromiumPath, publicUrl } = options;
@@ -82,70 +142,44 @@ export function pdfActivities(orm: Orm, options: PdfActivityOptions) {
           if (!(await revisionExists(em, input.spaceId, input.revisionId))) return { status: 'not-found', what: 'revision' };
 
           beat({ stage: 'loading' });
+          let mark = performance.now();
+          const since = () => {
+            const now = performance.now();
+            const ms = Math.round(now - mark);
+            mark = now;
+            return ms;
+          };
           const map = await loadPageMap(em, input.revisionId, true);
           const selected = selectPrintPages(map, { pageId: input.pageId, only: input.only });
           if (!selected) return { status: 'not-found', what: 'page' };
 
           // Images of the printed pages that are files of the revision are inlined from the blob store.
           const files = await loadFiles(em, input.revisionId);
-          const fileById = new Map<string, FileRow>(files.map((f) => [f.id, f]));
-          const index = linkIndex({ publicUrl, spaceId: input.spaceId, pages: map, files });
-          const fileOf = (src: string, pageId: string): FileRow | undefined => {
-            const { target } = resolveLink(index, pageId, src);
-            return target.kind === 'file' && target.space === input.spaceId ? fileById.get(target.file) : undefined;
-          };
-          // Each page's markdown is parsed once: for its images here, then printed from the same tree.
-          const trees = new Map<string, Root>();
-          for (const { page } of selected) if (page.type === 'document') trees.set(page.id, markdownToSafeTree(page.markdown));
-          const dataUris = new Map<string, string>();
-          let inlinedBytes = 0;
-          for (const { page } of selected) {
-            const tree = trees.get(page.id);
-            if (!tree) continue;
-            for (const src of imageSources(tree)) {
-              const file = fileOf(src, page.id);
-              if (!file || dataUris.has(file.id) || !IMAGE_TYPES.has(file.contentType) || file.size > MAX_IMAGE_BYTES) continue;
-              if (inlinedBytes + file.size > MAX_INLINED_BYTES) continue;
-              const bytes = await blobs.get(file.sha256);
-              if (!bytes) continue;
-              inlinedBytes += bytes.length;
-              dataUris.set(file.id, `data:${file.contentType};base64,${bytes.toString('base64')}`);
-            }
-          }
-
-          const html = printDocumentHtml(
-            { ...heading, pages: selected },
-            {
-              image: (src, page) => {
-                const file = page ? fileOf(src, page.id) : undefined;
-                return file ? (dataUris.get(file.id) ?? null) : null;
-              },
-              trees,
-            },
-          );
-
-          const started = Date.now();
+          const loadMs = since();
+          beat({ stage: 'converting', pages: selected.length });
+          const html = await printHtml(selected, { files, map, heading, publicUrl, blobs, spaceId: input.spaceId });
+          const convertMs = since();
           const printed = await printPdf(html, {
             executablePath: chromiumPath,
             onProgress: (stage) => beat({ stage, pages: selected.length }),
           });
-          const renderMs = Date.now() - started;
+          since();
           beat({ stage: 'storing' });
           const sha256 = await blobs.put(printed.pdf);
+          // A row whose bytes were lost is replaced; a row another run recorded meanwhile wins.
+          await recordPdfExport(em, input, { sha256, size: printed.pdf.length, pageCount: selected.length }, existing?.sha256 ?? null);
+          const row = (await findPdfExport(em, input))!;
+          const timings: PdfTimings = { loadMs, convertMs, ...printed.timings, storeMs: since() };
           logInfo('PDF printed', {
             changeRequestId: input.changeRequestId,
             revisionId: input.revisionId,
             pages: selected.length,
             bytes: printed.pdf.length,
-            renderMs,
+            ...timings,
             launchedBrowser: printed.launched,
             blockedRequests: printed.blockedRequests,
           });
-
-          // A row whose bytes were lost is replaced; a row another run recorded meanwhile wins.
-          await recordPdfExport(em, input, { sha256, size: printed.pdf.length, pageCount: selected.length }, existing?.sha256 ?? null);
-          const row = (await findPdfExport(em, input))!;
-          return { status: 'ready', sha256: row.sha256, size: row.size, pages: row.pageCount, reused: row.sha256 !== sha256 };
+          return { status: 'ready', sha256: row.sha256, size: row.size, pages: row.pageCount, reused: row.sha256 !== sha256, timings };
         },
         { stage: 'starting' },
       );

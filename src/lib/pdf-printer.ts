@@ -44,6 +44,11 @@ export interface PrintResult {
   blockedRequests: number;
   /** Whether this print launched the browser. */
   launched: boolean;
+  /**
+   * Where the print's time went, in milliseconds: waiting for a print slot, readying the browser
+   * and a blank page (a context of its own), loading the HTML into it, printing, closing the context.
+   */
+  timings: { waitMs: number; prepareMs: number; contentMs: number; printMs: number; closeMs: number };
 }
 
 let browser: Promise<Browser> | undefined;
@@ -105,8 +110,16 @@ export async function printPdf(html: string, options: PrintOptions): Promise<Pri
   const progress = options.onProgress ?? (() => {});
   progress('waiting');
   const ticker = setInterval(() => progress('printing'), 5_000);
+  let mark = performance.now();
+  const since = () => {
+    const now = performance.now();
+    const ms = Math.round(now - mark);
+    mark = now;
+    return ms;
+  };
   await acquire();
   try {
+    const waitMs = since();
     progress('launching');
     const { browser: shared, launched } = await sharedBrowser(options.executablePath);
     const context = await shared.newContext({ javaScriptEnabled: false, offline: true, serviceWorkers: 'block', acceptDownloads: false });
@@ -119,9 +132,11 @@ export async function printPdf(html: string, options: PrintOptions): Promise<Pri
       });
       await context.routeWebSocket(/.*/, (ws) => ws.close());
       const page = await context.newPage();
+      const prepareMs = since();
       progress('loading');
       await page.setContent(html, { waitUntil: 'load', timeout });
       await page.emulateMedia({ media: 'print' });
+      const contentMs = since();
       progress('printing');
       const pdf = await page.pdf({
         format: 'A4',
@@ -134,7 +149,9 @@ export async function printPdf(html: string, options: PrintOptions): Promise<Pri
         outline: true,
         tagged: true,
       });
-      return { pdf, blockedRequests, launched };
+      const printMs = since();
+      await context.close().catch(() => {});
+      return { pdf, blockedRequests, launched, timings: { waitMs, prepareMs, contentMs, printMs, closeMs: since() } };
     } finally {
       await context.close().catch(() => {});
     }

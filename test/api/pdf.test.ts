@@ -9,7 +9,7 @@ import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
 import { loadSecretsKey } from '../../src/lib/secrets.ts';
 import { deriveSigningKey, signedUrl } from '../../src/lib/signed-urls.ts';
 import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from '../../src/workflows/search-attributes.ts';
-import { pdfActivities } from '../../src/activities/pdf-export.ts';
+import { pdfActivities, type PdfExportOutcome } from '../../src/activities/pdf-export.ts';
 import { LocalBlobStore } from '../../src/lib/blob-store.ts';
 import { closePdfPrinter } from '../../src/lib/pdf-printer.ts';
 
@@ -381,15 +381,31 @@ describe('the export activity, called directly', () => {
     const activities = pdfActivities(t.orm, options);
     const input = { spaceId: s.id, changeRequestId: c.id, revisionId: revision, pageId: null, only: false };
 
-    const printed = await activities.exportChangeRequestPdf(input);
-    expect(printed).toMatchObject({ status: 'ready', reused: false, pages: 1 });
+    // A print says where its time went; a reused PDF was not printed, so it has no timings.
+    const withoutTimings = (outcome: PdfExportOutcome) => {
+      expect(outcome).toMatchObject({ status: 'ready', reused: false });
+      const { timings, ...rest } = outcome as Extract<PdfExportOutcome, { status: 'ready' }>;
+      expect(Object.keys(timings ?? {}).sort()).toEqual([
+        'closeMs',
+        'contentMs',
+        'convertMs',
+        'loadMs',
+        'prepareMs',
+        'printMs',
+        'storeMs',
+        'waitMs',
+      ]);
+      for (const ms of Object.values(timings!)) expect(Number.isInteger(ms) && ms >= 0).toBe(true);
+      return rest;
+    };
+    const printed = withoutTimings(await activities.exportChangeRequestPdf(input));
+    expect(printed).toMatchObject({ pages: 1 });
     const reused = await activities.exportChangeRequestPdf(input);
     expect(reused).toEqual({ ...printed, reused: true });
 
     // The bytes are lost (another blob store): the PDF is printed and recorded again.
     const elsewhere = pdfActivities(t.orm, { ...options, blobs: new LocalBlobStore(join(scratch, 'blobs')) });
-    const reprinted = await elsewhere.exportChangeRequestPdf(input);
-    expect(reprinted).toMatchObject({ status: 'ready', reused: false });
+    const reprinted = withoutTimings(await elsewhere.exportChangeRequestPdf(input));
     expect(await elsewhere.exportChangeRequestPdf(input)).toEqual({ ...reprinted, reused: true });
     const rows = await sql<{ sha256: string }>(t, 'select sha256 from pdf_export where change_request_id = ?', [c.id]);
     expect(rows.map((r) => r.sha256)).toEqual([(reprinted as { sha256: string }).sha256]);

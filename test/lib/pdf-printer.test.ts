@@ -23,6 +23,9 @@ describe('PDF printer', () => {
       const first = await printPdf(html, { executablePath });
       expect(first.pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
       expect(first.blockedRequests).toBeGreaterThanOrEqual(2);
+      // Where the print's time went.
+      expect(Object.keys(first.timings).sort()).toEqual(['closeMs', 'contentMs', 'prepareMs', 'printMs', 'waitMs']);
+      for (const ms of Object.values(first.timings)) expect(Number.isInteger(ms) && ms >= 0).toBe(true);
       expect(hits).toBe(0);
       // The browser is shared: the next print reuses it.
       const second = await printPdf('<p>again</p>', { executablePath });
