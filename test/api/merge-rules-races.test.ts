@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql as kysql } from 'kysely';
 import { createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
-import { contentPages, edit, newChangeRequest, newSpace, sql } from '../support/fixtures.ts';
+import { edit, newChangeRequest, ruledChangeRequest, sql } from '../support/fixtures.ts';
 
 /**
  * Merge rules under concurrency, through the real API, workflow and worker: reviews posted while a
@@ -23,23 +23,11 @@ const as = (role: Who) => org.members[role].api;
 const id = (role: Who) => org.members[role].userId;
 
 async function setup(rules: unknown[]) {
-  const space = await newSpace(as('admin'), org.id);
-  expect((await as('admin').patch(`/v1/spaces/${space.id}`, { mergeRules: { type: 'rules', rules } })).status).toBe(200);
-  const cr = await newChangeRequest(as('edit'), space.id, 'Change');
-  const root = (await contentPages(as('admin'), space.id))[0];
-  const change = (markdown: string) =>
-    edit(as('edit'), space.id, cr.id, [{ operation: 'update_page', page: root.id, document: { markdown } }]);
-  await change('First\n');
-  const base = `/v1/spaces/${space.id}/change-requests/${cr.id}`;
+  const s = await ruledChangeRequest(org, rules, { mergeAs: 'create' });
   return {
-    space,
-    cr,
-    base,
-    change,
-    review: (who: Who, status = 'approved') => as(who).post(`${base}/reviews`, { status }),
-    merge: (who: Who = 'create') => as(who).post(`${base}/merge`),
+    ...s,
     state: async () => {
-      const [cr, reviews] = await Promise.all([as('admin').get(base), as('admin').get(`${base}/reviews?limit=100`)]);
+      const [cr, reviews] = await Promise.all([as('admin').get(s.base), as('admin').get(`${s.base}/reviews?limit=100`)]);
       return { status: cr.body.status as string, reviews: reviews.body.items as { status: string; outdated: boolean }[] };
     },
   };

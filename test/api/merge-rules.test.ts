@@ -5,7 +5,7 @@ import { mergeRulesContextRows } from '../../src/db/merge-rules.ts';
 import { forkEm, transaction } from '../../src/db/orm.ts';
 import { expectMatchesGitBookSchema } from '../support/gitbook-openapi.ts';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
-import { contentPages, edit, expect400, newChangeRequest, newSpace } from '../support/fixtures.ts';
+import { edit, expect400, newChangeRequest, newSpace, ruledChangeRequest } from '../support/fixtures.ts';
 
 let t: TestApp;
 let org: TestOrg;
@@ -20,28 +20,8 @@ type Who = 'admin' | 'create' | 'review' | 'edit' | 'comment' | 'read' | 'guest'
 const as = (role: Who) => org.members[role].api;
 const id = (role: Who) => org.members[role].userId;
 
-/** A space with the given merge rules and a change request (opened by `edit`) with one edit. */
-async function setup(rules: unknown[] | null, subject = 'Change') {
-  const space = await newSpace(as('admin'), org.id);
-  if (rules) {
-    const res = await as('admin').patch(`/v1/spaces/${space.id}`, { mergeRules: { type: 'rules', rules } });
-    expect(res.status).toBe(200);
-  }
-  const cr = await newChangeRequest(as('edit'), space.id, subject);
-  const root = (await contentPages(as('admin'), space.id))[0];
-  const change = (markdown: string) =>
-    edit(as('edit'), space.id, cr.id, [{ operation: 'update_page', page: root.id, document: { markdown } }]);
-  await change('First\n');
-  const base = `/v1/spaces/${space.id}/change-requests/${cr.id}`;
-  return {
-    space,
-    cr,
-    base,
-    change,
-    review: (who: Who, status = 'approved') => as(who).post(`${base}/reviews`, { status }),
-    merge: (who: Who = 'review') => as(who).post(`${base}/merge`),
-  };
-}
+/** A space with the given merge rules and a change request (opened by `edit`) with one edit; `review` merges. */
+const setup = (rules: unknown[] | null, subject = 'Change') => ruledChangeRequest(org, rules, { subject, mergeAs: 'review' });
 
 /** Expects a 409 refusal naming exactly these rules. */
 function expectRefused(res: { status: number; body: any }, rules: string[]) {

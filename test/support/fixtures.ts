@@ -4,7 +4,7 @@
  * Each takes the client (or test app) to act with, so a test says who does what.
  */
 import { expect } from '@jest/globals';
-import { eventually, type Api, type Response, type TestApp } from './harness.ts';
+import { eventually, type Api, type Response, type TestApp, type TestOrg } from './harness.ts';
 
 /** A 2×3 PNG image (base64). */
 export const PNG_2X3 = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEklEQVR4nGP8z8DwnwEKGJFZAFApAwHxtIzbAAAAAElFTkSuQmCC';
@@ -90,4 +90,30 @@ export async function listenOnLoopback(t: TestApp): Promise<string> {
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = t.app.server.address() as { port: number };
   return `http://127.0.0.1:${port}`;
+}
+
+type Member = keyof TestOrg['members'];
+
+/**
+ * A space of `org` with these merge rules (none with null) and a change request opened by `edit`
+ * with one edit of its first page; `review` and `merge` act on it as a member of the organization.
+ */
+export async function ruledChangeRequest(org: TestOrg, rules: unknown[] | null, options: { subject?: string; mergeAs: Member }) {
+  const as = (role: Member) => org.members[role].api;
+  const space = await newSpace(as('admin'), org.id);
+  if (rules) expect((await as('admin').patch(`/v1/spaces/${space.id}`, { mergeRules: { type: 'rules', rules } })).status).toBe(200);
+  const cr = await newChangeRequest(as('edit'), space.id, options.subject ?? 'Change');
+  const root = (await contentPages(as('admin'), space.id))[0];
+  const change = (markdown: string) =>
+    edit(as('edit'), space.id, cr.id, [{ operation: 'update_page', page: root.id, document: { markdown } }]);
+  await change('First\n');
+  const base = `/v1/spaces/${space.id}/change-requests/${cr.id}`;
+  return {
+    space,
+    cr,
+    base,
+    change,
+    review: (who: Member, status = 'approved') => as(who).post(`${base}/reviews`, { status }),
+    merge: (who: Member = options.mergeAs) => as(who).post(`${base}/merge`),
+  };
 }
