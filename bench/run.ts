@@ -164,6 +164,9 @@ try {
     TEMPORAL_ADDRESS: tmp.address,
     TEMPORAL_NAMESPACE: 'default',
     TEMPORAL_TASK_QUEUE: `bench-${runId}`,
+    // The rate limiter stays in the path, as in production, with a ceiling the load never reaches.
+    RATE_LIMIT_MAX: process.env.RATE_LIMIT_MAX ?? '10000000',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   };
   const api = await startServerChild('api', childEnv);
   children.push(api);

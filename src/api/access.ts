@@ -102,6 +102,20 @@ function visitorSpace(grant: VisitorGrant, found: Awaited<ReturnType<typeof spac
 }
 
 /**
+ * The space a site visitor's token vouches for at `revisionId`, known without reading it: the
+ * revision its lookup answered with, of a space its site still publishes (the site's state, and
+ * with it the spaces it publishes, is read again within AUTH_CACHE_TTL, as the token itself is:
+ * a space deleted or unpublished is refused within that time, as a revoked token is). Undefined
+ * for every other caller and revision: those load the space (loadSpace).
+ */
+export function vouchedSpace(caller: Caller, spaceId: string, revisionId: string): { id: string; revisionId: string } | undefined {
+  const grant = caller.visitor;
+  if (!grant || grant.revision.spaceId !== spaceId || grant.revision.revisionId !== revisionId) return undefined;
+  if (!grant.spaceIds.includes(spaceId)) return undefined;
+  return { id: spaceId, revisionId };
+}
+
+/**
  * Whether the caller may read this revision of a space it has loaded (loadSpace). Members read
  * every revision of a space they see. A site visitor reads what the site publishes: the space's
  * current revision, and the one its lookup answered with (so a page being read while the space

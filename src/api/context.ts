@@ -48,6 +48,11 @@ export interface VisitorGrant {
   claims: Record<string, unknown>;
   /** The revision the visitor's lookup answered with: readable even once its space has moved on. */
   revision: { spaceId: string; revisionId: string };
+  /**
+   * How long what this grant rests on may be remembered by this process (AUTH_CACHE_TTL, ms; 0:
+   * read again on every request): the site's state, and what a read of its content depends on.
+   */
+  rememberMs: number;
 }
 
 declare module 'fastify' {

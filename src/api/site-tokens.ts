@@ -106,6 +106,7 @@ export async function siteTokenCaller(em: Em, deps: AppDeps, token: string, cach
       spaceIds: claims.spaces.filter((spaceId) => live.has(spaceId)),
       claims: claims.claims,
       revision: { spaceId: claims.space, revisionId: claims.revision },
+      rememberMs: cacheTtlMs,
     },
   };
 }

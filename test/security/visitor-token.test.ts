@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { decodeJwt, SignJWT, UnsecuredJWT } from 'jose';
 import { client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { edit, merge, newChangeRequest, newSpace } from '../support/fixtures.ts';
-import { requireVisibleRevision } from '../../src/api/access.ts';
+import { requireVisibleRevision, vouchedSpace } from '../../src/api/access.ts';
 import type { Ctx } from '../../src/api/context.ts';
 import { keyFingerprint, mintSiteToken, siteTokenKey, type SiteTokenClaims } from '../../src/domain/sites/site-token.ts';
 import { lazySigningKey } from '../../src/lib/signed-urls.ts';
@@ -240,8 +240,64 @@ describe("a site visitor's token", () => {
     expect((await client(t.app, bearer).get(`/v1/spaces/${s.space.id}`)).status).toBe(200);
   });
 
+  it('stops reading the revision its lookup answered with once its space is deleted or no longer published', async () => {
+    for (const how of ['space deleted', 'site-space removed'] as const) {
+      const s = await publishedSite(org);
+      // A second space keeps the site publishing something.
+      const more = await newSpace(admin(), org.id, { title: 'Second' });
+      expect((await admin().post(`${siteBase(org.id, s.site.id)}/site-spaces`, { spaceId: more.id })).status).toBe(201);
+      const revision = (await admin().get(`/v1/spaces/${s.space.id}`)).body.revision;
+      const reader = client(t.app, await lookup(s.url));
+      const read = await reader.get(`/v1/spaces/${s.space.id}/revisions/${revision}?metadata=true`);
+      expect(read.status).toBe(200);
+      const pageId = read.body.pages[0].id;
+      const paths = ['', '/pages', `/page/${pageId}`, `/page/${pageId}/document`];
+      for (const path of paths) expect((await reader.get(`/v1/spaces/${s.space.id}/revisions/${revision}${path}`)).status).toBe(200);
+      if (how === 'space deleted') {
+        expect((await admin().delete(`/v1/spaces/${s.space.id}`)).status).toBe(205);
+      } else {
+        const siteSpaces = (await admin().get(`${siteBase(org.id, s.site.id)}/site-spaces`)).body.items;
+        const first = siteSpaces.find((ss: { space: { id: string } }) => ss.space.id === s.space.id);
+        expect((await admin().delete(`${siteBase(org.id, s.site.id)}/site-spaces/${first.id}`)).status).toBe(205);
+      }
+      for (const path of paths) {
+        const res = await reader.get(`/v1/spaces/${s.space.id}/revisions/${revision}${path}`);
+        expect([how, path, res.status]).toEqual([how, path, 404]);
+      }
+    }
+  });
+
+  it('is vouched for only at the revision its lookup answered with, of a space its site publishes', () => {
+    const grant = {
+      organizationId: org.id,
+      siteId: 's',
+      spaceIds: ['sp'],
+      claims: {},
+      revision: { spaceId: 'sp', revisionId: 'r1' },
+      rememberMs: 0,
+    };
+    const caller = (visitor?: typeof grant) => ({
+      user: { id: 'u', displayName: '', email: '', photoUrl: null },
+      tokenId: 't',
+      organizationId: org.id,
+      visitor,
+    });
+    expect(vouchedSpace(caller(grant), 'sp', 'r1')).toEqual({ id: 'sp', revisionId: 'r1' });
+    expect(vouchedSpace(caller(grant), 'sp', 'r2')).toBeUndefined();
+    expect(vouchedSpace(caller(grant), 'other', 'r1')).toBeUndefined();
+    expect(vouchedSpace(caller({ ...grant, spaceIds: [] }), 'sp', 'r1')).toBeUndefined();
+    expect(vouchedSpace(caller(), 'sp', 'r1')).toBeUndefined();
+  });
+
   it("reads only the space's current revision and the one its lookup answered with", async () => {
-    const grant = { organizationId: org.id, siteId: 's', spaceIds: ['sp'], claims: {}, revision: { spaceId: 'sp', revisionId: 'r1' } };
+    const grant = {
+      organizationId: org.id,
+      siteId: 's',
+      spaceIds: ['sp'],
+      claims: {},
+      revision: { spaceId: 'sp', revisionId: 'r1' },
+      rememberMs: 0,
+    };
     const ctx = (visitor?: typeof grant) => ({ caller: { user: { id: 'u' }, visitor } }) as unknown as Ctx;
     const space = { id: 'sp', revisionId: 'r2' };
     expect(() => requireVisibleRevision(ctx(grant), space, 'r2')).not.toThrow();

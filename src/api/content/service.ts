@@ -65,7 +65,7 @@ type MetadataQuery = { metadata?: boolean };
 /** How content is presented to the caller: a site visitor's files get signed links a browser loads as they are. */
 export async function presentOptions(
   ctx: Ctx,
-  target: Pick<ContentTarget, 'space' | 'revisionId' | 'changeRequest'>,
+  target: { space: { id: string }; revisionId: string; changeRequest: { id: string } | null },
   query: MetadataQuery,
 ): Promise<PresentOptions> {
   const spaceId = target.space.id;
@@ -101,16 +101,21 @@ interface CachedRevision {
   tail: Buffer;
   head: string;
   answer: JsonAnswer;
+  /** When the head was last checked against the revision row (ms since the epoch). */
+  checkedAt: number;
 }
 const revisionAnswers = new SizedLru<string, CachedRevision>(REVISION_CACHE_BYTES, (c) => c.tail.length + c.answer.bytes);
 
 /** GitBook's Revision for `revision`, presented with `options`, as a prepared answer. */
 export async function revisionAnswer(ctx: Ctx, revision: RevisionRow, options: PresentOptions): Promise<JsonAnswer> {
-  const key = `${revision.id}\n${options.publicUrl}\n${options.base}\n${options.downloadKey ?? ''}\n${options.metadata}`;
+  const key = revisionAnswerKey(revision.id, options);
   const mergedFrom = revision.type === 'merge' ? await presentMergedFrom(ctx, revision.id) : undefined;
   const head = revisionHeadJson(revision, options, mergedFrom);
   const cached = revisionAnswers.get(key);
-  if (cached?.head === head) return cached.answer;
+  if (cached?.head === head) {
+    cached.checkedAt = Date.now();
+    return cached.answer;
+  }
   let tail = cached?.tail;
   if (!tail) {
     const [pages, files, reusableContents] = await Promise.all([
@@ -121,8 +126,24 @@ export async function revisionAnswer(ctx: Ctx, revision: RevisionRow, options: P
     tail = Buffer.from(revisionTailJson(pages, files, options, reusableContents.map(presentReusableContent)));
   }
   const answer = new JsonAnswer(Buffer.concat([Buffer.from(head.slice(0, -1)), tail]));
-  revisionAnswers.set(key, { tail, head, answer });
+  revisionAnswers.set(key, { tail, head, answer, checkedAt: Date.now() });
   return answer;
+}
+
+/**
+ * The answer for revision `revisionId` as revisionAnswer last built or checked it, if that was less
+ * than `maxAgeMs` ago; undefined otherwise. For a site visitor, whose access is itself remembered
+ * that long (AUTH_CACHE_TTL): a page view then reads no revision row. The cache's key holds the
+ * space the answer was built for (`options.base`), so an answer is never served for another space.
+ */
+export function recentRevisionAnswer(revisionId: string, options: PresentOptions, maxAgeMs: number): JsonAnswer | undefined {
+  if (maxAgeMs <= 0) return undefined;
+  const cached = revisionAnswers.get(revisionAnswerKey(revisionId, options));
+  return cached && Date.now() - cached.checkedAt < maxAgeMs ? cached.answer : undefined;
+}
+
+function revisionAnswerKey(revisionId: string, options: PresentOptions): string {
+  return `${revisionId}\n${options.publicUrl}\n${options.base}\n${options.downloadKey ?? ''}\n${options.metadata}`;
 }
 
 /** The revision with its page tree and files; a merge revision names the change request it came from. */

@@ -1,4 +1,3 @@
-import type { Space } from '../../db/entities.ts';
 import {
   fileListing,
   loadFile,
@@ -12,11 +11,11 @@ import {
 } from '../../db/content.ts';
 import { semanticChanges, type ContentState } from '../../domain/content/semantic-changes.ts';
 import { allPaths } from '../../domain/content/tree.ts';
-import { loadSpace, requireVisibleRevision } from '../access.ts';
+import { loadSpace, requireVisibleRevision, vouchedSpace } from '../access.ts';
 import { presentMergedFrom } from '../change-requests/service.ts';
 import { presentFile, presentPage, presentTree, withDocument, type PresentOptions } from '../content/present.ts';
 import type { ScopeRef } from '../content/schemas.ts';
-import { presentOptions as contentPresentOptions, resolveTarget, revisionAnswer } from '../content/service.ts';
+import { presentOptions as contentPresentOptions, recentRevisionAnswer, resolveTarget, revisionAnswer } from '../content/service.ts';
 import type { Ctx } from '../context.ts';
 import { pageSource, revisionDocument, revisionDocumentAnswer, revisionDocumentIfCached, type DocumentQuery } from './documents.ts';
 import { notFound } from '../errors.ts';
@@ -28,18 +27,20 @@ import { presentMetaLinks, presentReusableContent, presentSemanticChanges } from
  * Reads of any revision of a space by id, as GitBook's site renderer makes them: the revision,
  * its pages (by id or path, with their documents evaluated for the visitor and reusable contents
  * expanded), files and reusable contents, and pages' meta links. Every read loads the space
- * through access.ts and the revision through `readableRevision`, the one place that decides
- * which revisions of a space a caller may read.
+ * through access.ts (or, for a site visitor at the revision its token names, takes it from the
+ * token: access.ts `vouchedSpace`) and the revision through `readableRevision`, the one place that
+ * decides which revisions of a space a caller may read.
  */
 
 type RevisionRef = { spaceId: string; revisionId: string };
 type MetadataQuery = { metadata?: boolean };
 
 /**
- * The revision `revisionId` of `space`; 404 unless it is one of the space's revisions and the
- * caller may read it (a site visitor reads only the published revision, see access.ts).
+ * The revision `revisionId` of the space `spaceId` (loaded, or vouched for: see resolveRevision);
+ * 404 unless it is one of the space's revisions and the caller may read it (a site visitor reads
+ * only the published revision, see access.ts).
  */
-export async function readableRevision(ctx: Ctx, space: Space, revisionId: string): Promise<RevisionRow> {
+export async function readableRevision(ctx: Ctx, space: { id: string; revisionId: string }, revisionId: string): Promise<RevisionRow> {
   requireVisibleRevision(ctx, space, revisionId);
   const revision = await loadRevision(ctx.em, revisionId);
   if (!revision || revision.space_id !== space.id) throw notFound('Revision');
@@ -51,35 +52,50 @@ export async function readableRevision(ctx: Ctx, space: Space, revisionId: strin
  * already known: a site visitor is only ever let through (requireVisibleRevision) to the space's
  * current revision or the one its lookup found in that space.
  */
-async function readableRevisionId(ctx: Ctx, space: Space, revisionId: string): Promise<string> {
+async function readableRevisionId(ctx: Ctx, space: { id: string; revisionId: string }, revisionId: string): Promise<string> {
   if (!ctx.caller.visitor) return (await readableRevision(ctx, space, revisionId)).id;
   requireVisibleRevision(ctx, space, revisionId);
   return revisionId;
 }
 
-/** The space (404 unless the caller may read it) and the revision asked for. */
-async function resolveRevision(ctx: Ctx, params: RevisionRef): Promise<{ space: Space; revision: RevisionRow }> {
-  const { space } = await loadSpace(ctx.em, ctx.caller, params.spaceId);
-  return { space, revision: await readableRevision(ctx, space, params.revisionId) };
+/**
+ * The space asked for: loaded (404 unless the caller may read it), or, for a site visitor reading
+ * the revision its lookup answered with, vouched for by its token (vouchedSpace) without a read.
+ */
+async function readableSpace(ctx: Ctx, params: RevisionRef): Promise<{ id: string; revisionId: string }> {
+  return vouchedSpace(ctx.caller, params.spaceId, params.revisionId) ?? (await loadSpace(ctx.em, ctx.caller, params.spaceId)).space;
+}
+
+/** The id of the space (404 unless the caller may read it) and the revision asked for. */
+async function resolveRevision(ctx: Ctx, params: RevisionRef): Promise<{ spaceId: string; revision: RevisionRow }> {
+  const space = await readableSpace(ctx, params);
+  return { spaceId: space.id, revision: await readableRevision(ctx, space, params.revisionId) };
 }
 
 /**
  * Presented as the space's content is: a member downloads files through the space's content, a
  * site visitor through signed links to the revision's files.
  */
-function presentOptions(ctx: Ctx, space: Space, revisionId: string, query: MetadataQuery): Promise<PresentOptions> {
-  return contentPresentOptions(ctx, { space, revisionId, changeRequest: null }, query);
+function presentOptions(ctx: Ctx, spaceId: string, revisionId: string, query: MetadataQuery): Promise<PresentOptions> {
+  return contentPresentOptions(ctx, { space: { id: spaceId }, revisionId, changeRequest: null }, query);
 }
 
 /** The revision, as a prepared answer (see revisionAnswer). */
 export async function getRevisionById(ctx: Ctx, params: RevisionRef, query: MetadataQuery): Promise<JsonAnswer> {
-  const { space, revision } = await resolveRevision(ctx, params);
-  return revisionAnswer(ctx, revision, await presentOptions(ctx, space, revision.id, query));
+  // A site visitor at the revision its token names: the answer as checked within the time its access is remembered.
+  const vouched = vouchedSpace(ctx.caller, params.spaceId, params.revisionId);
+  if (vouched && ctx.caller.visitor) {
+    const options = await presentOptions(ctx, vouched.id, vouched.revisionId, query);
+    const recent = recentRevisionAnswer(vouched.revisionId, options, ctx.caller.visitor.rememberMs);
+    if (recent) return recent;
+  }
+  const { spaceId, revision } = await resolveRevision(ctx, params);
+  return revisionAnswer(ctx, revision, await presentOptions(ctx, spaceId, revision.id, query));
 }
 
 export async function listRevisionPages(ctx: Ctx, params: RevisionRef, query: MetadataQuery) {
-  const { space, revision } = await resolveRevision(ctx, params);
-  return { pages: presentTree(await loadPageMap(ctx.em, revision.id, true), await presentOptions(ctx, space, revision.id, query)) };
+  const { spaceId, revision } = await resolveRevision(ctx, params);
+  return { pages: presentTree(await loadPageMap(ctx.em, revision.id, true), await presentOptions(ctx, spaceId, revision.id, query)) };
 }
 
 type PageQuery = MetadataQuery & DocumentQuery & { format?: 'document' | 'markdown' };
@@ -87,13 +103,13 @@ type PageQuery = MetadataQuery & DocumentQuery & { format?: 'document' | 'markdo
 /** A page as GitBook presents it: its markdown, or with `format=document` its document instead. */
 async function presentRevisionPage(
   ctx: Ctx,
-  space: Space,
+  spaceId: string,
   revisionId: string,
   page: NonNullable<Awaited<ReturnType<typeof loadPage>>>,
   path: string,
   query: PageQuery,
 ) {
-  const presented = presentPage(page, path, [], await presentOptions(ctx, space, revisionId, query));
+  const presented = presentPage(page, path, [], await presentOptions(ctx, spaceId, revisionId, query));
   if (query.format !== 'document' || page.type !== 'document') return presented;
   const document = await revisionDocument(
     ctx,
@@ -106,15 +122,15 @@ async function presentRevisionPage(
 }
 
 export async function getRevisionPage(ctx: Ctx, params: RevisionRef & { pageId: string }, query: PageQuery) {
-  const { space, revision } = await resolveRevision(ctx, params);
+  const { spaceId, revision } = await resolveRevision(ctx, params);
   const page = await loadPage(ctx.em, revision.id, params.pageId);
   if (!page) throw notFound('Page');
-  return presentRevisionPage(ctx, space, revision.id, page, await loadPagePath(ctx.em, revision.id, page.id), query);
+  return presentRevisionPage(ctx, spaceId, revision.id, page, await loadPagePath(ctx.em, revision.id, page.id), query);
 }
 
 /** A page by its path in the revision (`guides/install`); a leading or trailing `/` is ignored. */
 export async function getRevisionPageByPath(ctx: Ctx, params: RevisionRef & { pagePath: string }, query: PageQuery) {
-  const { space, revision } = await resolveRevision(ctx, params);
+  const { spaceId, revision } = await resolveRevision(ctx, params);
   const wanted = params.pagePath.replace(/^\/+|\/+$/g, '');
   const index = await loadPageMap(ctx.em, revision.id, false);
   let pageId: string | undefined;
@@ -126,12 +142,11 @@ export async function getRevisionPageByPath(ctx: Ctx, params: RevisionRef & { pa
   }
   const page = pageId === undefined ? undefined : await loadPage(ctx.em, revision.id, pageId);
   if (!page || page.type === 'link') throw notFound('Page');
-  return presentRevisionPage(ctx, space, revision.id, page, wanted, query);
+  return presentRevisionPage(ctx, spaceId, revision.id, page, wanted, query);
 }
 
 export async function getRevisionPageDocument(ctx: Ctx, params: RevisionRef & { pageId: string }, query: DocumentQuery) {
-  const { space } = await loadSpace(ctx.em, ctx.caller, params.spaceId);
-  const revisionId = await readableRevisionId(ctx, space, params.revisionId);
+  const revisionId = await readableRevisionId(ctx, await readableSpace(ctx, params), params.revisionId);
   const fromPath = () => loadPagePath(ctx.em, revisionId, params.pageId);
   const cached = revisionDocumentIfCached(ctx, revisionId, pageSource(params.pageId, fromPath).key, query);
   if (cached) return cached;
@@ -141,16 +156,16 @@ export async function getRevisionPageDocument(ctx: Ctx, params: RevisionRef & { 
 }
 
 export async function listRevisionFiles(ctx: Ctx, params: RevisionRef, query: MetadataQuery & { page?: string; limit?: number }) {
-  const { space, revision } = await resolveRevision(ctx, params);
-  const options = await presentOptions(ctx, space, revision.id, query);
+  const { spaceId, revision } = await resolveRevision(ctx, params);
+  const options = await presentOptions(ctx, spaceId, revision.id, query);
   return paginate(ctx.em, fileListing(ctx.em, revision.id), query, (rows) => rows.map((f) => presentFile(f, options)));
 }
 
 export async function getRevisionFile(ctx: Ctx, params: RevisionRef & { fileId: string }, query: MetadataQuery) {
-  const { space, revision } = await resolveRevision(ctx, params);
+  const { spaceId, revision } = await resolveRevision(ctx, params);
   const file = await loadFile(ctx.em, revision.id, params.fileId);
   if (!file) throw notFound('File');
-  return presentFile(file, await presentOptions(ctx, space, revision.id, query));
+  return presentFile(file, await presentOptions(ctx, spaceId, revision.id, query));
 }
 
 async function requireReusableContent(ctx: Ctx, revisionId: string, reusableContentId: string) {
@@ -210,9 +225,9 @@ const DEFAULT_CHANGES_LIMIT = 10;
 
 /** The semantic changes a revision made against its first parent (every page and file, for the first revision). */
 export async function getRevisionSemanticChanges(ctx: Ctx, params: RevisionRef, query: MetadataQuery & { limit?: number }) {
-  const { space, revision } = await resolveRevision(ctx, params);
+  const { spaceId, revision } = await resolveRevision(ctx, params);
   const [before, after] = await Promise.all([contentState(ctx, revision.parents[0]), contentState(ctx, revision.id)]);
-  const options = await presentOptions(ctx, space, revision.id, query);
+  const options = await presentOptions(ctx, spaceId, revision.id, query);
   const mergedFrom = revision.type === 'merge' ? await presentMergedFrom(ctx, revision.id) : undefined;
   return presentSemanticChanges(
     semanticChanges(before, after),
