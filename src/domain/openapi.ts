@@ -7,7 +7,8 @@
  * keyed by that URL (credentials and fragment removed); `$ref`s inside documents are kept as
  * written, so a relative `$ref` resolves against the key of the document that holds it, as JSON
  * Reference says. A spec given as text is keyed `openapi.json` or `openapi.yaml`; it can only
- * point at other documents by absolute URL.
+ * point at other documents by absolute URL. The API answers these documents as the list of files
+ * GitBook's renderer reads (./openapi-filesystem.ts).
  */
 import { createHash } from 'node:crypto';
 import { isAlias, isCollection, isPair, isScalar, parseDocument as parseYamlDocument, YAMLParseError } from 'yaml';

@@ -54,7 +54,9 @@ describe('GitBook client: OpenAPI specs', () => {
     expectMatchesGitBook('getOpenAPISpecVersionById', (await api.orgs.getOpenApiSpecVersionById(org.id, 'client-spec', latest.id)).data);
     const content = (await api.orgs.getLatestOpenApiSpecVersionContent(org.id, 'client-spec')).data;
     expectMatchesGitBook('getLatestOpenAPISpecVersionContent', content);
-    expect(content.filesystem[content.url]).toEqual(petstore30);
+    expect(content.filesystem).toEqual([
+      { dir: '.', isEntrypoint: true, references: [], filename: 'client.json', specification: petstore30 },
+    ]);
     expectMatchesGitBook(
       'getOpenAPISpecVersionContentById',
       (await api.orgs.getOpenApiSpecVersionContentById(org.id, 'client-spec', latest.id)).data,

@@ -119,7 +119,11 @@ describe('creating and processing specs', () => {
     expect(byId.body).toEqual(latest.body);
     const content = await admin().get(`${specsPath()}/petstore/versions/latest/content`);
     expect(content.status).toBe(200);
-    expect(content.body).toEqual({ filesystem: { [url]: petstore30 }, url, urls: { source: url, public: null } });
+    expect(content.body).toEqual({
+      filesystem: [{ dir: '.', isEntrypoint: true, references: [], filename: 'openapi.json', specification: petstore30 }],
+      url,
+      urls: { source: url, public: null },
+    });
     expect((await admin().get(`${specsPath()}/petstore/versions/${spec.lastVersion}/content`)).body).toEqual(content.body);
   });
 
@@ -135,7 +139,9 @@ describe('creating and processing specs', () => {
       expect(spec.lastProcessErrorCode).toBeUndefined();
       expect(spec.lastVersion).toBeDefined();
       const content = (await admin().get(`${specsPath()}/${slug}/versions/latest/content`)).body;
-      expect(content.filesystem).toEqual({ [fixtures.base + path]: document });
+      expect(content.filesystem).toEqual([
+        { dir: '.', isEntrypoint: true, references: [], filename: path.split('/').pop(), specification: document },
+      ]);
     }
   });
 
@@ -167,22 +173,27 @@ describe('creating and processing specs', () => {
     expect(JSON.stringify(await t.temporal.workflow.getHandle(runs[0].workflowId).fetchHistory())).not.toContain(fixtures.base);
   });
 
-  it('resolves external $refs into the filesystem', async () => {
+  it('resolves external $refs into the filesystem, one file each, as the renderer reads them', async () => {
     await createSpec('split', { url: `${fixtures.base}/split/api/openapi.yaml` });
     const spec = await processed('split');
     expect(spec.lastProcessErrorCode).toBeUndefined();
     const content = (await admin().get(`${specsPath()}/split/versions/latest/content`)).body;
-    expect(Object.keys(content.filesystem).sort()).toEqual(
-      [
-        `${fixtures.base}/split/api/openapi.yaml`,
-        `${fixtures.base}/split/api/paths/pets.yaml`,
-        `${fixtures.base}/split/common/schemas.json`,
-      ].sort(),
-    );
-    expect(content.filesystem[`${fixtures.base}/split/common/schemas.json`]).toEqual(multiFileSchemas);
-    // References stay as written, resolvable against the key of their document.
-    expect(content.filesystem[`${fixtures.base}/split/api/openapi.yaml`].paths['/pets']).toEqual({ $ref: './paths/pets.yaml' });
     expect(content.url).toBe(`${fixtures.base}/split/api/openapi.yaml`);
+    // The entry document first; each file named relative to it, and every $ref to another file
+    // names that file's `filename` (the renderer finds the file by that exact name).
+    expect(content.filesystem.map(({ specification: _, ...file }: any) => file)).toEqual([
+      { dir: '.', isEntrypoint: true, references: ['paths/pets.yaml', '../common/schemas.json'], filename: 'openapi.yaml' },
+      { dir: 'paths', isEntrypoint: false, references: ['../common/schemas.json'], filename: 'paths/pets.yaml' },
+      { dir: '../common', isEntrypoint: false, references: [], filename: '../common/schemas.json' },
+    ]);
+    const [entry, pets, schemas] = content.filesystem.map((file: any) => file.specification);
+    expect(entry.paths['/pets']).toEqual({ $ref: 'paths/pets.yaml#' });
+    expect(entry.components.schemas.Pet).toEqual({ $ref: '../common/schemas.json#/Pet' });
+    expect(pets.get.responses['200'].content['application/json'].schema.items).toEqual({ $ref: '../common/schemas.json#/Pet' });
+    expect(schemas).toEqual(multiFileSchemas);
+    // Stored as fetched: the same content by version id.
+    const byId = (await admin().get(`${specsPath()}/split/versions/${spec.lastVersion}/content`)).body;
+    expect(byId).toEqual(content);
   });
 
   it('keeps a text source in the database and processes it', async () => {
@@ -194,7 +205,11 @@ describe('creating and processing specs', () => {
     const version = (await admin().get(`${specsPath()}/from-text/versions/latest`)).body;
     expect(version.url).toBe(`http://docs.test/v1/orgs/${org.id}/openapi/from-text/versions/${version.id}/content`);
     const content = (await admin().get(`${specsPath()}/from-text/versions/latest/content`)).body;
-    expect(content).toEqual({ filesystem: { 'openapi.yaml': petstore31 }, url: version.url, urls: { source: version.url, public: null } });
+    expect(content).toEqual({
+      filesystem: [{ dir: '.', isEntrypoint: true, references: [], filename: 'openapi.yaml', specification: petstore31 }],
+      url: version.url,
+      urls: { source: version.url, public: null },
+    });
     const rows = await sql(t, 'select text from openapi_spec_text where spec_id = ?', [created.id]);
     expect(rows).toEqual([{ text }]);
     expect(await schedule(created.id)).toBeNull();
@@ -316,7 +331,7 @@ describe('versions and the refresh schedule', () => {
     expect(versions.items.map((v: { id: string }) => v.id)).toEqual([first.lastVersion, third.lastVersion]);
     expect((await admin().get(`${specsPath()}/refreshing/versions/latest`)).body.id).toBe(third.lastVersion);
     const old = (await admin().get(`${specsPath()}/refreshing/versions/${first.lastVersion}/content`)).body;
-    expect(Object.values(old.filesystem)[0]).toMatchObject({ info: { version: '1.0.0' } });
+    expect(old.filesystem[0].specification).toMatchObject({ info: { version: '1.0.0' } });
   });
 
   it('updates the schedule when the source changes, removes it for a text source and on delete', async () => {

@@ -147,6 +147,9 @@ describe('GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest/conte
     }, 60_000);
     const member = await admin().get(`/v1/orgs/${org.id}/openapi/readers/versions/latest/content`);
     expectMatchesGitBook('getLatestOpenAPISpecVersionContent', member.body);
+    expect(member.body.filesystem).toEqual([
+      { dir: '.', isEntrypoint: true, references: [], filename: 'openapi.yaml', specification: petstore31 },
+    ]);
     const visitor = await visitorOf(site);
     const latest = await visitor.get(`/v1/orgs/${org.id}/openapi/readers/versions/latest/content`);
     expect(latest.body).toEqual(member.body);

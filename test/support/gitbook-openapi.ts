@@ -46,6 +46,42 @@ if (!/^3\.1\./.test(document.openapi)) {
   throw new Error(`${specPath} is OpenAPI ${document.openapi}; this helper validates with JSON Schema 2020-12 and expects OpenAPI 3.1`);
 }
 
+/**
+ * The one field checked against another schema than the document's: `OpenAPISpecContent.filesystem`
+ * (the content of an OpenAPI spec version). The document types it loosely as `type: object`, which
+ * refuses an array; GitBook's site renderer casts it to its openapi-parser's `Filesystem`, an ARRAY
+ * of `{dir, isEntrypoint, references, filename, specification}` that it finds the entry point in and
+ * dereferences (packages/gitbook/src/lib/references.tsx, packages/react-openapi/src/dereference.ts),
+ * so an object cannot render. The field is checked against that array instead, no looser than it.
+ * If the document changes the field, this throws, so the exception is looked at again.
+ */
+const RENDERER_FILESYSTEM: Json = {
+  type: 'array',
+  minItems: 1,
+  items: {
+    type: 'object',
+    required: ['dir', 'isEntrypoint', 'references', 'filename', 'specification'],
+    properties: {
+      dir: { type: 'string' },
+      isEntrypoint: { type: 'boolean' },
+      references: { type: 'array', items: { type: 'string' } },
+      filename: { type: 'string' },
+      specification: {},
+    },
+  },
+  contains: { type: 'object', properties: { isEntrypoint: { const: true } } },
+  minContains: 1,
+  maxContains: 1,
+};
+{
+  const content = document.components.schemas?.OpenAPISpecContent as { properties?: Record<string, Json> } | undefined;
+  const filesystem = content?.properties?.filesystem;
+  if (filesystem?.type !== 'object' || Object.keys(filesystem).some((key) => key !== 'type' && key !== 'description')) {
+    throw new Error(`${specPath} no longer types OpenAPISpecContent.filesystem as a plain object: review RENDERER_FILESYSTEM`);
+  }
+  content!.properties!.filesystem = { description: filesystem.description, ...RENDERER_FILESYSTEM };
+}
+
 /** Path prefix of the API base URL (`{host}/v1` → `/v1`); concrete request paths carry it, templates do not. */
 const basePath = (() => {
   const url = document.servers?.[0]?.url ?? '';

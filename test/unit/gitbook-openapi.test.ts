@@ -183,6 +183,27 @@ describe('GitBook OpenAPI response validation', () => {
     expect(() => responseValidator('getSpaceById', 418)).toThrow(/declares no 418 response/);
   });
 
+  it("checks an OpenAPI spec's content against the renderer's filesystem (the one field checked otherwise)", () => {
+    const validate = responseValidator('getLatestOpenAPISpecVersionContent');
+    const file = (filename: string, isEntrypoint: boolean) => ({
+      dir: '.',
+      isEntrypoint,
+      references: [],
+      filename,
+      specification: { openapi: '3.1.0' },
+    });
+    const content = (filesystem: unknown) => ({ filesystem, urls: { source: 'https://h.example/openapi.yaml', public: null } });
+    expect(validate(content([file('openapi.yaml', true), file('b.yaml', false)]))).toEqual({ valid: true, errors: [] });
+    expect(responseValidator('getOpenAPISpecVersionContentById')(content([file('openapi.json', true)])).valid).toBe(true);
+    // GitBook's document would take this object; the renderer cannot read it.
+    expect(validate(content({ 'https://h.example/openapi.yaml': { openapi: '3.1.0' } })).errors).toContain('/filesystem must be array');
+    expect(validate(content([])).valid).toBe(false);
+    expect(validate(content([file('a.yaml', false)])).valid).toBe(false);
+    expect(validate(content([file('a.yaml', true), file('b.yaml', true)])).valid).toBe(false);
+    const { filename: _, ...unnamed } = file('a.yaml', true);
+    expect(validate(content([unnamed])).errors).toContain("/filesystem/0 must have required property 'filename'");
+  });
+
   it('maps concrete request paths to operationIds', () => {
     expect(operationFor('GET', '/v1/spaces/abc')).toBe('getSpaceById');
     expect(operationFor('get', '/spaces/abc')).toBe('getSpaceById');

@@ -1,4 +1,5 @@
 import type { OpenApiSpec, OpenApiSpecVersion } from '../../db/openapi.ts';
+import { filesystemEntries } from '../../domain/openapi-filesystem.ts';
 import type { ProcessErrorCode, ProcessingState } from '../../domain/openapi.ts';
 import { atLeast, organizationPermissions, type Role } from '../../domain/roles.ts';
 import { redactUrl } from '../../lib/guarded-fetch.ts';
@@ -39,7 +40,12 @@ export function presentVersion(spec: OpenApiSpec, version: OpenApiSpecVersion, u
   };
 }
 
+/**
+ * The content of a version: its stored documents (JSON text, key → document) as the list of files
+ * GitBook's renderer reads, the entry document first (see domain/openapi-filesystem.ts).
+ */
 export function presentContent(spec: OpenApiSpec, version: OpenApiSpecVersion, filesystem: string, urls: Urls) {
   const url = versionUrl(spec, version, urls);
-  return { filesystem: JSON.parse(filesystem) as Record<string, unknown>, url, urls: { source: url, public: null } };
+  const documents = JSON.parse(filesystem) as Record<string, unknown>;
+  return { filesystem: filesystemEntries(documents, version.entryKey), url, urls: { source: url, public: null } };
 }

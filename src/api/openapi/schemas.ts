@@ -36,10 +36,23 @@ export const OpenApiSpecVersionSchema = Type.Object({
 });
 export const OpenApiSpecVersionList = ListOf(OpenApiSpecVersionSchema);
 
-export const OpenApiSpecContentSchema = Type.Object({
-  filesystem: Type.Record(Type.String(), Type.Unknown(), {
+/** A document of a spec's content, as GitBook's renderer reads it (its openapi-parser's `FilesystemEntry`). */
+export const OpenApiFilesystemEntry = Type.Object({
+  dir: Type.String({ description: 'Directory part of `filename`; `.` for the entry document' }),
+  isEntrypoint: Type.Boolean({ description: 'True for the entry document only (the first)' }),
+  references: Type.Array(Type.String(), { description: 'Filenames of the documents its `$ref`s point to' }),
+  filename: Type.String({
     description:
-      'Every document of the spec by key: the entry document under `url` (URL sources) or `openapi.json`/`openapi.yaml` (text sources), referenced documents under their URL',
+      'The document relative to the entry document (`openapi.yaml`, `paths/pets.yaml`, `../common.json`), its URL when on another host or referenced from a text source, `openapi.json`/`openapi.yaml` for the entry of a text source; every `$ref` to another document names it by this filename',
+  }),
+  specification: Type.Unknown({ description: 'The parsed document' }),
+});
+
+export const OpenApiSpecContentSchema = Type.Object({
+  filesystem: Type.Array(OpenApiFilesystemEntry, {
+    minItems: 1,
+    description:
+      "Every document of the spec, the entry document first: the list GitBook's renderer parses (GitBook's published schema says only `object`)",
   }),
   url: Type.String(),
   urls: Type.Object({ source: Type.String(), public: Type.Null() }),
