@@ -46,7 +46,7 @@ export function setCacheMemory(bytes: number): void {
  */
 export const CACHE_SHARES = {
   /** Links parsed from documents, by document hash (api/links/service.ts). */
-  documentLinks: 1 / 4,
+  documentLinks: 3 / 16,
   /** Page indexes of published revisions (db/sites.ts). */
   pageIndexes: 1 / 4,
   /** Sections and site-spaces of published sites (db/sites.ts). */
@@ -63,6 +63,8 @@ export const CACHE_SHARES = {
   siteTokenStates: 1 / 64,
   /** Structures of published sites as readers read them, by structure version (api/sites/structure.ts). */
   readerStructures: 1 / 32,
+  /** Published sites as their visitors read them, serialized, for AUTH_CACHE_TTL (api/sites/publishing.ts). */
+  publishedSites: 1 / 16,
   /** Counts of listings of more than 10,000 items (api/pagination.ts). */
   largeCounts: 1 / 128,
   /** Compiled configuration schemas of integrations (domain/integrations.ts). */

@@ -1,6 +1,8 @@
 import { updateSite as updateSiteRow } from '../../db/sites.ts';
+import { sharedCache } from '../../domain/lru.ts';
 import { sortOrdered } from '../../domain/sites/order.ts';
 import type { Ctx } from '../context.ts';
+import { JsonAnswer } from '../json-answer.ts';
 import { presentCustomization, presentSite } from './present.ts';
 import { freshSite, publishedReader, requireSite, siteUrls } from './site-access.ts';
 import { readerStructure, structurePresenter } from './structure.ts';
@@ -46,4 +48,44 @@ export async function getPublishedSite(ctx: Ctx, organizationId: string, siteId:
     customizations: { site: customization, siteSpaces: Object.fromEntries(structure.siteSpaces.map((s) => [s.id, customization])) },
     scripts: [],
   };
+}
+
+export type PublishedSite = Awaited<ReturnType<typeof getPublishedSite>>;
+
+/**
+ * Published sites as their visitors read them, serialized, by site and by what the answer depends
+ * on for a visitor (the claims conditions see, the spaces the site publishes), each for as long as
+ * the visitor's access itself is remembered (AUTH_CACHE_TTL): every page view of a reader asks for
+ * it, and a change to the site reaches readers within that time, as its unpublishing does. Within
+ * the `publishedSites` share of CACHE_MEMORY (the answer's bytes, twice once compressed).
+ */
+const visitorSites = sharedCache<string, { answer: JsonAnswer; expires: number }>(
+  'publishedSites',
+  (value, key) => 2 * key.length + value.answer.bytes,
+);
+
+/**
+ * The published site (getPublishedSite); for the site's own visitor, as a prepared answer kept as
+ * `visitorSites` says, serialized by `serialize` (the route's serializer, so it is the answer
+ * Fastify would have sent).
+ */
+export async function getPublishedSiteAnswer(
+  ctx: Ctx,
+  organizationId: string,
+  siteId: string,
+  shareKey: string | undefined,
+  serialize: (site: PublishedSite) => string | Buffer | ArrayBuffer,
+): Promise<PublishedSite | JsonAnswer> {
+  const visitor = ctx.caller.visitor;
+  if (!visitor || visitor.rememberMs <= 0 || visitor.organizationId !== organizationId || visitor.siteId !== siteId) {
+    return getPublishedSite(ctx, organizationId, siteId, shareKey);
+  }
+  const key = `${organizationId}\n${siteId}\n${visitor.spaceIds.join(',')}\n${JSON.stringify(visitor.claims)}`;
+  const now = Date.now();
+  const hit = visitorSites().get(key);
+  if (hit && hit.expires > now) return hit.answer;
+  const serialized = serialize(await getPublishedSite(ctx, organizationId, siteId, shareKey));
+  const answer = new JsonAnswer(typeof serialized === 'string' || Buffer.isBuffer(serialized) ? serialized : Buffer.from(serialized));
+  visitorSites().set(key, { answer, expires: now + visitor.rememberMs });
+  return answer;
 }

@@ -1,3 +1,4 @@
+import { sendJson } from '../json-answer.ts';
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors, NoContent } from '../schemas.ts';
 import {
@@ -20,7 +21,7 @@ import {
 import { getAdaptiveSchema, putAdaptiveSchema } from './adaptive-schema.ts';
 import { changeCustomization, getCustomization } from './customization.ts';
 import { createSite, deleteSite, getSite, listSites } from './lifecycle.ts';
-import { getPublishedSite, setPublished } from './publishing.ts';
+import { getPublishedSiteAnswer, setPublished } from './publishing.ts';
 import { updateSite } from './settings.ts';
 import { getPublishingAuth, regeneratePublishingAuth, updatePublishingAuth } from './visitor-auth.ts';
 
@@ -230,6 +231,14 @@ export const siteRoutes: RoutePlugin = async (app) => {
         response: { 200: PublishedSiteSchema, ...errors(404) },
       },
     },
-    async (request) => getPublishedSite(ctxOf(request), request.params.organizationId, request.params.siteId, request.query.shareKey),
+    // A site visitor's answer is prepared once for a while (see getPublishedSiteAnswer), serialized as this route serializes.
+    async (request, reply) =>
+      sendJson(
+        request,
+        reply,
+        await getPublishedSiteAnswer(ctxOf(request), request.params.organizationId, request.params.siteId, request.query.shareKey, (site) =>
+          reply.serialize(site),
+        ),
+      ),
   );
 };
