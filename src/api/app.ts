@@ -1,18 +1,18 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import rateLimit from '@fastify/rate-limit';
 import AjvCompiler from '@fastify/ajv-compiler';
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import type { Logger } from 'pino';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { AppDeps } from './context.ts';
 import { sharedServices, type SharedServices } from '../lib/shared-services.ts';
-import { bearerToken, registerAuth } from './auth.ts';
+import { registerAuth, requestToken } from './auth.ts';
 import { LOOKUP_TOKEN_PREFIX } from '../domain/ids.ts';
 import { setCacheMemory } from '../domain/lru.ts';
+import { RateWindows, spokenDuration } from '../domain/rate-window.ts';
 import { looksLikeJwt } from '../domain/sites/site-token.ts';
-import { badRequest, clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.ts';
+import { badRequest, clientErrorHandler, frameworkErrors, HttpError, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.ts';
 import { registerMetrics } from './metrics.ts';
 import { pingDatabase } from '../db/health.ts';
 import { forkEm } from '../db/orm.ts';
@@ -126,7 +126,7 @@ export async function buildApp(
     }
   });
   registerErrorHandling(app);
-  if (deps.config.rateLimit.max > 0) await registerRateLimit(app, deps.config.rateLimit);
+  if (deps.config.rateLimit.max > 0) registerRateLimit(app, deps.config.rateLimit);
   registerAuth(app, {
     cacheTtlMs: options.authCacheTtlMs ?? 5000,
     failureMax: deps.config.rateLimit.authFailures,
@@ -256,36 +256,37 @@ const partAwareValidator: AjvCompiler.BuildCompilerFromPool = (externalSchemas, 
 export const RATE_LIMIT_CALLERS = 10_000;
 
 /**
- * At most `max` requests per window per API token (a hash of it), or per client IP address without
- * one; over it, 429 in the error shape with Retry-After. Probes (/healthz, /readyz, /metrics) are not counted.
- * Counts are kept per process: behind a balancer over N API processes a caller may make up to N × max.
+ * At most `max` requests per window per API token (its hash), or per client IP address without
+ * one; over it, 429 in the error shape with Retry-After. Every answer says where its caller stands
+ * (`x-ratelimit-limit`, `-remaining`, `-reset` in seconds). Probes (/healthz, /readyz, /metrics) are
+ * not counted. Counts are kept per process: behind a balancer over N API processes a caller may
+ * make up to N × max. One synchronous hook, ahead of authentication (requests with a bad token
+ * count too), sharing the token's hash with it.
  */
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 
-async function registerRateLimit(app: FastifyInstance, limit: { max: number; readerMax: number; windowMs: number }): Promise<void> {
-  await app.register(rateLimit, {
-    global: false,
-    // The site renderer's tokens (a site lookup token, the visitor tokens lookups answer) carry the
-    // requests of every reader of a site: they count against a limit of their own.
-    max: (_request, key) => (key.startsWith('reader:') ? (limit.readerMax === 0 ? Number.MAX_SAFE_INTEGER : limit.readerMax) : limit.max),
-    timeWindow: limit.windowMs,
-    cache: RATE_LIMIT_CALLERS,
+function registerRateLimit(app: FastifyInstance, limit: { max: number; readerMax: number; windowMs: number }): void {
+  const windows = new RateWindows(limit.windowMs, RATE_LIMIT_CALLERS);
+  const window = spokenDuration(limit.windowMs);
+  app.addHook('onRequest', (request, reply, done) => {
     // Probes are never counted: decided by the route matched, like authentication.
-    allowList: (request) => PROBES.has(request.routeOptions.url ?? ''),
+    if (PROBES.has(request.routeOptions.url ?? '')) return done();
     // One window per token, however the header spells it ("Bearer", "BEARER", extra spaces); requests
-    // without a well-formed token count against their address.
-    keyGenerator: (request) => {
-      const token = bearerToken(request.headers.authorization);
-      if (token === null) return `ip:${request.ip}`;
-      const kind = token.startsWith(LOOKUP_TOKEN_PREFIX) || looksLikeJwt(token) ? 'reader' : 'token';
-      return `${kind}:${createHash('sha256').update(token).digest('base64url')}`;
-    },
-    errorResponseBuilder: (_request, context) =>
-      Object.assign(new Error(`Too many requests: at most ${context.max} per ${context.after}; retry later`), { statusCode: 429 }),
+    // without a well-formed token count against their address. The site renderer's tokens (a site
+    // lookup token, the visitor tokens lookups answer) carry the requests of every reader of a site:
+    // they count against a limit of their own.
+    const token = requestToken(request);
+    const reader = token !== null && (token.value.startsWith(LOOKUP_TOKEN_PREFIX) || looksLikeJwt(token.value));
+    const key = token === null ? `ip:${request.ip}` : `${reader ? 'reader' : 'token'}:${token.hash}`;
+    const max = reader ? (limit.readerMax === 0 ? Number.MAX_SAFE_INTEGER : limit.readerMax) : limit.max;
+    const count = windows.hit(key, max, Date.now());
+    const resetSeconds = Math.ceil(count.resetMs / 1000);
+    reply.header('x-ratelimit-limit', count.max).header('x-ratelimit-remaining', count.remaining).header('x-ratelimit-reset', resetSeconds);
+    if (!count.exceeded) return done();
+    const refused = new HttpError(429, `Too many requests: at most ${max} per ${window}; retry in ${resetSeconds} s`);
+    refused.retryAfterSeconds = resetSeconds;
+    done(refused);
   });
-  // One hook for every request, ahead of authentication: requests with a bad token count too.
-  const limiter = app.rateLimit();
-  app.addHook('onRequest', async (request, reply) => limiter.call(app, request, reply));
 }
 
 /**

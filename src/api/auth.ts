@@ -39,6 +39,21 @@ export function bearerToken(header: string | undefined): string | null {
   return match ? match[1] : null;
 }
 
+/**
+ * The request's bearer token and its SHA-256 hash (hex, as tokens are stored), computed once per
+ * request for the rate limit and authentication alike; null without a well-formed token.
+ */
+export function requestToken(request: FastifyRequest): { value: string; hash: string } | null {
+  let found = tokens.get(request);
+  if (found === undefined) {
+    const value = bearerToken(request.headers.authorization);
+    found = value === null ? null : { value, hash: hashToken(value) };
+    tokens.set(request, found);
+  }
+  return found;
+}
+const tokens = new WeakMap<FastifyRequest, { value: string; hash: string } | null>();
+
 export interface AuthOptions {
   /** How long an authenticated token stays cached in this process (ms); 0 disables. */
   cacheTtlMs: number;
@@ -84,10 +99,13 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     else entry.count += 1;
   }
 
-  async function lookup(request: FastifyRequest, token: string, now: number): Promise<Caller | null> {
+  async function lookup(
+    request: FastifyRequest,
+    { value: token, hash }: { value: string; hash: string },
+    now: number,
+  ): Promise<Caller | null> {
     // A site visitor's token is a JWT, checked against its site's state (remembered as long as tokens are).
     if (looksLikeJwt(token)) return siteTokenCaller(request.em, request.server.deps, token, options.cacheTtlMs);
-    const hash = hashToken(token);
     const hit = cache.get(hash);
     if (hit && hit.expires > now) return hit.caller;
     if (hit) cache.delete(hash);
@@ -143,7 +161,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     const refused = throttled(request.ip, now);
     if (refused) throw refused;
     const header = request.headers.authorization;
-    const token = bearerToken(header);
+    const token = requestToken(request);
     const caller = token === null ? null : await lookup(request, token, now);
     if (caller) return admitted(request, caller);
     failed(request.ip, now);
