@@ -4,7 +4,7 @@ import { sql as kysely } from 'kysely';
 import type { Em, Orm } from '../src/db/orm.ts';
 import { db } from '../src/db/kysely.ts';
 import { writeRevision } from '../src/db/content.ts';
-import { syncSearchIndex } from '../src/db/search.ts';
+import { settleSearchIndex, syncSearchIndex } from '../src/db/search.ts';
 import { sql } from '../test/support/sql.ts';
 import { positionBetween } from '../src/domain/positions.ts';
 import { allPaths, type PageMap } from '../src/domain/content/tree.ts';
@@ -41,26 +41,26 @@ export function generatePages(count: number, prefix: string): PageMap {
  * connections of their own while the revision is written, and records the revision as indexed.
  */
 export async function seedSpace(orm: Orm, spaceId: string, pages: PageMap, index: 'service' | 'bulk' = 'service'): Promise<string> {
-  const revision = await orm.em.fork().transactional(async (em) => {
+  return orm.em.fork().transactional(async (em) => {
     // The space's index state, locked first as `syncSearchIndex` locks it: an index job of the
     // space waits for this transaction, then finds the index current.
     await sql(em, 'insert into search_state (space_id, revision_id) values (?, null) on conflict (space_id) do nothing', [spaceId]);
     await sql(em, 'select revision_id from search_state where space_id = ? for update', [spaceId]);
-    const rows = index === 'bulk' ? bulkIndex(orm, spaceId, corpusSearchRows(pages)) : null;
-    rows?.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
+    const rows = index === 'bulk' ? corpusSearchRows(pages) : [];
+    const inserted = index === 'bulk' ? bulkIndex(orm, spaceId, rows) : null;
+    inserted?.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
     const current = (await sql<{ revision_id: string }>(em, 'select revision_id from space where id = ?', [spaceId]))[0].revision_id;
-    const id = await writeRevision(em, { spaceId, parents: [current], type: 'edits', base: null, pages });
-    await sql(em, 'update space set revision_id = ? where id = ?', [id, spaceId]);
-    if (rows === null) await syncSearchIndex(em, spaceId);
+    const revision = await writeRevision(em, { spaceId, parents: [current], type: 'edits', base: null, pages });
+    await sql(em, 'update space set revision_id = ? where id = ?', [revision, spaceId]);
+    if (inserted === null) await syncSearchIndex(em, spaceId);
     else {
-      await rows;
-      await sql(em, 'update search_state set revision_id = ? where space_id = ?', [id, spaceId]);
+      await inserted;
+      await sql(em, 'update search_state set revision_id = ? where space_id = ?', [revision, spaceId]);
+      // What `syncSearchIndex` does after a large write.
+      await settleSearchIndex(em, rows.length);
     }
-    return id;
+    return revision;
   });
-  // As `syncSearchIndex` does after a write as large as the table.
-  if (index === 'bulk') await sql(orm.em.fork(), 'analyze search_section');
-  return revision;
 }
 
 /**

@@ -32,6 +32,13 @@ export async function measureSearch(stack: Stack, options: RunOptions, log: (lin
     await search(query);
     viaApi.push(performance.now() - t);
   }
+  const slowest = queries.map((query, i) => ({ query, ms: viaApi[i] })).sort((a, b) => b.ms - a.ms);
+  log(
+    `search: slowest queries: ${slowest
+      .slice(0, 8)
+      .map((s) => `"${s.query}" ${s.ms.toFixed(1)} ms`)
+      .join(', ')}`,
+  );
   const step = Math.max(1, Math.floor(queries.length / ILIKE_SAMPLE));
   for (const query of queries.filter((_, i) => i % step === 0).slice(0, ILIKE_SAMPLE)) {
     const terms = query.split(' ');
