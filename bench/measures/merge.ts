@@ -61,7 +61,8 @@ async function mergeRounds(stack: Stack, options: RunOptions, log: (line: string
   });
   if (rules) await call('PATCH', `/v1/spaces/${space.id}`, { mergeRules: { type: 'rules', rules: RULES } });
   const base = generatePages(mergePages, 'm');
-  await seedSpace(stack.orm, space.id, base);
+  // The search rows the indexer would write, in bulk (test/db/bench-corpus.test.ts): the row measures merges, not seeding.
+  await seedSpace(stack.orm, space.id, base, 'bulk');
   const ids = Object.keys(base);
   const endToEnd: number[] = [];
   const inMemory: number[] = [];

@@ -18,7 +18,7 @@ export async function measureSearch(stack: Stack, options: RunOptions, log: (lin
   const queryCount = options.quick ? 60 : 300;
   const space = await stack.call('POST', `/v1/orgs/${stack.orgId}/spaces`, { title: 'Search benchmark', empty: true });
   const started = Date.now();
-  const revision = await seedSpace(stack.orm, space.id, generatePages(pages, 'p'));
+  const revision = await seedSpace(stack.orm, space.id, generatePages(pages, 'p'), 'bulk');
   log(`search: ${pages} pages seeded and indexed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const queries = Array.from({ length: queryCount }, (_, i) => (i % 3 === 0 ? `${word()} ${word()}` : word()));
   const search = (query: string) => stack.call('GET', `/v1/spaces/${space.id}/search?query=${encodeURIComponent(query)}&limit=20`);
@@ -32,6 +32,13 @@ export async function measureSearch(stack: Stack, options: RunOptions, log: (lin
     await search(query);
     viaApi.push(performance.now() - t);
   }
+  const slowest = queries.map((query, i) => ({ query, ms: viaApi[i] })).sort((a, b) => b.ms - a.ms);
+  log(
+    `search: slowest queries: ${slowest
+      .slice(0, 8)
+      .map((s) => `"${s.query}" ${s.ms.toFixed(1)} ms`)
+      .join(', ')}`,
+  );
   const step = Math.max(1, Math.floor(queries.length / ILIKE_SAMPLE));
   for (const query of queries.filter((_, i) => i % step === 0).slice(0, ILIKE_SAMPLE)) {
     const terms = query.split(' ');

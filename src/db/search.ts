@@ -115,17 +115,29 @@ async function reindexSpace(em: Em, spaceId: string, before: PageMap | null, aft
         .execute(),
     );
   });
-  // Statistics go stale when a write is large against the whole table (a first big import into a
-  // young installation): the planner could then stop using the index. Otherwise autovacuum keeps
-  // them, and a merge does not pay for analysing the table.
-  if (written + stale.length > 2000) {
-    // The planner's row estimate of the table, from the system catalog (not an entity of the schema).
-    const { rows } = await sql<{
-      rows: number;
-    }>`select reltuples::float8 as rows from pg_class where oid = 'search_section'::regclass`.execute(db(em));
-    // ANALYZE is a utility statement Kysely has no builder for.
-    if (written + stale.length > Math.max(rows[0]?.rows ?? 0, 0)) await sql`analyze search_section`.execute(db(em));
-  }
+  if (written + stale.length > 2000) await settleSearchIndex(em, written + stale.length);
+}
+
+/**
+ * After a large write of `changed` index rows. Its entries wait in the GIN indexes' pending lists
+ * (up to `gin_pending_list_limit`, 4 MB by default, each) until a vacuum or a later insert moves
+ * them into the index, and every search reads those lists whole meanwhile: they are moved now.
+ * Statistics go stale when the write is large against the whole table (a first big import into a
+ * young installation): the planner could then stop using the index. Otherwise autovacuum keeps
+ * them, and a merge does not pay for analysing the table.
+ */
+export async function settleSearchIndex(em: Em, changed: number): Promise<void> {
+  // The table's GIN indexes, from the system catalog, each cleaned by PostgreSQL's function for it
+  // (allowed to the index's owner only: skipped for a role that is not, as vacuum then does it).
+  await sql`select gin_clean_pending_list(i.indexrelid) from pg_index i
+      join pg_class c on c.oid = i.indexrelid join pg_am am on am.oid = c.relam
+     where i.indrelid = 'search_section'::regclass and am.amname = 'gin' and pg_has_role(c.relowner, 'USAGE')`.execute(db(em));
+  // The planner's row estimate of the table, from the system catalog (not an entity of the schema).
+  const { rows } = await sql<{
+    rows: number;
+  }>`select reltuples::float8 as rows from pg_class where oid = 'search_section'::regclass`.execute(db(em));
+  // ANALYZE is a utility statement Kysely has no builder for.
+  if (changed > Math.max(rows[0]?.rows ?? 0, 0)) await sql`analyze search_section`.execute(db(em));
 }
 
 /** What a writer already knows of the change it made: the diff then needs no page map loaded. */
