@@ -3,8 +3,12 @@
  * for a change request touching `mergeChanges` pages of a `mergePages`-page space that moved on
  * since, against the in-memory three-way merge of the same page maps (text loaded). A second row
  * makes the same merges in a space with merge rules (all met), against the first row's merges.
+ * Each round also says where the time went, from the merge workflow's history: to the workflow's
+ * start, to its activity starting, the activity, to the workflow's completion, and to the answer.
  */
+import { Client, Connection } from '@temporalio/client';
 import { loadPageMap } from '../../src/db/content.ts';
+import { changeRequestJobWorkflowId } from '../../src/temporal/change-request-merge.ts';
 import { mergePageMaps } from '../../src/domain/content/merge.ts';
 import { median } from '../lib.ts';
 import { generatePages, pageMarkdown, seedSpace, sentence } from '../corpus.ts';
@@ -19,10 +23,39 @@ const RULES = [
   { rule: 'allow_bypass', users: [] },
 ];
 
+const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+
+/**
+ * Where one merge's time went, from its workflow's history: the request to the workflow's start,
+ * to its activity starting (workflow task, activity task), the activity, and from the activity's
+ * end to the answer (starting the search index job, completing the workflow, the answer).
+ */
+async function phases(client: Client, workflowId: string, sent: number, answered: number): Promise<string> {
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const at = (pick: (e: (typeof events)[number]) => unknown) => ms(events.find((e) => pick(e))?.eventTime);
+  const started = at((e) => e.workflowExecutionStartedEventAttributes);
+  const activityStarted = at((e) => e.activityTaskStartedEventAttributes);
+  const activityCompleted = at((e) => e.activityTaskCompletedEventAttributes);
+  const completed = at((e) => e.workflowExecutionCompletedEventAttributes);
+  const r = (n: number) => Math.round(n);
+  return (
+    `start ${r(started - sent)} + before the activity ${r(activityStarted - started)} + activity ${r(activityCompleted - activityStarted)} ` +
+    `+ to completion ${r(completed - activityCompleted)} + answer ${r(answered - completed)} ms`
+  );
+}
+
 export async function measureMerge(stack: Stack, options: RunOptions, log: (line: string) => void): Promise<Row[]> {
   const { mergePages } = options;
-  const plain = await mergeRounds(stack, options, log, 'merge', false);
-  const ruled = await mergeRounds(stack, options, log, 'merge with rules', true);
+  const connection = await Connection.connect({ address: stack.temporalAddress });
+  const client = new Client({ connection, namespace: 'default' });
+  let plain: Rounds;
+  let ruled: Rounds;
+  try {
+    plain = await mergeRounds(stack, client, options, log, 'merge', false);
+    ruled = await mergeRounds(stack, client, options, log, 'merge with rules', true);
+  } finally {
+    await connection.close();
+  }
   const e2e = median(plain.endToEnd);
   const pure = median(plain.inMemory);
   const withRules = median(ruled.endToEnd);
@@ -52,7 +85,19 @@ export async function measureMerge(stack: Stack, options: RunOptions, log: (line
   ];
 }
 
-async function mergeRounds(stack: Stack, options: RunOptions, log: (line: string) => void, label: string, rules: boolean) {
+interface Rounds {
+  endToEnd: number[];
+  inMemory: number[];
+}
+
+async function mergeRounds(
+  stack: Stack,
+  client: Client,
+  options: RunOptions,
+  log: (line: string) => void,
+  label: string,
+  rules: boolean,
+): Promise<Rounds> {
   const { mergePages, mergeChanges, rounds } = options;
   const { call } = stack;
   const space = await call('POST', `/v1/orgs/${stack.orgId}/spaces`, {
@@ -95,11 +140,13 @@ async function mergeRounds(stack: Stack, options: RunOptions, log: (line: string
     const pure = mergePageMaps(b, o, t);
     inMemory.push(performance.now() - time);
     if (pure.conflicts.length) throw new Error(`unexpected conflicts: ${pure.conflicts.length}`);
+    const sent = Date.now();
     time = performance.now();
     const result = await call('POST', `${crs}/${mine.id}/merge`);
     endToEnd.push(performance.now() - time);
     if (result.result !== 'merge') throw new Error(`merge answered ${JSON.stringify(result)}`);
-    log(`${label}: round ${round + 1}: end to end ${endToEnd[round].toFixed(0)} ms, in memory ${inMemory[round].toFixed(0)} ms`);
+    const where = await phases(client, changeRequestJobWorkflowId('merge', space.id, mine.id), sent, sent + endToEnd[round]);
+    log(`${label}: round ${round + 1}: end to end ${endToEnd[round].toFixed(0)} ms (${where}), in memory ${inMemory[round].toFixed(0)} ms`);
   }
   return { endToEnd, inMemory };
 }

@@ -15,6 +15,7 @@ import { recordChangeRequestEdit } from '../db/reviews.ts';
 import type { PageMap } from '../domain/content/tree.ts';
 import type { Role } from '../domain/roles.ts';
 import { presentMergeRulesContext } from '../api/change-requests/present.ts';
+import { startSearchIndexFromActivity } from '../temporal/search-index.ts';
 
 export interface ChangeRequestJob {
   spaceId: string;
@@ -80,16 +81,19 @@ export interface ChangeRequestMergeOptions {
 export function changeRequestMergeActivities(orm: Orm, options: ChangeRequestMergeOptions) {
   return {
     /**
-     * Merges a change request into its space's primary content in one transaction (the search
-     * index follows in the `search-index` job the workflow starts next). Idempotent:
-     * a retried or reset merge of a merged change request returns the revision it made.
+     * Merges a change request into its space's primary content in one transaction, then starts
+     * the `search-index` job of the merge revision (the index follows in that job; the merge
+     * answers without waiting for it). Idempotent: a retried or reset merge of a merged change
+     * request returns the revision it made, and starts its index job if an earlier attempt did not.
      */
     async mergeChangeRequest(job: ChangeRequestJob): Promise<MergeOutcome> {
-      return heartbeating(() =>
-        transaction(forkEm(orm), async (em) => {
+      let organizationId = '';
+      const outcome = await heartbeating(() =>
+        transaction(forkEm(orm), async (em): Promise<MergeOutcome> => {
           beat({ phase: 'locking' });
           const cr = await lock(em, job);
           if (!cr) return { result: 'refused', revision: '', reason: 'not-found' };
+          organizationId = cr.organization_id;
           if (cr.status === 'merged') return { result: 'merge', revision: cr.revision_merged! };
           if (cr.status === 'archived') return { result: 'refused', revision: cr.revision_id, reason: 'archived' };
           if (cr.edit_mode === 'locked') return { result: 'refused', revision: cr.revision_id, reason: 'locked' };
@@ -135,6 +139,12 @@ export function changeRequestMergeActivities(orm: Orm, options: ChangeRequestMer
           return { result: 'merge', revision };
         }),
       );
+      // Once committed (also when a retry finds the merge done): the index follows in a job of its own.
+      if (outcome.result === 'merge') {
+        beat({ phase: 'starting the search index' });
+        await startSearchIndexFromActivity({ organizationId, spaceId: job.spaceId, revisionId: outcome.revision });
+      }
+      return outcome;
     },
 
     /** Pulls the space's current content into a change request (its base moves to that revision). Idempotent. */

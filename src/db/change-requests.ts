@@ -186,7 +186,7 @@ export async function spaceRevisions(em: Em, spaceIds: string[]): Promise<Map<st
 
 /** Statements of merging a change request into its space and of updating it from the space. */
 
-/** A change request locked for a merge or an update, with its space's current revision and edit mode. */
+/** A change request locked for a merge or an update, with its space's organization, current revision and edit mode. */
 export interface LockedChangeRequest {
   id: string;
   status: string;
@@ -197,6 +197,7 @@ export interface LockedChangeRequest {
   revision_merged: string | null;
   space_revision: string;
   edit_mode: string;
+  organization_id: string;
 }
 
 /** Locks the space row, then the change request: merges into one space run one at a time. */
@@ -207,7 +208,7 @@ export async function lockChangeRequestForMerge(
 ): Promise<LockedChangeRequest | undefined> {
   const space = await db(em)
     .selectFrom('space')
-    .select(['revision_id', 'edit_mode'])
+    .select(['revision_id', 'edit_mode', 'organization_id'])
     .where('id', '=', spaceId)
     .forUpdate()
     .executeTakeFirst();
@@ -219,7 +220,9 @@ export async function lockChangeRequestForMerge(
     .where('space_id', '=', spaceId)
     .forUpdate()
     .executeTakeFirst();
-  return row ? { ...row, space_revision: space.revision_id, edit_mode: space.edit_mode } : undefined;
+  return row
+    ? { ...row, space_revision: space.revision_id, edit_mode: space.edit_mode, organization_id: space.organization_id }
+    : undefined;
 }
 
 /** Keeps the conflicts of a merge or update that did not go through on the change request. */

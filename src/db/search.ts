@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import { db } from './kysely.ts';
 import type { Em } from './orm.ts';
@@ -39,6 +40,13 @@ function textList(values: string[]): RawBuilder<string[]> {
 
 /** Index rows per insert statement: seven parameters a row, well below PostgreSQL's 65,535 a statement. */
 const INSERT_CHUNK = 2000;
+
+/**
+ * Milliseconds of parsing after which the index gives the event loop a turn: the worker that
+ * indexes also runs other jobs' workflow and activity tasks (the next merge), which would
+ * otherwise wait for every page of a large write to be parsed.
+ */
+const PARSE_SLICE_MS = 10;
 
 /**
  * The full-text index of a space's current revision: one row per page section, with a generated
@@ -89,7 +97,12 @@ async function reindexSpace(em: Em, spaceId: string, before: PageMap | null, aft
       title: string;
       body: string;
     }[] = [];
+    let slice = performance.now();
     for (const id of ids) {
+      if (performance.now() - slice > PARSE_SLICE_MS) {
+        await nextTurn();
+        slice = performance.now();
+      }
       const page = after[id];
       const hash = tokenHash(page.markdown);
       const markdown = hash === null ? page.markdown : (texts.get(hash) ?? '');

@@ -1,12 +1,15 @@
+import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { searchIndex, searchIndexWorkflowId } from '../workflows/search-index.ts';
 import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from '../workflows/search-attributes.ts';
 
 /**
- * The `search-index` job: the one way a space's search index follows its content. The merge,
- * git-sync and content-import workflows start it as an abandoned child (`startSearchIndex` in
- * src/workflows/search-index.ts); the API starts it here for content it writes itself (a new or
- * duplicated space), once that content is committed. Operators find its runs in the Temporal UI
+ * The `search-index` job: the one way a space's search index follows its content. The git-sync
+ * and content-import workflows start it as an abandoned child (`startSearchIndex` in
+ * src/workflows/search-index.ts); the merge activity starts it here once its transaction has
+ * committed, with the worker's client (`startSearchIndexFromActivity`), which saves its workflow
+ * two round trips; the API starts it here for content it writes itself (a new or duplicated
+ * space), once that content is committed. Operators find its runs in the Temporal UI
  * under `WorkflowId STARTS_WITH "search-index/<spaceId>"`.
  */
 export { searchIndexWorkflowId };
@@ -36,4 +39,19 @@ export async function startSpaceSearchIndex(client: Client, taskQueue: string, j
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
+}
+
+/**
+ * From an activity whose committed transaction made `job.revisionId` current: starts the index
+ * job with the worker's client, on the activity's task queue. Idempotent, so a retried activity
+ * starts it again safely; outside an activity (called directly, as in tests) it does nothing.
+ */
+export async function startSearchIndexFromActivity(job: SearchIndexJob): Promise<void> {
+  let context: Context;
+  try {
+    context = Context.current();
+  } catch {
+    return;
+  }
+  await startSpaceSearchIndex(context.client, context.info.taskQueue, job);
 }

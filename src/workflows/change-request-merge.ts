@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { ChangeRequestMergeActivities, ChangeRequestJob, MergeOutcome } from '../activities/change-request-merge.ts';
 import { searchIndex, startSearchIndex } from './search-index.ts';
 
@@ -10,12 +10,20 @@ const { mergeChangeRequest, updateChangeRequest } = proxyActivities<ChangeReques
 });
 
 /**
- * Merges a change request into its space (one transaction in the activity; retries are safe),
- * then starts the `search-index` job for the new revision and answers without waiting for it.
+ * Patch: the merge activity starts the `search-index` job of its revision itself, once committed,
+ * which saves this workflow a child start and a workflow task. Histories recorded before it start
+ * the job here, as a child (a second start of the same job is a no-op).
+ */
+const MERGE_ACTIVITY_STARTS_SEARCH_INDEX = 'merge-activity-starts-search-index';
+
+/**
+ * Merges a change request into its space (one transaction in the activity; retries are safe); the
+ * activity then starts the `search-index` job for the new revision, and the merge answers without
+ * waiting for it.
  */
 export async function changeRequestMerge(job: ChangeRequestJob): Promise<MergeOutcome> {
   const outcome = await mergeChangeRequest(job);
-  if (outcome.result === 'merge') await startSearchIndex(job.spaceId, outcome.revision);
+  if (outcome.result === 'merge' && !patched(MERGE_ACTIVITY_STARTS_SEARCH_INDEX)) await startSearchIndex(job.spaceId, outcome.revision);
   return outcome;
 }
 

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ApplicationFailure } from '@temporalio/common';
-import { WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { ChangeRequestJob, ChangeRequestMergeActivities, MergeOutcome } from '../../src/activities/change-request-merge.ts';
 import type { SearchIndexActivities } from '../../src/activities/search-index.ts';
 import { HttpError } from '../../src/api/errors.ts';
 import type { MergeConflict } from '../../src/domain/content/merge.ts';
 import { changeRequestJobWorkflowId, runChangeRequestJob } from '../../src/temporal/change-request-merge.ts';
 import { changeRequestMerge, changeRequestUpdate } from '../../src/workflows/change-request-merge.ts';
-import { searchIndexWorkflowId } from '../../src/temporal/search-index.ts';
+import { searchIndexWorkflowId, startSearchIndexFromActivity } from '../../src/temporal/search-index.ts';
 import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from '../../src/workflows/search-attributes.ts';
 import { gate, startWorkflowWorker, type WorkflowWorker } from '../support/workflow-worker.ts';
 
@@ -55,15 +55,38 @@ const execute = (workflow: typeof changeRequestMerge, j: ChangeRequestJob) =>
   w.client.workflow.execute(workflow, { taskQueue: w.taskQueue, workflowId: w.workflowId(j.changeRequestId), args: [j] });
 
 describe('change-request merge and update workflows', () => {
-  it('merge answers the outcome of the merge activity, and leaves the search index to a job of its own', async () => {
+  it('merge answers the outcome of the merge activity, and starts no index job itself (the activity does)', async () => {
     const j = job([() => ({ result: 'merge', revision: `r-merged-${Date.now()}` })]);
     const outcome = await execute(changeRequestMerge, j);
     expect(outcome).toEqual({ result: 'merge', revision: expect.stringMatching(/^r-merged-/) });
     expect(callsOf(j)).toEqual([{ kind: 'merge', job: j }]);
     const child = w.client.workflow.getHandle(searchIndexWorkflowId(j.spaceId, outcome.revision));
+    await expect(child.describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    expect(indexed).not.toContain(j.spaceId);
+  });
+
+  it('an activity starts the index job of its revision with the worker client, once however often it is asked', async () => {
+    const revision = `r-indexed-${Date.now()}`;
+    const start = (j: ChangeRequestJob) =>
+      startSearchIndexFromActivity({ organizationId: 'org-3', spaceId: j.spaceId, revisionId: revision });
+    const j = job([
+      async (j) => {
+        await start(j);
+        throw new Error('lost after the commit');
+      },
+      async (j) => {
+        await start(j);
+        return { result: 'merge', revision };
+      },
+    ]);
+    expect(await execute(changeRequestMerge, j)).toEqual({ result: 'merge', revision });
+    const child = w.client.workflow.getHandle(searchIndexWorkflowId(j.spaceId, revision));
     expect(await child.result()).toEqual({ changed: true });
-    expect(indexed).toContain(j.spaceId);
-    expect((await child.describe()).typedSearchAttributes.get(JOB_KIND)).toBe('search-index');
+    const description = await child.describe();
+    expect(description.taskQueue).toBe(w.taskQueue);
+    expect(description.typedSearchAttributes.get(JOB_KIND)).toBe('search-index');
+    expect(description.typedSearchAttributes.get(ORGANIZATION_ID)).toBe('org-3');
+    expect(indexed.filter((s) => s === j.spaceId)).toHaveLength(1);
   });
 
   it('starts no index job for conflicts or refusals', async () => {
