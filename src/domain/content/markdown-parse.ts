@@ -41,6 +41,8 @@ const OPTIONAL_CONSTRUCTS = [
 
 /** A set of optional GFM constructs (a bit per entry of `OPTIONAL_CONSTRUCTS`). */
 export type GfmConstructs = number;
+/** Every optional construct: GFM as remark-gfm gives it. */
+export const EVERY_GFM_CONSTRUCT: GfmConstructs = (1 << OPTIONAL_CONSTRUCTS.length) - 1;
 
 /** The optional GFM constructs whose markers `markdown` holds. */
 export function gfmConstructsOf(markdown: string): GfmConstructs {
