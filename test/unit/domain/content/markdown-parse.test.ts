@@ -4,7 +4,14 @@ import type { Link, Nodes } from 'mdast';
 import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
-import { blankFrontMatter, gfmConstructsOf, parseMarkdown } from '../../../../src/domain/content/markdown-parse.ts';
+import type { Construct, Extension } from 'micromark-util-types';
+import {
+  blankFrontMatter,
+  EVERY_GFM_CONSTRUCT,
+  gfmConstructsOf,
+  parseMarkdown,
+  remarkGfmFor,
+} from '../../../../src/domain/content/markdown-parse.ts';
 
 /** remark-gfm as it comes: every autolink literal kind tried on every document. */
 const reference = unified().use(remarkParse).use(remarkGfm).freeze();
@@ -80,7 +87,32 @@ const FRAGMENTS = [
 ];
 const arbDocument = fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 50 }).map((parts) => parts.join(''));
 
+/** The names of the micromark constructs `remarkGfmFor(kinds)` registers. */
+function constructNames(kinds: number): Set<string> {
+  const extensions = (unified().use(remarkGfmFor, kinds).freeze().data().micromarkExtensions ?? []) as Extension[];
+  const names = new Set<string>();
+  for (const extension of extensions) {
+    for (const record of Object.values(extension)) {
+      for (const value of Object.values((record ?? {}) as Record<string, Construct | Construct[]>)) {
+        for (const construct of Array.isArray(value) ? value : [value]) if (construct?.name) names.add(construct.name);
+      }
+    }
+  }
+  return names;
+}
+
 describe('parseMarkdown', () => {
+  it("leaves out remark-gfm's own constructs by their names (a renamed one would no longer be left out)", () => {
+    const optional = ['emailAutolink', 'wwwAutolink', 'protocolAutolink', 'table'];
+    const every = constructNames(EVERY_GFM_CONSTRUCT);
+    const none = constructNames(0);
+    for (const name of optional) {
+      expect(every.has(name)).toBe(true);
+      expect(none.has(name)).toBe(false);
+    }
+    expect([...none].sort()).toEqual([...every].filter((name) => !optional.includes(name)).sort());
+  });
+
   it('knows which optional constructs a document has the markers of', () => {
     expect(gfmConstructsOf('plain words only: a list - of things')).toBe(0);
     expect(gfmConstructsOf('write to a@b.example')).toBe(0b0001);
