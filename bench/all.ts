@@ -13,7 +13,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cleanupStack, median, type MemoryReport } from './lib.ts';
 import { notMeasured, type RunOptions, type Row } from './load.ts';
-import { startStack, type Stack } from './stack.ts';
+import { startStack, waitForIdleJobs, type Stack } from './stack.ts';
 import { measureApiGet } from './measures/api-get.ts';
 import { measureListKeyset } from './measures/list-keyset.ts';
 import { measureSearch } from './measures/search.ts';
@@ -152,6 +152,8 @@ try {
   const selected = MODULES.filter((name) => options.only.has(name));
   log(`bench: after start, ${memoryLine(sampler.idle ?? 0, await stack.api.memory({ ended: 'start', starting: selected[0] }))}`);
   for (const [i, name] of selected.entries()) {
+    // What an earlier row left running in the worker is not this row's cost.
+    if (i > 0) log(`bench: jobs before ${name}: ${await waitForIdleJobs(stack)}`);
     const t = Date.now();
     log(`bench: ${name}…`);
     sampler.startPhase();

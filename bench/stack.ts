@@ -5,6 +5,7 @@
  * baseline in child processes of their own (bench/server.ts) and a worker child on its own task queue.
  */
 import { spawn } from 'node:child_process';
+import { Client, Connection } from '@temporalio/client';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,8 @@ import { startServerChild, type cleanupStack, type ServerChild } from './lib.ts'
 export interface Stack {
   runId: string;
   temporalAddress: string;
+  /** The task queue the stack's worker polls. */
+  taskQueue: string;
   databaseUrl: string;
   /** A pool for seeding and baselines (the bench process's own). */
   orm: Orm;
@@ -106,5 +109,49 @@ export async function startStack(cleanup: ReturnType<typeof cleanupStack>, log: 
     if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
     return json;
   };
-  return { runId, temporalAddress, databaseUrl, orm, orgId: org.id, token, api, bare, call };
+  return { runId, temporalAddress, taskQueue: childEnv.TEMPORAL_TASK_QUEUE!, databaseUrl, orm, orgId: org.id, token, api, bare, call };
+}
+
+/** The stack's jobs at work: running workflows of its task queue with an activity or a workflow task pending, by type. */
+async function busyJobs(client: Client, taskQueue: string): Promise<{ busy: Map<string, number>; histories: Map<string, number> }> {
+  const busy = new Map<string, number>();
+  const histories = new Map<string, number>();
+  for await (const run of client.workflow.list({ query: `TaskQueue = "${taskQueue}" AND ExecutionStatus = "Running"` })) {
+    const { raw } = await client.workflow.getHandle(run.workflowId, run.runId).describe();
+    histories.set(`${run.workflowId}/${run.runId}`, Number(raw.workflowExecutionInfo?.historyLength ?? 0));
+    if ((raw.pendingActivities?.length ?? 0) > 0 || raw.pendingWorkflowTask) busy.set(run.type, (busy.get(run.type) ?? 0) + 1);
+  }
+  return { busy, histories };
+}
+
+/**
+ * Waits until the stack's worker has nothing left to do (at most `maxMs`): jobs a row started and
+ * did not wait for (a merge's search index, the imports behind a row of import requests) would
+ * otherwise run during the next row and be measured as its cost. Idle means two looks a second
+ * apart (longer than any short pause a job takes between its steps) that find no activity or
+ * workflow task pending and no running workflow's history grown. Returns what it waited for.
+ */
+export async function waitForIdleJobs(stack: Stack, maxMs = 5 * 60_000): Promise<string> {
+  const connection = await Connection.connect({ address: stack.temporalAddress });
+  try {
+    const client = new Client({ connection, namespace: 'default' });
+    const started = Date.now();
+    const seen = new Map<string, number>();
+    let previous = await busyJobs(client, stack.taskQueue);
+    for (const [type, n] of previous.busy) seen.set(type, Math.max(seen.get(type) ?? 0, n));
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const now = await busyJobs(client, stack.taskQueue);
+      for (const [type, n] of now.busy) seen.set(type, Math.max(seen.get(type) ?? 0, n));
+      const grown = [...now.histories].some(([id, length]) => previous.histories.get(id) !== length);
+      if ((previous.busy.size === 0 && now.busy.size === 0 && !grown) || Date.now() - started > maxMs) {
+        const what = [...seen].map(([type, n]) => `${n} ${type}`).join(', ');
+        const idle = now.busy.size === 0 && !grown ? 'idle' : `still busy after ${Math.round(maxMs / 1000)} s`;
+        return `${idle} after ${((Date.now() - started) / 1000).toFixed(1)} s${what ? ` (busy at most: ${what})` : ''}`;
+      }
+      previous = now;
+    }
+  } finally {
+    await connection.close();
+  }
 }

@@ -9,15 +9,101 @@
  * text.
  */
 import type { Nodes, Root } from 'mdast';
+import type { Extension } from 'micromark-util-types';
 import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
-import { unified } from 'unified';
+import { unified, type Processor } from 'unified';
 
-const processor = unified().use(remarkParse).use(remarkGfm).freeze();
+// ---------------------------------------------------------------------------------------------
+// GFM, with only the constructs a document can hold
+
+/**
+ * Some GFM constructs are tried far more often than they are found. Autolink literals
+ * (`www.example.com`, `https://example.com`, `team@example.com`) are tried where words start: an
+ * email address at every letter or digit that starts a word, a `www.` link at every `w`, a URL at
+ * every `h`. A table is tried at the first line of every paragraph, which it reads to its end
+ * before looking for a delimiter row. On prose that is most of the parse's time, and none of it
+ * can succeed in a document without the construct's marker:
+ * - an address needs an `@`, a `www.` link `www.`, a URL `http://` or `https://` (in any case:
+ *   the tokenizer reads these characters one by one as they stand in the source);
+ * - a table needs a delimiter row: a line of `-`, `:`, `|`, spaces and tabs holding a `:` or a `|`
+ *   (`a\n:-` is a table, `a\n-` a heading), after the `>` and indentation of its containers.
+ * A document is therefore parsed without the constructs whose markers it lacks. The tree is the
+ * same: the tokenizers left out would only have failed, and the text between constructs is one
+ * text node whichever characters it was read in (checked against remark-gfm in the unit tests).
+ */
+const OPTIONAL_CONSTRUCTS = [
+  { name: 'emailAutolink', marker: /@/ },
+  { name: 'wwwAutolink', marker: /www\./i },
+  { name: 'protocolAutolink', marker: /https?:\/\//i },
+  { name: 'table', marker: /^[\t >|:-]*[|:][\t >|:-]*$/m },
+] as const;
+
+/** A set of optional GFM constructs (a bit per entry of `OPTIONAL_CONSTRUCTS`). */
+export type GfmConstructs = number;
+/** Every optional construct: GFM as remark-gfm gives it. */
+export const EVERY_GFM_CONSTRUCT: GfmConstructs = (1 << OPTIONAL_CONSTRUCTS.length) - 1;
+
+/** The optional GFM constructs whose markers `markdown` holds. */
+export function gfmConstructsOf(markdown: string): GfmConstructs {
+  let kinds = 0;
+  OPTIONAL_CONSTRUCTS.forEach(({ marker }, bit) => {
+    if (marker.test(markdown)) kinds |= 1 << bit;
+  });
+  return kinds;
+}
+
+const gfmData = unified().use(remarkGfm).freeze().data();
+/** remark-gfm's micromark syntax (one combined extension) and its mdast extensions. */
+const gfmSyntax = (gfmData.micromarkExtensions ?? []) as Extension[];
+const gfmFromMarkdown = gfmData.fromMarkdownExtensions ?? [];
+
+/** A copy of `extension` whose constructs leave out those named in `names`. */
+function withoutConstructs(extension: Extension, names: ReadonlySet<string>): Extension {
+  if (names.size === 0) return extension;
+  const copy: Extension = { ...extension };
+  for (const field of ['document', 'contentInitial', 'flowInitial', 'flow', 'string', 'text'] as const) {
+    const record = extension[field];
+    if (!record) continue;
+    const kept: NonNullable<Extension[typeof field]> = {};
+    for (const [code, value] of Object.entries(record)) {
+      const list = (Array.isArray(value) ? value : [value]).filter((c) => c !== undefined && !names.has(c.name ?? ''));
+      if (list.length > 0) Object.assign(kept, { [code]: list });
+    }
+    copy[field] = kept;
+  }
+  return copy;
+}
+
+/**
+ * A unified plugin: GFM (as remark-gfm with its default options) with, of the optional
+ * constructs, those in `kinds` only. Used in place of remark-gfm, with `kinds` from
+ * `gfmConstructsOf(document)`.
+ */
+export function remarkGfmFor(this: Processor, kinds: GfmConstructs): void {
+  const names = new Set(OPTIONAL_CONSTRUCTS.filter((_, bit) => !(kinds & (1 << bit))).map((k) => k.name));
+  const data = this.data();
+  (data.micromarkExtensions ??= []).push(...gfmSyntax.map((extension) => withoutConstructs(extension, names)));
+  (data.fromMarkdownExtensions ??= []).push(...gfmFromMarkdown);
+}
+
+/** One frozen processor per set of optional GFM constructs, built on first use by `build`. */
+export function processorsByGfmConstructs<P>(build: (kinds: GfmConstructs) => P): (markdown: string) => P {
+  const processors = new Map<GfmConstructs, P>();
+  return (markdown) => {
+    const kinds = gfmConstructsOf(markdown);
+    let processor = processors.get(kinds);
+    if (!processor) processors.set(kinds, (processor = build(kinds)));
+    return processor;
+  };
+}
+
+const processorFor = processorsByGfmConstructs((kinds) => unified().use(remarkParse).use(remarkGfmFor, kinds).freeze());
 
 /** Parses markdown into an mdast tree. Line numbers in the tree are those of the input. */
 export function parseMarkdown(markdown: string): Root {
-  return processor.parse(blankFrontMatter(markdown));
+  const text = blankFrontMatter(markdown);
+  return processorFor(text).parse(text);
 }
 
 /**

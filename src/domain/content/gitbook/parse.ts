@@ -9,11 +9,10 @@
  * way); an end tag without its start stays a `liquidTag` too, so it remains visible.
  */
 import type { Html, Parent, Root, RootContent } from 'mdast';
-import remarkGfm from 'remark-gfm';
 import remarkMath from 'remark-math';
 import remarkParse from 'remark-parse';
 import { unified, type Processor } from 'unified';
-import { blankFrontMatter } from '../markdown-parse.ts';
+import { blankFrontMatter, EVERY_GFM_CONSTRUCT, processorsByGfmConstructs, remarkGfmFor, type GfmConstructs } from '../markdown-parse.ts';
 import { MAX_DEPTH } from './nodes.ts';
 import { liquidFromMarkdown, liquidSyntax, splitLiquidLine, type LiquidTag } from './liquid.ts';
 
@@ -48,23 +47,30 @@ function remarkGitbookSyntax(this: Processor) {
   (data.fromMarkdownExtensions ??= []).push(liquidFromMarkdown);
 }
 
-const processor = unified()
-  .use(remarkParse)
-  .use(remarkGfm)
-  .use(remarkMath, { singleDollarTextMath: false })
-  .use(remarkGitbookSyntax)
-  .freeze();
+/** The parser of GitBook markdown, with the optional GFM constructs in `kinds` (see `remarkGfmFor`); all by default. */
+export function gitbookProcessor(kinds: GfmConstructs = EVERY_GFM_CONSTRUCT) {
+  return unified()
+    .use(remarkParse)
+    .use(remarkGfmFor, kinds)
+    .use(remarkMath, { singleDollarTextMath: false })
+    .use(remarkGitbookSyntax)
+    .freeze();
+}
+
+/** Each text is parsed with only the optional constructs it has markers for. */
+const processorFor = processorsByGfmConstructs(gitbookProcessor);
 
 /** Parses GitBook markdown (a leading front-matter block is skipped) into a nested mdast tree. */
 export function parseGitbookMarkdown(markdown: string): Root {
-  const root = processor.parse(blankFrontMatter(markdown));
+  const text = blankFrontMatter(markdown);
+  const root = processorFor(text).parse(text);
   root.children = nest(root.children);
   return root;
 }
 
 /** Block content written on a tag line (`{% tab %} text {% endtab %}`), parsed on its own. */
 function parseInline(text: string): RootContent[] {
-  return processor.parse(text).children;
+  return processorFor(text).parse(text).children;
 }
 
 const FLOW_PARENTS = new Set(['blockquote', 'listItem', 'footnoteDefinition']);
