@@ -8,9 +8,10 @@
  * A tag without its end tag stays a `liquidTag` (embeds, files and includes are written that
  * way); an end tag without its start stays a `liquidTag` too, so it remains visible.
  */
+import { createRequire } from 'node:module';
 import type { Html, Parent, Root, RootContent } from 'mdast';
 import remarkGfm from 'remark-gfm';
-import remarkMath from 'remark-math';
+import type remarkMathPlugin from 'remark-math';
 import remarkParse from 'remark-parse';
 import { unified, type Processor } from 'unified';
 import { blankFrontMatter } from '../markdown-parse.ts';
@@ -48,23 +49,39 @@ function remarkGitbookSyntax(this: Processor) {
   (data.fromMarkdownExtensions ??= []).push(liquidFromMarkdown);
 }
 
-const processor = unified()
-  .use(remarkParse)
-  .use(remarkGfm)
-  .use(remarkMath, { singleDollarTextMath: false })
-  .use(remarkGitbookSyntax)
-  .freeze();
+const plainProcessor = unified().use(remarkParse).use(remarkGfm).use(remarkGitbookSyntax).freeze();
+
+/**
+ * The same with `$$…$$` math. remark-math brings KaTeX along (about 8 MB of a process's memory), so
+ * it loads the first time a text holds `$$`: text without two dollars in a row has no math to find,
+ * and parses the same either way.
+ */
+let mathProcessor: typeof plainProcessor | undefined;
+function processorFor(text: string): typeof plainProcessor {
+  if (!text.includes('$$')) return plainProcessor;
+  if (!mathProcessor) {
+    const remarkMath = (createRequire(import.meta.url)('remark-math') as { default: typeof remarkMathPlugin }).default;
+    mathProcessor = unified()
+      .use(remarkParse)
+      .use(remarkGfm)
+      .use(remarkMath, { singleDollarTextMath: false })
+      .use(remarkGitbookSyntax)
+      .freeze() as unknown as typeof plainProcessor;
+  }
+  return mathProcessor;
+}
 
 /** Parses GitBook markdown (a leading front-matter block is skipped) into a nested mdast tree. */
 export function parseGitbookMarkdown(markdown: string): Root {
-  const root = processor.parse(blankFrontMatter(markdown));
+  const text = blankFrontMatter(markdown);
+  const root = processorFor(text).parse(text);
   root.children = nest(root.children);
   return root;
 }
 
 /** Block content written on a tag line (`{% tab %} text {% endtab %}`), parsed on its own. */
 function parseInline(text: string): RootContent[] {
-  return processor.parse(text).children;
+  return processorFor(text).parse(text).children;
 }
 
 const FLOW_PARENTS = new Set(['blockquote', 'listItem', 'footnoteDefinition']);
