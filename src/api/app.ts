@@ -134,7 +134,7 @@ export async function buildApp(
     failureWindowMs: deps.config.rateLimit.windowMs,
   });
   registerMetrics(app);
-  registerMemoryReducer(app, { isProbe: (route) => PROBES.has(route) });
+  registerMemoryReducer(app, { isProbe: (route) => PROBES.has(route), largeBody: LARGE_BODY });
 
   await app.register(swagger, {
     openapi: {

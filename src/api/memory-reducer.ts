@@ -11,7 +11,8 @@ type Gc = (options: { type: 'major'; flavor: 'last-resort' }) => void;
 
 /**
  * Gives the heap's pooled pages back to the system once the API is idle after its resident size
- * grew (domain/memory-reducer.ts): a timer looks every `checkMs` and, when the policy says so, runs
+ * grew, or has no request in flight after a large one (a body over `largeBody` bytes;
+ * domain/memory-reducer.ts): a timer looks every `checkMs` and, when the policy says so, runs
  * one memory-reducing collection (V8's last-resort flavour: full collections that compact the heap
  * and release the pages it pools). Requests count as work from their start to the close of their
  * response; probes (`isProbe`: /healthz and the like, every few seconds and next to free) do not.
@@ -19,9 +20,9 @@ type Gc = (options: { type: 'major'; flavor: 'last-resort' }) => void;
  */
 export function registerMemoryReducer(
   app: FastifyInstance,
-  options: { isProbe: (route: string) => boolean; policy?: MemoryReducerPolicy; checkMs?: number },
+  options: { isProbe: (route: string) => boolean; largeBody: number; policy?: MemoryReducerPolicy; checkMs?: number },
 ): void {
-  const { isProbe, policy = DEFAULT_MEMORY_REDUCER_POLICY, checkMs = 250 } = options;
+  const { isProbe, largeBody, policy = DEFAULT_MEMORY_REDUCER_POLICY, checkMs = 250 } = options;
   const gc = (globalThis as { gc?: Gc }).gc;
   if (typeof gc !== 'function') {
     app.log.debug('idle memory reduction off: the process runs without --expose-gc');
@@ -33,15 +34,18 @@ export function registerMemoryReducer(
     lastActivityAt: started,
     lastReducedAt: started,
     residentAfterLast: process.memoryUsage.rss(),
+    largeRequestEnded: false,
   };
   app.addHook('onRequest', async (request, reply) => {
     if (isProbe(request.routeOptions.url ?? '')) return;
     state.inFlight++;
     state.lastActivityAt = Date.now();
+    const large = Number(request.headers['content-length']) > largeBody;
     // 'close' comes once for every response: sent, failed or aborted by the client.
     reply.raw.once('close', () => {
       state.inFlight--;
       state.lastActivityAt = Date.now();
+      if (large) state.largeRequestEnded = true;
     });
   });
   const timer = setInterval(() => {
@@ -51,6 +55,7 @@ export function registerMemoryReducer(
     gc({ type: 'major', flavor: 'last-resort' });
     state.lastReducedAt = Date.now();
     state.residentAfterLast = process.memoryUsage.rss();
+    state.largeRequestEnded = false;
     app.log.info(
       { residentBefore: before, residentAfter: state.residentAfterLast, ms: state.lastReducedAt - now },
       'idle after growing: unused heap pages returned to the system',

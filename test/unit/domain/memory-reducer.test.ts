@@ -10,6 +10,7 @@ const state = (over: Partial<MemoryReducerState> = {}): MemoryReducerState => ({
   lastActivityAt: 10_000,
   lastReducedAt: 0,
   residentAfterLast: 200 * MB,
+  largeRequestEnded: false,
   ...over,
 });
 
@@ -28,6 +29,13 @@ describe('shouldReduceMemory', () => {
     expect(shouldReduceMemory(state(), 260 * MB, 10_000 + policy.idleMs, policy)).toBe(true);
   });
 
+  it('after a large request, waits only for the requests in flight to end', () => {
+    const afterLarge = state({ largeRequestEnded: true });
+    expect(shouldReduceMemory(afterLarge, 260 * MB, 10_001, policy)).toBe(true);
+    expect(shouldReduceMemory({ ...afterLarge, inFlight: 1 }, 260 * MB, 10_001, policy)).toBe(false);
+    expect(shouldReduceMemory(afterLarge, 210 * MB, 10_001, policy)).toBe(false);
+  });
+
   it('does not collect without growth since the last collection', () => {
     expect(shouldReduceMemory(state(), 200 * MB + policy.growthBytes - 1, 20_000, policy)).toBe(false);
     expect(shouldReduceMemory(state(), 150 * MB, 20_000, policy)).toBe(false);
@@ -39,7 +47,7 @@ describe('shouldReduceMemory', () => {
     expect(shouldReduceMemory(recent, 400 * MB, 9_000 + policy.minIntervalMs, policy)).toBe(true);
   });
 
-  it('never collects with a request in flight, nor twice within the interval (any policy, any state)', () => {
+  it('never collects with a request in flight, within the interval, before the idle time (unless after a large request) or without growth', () => {
     fc.assert(
       fc.property(
         fc.record({
@@ -47,13 +55,15 @@ describe('shouldReduceMemory', () => {
           lastActivityAt: fc.nat(100_000),
           lastReducedAt: fc.nat(100_000),
           residentAfterLast: fc.nat(2 ** 32),
+          largeRequestEnded: fc.boolean(),
         }),
         fc.nat(2 ** 32),
         fc.nat(200_000),
         fc.record({ idleMs: fc.nat(10_000), minIntervalMs: fc.nat(60_000), growthBytes: fc.nat(2 ** 30) }),
         (s, resident, now, p) => {
           const yes = shouldReduceMemory(s, resident, now, p);
-          if (s.inFlight > 0 || now - s.lastReducedAt < p.minIntervalMs || now - s.lastActivityAt < p.idleMs) expect(yes).toBe(false);
+          if (s.inFlight > 0 || now - s.lastReducedAt < p.minIntervalMs) expect(yes).toBe(false);
+          if (!s.largeRequestEnded && now - s.lastActivityAt < p.idleMs) expect(yes).toBe(false);
           if (resident - s.residentAfterLast < p.growthBytes) expect(yes).toBe(false);
         },
       ),
