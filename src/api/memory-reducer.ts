@@ -36,8 +36,9 @@ export function registerMemoryReducer(
     residentAfterLast: process.memoryUsage.rss(),
     largeRequestEnded: false,
   };
-  app.addHook('onRequest', async (request, reply) => {
-    if (isProbe(request.routeOptions.url ?? '')) return;
+  // A callback hook, not an async one: no promise per request on the hot path.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (isProbe(request.routeOptions.url ?? '')) return done();
     state.inFlight++;
     state.lastActivityAt = Date.now();
     const large = Number(request.headers['content-length']) > largeBody;
@@ -47,6 +48,7 @@ export function registerMemoryReducer(
       state.lastActivityAt = Date.now();
       if (large) state.largeRequestEnded = true;
     });
+    done();
   });
   const timer = setInterval(() => {
     const now = Date.now();
