@@ -14,6 +14,7 @@ import { RateWindows, spokenDuration } from '../domain/rate-window.ts';
 import { looksLikeJwt } from '../domain/sites/site-token.ts';
 import { badRequest, clientErrorHandler, frameworkErrors, HttpError, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.ts';
 import { registerMetrics } from './metrics.ts';
+import { registerMemoryReducer } from './memory-reducer.ts';
 import { pingDatabase } from '../db/health.ts';
 import { forkEm } from '../db/orm.ts';
 import { ErrorResponse } from './schemas.ts';
@@ -133,6 +134,7 @@ export async function buildApp(
     failureWindowMs: deps.config.rateLimit.windowMs,
   });
   registerMetrics(app);
+  registerMemoryReducer(app, { isProbe: (route) => PROBES.has(route), largeBody: LARGE_BODY });
 
   await app.register(swagger, {
     openapi: {

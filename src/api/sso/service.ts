@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
+import type { CacheProvider, Profile, SAML } from '@node-saml/node-saml';
 import { issueToken } from '../../db/accounts.ts';
 import { transaction, type Em } from '../../db/orm.ts';
 import {
@@ -76,7 +76,7 @@ class RequestStore implements CacheProvider {
 export async function serviceMetadata(ctx: SsoCtx, providerId: string): Promise<string> {
   const provider = await findProvider(ctx.em, providerId);
   if (!provider) throw notFound('SAML provider');
-  return presentMetadata(provider, urlsOf(ctx));
+  return presentMetadata(provider, urlsOf(ctx), (await samlLibrary()).generateServiceProviderMetadata);
 }
 
 /** Loads a provider that can be used to sign in: 404 when unknown, 409 while settings are missing. */
@@ -88,8 +88,15 @@ async function usableProvider(em: Em, id: string) {
   return provider;
 }
 
-function samlClient(em: Em, provider: SamlProviderRow, urls: Urls): SAML {
+/**
+ * The SAML library (node-saml with xml-crypto, xmldom and xml2js: about 15 MB of an API process's
+ * resident memory) loads with the first SAML request, not when the process starts.
+ */
+const samlLibrary = () => import('@node-saml/node-saml');
+
+async function samlClient(em: Em, provider: SamlProviderRow, urls: Urls): Promise<SAML> {
   const service = urls.samlService(provider.id);
+  const { SAML, ValidateInResponseTo } = await samlLibrary();
   return new SAML({
     entryPoint: provider.ssoUrl!,
     idpCert: provider.certificate!,
@@ -112,7 +119,7 @@ function samlClient(em: Em, provider: SamlProviderRow, urls: Urls): SAML {
 /** The URL of the identity provider with a SAML AuthnRequest (HTTP-Redirect binding). */
 export async function startUrl(ctx: SsoCtx, providerId: string, relayState?: string): Promise<string> {
   const provider = await usableProvider(ctx.em, providerId);
-  return samlClient(ctx.em, provider, urlsOf(ctx)).getAuthorizeUrlAsync(relayState ?? '', undefined, {});
+  return (await samlClient(ctx.em, provider, urlsOf(ctx))).getAuthorizeUrlAsync(relayState ?? '', undefined, {});
 }
 
 /** Signs in the subject of the SAML response posted to the ACS URL; the answer carries a new API token. */
@@ -143,7 +150,7 @@ async function consumeResponse(em: Em, providerId: string, samlResponse: string,
   let profile: Profile | null;
   let loggedOut: boolean;
   try {
-    ({ profile, loggedOut } = await samlClient(em, provider, urls).validatePostResponseAsync({ SAMLResponse: samlResponse }));
+    ({ profile, loggedOut } = await (await samlClient(em, provider, urls)).validatePostResponseAsync({ SAMLResponse: samlResponse }));
   } catch (error) {
     const { status, message } = describeSamlFailure(error, hasSignatureElement(xml));
     throw new HttpError(status, message);

@@ -8,8 +8,9 @@
  * A tag without its end tag stays a `liquidTag` (embeds, files and includes are written that
  * way); an end tag without its start stays a `liquidTag` too, so it remains visible.
  */
+import { createRequire } from 'node:module';
 import type { Html, Parent, Root, RootContent } from 'mdast';
-import remarkMath from 'remark-math';
+import type remarkMathPlugin from 'remark-math';
 import remarkParse from 'remark-parse';
 import { unified, type Processor } from 'unified';
 import { blankFrontMatter, EVERY_GFM_CONSTRUCT, processorsByGfmConstructs, remarkGfmFor, type GfmConstructs } from '../markdown-parse.ts';
@@ -47,18 +48,29 @@ function remarkGitbookSyntax(this: Processor) {
   (data.fromMarkdownExtensions ??= []).push(liquidFromMarkdown);
 }
 
-/** The parser of GitBook markdown, with the optional GFM constructs in `kinds` (see `remarkGfmFor`); all by default. */
-export function gitbookProcessor(kinds: GfmConstructs = EVERY_GFM_CONSTRUCT) {
-  return unified()
-    .use(remarkParse)
-    .use(remarkGfmFor, kinds)
-    .use(remarkMath, { singleDollarTextMath: false })
-    .use(remarkGitbookSyntax)
-    .freeze();
+/**
+ * remark-math brings KaTeX along (about 8 MB of a process's memory), so it loads the first time a
+ * text holds `$$`: text without two dollars in a row has no math to find, and parses the same
+ * either way.
+ */
+let remarkMath: typeof remarkMathPlugin | undefined;
+const loadRemarkMath = () =>
+  (remarkMath ??= (createRequire(import.meta.url)('remark-math') as { default: typeof remarkMathPlugin }).default);
+
+/**
+ * The parser of GitBook markdown, with the optional GFM constructs in `kinds` (see `remarkGfmFor`;
+ * all by default), and with `$$…$$` math unless `math` is false.
+ */
+export function gitbookProcessor(kinds: GfmConstructs = EVERY_GFM_CONSTRUCT, math = true) {
+  const base = unified().use(remarkParse).use(remarkGfmFor, kinds);
+  const withMath = math ? base.use(loadRemarkMath(), { singleDollarTextMath: false }) : base;
+  return withMath.use(remarkGitbookSyntax).freeze();
 }
 
-/** Each text is parsed with only the optional constructs it has markers for. */
-const processorFor = processorsByGfmConstructs(gitbookProcessor);
+/** Each text is parsed with only the optional constructs it has markers for, and with math only when it holds `$$`. */
+const withoutMath = processorsByGfmConstructs((kinds) => gitbookProcessor(kinds, false));
+const withMath = processorsByGfmConstructs((kinds) => gitbookProcessor(kinds, true));
+const processorFor = (text: string) => (text.includes('$$') ? withMath(text) : withoutMath(text));
 
 /** Parses GitBook markdown (a leading front-matter block is skipped) into a nested mdast tree. */
 export function parseGitbookMarkdown(markdown: string): Root {
