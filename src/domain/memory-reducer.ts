@@ -32,8 +32,7 @@ export interface MemoryReducerState {
 
 /**
  * An API process's policy: a second without a request in flight (or none in flight after a large
- * one), 32 MB of growth, at most one
- * collection every five seconds. Growth is what makes a collection worth its pause (about 100 to
+ * one), 32 MB of growth, at most one collection every five seconds. Growth is what makes a collection worth its pause (about 100 to
  * 300 ms for an API heap of 100 MB on two cores; more when the machine is loaded); without new
  * growth an idle process is never collected twice.
  */
