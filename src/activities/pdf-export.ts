@@ -8,6 +8,7 @@ import type { PageMap } from '../domain/content/tree.ts';
 import { linkIndex, resolveLink } from '../domain/content/links.ts';
 import type { BlobStore } from '../lib/blob-store.ts';
 import { beat, heartbeating } from '../lib/heartbeat.ts';
+import { lapTimer } from '../lib/lap-timer.ts';
 import { printPdf, type PrintResult } from '../lib/pdf-printer.ts';
 
 /** Which PDF: the content of a change request (or of the space itself) at one revision, whole or from one page. */
@@ -142,13 +143,7 @@ export function pdfActivities(orm: Orm, options: PdfActivityOptions) {
           if (!(await revisionExists(em, input.spaceId, input.revisionId))) return { status: 'not-found', what: 'revision' };
 
           beat({ stage: 'loading' });
-          let mark = performance.now();
-          const since = () => {
-            const now = performance.now();
-            const ms = Math.round(now - mark);
-            mark = now;
-            return ms;
-          };
+          const since = lapTimer();
           const map = await loadPageMap(em, input.revisionId, true);
           const selected = selectPrintPages(map, { pageId: input.pageId, only: input.only });
           if (!selected) return { status: 'not-found', what: 'page' };

@@ -1,4 +1,5 @@
 import { chromium, type Browser } from 'playwright-core';
+import { lapTimer } from './lap-timer.ts';
 
 /**
  * Prints HTML to PDF with headless Chromium (the system's, never a downloaded one), through
@@ -110,13 +111,7 @@ export async function printPdf(html: string, options: PrintOptions): Promise<Pri
   const progress = options.onProgress ?? (() => {});
   progress('waiting');
   const ticker = setInterval(() => progress('printing'), 5_000);
-  let mark = performance.now();
-  const since = () => {
-    const now = performance.now();
-    const ms = Math.round(now - mark);
-    mark = now;
-    return ms;
-  };
+  const since = lapTimer();
   await acquire();
   try {
     const waitMs = since();

@@ -46,6 +46,16 @@ async function lookup(url: string, body: object = {}) {
   return res.body.apiToken as string;
 }
 
+/** A visitor's grant to read the space `sp` of a site, at the revision `r1` its lookup answered with. */
+const grantFor = (organizationId: string) => ({
+  organizationId,
+  siteId: 's',
+  spaceIds: ['sp'],
+  claims: {},
+  revision: { spaceId: 'sp', revisionId: 'r1' },
+  rememberMs: 0,
+});
+
 describe("a site visitor's token", () => {
   let own: Awaited<ReturnType<typeof publishedSite>>;
   let token: string;
@@ -268,14 +278,7 @@ describe("a site visitor's token", () => {
   });
 
   it('is vouched for only at the revision its lookup answered with, of a space its site publishes', () => {
-    const grant = {
-      organizationId: org.id,
-      siteId: 's',
-      spaceIds: ['sp'],
-      claims: {},
-      revision: { spaceId: 'sp', revisionId: 'r1' },
-      rememberMs: 0,
-    };
+    const grant = grantFor(org.id);
     const caller = (visitor?: typeof grant) => ({
       user: { id: 'u', displayName: '', email: '', photoUrl: null },
       tokenId: 't',
@@ -290,14 +293,7 @@ describe("a site visitor's token", () => {
   });
 
   it("reads only the space's current revision and the one its lookup answered with", async () => {
-    const grant = {
-      organizationId: org.id,
-      siteId: 's',
-      spaceIds: ['sp'],
-      claims: {},
-      revision: { spaceId: 'sp', revisionId: 'r1' },
-      rememberMs: 0,
-    };
+    const grant = grantFor(org.id);
     const ctx = (visitor?: typeof grant) => ({ caller: { user: { id: 'u' }, visitor } }) as unknown as Ctx;
     const space = { id: 'sp', revisionId: 'r2' };
     expect(() => requireVisibleRevision(ctx(grant), space, 'r2')).not.toThrow();
