@@ -167,6 +167,39 @@ export async function runLoad<S = unknown>(
   };
 }
 
+/** One answer of `timedRequest`: its status, headers, body and how long it took end to end. */
+export interface TimedAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  ms: number;
+}
+
+/**
+ * A client for requests timed one at a time (latency rows, probes, seeding calls): one keep-alive
+ * connection pool per origin, through undici's `request`. Not `fetch`: after a load phase, the
+ * load generator's `fetch` responses kept this process in back-to-back full collections (every
+ * 50 ms, 20–40 ms each), which showed up as the server's latency.
+ */
+export function timedClient(origin: string, connections = 1) {
+  const pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 120_000, bodyTimeout: 120_000 });
+  return {
+    async request(
+      method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+      path: string,
+      headers: Record<string, string> = {},
+      body?: string,
+    ): Promise<TimedAnswer> {
+      const started = performance.now();
+      const res = await pool.request({ method, path, headers, body });
+      const chunks: Buffer[] = [];
+      for await (const chunk of res.body) chunks.push(chunk as Buffer);
+      return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), ms: performance.now() - started };
+    },
+    close: () => pool.close(),
+  };
+}
+
 export function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createScratchDatabase, freePort, portOpen, startEmbeddedPostgres, startTemporalDevServer } from '../src/lib/infra.ts';
 import { initOrm, migrate, type Orm } from '../src/db/orm.ts';
 import { createOrganization, findOrCreateUser, issueToken, setMembership } from '../src/db/accounts.ts';
-import { startServerChild, type cleanupStack, type ServerChild } from './lib.ts';
+import { startServerChild, timedClient, type cleanupStack, type ServerChild } from './lib.ts';
 
 export interface Stack {
   runId: string;
@@ -82,6 +82,7 @@ export async function startStack(cleanup: ReturnType<typeof cleanupStack>, log: 
     FETCH_ALLOW_HOSTS: '127.0.0.1',
     // The limiter stays on the request path, with a ceiling load generators do not reach.
     RATE_LIMIT_MAX: '10000000',
+    RATE_LIMIT_READER_MAX: '10000000',
   };
   const worker = spawn(process.execPath, ['--import', './scripts/check-node.js', 'src/worker.ts'], { env: childEnv, stdio: 'ignore' });
   cleanup.push(async () => {
@@ -98,14 +99,21 @@ export async function startStack(cleanup: ReturnType<typeof cleanupStack>, log: 
     for (const child of [worker, api.child, bare.child]) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
 
+  const client = timedClient(api.url, 4);
+  cleanup.push(() => client.close());
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${api.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(120_000),
-    });
-    const json = (await res.json().catch(() => undefined)) as any;
+    const res = await client.request(
+      method as Parameters<typeof client.request>[0],
+      path,
+      { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body === undefined ? undefined : JSON.stringify(body),
+    );
+    let json: any;
+    try {
+      json = res.body.length ? JSON.parse(res.body.toString('utf8')) : undefined;
+    } catch {
+      json = undefined;
+    }
     if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
     return json;
   };

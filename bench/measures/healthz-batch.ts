@@ -6,7 +6,7 @@
  * API's event loop shows as one slow probe. Rounds alternate idle / batch; each batch goes to a
  * change request of its own.
  */
-import { median, percentile } from '../lib.ts';
+import { median, percentile, timedClient } from '../lib.ts';
 import { sentence, word } from '../corpus.ts';
 import type { RunOptions, Row } from '../load.ts';
 import type { Stack } from '../stack.ts';
@@ -78,14 +78,14 @@ async function probe(url: string, until: Promise<unknown> | number): Promise<num
   let done = false;
   if (typeof until === 'number') setTimeout(() => (done = true), until);
   else void until.finally(() => (done = true)).catch(() => {});
+  const client = timedClient(url);
   while (!done) {
-    const started = performance.now();
-    const res = await fetch(`${url}/healthz`);
-    await res.arrayBuffer();
+    const res = await client.request('GET', '/healthz');
     if (res.status !== 200) throw new Error(`/healthz answered ${res.status}`);
-    latencies.push(performance.now() - started);
+    latencies.push(res.ms);
     await new Promise((r) => setTimeout(r, 5));
   }
+  await client.close();
   return latencies;
 }
 

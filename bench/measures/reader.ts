@@ -7,7 +7,7 @@
  * sequence accepts gzip (the client does not inflate what it receives). A second row times the document
  * of a 300-block page alone, one request at a time.
  */
-import { percentile } from '../lib.ts';
+import { percentile, timedClient } from '../lib.ts';
 import { generatePages, seedSpace } from '../corpus.ts';
 import { compare, load, ratios, type RunOptions, type Row } from '../load.ts';
 import type { Stack } from '../stack.ts';
@@ -47,11 +47,14 @@ export async function measureReader(stack: Stack, options: RunOptions, log: (lin
 
   const url = `http://docs.bench/sites/${orgId}/${site.id}/${pages[Object.keys(pages)[0]].slug}/a-page`;
   const lookupBody = JSON.stringify({ url, visitor: { unsignedClaims: {} }, redirectOnError: false });
-  const lookup = await fetch(`${stack.api.url}/v1/urls/published`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${lookupToken}`, 'content-type': 'application/json' },
-    body: lookupBody,
-  }).then((res) => res.json() as Promise<{ apiToken: string; revision: string; page?: string }>);
+  const client = timedClient(stack.api.url);
+  const lookupAnswer = await client.request(
+    'POST',
+    '/v1/urls/published',
+    { authorization: `Bearer ${lookupToken}`, 'content-type': 'application/json' },
+    lookupBody,
+  );
+  const lookup = JSON.parse(lookupAnswer.body.toString('utf8')) as { apiToken: string; revision: string; page?: string };
   if (lookup.page !== typicalId) throw new Error(`the lookup did not resolve the page: ${JSON.stringify(lookup).slice(0, 300)}`);
   // As the renderer's `fetch` (undici) sends it over http: it accepts compressed answers.
   const visitor = { authorization: `Bearer ${lookup.apiToken}`, 'accept-encoding': 'gzip, deflate' };
@@ -76,20 +79,13 @@ export async function measureReader(stack: Stack, options: RunOptions, log: (lin
   const sequential = options.quick ? 20 : 100;
   for (let i = 0; i < sequential + 5; i++) {
     for (const [n, step] of sequence.entries()) {
-      const t = performance.now();
-      const res = await fetch(`${stack.api.url}${step.path}`, {
-        method: step.method,
-        headers: step.headers,
-        body: 'body' in step ? step.body : undefined,
-      });
-      const bytes = (await res.arrayBuffer()).byteLength;
-      if (i >= 5) steps[n].push(performance.now() - t);
+      const res = await client.request(step.method, step.path, step.headers, 'body' in step ? step.body : undefined);
+      if (i >= 5) steps[n].push(res.ms);
       if (res.status !== 200) throw new Error(`${step.method} ${step.path} answered ${res.status}`);
-      if (i === 0) sizes.push(Number(res.headers.get('content-length') ?? bytes));
+      if (i === 0) sizes.push(res.body.length);
     }
-    const t = performance.now();
-    await (await fetch(`${stack.api.url}/v1/spaces/${space.id}`, { headers: { authorization: `Bearer ${stack.token}` } })).arrayBuffer();
-    if (i >= 5) alone.push(performance.now() - t);
+    const plain = await client.request('GET', `/v1/spaces/${space.id}`, { authorization: `Bearer ${stack.token}` });
+    if (i >= 5) alone.push(plain.ms);
   }
   const stepMedians = steps.map((samples) => percentile(Float64Array.from(samples).sort(), 50));
 
@@ -106,11 +102,11 @@ export async function measureReader(stack: Stack, options: RunOptions, log: (lin
   const samples: number[] = [];
   const count = options.quick ? 60 : 300;
   for (let i = 0; i < count + 20; i++) {
-    const t = performance.now();
-    const res = await fetch(`${stack.api.url}${documentPath}`, { headers: visitor });
-    await res.arrayBuffer();
-    if (i >= 20) samples.push(performance.now() - t);
+    const res = await client.request('GET', documentPath, visitor);
+    if (res.status !== 200) throw new Error(`GET ${documentPath} answered ${res.status}`);
+    if (i >= 20) samples.push(res.ms);
   }
+  await client.close();
   const sorted = Float64Array.from(samples).sort();
   const p95 = percentile(sorted, 95);
   log(`reader: ${reader.rps.toFixed(0)} req/s in page views vs ${plain.rps.toFixed(0)}; ${blocks}-block document p95 ${p95.toFixed(1)} ms`);
