@@ -9,7 +9,10 @@ import type { AppDeps } from './context.ts';
 import { sharedServices, type SharedServices } from '../lib/shared-services.ts';
 import { registerAuth, requestToken } from './auth.ts';
 import { LOOKUP_TOKEN_PREFIX } from '../domain/ids.ts';
-import { setCacheMemory } from '../domain/lru.ts';
+import { cacheBytes, setCacheMemory } from '../domain/lru.ts';
+import { noteWrite, ReadCache } from '../domain/read-cache.ts';
+import { watchChanges } from '../db/change-feed.ts';
+import type { JsonAnswer } from './json-answer.ts';
 import { RateWindows, spokenDuration } from '../domain/rate-window.ts';
 import { looksLikeJwt } from '../domain/sites/site-token.ts';
 import { badRequest, clientErrorHandler, frameworkErrors, HttpError, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.ts';
@@ -52,6 +55,9 @@ import { urlRoutes } from './urls/routes.ts';
 import { siteLookupTokenRoutes } from './site-lookup-tokens/routes.ts';
 import { gitRoutes, gitWebhookRoutes } from './git/routes.ts';
 
+/** What a prepared answer kept under `key` holds in memory. */
+const answerBytes = (answer: JsonAnswer, key: string) => answer.bytes + 2 * key.length;
+
 export interface AppOptions {
   logger?: Logger | false;
   /** How long an authenticated token stays cached in this process (ms); 0 disables. */
@@ -64,17 +70,20 @@ export interface AppOptions {
  * here from the configuration otherwise.
  */
 export async function buildApp(
-  given: Omit<AppDeps, keyof SharedServices> & Partial<SharedServices>,
+  given: Omit<AppDeps, keyof SharedServices | 'spaceAnswers' | 'lookupAnswers'> & Partial<SharedServices>,
   options: AppOptions = {},
 ): Promise<FastifyInstance> {
   const { blobs, secrets, pdfSigningKey, fileUrlKey, siteTokenKey } = given;
+  setCacheMemory(given.config.cacheMemory);
+  const authCacheTtlMs = options.authCacheTtlMs ?? 5000;
   const deps: AppDeps = {
     ...given,
     ...(blobs && secrets && pdfSigningKey && fileUrlKey && siteTokenKey
       ? { blobs, secrets, pdfSigningKey, fileUrlKey, siteTokenKey }
       : sharedServices(given.config)),
+    spaceAnswers: new ReadCache<JsonAnswer>(cacheBytes('spaceAnswers'), answerBytes, authCacheTtlMs),
+    lookupAnswers: new ReadCache<JsonAnswer>(cacheBytes('lookupAnswers'), answerBytes, authCacheTtlMs),
   };
-  setCacheMemory(deps.config.cacheMemory);
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     genReqId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 128) : randomUUID()),
@@ -97,6 +106,15 @@ export async function buildApp(
     schemaController: { compilersFactory: { buildValidator: lazily(partAwareValidator), buildSerializer: lazily(SerializerSelector()) } },
   });
   app.decorate('deps', deps);
+  // Answers kept between writes hold only while other processes' writes are heard (AUTH_CACHE_TTL 0: none are kept).
+  if (authCacheTtlMs > 0) {
+    const feed = watchChanges(String(deps.orm.config.get('clientUrl')), {
+      onChange: noteWrite,
+      onLive: (live) => [deps.spaceAnswers, deps.lookupAnswers].forEach((answers) => answers.setLive(live)),
+      onError: (error) => app.log.warn({ err: error }, 'change feed: connection lost; answers are read afresh until it is back'),
+    });
+    app.addHook('onClose', () => feed.stop());
+  }
   app.decorateRequest('em', null as never);
   app.addHook('onRequest', async (request, reply) => {
     request.em = forkEm(deps.orm);
@@ -129,7 +147,7 @@ export async function buildApp(
   registerErrorHandling(app);
   if (deps.config.rateLimit.max > 0) registerRateLimit(app, deps.config.rateLimit);
   registerAuth(app, {
-    cacheTtlMs: options.authCacheTtlMs ?? 5000,
+    cacheTtlMs: authCacheTtlMs,
     failureMax: deps.config.rateLimit.authFailures,
     failureWindowMs: deps.config.rateLimit.windowMs,
   });

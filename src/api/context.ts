@@ -4,6 +4,8 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config.ts';
 import type { Em, Orm } from '../db/orm.ts';
 import type { SharedServices } from '../lib/shared-services.ts';
+import type { ReadCache } from '../domain/read-cache.ts';
+import type { JsonAnswer } from './json-answer.ts';
 
 /**
  * What every route can reach: configuration, the database, the Temporal client, and the process's
@@ -13,6 +15,13 @@ export interface AppDeps extends SharedServices {
   config: Config;
   orm: Orm;
   temporal: Client;
+  /**
+   * Members' answers of `GET /v1/spaces/{id}`, serialized, kept between writes (domain/read-cache.ts)
+   * for at most AUTH_CACHE_TTL; buildApp makes it, with the database's change feed that keeps it true.
+   */
+  spaceAnswers: ReadCache<JsonAnswer>;
+  /** Site lookup tokens' answers of `POST /v1/urls/published`, kept the same way (api/urls/service.ts). */
+  lookupAnswers: ReadCache<JsonAnswer>;
 }
 
 /** The authenticated caller. */

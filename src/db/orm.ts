@@ -3,6 +3,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { sql } from 'kysely';
 import { entities } from './schema.ts';
 import { migrations } from './migrations/index.ts';
+import { countWrites } from './write-count.ts';
 
 export type Orm = MikroORM;
 export type Em = EntityManager;
@@ -28,6 +29,10 @@ export async function initOrm(options: OrmOptions): Promise<Orm> {
     // The schema belongs to the migrations; never let the ORM change it on its own.
     schemaGenerator: { disableForeignKeys: false },
     allowGlobalContext: false,
+    // Every statement this process completes that may have written counts as a write (write-count.ts).
+    driverOptions: {
+      onPoolCreated: (pool: { on(event: 'connect', listener: (client: object) => void): unknown }) => pool.on('connect', countWrites),
+    },
   });
 }
 

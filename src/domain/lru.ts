@@ -46,11 +46,15 @@ export function setCacheMemory(bytes: number): void {
  */
 export const CACHE_SHARES = {
   /** Links parsed from documents, by document hash (api/links/service.ts). */
-  documentLinks: 3 / 16,
+  documentLinks: 1 / 8,
   /** Page indexes of published revisions (db/sites.ts). */
-  pageIndexes: 1 / 4,
+  pageIndexes: 3 / 16,
   /** Sections and site-spaces of published sites (db/sites.ts). */
   siteStructures: 1 / 16,
+  /** Members' answers of `GET /v1/spaces/{id}`, between writes, for AUTH_CACHE_TTL at most (api/spaces/service.ts). */
+  spaceAnswers: 1 / 16,
+  /** Site lookup tokens' answers of `POST /v1/urls/published`, likewise (api/urls/service.ts). */
+  lookupAnswers: 1 / 16,
   /** Verified API tokens, for AUTH_CACHE_TTL (api/auth.ts). */
   apiTokens: 1 / 16,
   /** Failed authentications per client address (api/auth.ts). */

@@ -1,4 +1,5 @@
 import { ctxOf, type RoutePlugin } from '../context.ts';
+import { sendJson } from '../json-answer.ts';
 import { errors, ListQuery, NoContent } from '../schemas.ts';
 import {
   CreateSpaceBody,
@@ -15,7 +16,7 @@ import {
   createSpaceFor,
   deleteSpace,
   duplicateSpace,
-  getSpace,
+  getSpaceAnswer,
   listSpaces,
   moveSpace,
   restoreDeletedSpace,
@@ -68,7 +69,9 @@ export const spaceRoutes: RoutePlugin = async (app) => {
       // A site visitor reads the spaces its site publishes.
       config: { visitor: true },
     },
-    async (request) => getSpace(ctxOf(request), request.params.spaceId),
+    // A member's answer is kept between writes (see getSpaceAnswer), serialized as this route serializes.
+    async (request, reply) =>
+      sendJson(request, reply, await getSpaceAnswer(ctxOf(request), request.params.spaceId, (space) => reply.serialize(space))),
   );
 
   app.patch(

@@ -30,6 +30,7 @@ import { resolvePosition, targetCollection, type ContentPosition } from '../cont
 import { paginate } from '../pagination.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentSpace } from './present.ts';
+import { JsonAnswer } from '../json-answer.ts';
 import type { ListQuery } from '../schemas.ts';
 import type { CreateSpaceBody, MoveBody, TransferBody, UpdateSpaceBody } from './schemas.ts';
 
@@ -106,6 +107,33 @@ export async function createSpaceFor(ctx: Ctx, organizationId: string, body: Sta
 export async function getSpace(ctx: Ctx, spaceId: string) {
   const { space, role, gitSync } = await loadSpace(ctx.em, ctx.caller, spaceId);
   return present(ctx, space, role, gitSync);
+}
+
+export type SpaceAnswer = Awaited<ReturnType<typeof getSpace>>;
+
+/**
+ * `GET /v1/spaces/{id}`: for a member (any caller but a site's visitor or lookup token), the answer
+ * as this process last read it for the same space, user and token scope, while no write has been
+ * counted since, in any process (AppDeps.spaceAnswers), and for AUTH_CACHE_TTL at most; read
+ * afresh and serialized by `serialize` (the route's serializer, so it is the answer Fastify would
+ * send) otherwise. Only answers the caller could read are kept: a refusal is never remembered.
+ */
+export async function getSpaceAnswer(
+  ctx: Ctx,
+  spaceId: string,
+  serialize: (space: SpaceAnswer) => string | Buffer | ArrayBuffer,
+): Promise<SpaceAnswer | JsonAnswer> {
+  const { caller } = ctx;
+  if (caller.visitor || caller.siteLookup) return getSpace(ctx, spaceId);
+  const cache = ctx.deps.spaceAnswers;
+  const key = `${spaceId}\n${caller.user.id}\n${caller.organizationId ?? ''}`;
+  const kept = cache.get(key);
+  if (kept) return kept;
+  const ticket = cache.ticket();
+  const serialized = serialize(await getSpace(ctx, spaceId));
+  const answer = new JsonAnswer(typeof serialized === 'string' || Buffer.isBuffer(serialized) ? serialized : Buffer.from(serialized));
+  cache.set(key, ticket, answer);
+  return answer;
 }
 
 /** Title and emoji need `edit`; access, visibility and edit mode need `admin`. A locked space keeps its title and emoji. */

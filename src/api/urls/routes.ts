@@ -1,7 +1,8 @@
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors } from '../schemas.ts';
 import { EmbedSchema, PublishedLookup, ResolvePublishedBody, ResolvePublishedQuery, SpaceEmbedParams, UrlQuery } from './schemas.ts';
-import { contentByUrl, embedByUrl, embedInSpace, resolvePublished } from './service.ts';
+import { contentByUrl, embedByUrl, embedInSpace, resolvePublished, resolvePublishedAnswer } from './service.ts';
+import { sendJson } from '../json-answer.ts';
 
 /** URL resolution: HTTP only. The rules are in ./service.ts. */
 export const urlRoutes: RoutePlugin = async (app) => {
@@ -19,14 +20,23 @@ export const urlRoutes: RoutePlugin = async (app) => {
       // The renderer's own credentials: a site lookup token, or the visitor's token of the site.
       config: { siteLookup: true, visitor: true },
     },
-    async (request) =>
-      resolvePublished(ctxOf(request), {
-        url: request.body.url,
-        redirectOnError: request.body.redirectOnError,
-        jwtToken: request.body.visitor?.jwtToken,
-        unsignedClaims: request.body.visitor?.unsignedClaims,
-        visitorType: request.body.visitor?.type,
-      }),
+    // A site lookup token's answer is kept between writes (see resolvePublishedAnswer), serialized as this route serializes.
+    async (request, reply) =>
+      sendJson(
+        request,
+        reply,
+        await resolvePublishedAnswer(
+          ctxOf(request),
+          {
+            url: request.body.url,
+            redirectOnError: request.body.redirectOnError,
+            jwtToken: request.body.visitor?.jwtToken,
+            unsignedClaims: request.body.visitor?.unsignedClaims,
+            visitorType: request.body.visitor?.type,
+          },
+          (answer) => reply.serialize(answer),
+        ),
+      ),
   );
 
   app.get(

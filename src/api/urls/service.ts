@@ -25,6 +25,7 @@ import { hashShareKey, openSigningKey } from '../sites/keys.ts';
 import { siteUrls } from '../sites/site-access.ts';
 import { urlsFor } from '../object-urls.ts';
 import { siteTokenFor } from '../site-tokens.ts';
+import { JsonAnswer } from '../json-answer.ts';
 
 /**
  * URL resolution. `resolvePublished` is the hot path of every visitor page view: one statement
@@ -173,6 +174,43 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
   };
 }
 
+export type PublishedLookupAnswer = Awaited<ReturnType<typeof resolvePublished>>;
+
+/**
+ * `POST /v1/urls/published` (the renderer asks it for every page view of every reader): the answer
+ * as this process last gave it for the same request to a caller of the same reach (`mayResolve`:
+ * a site lookup token of the same organization, a visitor's token of the same site, or any API
+ * token), while no write has been counted since, in any process (AppDeps.lookupAnswers), and for
+ * AUTH_CACHE_TTL at most; resolved afresh and serialized by `serialize` (the route's serializer)
+ * otherwise. A lookup carrying a visitor's JWT is always resolved afresh (the JWT's own expiry
+ * must be checked each time); a refusal is never remembered.
+ */
+export async function resolvePublishedAnswer(
+  ctx: Ctx,
+  input: PublishedRequest,
+  serialize: (answer: PublishedLookupAnswer) => string | Buffer | ArrayBuffer,
+): Promise<PublishedLookupAnswer | JsonAnswer> {
+  if (input.jwtToken !== undefined || /[?&]jwt_token=/.test(input.url)) return resolvePublished(ctx, input);
+  const { siteLookup, visitor } = ctx.caller;
+  const reach = siteLookup ? `lookup ${siteLookup.organizationId}` : visitor ? `visitor ${visitor.siteId}` : 'member';
+  const cache = ctx.deps.lookupAnswers;
+  const key = [
+    reach,
+    input.url,
+    input.redirectOnError ? 'redirect' : '',
+    input.visitorType ?? '',
+    JSON.stringify(input.unsignedClaims ?? {}),
+  ].join('\n');
+  const kept = cache.get(key);
+  if (kept) return kept;
+  const ticket = cache.ticket();
+  const serialized = serialize(await resolvePublished(ctx, input));
+  const answer = new JsonAnswer(typeof serialized === 'string' || Buffer.isBuffer(serialized) ? serialized : Buffer.from(serialized));
+  cache.set(key, ticket, answer);
+  return answer;
+}
+
+/** Who may resolve the site found (the caller's reach, which resolvePublishedAnswer's key names). */
 function mayResolve(ctx: Ctx, found: SiteForVisitor): boolean {
   const { caller } = ctx;
   if (caller.siteLookup) return caller.siteLookup.organizationId === found.site.organization_id;

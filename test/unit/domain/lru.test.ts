@@ -95,7 +95,7 @@ describe('cache shares', () => {
 
   it('size each cache from CACHE_MEMORY as set when the cache is first used', () => {
     setCacheMemory(1024 * 1024);
-    expect(cacheBytes('documentLinks')).toBe(192 * 1024);
+    expect(cacheBytes('documentLinks')).toBe(128 * 1024);
     const cache = sharedCache<string, string>('conditions', (value) => value.length);
     cache().set('a', 'x'.repeat(32 * 1024));
     expect(cache().has('a')).toBe(true);

@@ -1,0 +1,76 @@
+import pg from 'pg';
+
+/**
+ * The channel on which the database announces writes to the tables that answers remembered
+ * between writes are made of (Migration0028ChangeFeed): one notification per committed
+ * transaction that wrote to any of them, whichever process wrote.
+ */
+export const CHANGE_CHANNEL = 'data_changed';
+
+export interface ChangeFeedEvents {
+  /** Another transaction committed a write (this process's own included). */
+  onChange(): void;
+  /** Notifications are heard (true) or not (false: connecting, or the connection was lost). */
+  onLive(live: boolean): void;
+  /** Why the connection failed or was lost; it is opened again after `retryMs`. */
+  onError(error: Error): void;
+}
+
+/**
+ * Listens on CHANGE_CHANNEL over a connection of its own (not one of the pool's: a pooled
+ * connection is handed to other work between statements). Live once listening; a lost connection
+ * is reported as not live at once, then opened again, and is live again once listening again.
+ */
+export function watchChanges(databaseUrl: string, events: ChangeFeedEvents, retryMs = 1000): { stop(): Promise<void> } {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+
+  const lost = (error: Error) => {
+    events.onLive(false);
+    if (stopped) return;
+    events.onError(error);
+    const gone = client;
+    client = undefined;
+    gone?.removeAllListeners();
+    gone?.on('error', () => {});
+    void gone?.end().catch(() => {});
+    retry ??= setTimeout(() => {
+      retry = undefined;
+      void open();
+    }, retryMs);
+    retry.unref();
+  };
+
+  const open = async () => {
+    if (stopped) return;
+    const next = new pg.Client({ connectionString: databaseUrl });
+    client = next;
+    next.on('notification', (message) => {
+      if (message.channel === CHANGE_CHANNEL) events.onChange();
+    });
+    next.on('error', (error) => client === next && lost(error));
+    next.on('end', () => client === next && lost(new Error('the database closed the connection')));
+    try {
+      await next.connect();
+      await next.query(`listen ${CHANGE_CHANNEL}`);
+      if (client === next && !stopped) events.onLive(true);
+    } catch (error) {
+      if (client === next) lost(error as Error);
+    }
+  };
+
+  void open();
+  return {
+    async stop() {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      events.onLive(false);
+      const last = client;
+      client = undefined;
+      last?.removeAllListeners();
+      last?.on('error', () => {});
+      await last?.end().catch(() => {});
+    },
+  };
+}
