@@ -44,12 +44,14 @@ export async function siteTokenFor(deps: AppDeps, authKeySealed: string, claims:
 
 /**
  * Tokens whose signature checked out, with their claims, until they expire: a reader's page view
- * presents one token several times. Only the signature's work is saved: what a token must still
- * hold (its site published, its key, its share link) is checked on every use. Within the
- * `verifiedSiteTokens` share of CACHE_MEMORY (about 750 bytes a token with its claims).
+ * presents one token several times. With them, the caller each stood for, until the site's state
+ * it was checked against (its site published, its key, its share link: `states`) must be read
+ * again, so a token stops working as soon as it would have without this. Within the
+ * `verifiedSiteTokens` share of CACHE_MEMORY (about 1.5 kB a token with its claims and caller).
  */
-const verified = sharedCache<string, { claims: SiteTokenClaims; expires: number }>('verifiedSiteTokens', (value, key) =>
-  entryBytes(key, value),
+const verified = sharedCache<string, { claims: SiteTokenClaims; expires: number; caller?: Caller; callerUntil?: number }>(
+  'verifiedSiteTokens',
+  (value, key) => entryBytes(key, value),
 );
 
 /**
@@ -60,15 +62,25 @@ const verified = sharedCache<string, { claims: SiteTokenClaims; expires: number 
  */
 const states = sharedCache<string, { state: SiteTokenState; expires: number }>('siteTokenStates', (value, key) => entryBytes(key, value));
 
-async function tokenState(em: Em, siteId: string, shareLink: string, cacheTtlMs: number): Promise<SiteTokenState | undefined> {
+/** The state a site's tokens must hold, and until when (ms) it may be used as read. */
+async function tokenState(
+  em: Em,
+  siteId: string,
+  shareLink: string,
+  cacheTtlMs: number,
+): Promise<{ state: SiteTokenState; expires: number } | undefined> {
   const key = `${siteId}\n${shareLink}`;
   const now = Date.now();
   const hit = states().get(key);
-  if (hit && hit.expires > now) return hit.state;
+  if (hit && hit.expires > now) return hit;
   const state = await siteTokenState(em, siteId, shareLink);
-  if (state && cacheTtlMs > 0) states().set(key, { state, expires: now + cacheTtlMs });
-  else states().delete(key);
-  return state;
+  if (!state || cacheTtlMs <= 0) {
+    states().delete(key);
+    return state && { state, expires: now };
+  }
+  const read = { state, expires: now + cacheTtlMs };
+  states().set(key, read);
+  return read;
 }
 
 /**
@@ -78,14 +90,18 @@ async function tokenState(em: Em, siteId: string, shareLink: string, cacheTtlMs:
  * for API tokens: a revocation takes effect within AUTH_CACHE_TTL; at once with 0).
  */
 export async function siteTokenCaller(em: Em, deps: AppDeps, token: string, cacheTtlMs: number): Promise<Caller | null> {
+  const nowMs = Date.now();
+  // The caller this token stood for, while the site's state it was checked against may still be used.
+  const known = verified().get(token);
+  if (known?.caller && known.callerUntil !== undefined && known.callerUntil > nowMs) return known.caller;
   const peeked = peekSiteToken(token);
   if (!peeked) return null;
   // Read with the share link the token names; the signature then vouches for that name.
-  const state = await tokenState(em, peeked.siteId, peeked.shareLink, cacheTtlMs);
-  if (!state) return null;
+  const read = await tokenState(em, peeked.siteId, peeked.shareLink, cacheTtlMs);
+  if (!read) return null;
+  const { state } = read;
   const fingerprint = keyFingerprint(state.authKeySealed);
-  const now = Math.floor(Date.now() / 1000);
-  const known = verified().get(token);
+  const now = Math.floor(nowMs / 1000);
   let claims = known && known.expires > now ? known.claims : null;
   if (!claims) {
     const key = siteTokenKey(await deps.siteTokenKey(), peeked.siteId, fingerprint);
@@ -93,10 +109,9 @@ export async function siteTokenCaller(em: Em, deps: AppDeps, token: string, cach
     if (!claims || claims.site !== peeked.siteId || (claims.shareLink ?? '') !== peeked.shareLink) return null;
   }
   if (!tokenStillHolds(claims, peeked.fingerprint, { ...state, fingerprint })) return null;
-  if (!known) verified().set(token, { claims, expires: peeked.expires });
   const live = new Set(state.spaceIds);
   const id = `visitor:${claims.site}`;
-  return {
+  const caller: Caller = {
     user: { id, displayName: 'Site visitor', email: '', photoUrl: null },
     tokenId: id,
     organizationId: claims.organization,
@@ -109,4 +124,7 @@ export async function siteTokenCaller(em: Em, deps: AppDeps, token: string, cach
       rememberMs: cacheTtlMs,
     },
   };
+  // Until the state it was checked against must be read again, or the token expires.
+  verified().set(token, { claims, expires: peeked.expires, caller, callerUntil: Math.min(read.expires, peeked.expires * 1000) });
+  return caller;
 }
