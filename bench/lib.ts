@@ -256,14 +256,24 @@ export interface ServerChild {
 
 /**
  * The Node flags `npm run api` starts the service with (package.json's `api` script: the heap
- * settings and the preload, with its compile cache), so both bench targets run under them.
+ * settings and the preload, with its compile cache) and the variables it sets ahead of them (the
+ * allocator's), so both bench targets run under them.
  */
-function apiNodeFlags(): string[] {
+function apiCommand(): { env: Record<string, string>; flags: string[] } {
   const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
   const words = packageJson.scripts.api.split(/\s+/);
+  // Variables set ahead of the command (NAME=value) go into the children's environment.
+  const env: Record<string, string> = {};
+  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0] ?? '')) {
+    const [name, ...value] = words.shift()!.split('=');
+    env[name] = value.join('=');
+  }
   if (words[0] !== 'node') throw new Error(`package.json: the api script does not start with node: ${packageJson.scripts.api}`);
   const flags = words.slice(1, -1);
-  return flags.map((flag) => (flag.startsWith('./') ? fileURLToPath(new URL(`../${flag.slice(2)}`, import.meta.url)) : flag));
+  return {
+    env,
+    flags: flags.map((flag) => (flag.startsWith('./') ? fileURLToPath(new URL(`../${flag.slice(2)}`, import.meta.url)) : flag)),
+  };
 }
 
 /**
@@ -276,8 +286,13 @@ export async function startServerChild(kind: 'api' | 'bare', env: NodeJS.Process
   const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', `${kind}-${Date.now()}.cpuprofile`] : [];
   // BENCH_NODE_FLAGS: extra Node flags for both servers, after the api script's (to try heap settings).
   const extra = (env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-  const execArgv = [...apiNodeFlags(), ...extra, ...profile];
-  const child = fork(new URL('./server.ts', import.meta.url), [kind], { env, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const api = apiCommand();
+  const execArgv = [...api.flags, ...extra, ...profile];
+  const child = fork(new URL('./server.ts', import.meta.url), [kind], {
+    env: { ...api.env, ...env },
+    execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
