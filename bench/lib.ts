@@ -167,7 +167,7 @@ export async function runLoad<S = unknown>(
   };
 }
 
-/** One answer of `timedRequest`: its status, headers, body and how long it took end to end. */
+/** One answer of a `timedClient` request: its status, headers, body and how long it took end to end. */
 export interface TimedAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;

@@ -20,7 +20,7 @@ export interface AppDeps extends SharedServices {
    * for at most AUTH_CACHE_TTL; buildApp makes it, with the database's change feed that keeps it true.
    */
   spaceAnswers: ReadCache<JsonAnswer>;
-  /** Site lookup tokens' answers of `POST /v1/urls/published`, kept the same way (api/urls/service.ts). */
+  /** Answers of `POST /v1/urls/published`, by the caller's reach and the request, kept the same way (api/urls/service.ts). */
   lookupAnswers: ReadCache<JsonAnswer>;
 }
 

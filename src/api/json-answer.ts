@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ReadCache } from '../domain/read-cache.ts';
 import { JSON_TYPE } from './schemas.ts';
 
 const gzipAsync = promisify(gzip);
@@ -32,6 +33,30 @@ export class JsonAnswer {
   get bytes(): number {
     return 2 * this.body.length;
   }
+}
+
+/** What a route's serializer (`reply.serialize`) gives, as a prepared answer. */
+export function preparedAnswer(serialized: string | Buffer | ArrayBuffer): JsonAnswer {
+  return new JsonAnswer(typeof serialized === 'string' || Buffer.isBuffer(serialized) ? serialized : Buffer.from(serialized));
+}
+
+/**
+ * The answer `cache` keeps under `key` while it holds (domain/read-cache.ts); otherwise `read`
+ * afresh, serialized by `serialize` (the route's serializer) and kept, unless a write was counted
+ * while it was read. A refusal `read` throws is never kept.
+ */
+export async function keptAnswer<T>(
+  cache: ReadCache<JsonAnswer>,
+  key: string,
+  read: () => Promise<T>,
+  serialize: (value: T) => string | Buffer | ArrayBuffer,
+): Promise<JsonAnswer> {
+  const kept = cache.get(key);
+  if (kept) return kept;
+  const ticket = cache.ticket();
+  const answer = preparedAnswer(serialize(await read()));
+  cache.set(key, ticket, answer);
+  return answer;
 }
 
 /** Whether `accept-encoding` admits gzip (`gzip`, `x-gzip` or `*`, without `q=0`). */

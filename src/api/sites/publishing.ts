@@ -2,7 +2,7 @@ import { updateSite as updateSiteRow } from '../../db/sites.ts';
 import { sharedCache } from '../../domain/lru.ts';
 import { sortOrdered } from '../../domain/sites/order.ts';
 import type { Ctx } from '../context.ts';
-import { JsonAnswer } from '../json-answer.ts';
+import { preparedAnswer, type JsonAnswer } from '../json-answer.ts';
 import { presentCustomization, presentSite } from './present.ts';
 import { freshSite, publishedReader, requireSite, siteUrls } from './site-access.ts';
 import { readerStructure, structurePresenter } from './structure.ts';
@@ -84,8 +84,7 @@ export async function getPublishedSiteAnswer(
   const now = Date.now();
   const hit = visitorSites().get(key);
   if (hit && hit.expires > now) return hit.answer;
-  const serialized = serialize(await getPublishedSite(ctx, organizationId, siteId, shareKey));
-  const answer = new JsonAnswer(typeof serialized === 'string' || Buffer.isBuffer(serialized) ? serialized : Buffer.from(serialized));
+  const answer = preparedAnswer(serialize(await getPublishedSite(ctx, organizationId, siteId, shareKey)));
   visitorSites().set(key, { answer, expires: now + visitor.rememberMs });
   return answer;
 }

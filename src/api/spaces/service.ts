@@ -30,7 +30,7 @@ import { resolvePosition, targetCollection, type ContentPosition } from '../cont
 import { paginate } from '../pagination.ts';
 import { urlsFor } from '../object-urls.ts';
 import { presentSpace } from './present.ts';
-import { JsonAnswer } from '../json-answer.ts';
+import { keptAnswer, type JsonAnswer } from '../json-answer.ts';
 import type { ListQuery } from '../schemas.ts';
 import type { CreateSpaceBody, MoveBody, TransferBody, UpdateSpaceBody } from './schemas.ts';
 
@@ -125,15 +125,8 @@ export async function getSpaceAnswer(
 ): Promise<SpaceAnswer | JsonAnswer> {
   const { caller } = ctx;
   if (caller.visitor || caller.siteLookup) return getSpace(ctx, spaceId);
-  const cache = ctx.deps.spaceAnswers;
   const key = `${spaceId}\n${caller.user.id}\n${caller.organizationId ?? ''}`;
-  const kept = cache.get(key);
-  if (kept) return kept;
-  const ticket = cache.ticket();
-  const serialized = serialize(await getSpace(ctx, spaceId));
-  const answer = new JsonAnswer(typeof serialized === 'string' || Buffer.isBuffer(serialized) ? serialized : Buffer.from(serialized));
-  cache.set(key, ticket, answer);
-  return answer;
+  return keptAnswer(ctx.deps.spaceAnswers, key, () => getSpace(ctx, spaceId), serialize);
 }
 
 /** Title and emoji need `edit`; access, visibility and edit mode need `admin`. A locked space keeps its title and emoji. */

@@ -20,7 +20,7 @@ export const urlRoutes: RoutePlugin = async (app) => {
       // The renderer's own credentials: a site lookup token, or the visitor's token of the site.
       config: { siteLookup: true, visitor: true },
     },
-    // A site lookup token's answer is kept between writes (see resolvePublishedAnswer), serialized as this route serializes.
+    // A lookup's answer is kept between writes (see resolvePublishedAnswer), serialized as this route serializes.
     async (request, reply) =>
       sendJson(
         request,

@@ -25,7 +25,7 @@ import { hashShareKey, openSigningKey } from '../sites/keys.ts';
 import { siteUrls } from '../sites/site-access.ts';
 import { urlsFor } from '../object-urls.ts';
 import { siteTokenFor } from '../site-tokens.ts';
-import { JsonAnswer } from '../json-answer.ts';
+import { keptAnswer, type JsonAnswer } from '../json-answer.ts';
 
 /**
  * URL resolution. `resolvePublished` is the hot path of every visitor page view: one statement
@@ -193,7 +193,6 @@ export async function resolvePublishedAnswer(
   if (input.jwtToken !== undefined || /[?&]jwt_token=/.test(input.url)) return resolvePublished(ctx, input);
   const { siteLookup, visitor } = ctx.caller;
   const reach = siteLookup ? `lookup ${siteLookup.organizationId}` : visitor ? `visitor ${visitor.siteId}` : 'member';
-  const cache = ctx.deps.lookupAnswers;
   const key = [
     reach,
     input.url,
@@ -201,13 +200,7 @@ export async function resolvePublishedAnswer(
     input.visitorType ?? '',
     JSON.stringify(input.unsignedClaims ?? {}),
   ].join('\n');
-  const kept = cache.get(key);
-  if (kept) return kept;
-  const ticket = cache.ticket();
-  const serialized = serialize(await resolvePublished(ctx, input));
-  const answer = new JsonAnswer(typeof serialized === 'string' || Buffer.isBuffer(serialized) ? serialized : Buffer.from(serialized));
-  cache.set(key, ticket, answer);
-  return answer;
+  return keptAnswer(ctx.deps.lookupAnswers, key, () => resolvePublished(ctx, input), serialize);
 }
 
 /** Who may resolve the site found (the caller's reach, which resolvePublishedAnswer's key names). */
