@@ -7,6 +7,9 @@ import pg from 'pg';
  */
 export const CHANGE_CHANNEL = 'data_changed';
 
+/** How the feed's connection names itself in `pg_stat_activity`, for operators. */
+export const FEED_APPLICATION_NAME = 'docs-service change feed';
+
 export interface ChangeFeedEvents {
   /** Another transaction committed a write (this process's own included). */
   onChange(): void;
@@ -18,13 +21,16 @@ export interface ChangeFeedEvents {
 
 /**
  * Listens on CHANGE_CHANNEL over a connection of its own (not one of the pool's: a pooled
- * connection is handed to other work between statements). Live once listening; a lost connection
- * is reported as not live at once, then opened again, and is live again once listening again.
+ * connection is handed to other work between statements), with TCP keep-alive so that a peer gone
+ * silently is noticed. Live once listening; a lost connection is reported as not live at once,
+ * then opened again after `retryMs`, doubling up to 30 s while it keeps failing, and is live again
+ * once listening again.
  */
 export function watchChanges(databaseUrl: string, events: ChangeFeedEvents, retryMs = 1000): { stop(): Promise<void> } {
   let client: pg.Client | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
+  let wait = retryMs;
 
   const lost = (error: Error) => {
     events.onLive(false);
@@ -38,13 +44,14 @@ export function watchChanges(databaseUrl: string, events: ChangeFeedEvents, retr
     retry ??= setTimeout(() => {
       retry = undefined;
       void open();
-    }, retryMs);
+    }, wait);
     retry.unref();
+    wait = Math.min(2 * wait, 30_000);
   };
 
   const open = async () => {
     if (stopped) return;
-    const next = new pg.Client({ connectionString: databaseUrl });
+    const next = new pg.Client({ connectionString: databaseUrl, keepAlive: true, application_name: FEED_APPLICATION_NAME });
     client = next;
     next.on('notification', (message) => {
       if (message.channel === CHANGE_CHANNEL) events.onChange();
@@ -54,7 +61,10 @@ export function watchChanges(databaseUrl: string, events: ChangeFeedEvents, retr
     try {
       await next.connect();
       await next.query(`listen ${CHANGE_CHANNEL}`);
-      if (client === next && !stopped) events.onLive(true);
+      if (client === next && !stopped) {
+        wait = retryMs;
+        events.onLive(true);
+      }
     } catch (error) {
       if (client === next) lost(error as Error);
     }

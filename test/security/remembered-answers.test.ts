@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { addMember, client, createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { newSpace } from '../support/fixtures.ts';
+import { FEED_APPLICATION_NAME } from '../../src/db/change-feed.ts';
 
 /**
  * Answers kept between writes (`GET /v1/spaces/{id}` for members, `POST /v1/urls/published`),
@@ -96,6 +97,23 @@ describe('GET /v1/spaces/{id}, kept between writes', () => {
     await readTwice(org.members.read.api, space.id);
     await elsewhere.query('update space set title = $1 where id = $2', ['Named elsewhere', space.id]);
     await eventually(async () => (await org.members.read.api.get(`/v1/spaces/${space.id}`)).body.title === 'Named elsewhere', 1_000, 5);
+  });
+});
+
+describe('the announcements of writes', () => {
+  it('keeps nothing while their connection is lost (a write then is never missed), and resumes once back', async () => {
+    const space = await newSpace(admin(), org.id, { title: 'Before the loss' });
+    await readTwice(org.members.read.api, space.id);
+    // Every feed on this database loses its connection (other suites' processes just read afresh meanwhile).
+    await elsewhere.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [FEED_APPLICATION_NAME]);
+    await eventually(async () => !t.app.deps.spaceAnswers.live, 5_000, 5);
+    expect(t.app.deps.spaceAnswers.size).toBe(0);
+    // Written while nobody listens: seen at once, since nothing is kept.
+    await elsewhere.query('update space set title = $1 where id = $2', ['Written during the loss', space.id]);
+    expect((await org.members.read.api.get(`/v1/spaces/${space.id}`)).body.title).toBe('Written during the loss');
+    await eventually(async () => t.app.deps.spaceAnswers.live, 10_000, 20);
+    await readTwice(org.members.read.api, space.id);
+    expect(t.app.deps.spaceAnswers.size).toBeGreaterThan(0);
   });
 });
 
