@@ -19,6 +19,14 @@ export interface ChangeFeedEvents {
   onError(error: Error): void;
 }
 
+/** Ends a feed connection that is no longer used, whatever state it is in, without another event from it. */
+async function close(client: pg.Client | undefined): Promise<void> {
+  if (!client) return;
+  client.removeAllListeners();
+  client.on('error', () => {});
+  await client.end().catch(() => {});
+}
+
 /**
  * Listens on CHANGE_CHANNEL over a connection of its own (not one of the pool's: a pooled
  * connection is handed to other work between statements), with TCP keep-alive so that a peer gone
@@ -36,11 +44,8 @@ export function watchChanges(databaseUrl: string, events: ChangeFeedEvents, retr
     events.onLive(false);
     if (stopped) return;
     events.onError(error);
-    const gone = client;
+    void close(client);
     client = undefined;
-    gone?.removeAllListeners();
-    gone?.on('error', () => {});
-    void gone?.end().catch(() => {});
     retry ??= setTimeout(() => {
       retry = undefined;
       void open();
@@ -78,9 +83,7 @@ export function watchChanges(databaseUrl: string, events: ChangeFeedEvents, retr
       events.onLive(false);
       const last = client;
       client = undefined;
-      last?.removeAllListeners();
-      last?.on('error', () => {});
-      await last?.end().catch(() => {});
+      await close(last);
     },
   };
 }

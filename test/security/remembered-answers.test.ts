@@ -105,7 +105,10 @@ describe('the announcements of writes', () => {
     const space = await newSpace(admin(), org.id, { title: 'Before the loss' });
     await readTwice(org.members.read.api, space.id);
     // Every feed on this database loses its connection (other suites' processes just read afresh meanwhile).
-    await elsewhere.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [FEED_APPLICATION_NAME]);
+    await elsewhere.query(
+      'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and datname = current_database()',
+      [FEED_APPLICATION_NAME],
+    );
     await eventually(async () => !t.app.deps.spaceAnswers.live, 5_000, 5);
     expect(t.app.deps.spaceAnswers.size).toBe(0);
     // Written while nobody listens: seen at once, since nothing is kept.
