@@ -82,7 +82,13 @@ class Writer {
     let out = '';
     parts.forEach((part, i) => {
       const next = parts[i + 1];
-      out += typeof part === 'string' ? part : renderLeaves(part, out.slice(-8), typeof next === 'string' ? next.slice(0, 1) : '');
+      if (typeof part === 'string') {
+        out += part;
+        return;
+      }
+      const text = renderLeaves(part, out.slice(-8), typeof next === 'string' ? next.slice(0, 1) : '');
+      // A text ending in `!` right before a link would read back as an image: its `!` is escaped.
+      out += typeof next === 'string' && next.startsWith('[') ? escapeBang(text) : text;
     });
     return out;
   }
@@ -761,4 +767,11 @@ function renderLeaves(input: Leaf[], preceding = '', following = ''): string {
 export function toMarkdown(document: unknown, options: DocumentToMarkdownOptions = {}): string {
   const text = new Writer(options).blocks(asArray(asRecord(document).nodes));
   return text === '' ? '' : `${text}\n`;
+}
+
+/** `text` with a final `!` escaped, unless it already is (an odd number of backslashes before it). */
+function escapeBang(text: string): string {
+  if (!text.endsWith('!')) return text;
+  const slashes = /\\*$/.exec(text.slice(0, -1))![0].length;
+  return slashes % 2 === 1 ? text : `${text.slice(0, -1)}\\!`;
 }
