@@ -210,7 +210,7 @@ export async function lockChangeRequestForMerge(
     .selectFrom('space')
     .select(['revision_id', 'edit_mode', 'organization_id'])
     .where('id', '=', spaceId)
-    .forUpdate()
+    .forNoKeyUpdate()
     .executeTakeFirst();
   if (!space) return undefined;
   const row = await db(em)

@@ -20,7 +20,7 @@ export async function lockImportTarget(em: Em, spaceId: string, changeRequestId:
     .select(['revision_id', 'edit_mode'])
     .where('id', '=', spaceId)
     .where('deleted_at', 'is', null)
-    .forUpdate()
+    .forNoKeyUpdate()
     .executeTakeFirst();
   if (!space) return undefined;
   const base = { space_id: spaceId, edit_mode: space.edit_mode };

@@ -101,7 +101,12 @@ export async function lockGitSync(em: Em, spaceId: string): Promise<GitSyncRow> 
   return asGitSync(await db(em).selectFrom('git_sync').selectAll().where('space_id', '=', spaceId).forUpdate().executeTakeFirstOrThrow());
 }
 
-/** Sets (or creates) the repository a space syncs with. */
+/**
+ * Sets (or creates) the repository a space syncs with; returns whether the row was written.
+ * Every push names the target again, and it rarely changes: when the row already holds it (read
+ * without a lock), nothing is written, so a request is not held behind a sync that has the row
+ * locked while it applies, and nothing is announced to the other processes' kept answers.
+ */
 export async function saveGitSyncTarget(
   em: Em,
   spaceId: string,
@@ -113,7 +118,22 @@ export async function saveGitSyncTarget(
     integration: string | null;
     projectDirectory: string | null;
   },
-): Promise<void> {
+): Promise<boolean> {
+  const stored = await db(em)
+    .selectFrom('git_sync')
+    .select(['provider', 'url', 'ref', 'repo_name', 'integration', 'project_directory'])
+    .where('space_id', '=', spaceId)
+    .executeTakeFirst();
+  if (
+    stored &&
+    stored.provider === target.provider &&
+    stored.url === target.url &&
+    stored.ref === target.ref &&
+    stored.repo_name === target.repoName &&
+    stored.integration === target.integration &&
+    stored.project_directory === target.projectDirectory
+  )
+    return false;
   await db(em)
     .insertInto('git_sync')
     .values({
@@ -137,6 +157,7 @@ export async function saveGitSyncTarget(
       })),
     )
     .execute();
+  return true;
 }
 
 /** The columns of the sync state a step may set. */
@@ -248,7 +269,11 @@ export async function setSpaceRevision(em: Em, spaceId: string, revisionId: stri
     .execute();
 }
 
-/** The space's current revision and organization, the row locked. */
+/**
+ * The space's current revision and organization, the row locked against other writers of it
+ * (`for no key update`: rows that only refer to the space, such as a new sync request or comment,
+ * are still inserted meanwhile).
+ */
 export async function lockSpace(
   em: Em,
   spaceId: string,
@@ -257,7 +282,7 @@ export async function lockSpace(
     .selectFrom('space')
     .select(['revision_id', 'organization_id', 'deleted_at'])
     .where('id', '=', spaceId)
-    .forUpdate()
+    .forNoKeyUpdate()
     .executeTakeFirst();
   return row && { ...row, deleted_at: toDateOrNull(row.deleted_at) };
 }

@@ -3,7 +3,8 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createTestOrg, eventually, startTestApp, type Api, type TestApp, type TestOrg } from '../support/harness.ts';
 import { startGitServer, type GitServer } from '../support/git-server.ts';
 import { sql } from '../support/sql.ts';
-import { insertGitSyncRequest, recordDelivery } from '../../src/db/git-sync.ts';
+import { insertGitSyncRequest, lockGitSync, lockSpace, recordDelivery } from '../../src/db/git-sync.ts';
+import { forkEm, transaction } from '../../src/db/orm.ts';
 
 let t: TestApp;
 let org: TestOrg;
@@ -181,6 +182,35 @@ describe('git import', () => {
     expect((await admin().post(`/v1/spaces/${spaceId}/git/import`, { ...body, timestamp: at(6) })).status).toBe(204);
     expect(await settled(spaceId, 2)).toEqual(['applied', 'unchanged']);
     expect(await revisionCount(spaceId)).toBe(before + 1);
+  });
+
+  it('answers a new push at once while an earlier sync of the space holds its rows to apply', async () => {
+    git.commit('held', SAMPLE);
+    const spaceId = await newSpace();
+    const body = { url: git.url('held'), ref: 'refs/heads/main' };
+    expect((await admin().post(`/v1/spaces/${spaceId}/git/import`, { ...body, timestamp: at(20) })).status).toBe(204);
+    await settled(spaceId, 1);
+    // The locks an apply takes for its whole transaction (activities/git-sync-apply.ts), held meanwhile.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const taken = new Promise<void>((resolve) => (locked = resolve));
+    const applying = transaction(forkEm(t.orm), async (tx) => {
+      await lockGitSync(tx, spaceId);
+      await lockSpace(tx, spaceId);
+      locked();
+      await held;
+    });
+    await taken;
+    try {
+      const answer = admin().post(`/v1/spaces/${spaceId}/git/import`, { ...body, timestamp: at(21) });
+      const outcome = await Promise.race([answer, new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), 5_000))]);
+      expect(outcome === 'waiting' ? outcome : outcome.status).toBe(204);
+    } finally {
+      release();
+      await applying;
+    }
+    expect(await settled(spaceId, 2)).toEqual(['applied', 'unchanged']);
   });
 
   it('applies requests in timestamp order: an older one is skipped unless forced', async () => {

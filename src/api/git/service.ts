@@ -85,9 +85,11 @@ async function submit(deps: AppDeps, em: Em, input: NewRequest): Promise<{ id: s
       : `req-${newId()}`);
   const sealed = credentials ? (await deps.secrets()).seal(JSON.stringify(credentials), requestSecretContext(id)) : null;
   const { repoName, provider } = describeRepository(url);
-  const fresh = await transaction(em, async (tx) => {
+  // fresh: a new delivery; inserted: a new request row (queued as it was written, so not read back).
+  const { fresh, inserted } = await transaction(em, async (tx) => {
     // A second delivery of the same push waits here for the first one's transaction, then finds it.
-    if (input.delivery !== undefined && !(await recordDelivery(tx, input.spaceId, input.delivery))) return false;
+    if (input.delivery !== undefined && !(await recordDelivery(tx, input.spaceId, input.delivery)))
+      return { fresh: false, inserted: false };
     await saveGitSyncTarget(tx, input.spaceId, {
       provider: input.params.provider ?? provider,
       url,
@@ -96,7 +98,7 @@ async function submit(deps: AppDeps, em: Em, input: NewRequest): Promise<{ id: s
       integration: input.integration,
       projectDirectory: input.params.repoProjectDirectory ?? null,
     });
-    await insertGitSyncRequest(tx, {
+    const inserted = await insertGitSyncRequest(tx, {
       id,
       spaceId: input.spaceId,
       kind: input.kind,
@@ -105,10 +107,10 @@ async function submit(deps: AppDeps, em: Em, input: NewRequest): Promise<{ id: s
       credentials: sealed,
       requestedBy: input.requestedBy,
     });
-    return true;
+    return { fresh: true, inserted };
   });
   // A request already finished is not signalled again; a queued one is (its first signal may have failed).
-  const stored = await loadGitSyncRequest(em, id);
+  const stored = inserted ? { state: 'queued', requested_at: requestedAt } : await loadGitSyncRequest(em, id);
   if (stored?.state !== 'queued') return { id, fresh };
   try {
     await enqueueGitSync(deps.temporal, deps.config.temporalTaskQueue, {
