@@ -101,39 +101,42 @@ export async function lockGitSync(em: Em, spaceId: string): Promise<GitSyncRow> 
   return asGitSync(await db(em).selectFrom('git_sync').selectAll().where('space_id', '=', spaceId).forUpdate().executeTakeFirstOrThrow());
 }
 
-/**
- * Sets (or creates) the repository a space syncs with; returns whether the row was written.
- * Every push names the target again, and it rarely changes: when the row already holds it (read
- * without a lock), nothing is written, so a request is not held behind a sync that has the row
- * locked while it applies, and nothing is announced to the other processes' kept answers.
- */
-export async function saveGitSyncTarget(
-  em: Em,
-  spaceId: string,
-  target: {
-    provider: string | null;
-    url: string;
-    ref: string;
-    repoName: string;
-    integration: string | null;
-    projectDirectory: string | null;
-  },
-): Promise<boolean> {
+/** The repository a space syncs with, as a request names it. */
+export interface GitSyncTarget {
+  provider: string | null;
+  url: string;
+  ref: string;
+  repoName: string;
+  integration: string | null;
+  projectDirectory: string | null;
+}
+
+/** Whether the space's git sync row already holds this target (read without a lock). */
+export async function hasGitSyncTarget(em: Em, spaceId: string, target: GitSyncTarget): Promise<boolean> {
   const stored = await db(em)
     .selectFrom('git_sync')
     .select(['provider', 'url', 'ref', 'repo_name', 'integration', 'project_directory'])
     .where('space_id', '=', spaceId)
     .executeTakeFirst();
-  if (
-    stored &&
+  return (
+    stored !== undefined &&
     stored.provider === target.provider &&
     stored.url === target.url &&
     stored.ref === target.ref &&
     stored.repo_name === target.repoName &&
     stored.integration === target.integration &&
     stored.project_directory === target.projectDirectory
-  )
-    return false;
+  );
+}
+
+/**
+ * Sets (or creates) the repository a space syncs with; returns whether the row was written.
+ * Every push names the target again, and it rarely changes: when the row already holds it (read
+ * without a lock), nothing is written, so a request is not held behind a sync that has the row
+ * locked while it applies, and nothing is announced to the other processes' kept answers.
+ */
+export async function saveGitSyncTarget(em: Em, spaceId: string, target: GitSyncTarget): Promise<boolean> {
+  if (await hasGitSyncTarget(em, spaceId, target)) return false;
   await db(em)
     .insertInto('git_sync')
     .values({

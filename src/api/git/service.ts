@@ -7,6 +7,7 @@ import {
   loadGitSyncRequest,
   recordDelivery,
   requestSecretContext,
+  hasGitSyncTarget,
   saveGitSyncTarget,
   saveWebhook,
   webhookTarget,
@@ -85,30 +86,35 @@ async function submit(deps: AppDeps, em: Em, input: NewRequest): Promise<{ id: s
       : `req-${newId()}`);
   const sealed = credentials ? (await deps.secrets()).seal(JSON.stringify(credentials), requestSecretContext(id)) : null;
   const { repoName, provider } = describeRepository(url);
+  const target = {
+    provider: input.params.provider ?? provider,
+    url,
+    ref: input.params.ref,
+    repoName,
+    integration: input.integration,
+    projectDirectory: input.params.repoProjectDirectory ?? null,
+  };
+  const request = {
+    id,
+    spaceId: input.spaceId,
+    kind: input.kind,
+    requestedAt,
+    params,
+    credentials: sealed,
+    requestedBy: input.requestedBy,
+  };
   // fresh: a new delivery; inserted: a new request row (queued as it was written, so not read back).
-  const { fresh, inserted } = await transaction(em, async (tx) => {
-    // A second delivery of the same push waits here for the first one's transaction, then finds it.
-    if (input.delivery !== undefined && !(await recordDelivery(tx, input.spaceId, input.delivery)))
-      return { fresh: false, inserted: false };
-    await saveGitSyncTarget(tx, input.spaceId, {
-      provider: input.params.provider ?? provider,
-      url,
-      ref: input.params.ref,
-      repoName,
-      integration: input.integration,
-      projectDirectory: input.params.repoProjectDirectory ?? null,
-    });
-    const inserted = await insertGitSyncRequest(tx, {
-      id,
-      spaceId: input.spaceId,
-      kind: input.kind,
-      requestedAt,
-      params,
-      credentials: sealed,
-      requestedBy: input.requestedBy,
-    });
-    return { fresh: true, inserted };
-  });
+  // A request without a delivery to record, for the target the space already has, is one statement.
+  const { fresh, inserted } =
+    input.delivery === undefined && (await hasGitSyncTarget(em, input.spaceId, target))
+      ? { fresh: true, inserted: await insertGitSyncRequest(em, request) }
+      : await transaction(em, async (tx) => {
+          // A second delivery of the same push waits here for the first one's transaction, then finds it.
+          if (input.delivery !== undefined && !(await recordDelivery(tx, input.spaceId, input.delivery)))
+            return { fresh: false, inserted: false };
+          await saveGitSyncTarget(tx, input.spaceId, target);
+          return { fresh: true, inserted: await insertGitSyncRequest(tx, request) };
+        });
   // A request already finished is not signalled again; a queued one is (its first signal may have failed).
   const stored = inserted ? { state: 'queued', requested_at: requestedAt } : await loadGitSyncRequest(em, id);
   if (stored?.state !== 'queued') return { id, fresh };
