@@ -1,6 +1,6 @@
 # One image for both processes of the service. Node 24 runs the TypeScript sources directly,
 # so there is no build step.
-#   API (default):  node --expose-gc --max-semi-space-size=4 --heap-growing-percent=20 src/api/server.ts
+#   API (default):  sh scripts/jemalloc.sh node --expose-gc --max-semi-space-size=4 --heap-growing-percent=20 src/api/server.ts
 #   Worker:         node src/worker.ts
 #   Admin commands: node src/cli/admin.ts <command> ...
 # Both processes need DATABASE_URL and TEMPORAL_ADDRESS; see .env.example for every variable.
@@ -16,9 +16,10 @@ ENV NODE_COMPILE_CACHE=/tmp/node-compile-cache
 ENV GLIBC_TUNABLES=glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072
 WORKDIR /app
 
-# Chromium prints change-request PDFs in the worker (CHROMIUM_PATH defaults to /usr/bin/chromium); git runs Git Sync.
+# Chromium prints change-request PDFs in the worker (CHROMIUM_PATH defaults to /usr/bin/chromium); git runs Git Sync;
+# the API runs with jemalloc as its C allocator (scripts/jemalloc.sh).
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends chromium fonts-dejavu-core git \
+  && apt-get install -y --no-install-recommends chromium fonts-dejavu-core git libjemalloc2 \
   && rm -rf /var/lib/apt/lists/*
 
 COPY package.json package-lock.json ./
@@ -26,6 +27,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 COPY src ./src
+COPY scripts/jemalloc.sh ./scripts/jemalloc.sh
 
 # The sources stay owned by root: the unprivileged user can run them but not change them.
 USER node
@@ -42,4 +44,4 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=90s --retries=3 \
 # 250 MB resident, for about a tenth of the throughput of requests answered from memory
 # (docs/performance.md). `--expose-gc` lets the process give pooled pages back itself once it is
 # idle after growing (src/api/memory-reducer.ts). As `npm run api`.
-CMD ["node", "--expose-gc", "--max-semi-space-size=4", "--heap-growing-percent=20", "src/api/server.ts"]
+CMD ["sh", "scripts/jemalloc.sh", "node", "--expose-gc", "--max-semi-space-size=4", "--heap-growing-percent=20", "src/api/server.ts"]

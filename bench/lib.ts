@@ -259,7 +259,7 @@ export interface ServerChild {
  * settings and the preload, with its compile cache) and the variables it sets ahead of them (the
  * allocator's), so both bench targets run under them.
  */
-function apiCommand(): { env: Record<string, string>; flags: string[] } {
+function apiCommand(): { env: Record<string, string>; wrapper: string | null; flags: string[] } {
   const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
   const words = packageJson.scripts.api.split(/\s+/);
   // Variables set ahead of the command (NAME=value) go into the children's environment.
@@ -268,12 +268,18 @@ function apiCommand(): { env: Record<string, string>; flags: string[] } {
     const [name, ...value] = words.shift()!.split('=');
     env[name] = value.join('=');
   }
-  if (words[0] !== 'node') throw new Error(`package.json: the api script does not start with node: ${packageJson.scripts.api}`);
-  const flags = words.slice(1, -1);
-  return {
-    env,
-    flags: flags.map((flag) => (flag.startsWith('./') ? fileURLToPath(new URL(`../${flag.slice(2)}`, import.meta.url)) : flag)),
-  };
+  const local = (path: string) =>
+    path.startsWith('./') || path.startsWith('scripts/')
+      ? fileURLToPath(new URL(`../${path.replace(/^\.\//, '')}`, import.meta.url))
+      : path;
+  // A shell script the command runs through (`sh scripts/jemalloc.sh node …`): the children run through it too.
+  let wrapper: string | null = null;
+  if (words[0] === 'sh' && words[1]?.endsWith('.sh')) {
+    wrapper = local(words[1]);
+    words.splice(0, 2);
+  }
+  if (words[0] !== 'node') throw new Error(`package.json: the api script does not run node: ${packageJson.scripts.api}`);
+  return { env, wrapper, flags: words.slice(1, -1).map(local) };
 }
 
 /**
@@ -288,9 +294,10 @@ export async function startServerChild(kind: 'api' | 'bare', env: NodeJS.Process
   const extra = (env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
   const api = apiCommand();
   const execArgv = [...api.flags, ...extra, ...profile];
+  // Through the api script's wrapper when it has one: `sh <wrapper> node <flags> server.ts <kind>`.
   const child = fork(new URL('./server.ts', import.meta.url), [kind], {
     env: { ...api.env, ...env },
-    execArgv,
+    ...(api.wrapper ? { execPath: '/bin/sh', execArgv: [api.wrapper, process.execPath, ...execArgv] } : { execArgv }),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
