@@ -52,6 +52,15 @@ async function startBare(): Promise<FastifyInstance> {
     if (rows.length === 0) return reply.status(404).send({ error: 'not found' });
     return rows[0];
   });
+  // The framework alone: the same fixed answer to a GET and to a POST with a JSON body (validated as
+  // the API validates one), for the published row's note (what a request body costs in Fastify here).
+  const fixed = JSON.stringify({ answer: 'x'.repeat(1000) });
+  app.get('/bare/answer', async (_request, reply) => reply.type('application/json').send(fixed));
+  app.post(
+    '/bare/answer',
+    { schema: { body: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } } },
+    async (_request, reply) => reply.type('application/json').send(fixed),
+  );
   return app;
 }
 
