@@ -2,12 +2,12 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Static } from 'typebox';
 import type { Config } from '../../config.ts';
 import {
+  hasGitSyncTarget,
   insertGitSyncRequest,
   loadGitSync,
   loadGitSyncRequest,
   recordDelivery,
   requestSecretContext,
-  hasGitSyncTarget,
   saveGitSyncTarget,
   saveWebhook,
   webhookTarget,
