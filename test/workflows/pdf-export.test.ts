@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client } from '@temporalio/client';
 import type { PdfActivities, PdfExportInput, PdfExportOutcome } from '../../src/activities/pdf-export.ts';
 import { HttpError } from '../../src/api/errors.ts';
 import { pdfExportWorkflowId, runPdfExport } from '../../src/temporal/pdf-export.ts';
@@ -81,15 +82,39 @@ describe('pdf-export workflow', () => {
         return ready;
       },
     ]);
-    const first = await runPdfExport(w.client, w.taskQueue, input, context, 300).then(
+    // The run each request's start reached, as Temporal answered it.
+    const runs: string[] = [];
+    let joined!: () => void;
+    const secondStarted = new Promise<void>((resolve) => (joined = resolve));
+    const client = new Client({
+      connection: w.client.connection,
+      namespace: 'default',
+      interceptors: {
+        workflow: [
+          {
+            async startWithDetails(request, next) {
+              const started = await next(request);
+              runs.push(started.runId);
+              if (runs.length === 2) joined();
+              return started;
+            },
+          },
+        ],
+      },
+    });
+    const first = await runPdfExport(client, w.taskQueue, input, context, 300).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(first).toBeInstanceOf(HttpError);
     expect(first).toMatchObject({ statusCode: 503, message: 'The PDF is being printed but was not ready within 0.3 s; ask again shortly' });
-    const second = runPdfExport(w.client, w.taskQueue, input, context);
+    const second = runPdfExport(client, w.taskQueue, input, context);
+    // Printing ends only once the second request has reached the run (were it to arrive after the
+    // run had ended, it would rightly start another).
+    await secondStarted;
     held.open();
     expect(await second).toEqual(ready);
+    expect(runs[1]).toBe(runs[0]);
     expect(callsOf(input)).toHaveLength(1);
   });
 });
