@@ -75,3 +75,33 @@ export function gate<T = void>() {
   const opened = new Promise<T>((resolve) => (open = resolve));
   return { opened, open };
 }
+
+/**
+ * A client on `client`'s connection that records the run each workflow start reached, as Temporal
+ * answered it (a start that joins a running workflow answers that run's id). `started(n)` settles
+ * once n starts have been answered: a test that holds a run can let it end only after a later
+ * request has reached it (one arriving after the run ended would rightly start another).
+ */
+export function recordingClient(client: Client) {
+  const runs: string[] = [];
+  const waiting: { count: number; resolve: () => void }[] = [];
+  const recording = new Client({
+    connection: client.connection,
+    namespace: client.options.namespace,
+    interceptors: {
+      workflow: [
+        {
+          async startWithDetails(input, next) {
+            const started = await next(input);
+            runs.push(started.runId);
+            for (const w of waiting.filter((w) => runs.length >= w.count)) w.resolve();
+            return started;
+          },
+        },
+      ],
+    },
+  });
+  const started = (count: number) =>
+    runs.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ count, resolve }));
+  return { client: recording, runs, started };
+}

@@ -9,7 +9,7 @@ import { changeRequestJobWorkflowId, runChangeRequestJob } from '../../src/tempo
 import { changeRequestMerge, changeRequestUpdate } from '../../src/workflows/change-request-merge.ts';
 import { searchIndexWorkflowId, startSearchIndexFromActivity } from '../../src/temporal/search-index.ts';
 import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from '../../src/workflows/search-attributes.ts';
-import { gate, startWorkflowWorker, type WorkflowWorker } from '../support/workflow-worker.ts';
+import { gate, recordingClient, startWorkflowWorker, type WorkflowWorker } from '../support/workflow-worker.ts';
 
 /**
  * The change-request merge and update workflows, and how the API runs them (runChangeRequestJob:
@@ -164,7 +164,9 @@ describe('runChangeRequestJob', () => {
       },
     ]);
     const input = { ...j, organizationId: 'org-1' };
-    const first = await runChangeRequestJob(w.client, w.taskQueue, 'update', input, 300).then(
+    // The run each request's start reached, as Temporal answered it.
+    const { client, runs, started } = recordingClient(w.client);
+    const first = await runChangeRequestJob(client, w.taskQueue, 'update', input, 300).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -174,9 +176,12 @@ describe('runChangeRequestJob', () => {
       message: 'The update is queued but did not finish within 0.3 s; ask again for its result',
     });
 
-    const second = runChangeRequestJob(w.client, w.taskQueue, 'update', input);
+    const second = runChangeRequestJob(client, w.taskQueue, 'update', input);
+    // The job ends only once the second request has reached its run.
+    await started(2);
     held.open();
     expect(await second).toEqual({ result: 'update', revision: 'r-slow' });
+    expect(runs[1]).toBe(runs[0]);
     expect(callsOf(j)).toHaveLength(1);
 
     // Once that run has finished, a new request starts a new run.

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client } from '@temporalio/client';
 import type { PdfActivities, PdfExportInput, PdfExportOutcome } from '../../src/activities/pdf-export.ts';
 import { HttpError } from '../../src/api/errors.ts';
 import { pdfExportWorkflowId, runPdfExport } from '../../src/temporal/pdf-export.ts';
 import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from '../../src/workflows/search-attributes.ts';
-import { gate, startWorkflowWorker, type WorkflowWorker } from '../support/workflow-worker.ts';
+import { gate, recordingClient, startWorkflowWorker, type WorkflowWorker } from '../support/workflow-worker.ts';
 
 /**
  * The pdf-export workflow as the API runs it (runPdfExport): the outcome of the export activity,
@@ -83,25 +82,7 @@ describe('pdf-export workflow', () => {
       },
     ]);
     // The run each request's start reached, as Temporal answered it.
-    const runs: string[] = [];
-    let joined!: () => void;
-    const secondStarted = new Promise<void>((resolve) => (joined = resolve));
-    const client = new Client({
-      connection: w.client.connection,
-      namespace: 'default',
-      interceptors: {
-        workflow: [
-          {
-            async startWithDetails(request, next) {
-              const started = await next(request);
-              runs.push(started.runId);
-              if (runs.length === 2) joined();
-              return started;
-            },
-          },
-        ],
-      },
-    });
+    const { client, runs, started } = recordingClient(w.client);
     const first = await runPdfExport(client, w.taskQueue, input, context, 300).then(
       () => undefined,
       (e: unknown) => e,
@@ -111,7 +92,7 @@ describe('pdf-export workflow', () => {
     const second = runPdfExport(client, w.taskQueue, input, context);
     // Printing ends only once the second request has reached the run (were it to arrive after the
     // run had ended, it would rightly start another).
-    await secondStarted;
+    await started(2);
     held.open();
     expect(await second).toEqual(ready);
     expect(runs[1]).toBe(runs[0]);
