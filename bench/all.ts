@@ -6,8 +6,9 @@
  * Starts one fresh stack (bench/stack.ts), runs every benchmark module in bench/measures/ against
  * it, and prints one markdown table: each measure, its baseline measured in the same run, the
  * ratio and the target. The table is also written to bench/results/latest.json. HTTP throughput is
- * measured with autocannon; every figure is a median over `--rounds` rounds. `--quick` shrinks
- * every size so the whole run takes about a minute (a smoke check, not a result).
+ * measured with autocannon, in a worker thread of its own (bench/load-worker.ts); every figure is a
+ * median over `--rounds` rounds. `--quick` shrinks every size so the whole run takes about a minute
+ * (a smoke check, not a result).
  * Targets are reported, not asserted: the exit code is 0 unless the run itself fails.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /** The part of autocannon's API the benchmarks use (the package ships no type declarations). */
 declare module 'autocannon' {
-  interface Options {
+  export interface Options {
     url: string;
     connections?: number;
     duration?: number;
@@ -17,13 +17,17 @@ declare module 'autocannon' {
     p97_5: number;
     p99: number;
   }
-  interface Result {
+  export interface Result {
     requests: Histogram & { total: number };
     latency: Histogram;
     errors: number;
     timeouts: number;
     non2xx: number;
   }
+  /** In a worker thread, the result's histograms come encoded: `aggregateResult` reads them. */
   function autocannon(options: Options): Promise<Result>;
+  namespace autocannon {
+    function aggregateResult(results: unknown[], options?: Options): Result;
+  }
   export default autocannon;
 }

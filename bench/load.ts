@@ -1,19 +1,8 @@
 /** The row every benchmark module returns, the run's sizes, and an autocannon wrapper. */
-import autocannon from 'autocannon';
-import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { Options } from 'autocannon';
 import { median } from './lib.ts';
-
-/**
- * autocannon appends every response's body to a string (`Buffer#toString` per chunk), kept only
- * for `onResponse`, `verifyBody` and `expectBody`, none of which these loads use. With the
- * reader's compressed answers (84 kB) that decoding alone held the load generator's core at 100%
- * while the API sat at a third of its own: the load measured autocannon. Bodies are still read
- * and their bytes counted; they are just not decoded.
- */
-const PipelinedRequestsQueue = createRequire(import.meta.url)('autocannon/lib/pipelinedRequestsQueue.js') as {
-  prototype: { addBody(data: Buffer): void };
-};
-PipelinedRequestsQueue.prototype.addBody = () => {};
+import type { WorkerLoadResult } from './load-worker.ts';
 
 export interface Row {
   measure: string;
@@ -69,9 +58,9 @@ export interface SequenceStep {
 }
 
 /**
- * One autocannon run (after a 1 s warm-up run); every answer must be 2xx. With `sequence`, each
- * connection sends those requests in turn, over and over (a reader's page view), and `rps` counts
- * every request.
+ * One autocannon run (after a 1 s warm-up run), in a worker thread of its own (bench/load-worker.ts);
+ * every answer must be 2xx. With `sequence`, each connection sends those requests in turn, over and
+ * over (a reader's page view), and `rps` counts every request.
  */
 export async function load(
   url: string,
@@ -84,7 +73,7 @@ export async function load(
     sequence?: SequenceStep[];
   },
 ): Promise<LoadResult> {
-  const base = {
+  const base: Options = {
     url,
     connections: options.connections,
     method: options.method ?? 'GET',
@@ -92,11 +81,15 @@ export async function load(
     ...(options.body === undefined ? {} : { body: options.body }),
     ...(options.sequence === undefined ? {} : { requests: options.sequence }),
   };
-  await autocannon({ ...base, duration: 1 });
-  const r = await autocannon({ ...base, duration: options.duration });
+  const r = await new Promise<WorkerLoadResult>((resolve, reject) => {
+    const worker = new Worker(new URL('./load-worker.ts', import.meta.url), { workerData: { options: base, duration: options.duration } });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the load worker exited (code ${code}) without a result`)));
+  });
   if (r.non2xx || r.errors || r.timeouts)
     throw new Error(`${url}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts`);
-  return { rps: r.requests.average, mean: r.latency.average, p50: r.latency.p50, p99: r.latency.p99 };
+  return { rps: r.rps, mean: r.mean, p50: r.p50, p99: r.p99 };
 }
 
 /** Medians over the rounds, and each round's results. */
