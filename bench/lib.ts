@@ -398,15 +398,20 @@ export async function databaseCpu(client: {
   for (const { pid } of rows) {
     try {
       if (!readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('postgres')) return undefined;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // Fields 14 and 15 of /proc/<pid>/stat (utime, stime), counted from field 3 (state).
-      out.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS);
+      out.set(pid, processCpu(pid));
     } catch {
       // the backend ended meanwhile, or this is not a local server
     }
   }
   return out.size > 0 || rows.length === 0 ? out : undefined;
+}
+
+/** CPU time (µs, user and system, every thread) process `pid` has used so far, read from /proc. */
+export function processCpu(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of /proc/<pid>/stat (utime, stime), counted from field 3 (state).
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
 }
 
 const CLOCK_TICKS = (() => {

@@ -24,6 +24,8 @@ PipelinedRequestsQueue.prototype.addBody = () => {};
 /** What bench/load.ts reads of a run. */
 export interface WorkerLoadResult {
   rps: number;
+  /** Answers completed in the measured run. */
+  requests: number;
   mean: number;
   p50: number;
   p99: number;
@@ -41,6 +43,8 @@ interface RawResult {
 
 const { options, duration } = workerData as { options: Options; duration: number };
 await autocannon({ ...options, duration: 1 });
+// The measured run starts now (bench/load.ts reads the server's CPU from here).
+parentPort!.postMessage('measuring');
 // In a worker thread autocannon answers its run as it would to its own workers' parent: counts, and
 // the latencies' histogram encoded (aggregateResult decodes it). Its per-second samples of requests
 // do not come with it, so the rate is the answers completed over the run's measured duration.
@@ -48,6 +52,7 @@ const raw = (await autocannon({ ...options, duration })) as unknown as RawResult
 const r = autocannon.aggregateResult([raw], { ...options, duration });
 const result: WorkerLoadResult = {
   rps: raw.totalCompletedRequests / raw.duration,
+  requests: raw.totalCompletedRequests,
   mean: r.latency.average,
   p50: r.latency.p50,
   p99: r.latency.p99,

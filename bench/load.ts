@@ -1,7 +1,7 @@
 /** The row every benchmark module returns, the run's sizes, and an autocannon wrapper. */
 import { Worker } from 'node:worker_threads';
 import type { Options } from 'autocannon';
-import { median } from './lib.ts';
+import { median, processCpu } from './lib.ts';
 import type { WorkerLoadResult } from './load-worker.ts';
 
 export interface Row {
@@ -47,6 +47,8 @@ export interface LoadResult {
   mean: number;
   p50: number;
   p99: number;
+  /** With `serverPid`: the CPU time (µs, every thread) that process used per answer of the measured run. */
+  serverCpu?: number;
 }
 
 /** One request of a sequence a connection repeats (`path` is relative to the load's URL's origin). */
@@ -60,7 +62,9 @@ export interface SequenceStep {
 /**
  * One autocannon run (after a 1 s warm-up run), in a worker thread of its own (bench/load-worker.ts);
  * every answer must be 2xx. With `sequence`, each connection sends those requests in turn, over and
- * over (a reader's page view), and `rps` counts every request.
+ * over (a reader's page view), and `rps` counts every request. With `serverPid`, the CPU time that
+ * process used per answer is read from /proc over the measured run: the server's own cost, which
+ * the load generator sharing the machine's cores does not blur.
  */
 export async function load(
   url: string,
@@ -71,6 +75,7 @@ export async function load(
     headers?: Record<string, string>;
     body?: string;
     sequence?: SequenceStep[];
+    serverPid?: number;
   },
 ): Promise<LoadResult> {
   const base: Options = {
@@ -81,15 +86,21 @@ export async function load(
     ...(options.body === undefined ? {} : { body: options.body }),
     ...(options.sequence === undefined ? {} : { requests: options.sequence }),
   };
+  const { serverPid } = options;
+  let cpuAtStart: number | undefined;
   const r = await new Promise<WorkerLoadResult>((resolve, reject) => {
     const worker = new Worker(new URL('./load-worker.ts', import.meta.url), { workerData: { options: base, duration: options.duration } });
-    worker.once('message', resolve);
+    worker.on('message', (message: 'measuring' | WorkerLoadResult) => {
+      if (message !== 'measuring') return resolve(message);
+      if (serverPid !== undefined) cpuAtStart = processCpu(serverPid);
+    });
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`the load worker exited (code ${code}) without a result`)));
   });
   if (r.non2xx || r.errors || r.timeouts)
     throw new Error(`${url}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts`);
-  return { rps: r.rps, mean: r.mean, p50: r.p50, p99: r.p99 };
+  const serverCpu = serverPid !== undefined && cpuAtStart !== undefined ? (processCpu(serverPid) - cpuAtStart) / r.requests : undefined;
+  return { rps: r.rps, mean: r.mean, p50: r.p50, p99: r.p99, ...(serverCpu !== undefined ? { serverCpu } : {}) };
 }
 
 /** Medians over the rounds, and each round's results. */
@@ -107,6 +118,7 @@ export async function compare(rounds: number, a: () => Promise<LoadResult>, b: (
     mean: median(list.map((r) => r.mean)),
     p50: median(list.map((r) => r.p50)),
     p99: median(list.map((r) => r.p99)),
+    ...(list.every((r) => r.serverCpu !== undefined) ? { serverCpu: median(list.map((r) => r.serverCpu!)) } : {}),
     rounds: list,
   });
   return [med(runs[0]), med(runs[1])];

@@ -67,7 +67,7 @@ export async function measurePublished(stack: Stack, options: RunOptions, log: (
   log(`published: ${sections} sections × ${perSection} site-spaces × 500 pages seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
   const auth = { authorization: `Bearer ${stack.token}` };
-  const run = { connections: options.connections, duration: options.duration };
+  const run = { connections: options.connections, duration: options.duration, serverPid: stack.api.child.pid };
   const [published, space] = await compare(
     options.rounds,
     () =>
@@ -82,7 +82,7 @@ export async function measurePublished(stack: Stack, options: RunOptions, log: (
   const ratio = published.rps / space.rps;
   // What a request body costs in Fastify alone on this machine: the bare server's same fixed answer
   // to a POST with this lookup's body and to a GET (one round each, half as long).
-  const bareRun = { ...run, duration: Math.max(1, Math.round(options.duration / 2)) };
+  const bareRun = { ...run, duration: Math.max(1, Math.round(options.duration / 2)), serverPid: stack.bare.child.pid };
   const [barePost, bareGet] = await compare(
     1,
     () =>
@@ -95,7 +95,15 @@ export async function measurePublished(stack: Stack, options: RunOptions, log: (
     () => load(`${stack.bare.url}/bare/answer`, { ...bareRun, headers: auth }),
   );
   const framework = barePost.rps / bareGet.rps;
-  log(`published: ${published.rps.toFixed(0)} vs ${space.rps.toFixed(0)} req/s; Fastify alone, POST vs GET: ${framework.toFixed(3)}`);
+  // The servers' own CPU per answer: what each request costs the process, whatever share of the
+  // machine's cores the load generator took from it.
+  const cpu = (a: { serverCpu?: number }, b: { serverCpu?: number }) =>
+    a.serverCpu !== undefined && b.serverCpu !== undefined
+      ? `${a.serverCpu.toFixed(1)} vs ${b.serverCpu.toFixed(1)} µs (+${(a.serverCpu - b.serverCpu).toFixed(1)})`
+      : 'not read';
+  log(
+    `published: ${published.rps.toFixed(0)} vs ${space.rps.toFixed(0)} req/s, server CPU per answer ${cpu(published, space)}; Fastify alone, POST vs GET: ${framework.toFixed(3)}, ${cpu(barePost, bareGet)}`,
+  );
   return [
     {
       measure: 'POST /v1/urls/published (3 levels deep)',
@@ -106,7 +114,7 @@ export async function measurePublished(stack: Stack, options: RunOptions, log: (
       ratio,
       target: 'ratio ≥ 0.9',
       met: ratio >= 0.9,
-      note: `${sections} sections × ${perSection} site-spaces × 500 pages; Fastify alone on this machine answers a POST with this body at ${framework.toFixed(3)} of the rate of the same GET (${barePost.rps.toFixed(0)} vs ${bareGet.rps.toFixed(0)} req/s)`,
+      note: `${sections} sections × ${perSection} site-spaces × 500 pages; the API's CPU per answer, lookup vs GET: ${cpu(published, space)}; Fastify alone on this machine, a POST with this body vs the same GET: ${framework.toFixed(3)} of the rate (${barePost.rps.toFixed(0)} vs ${bareGet.rps.toFixed(0)} req/s; the load generator may bound both), CPU per answer ${cpu(barePost, bareGet)}`,
       perRound: ratios(published.rounds, space.rounds, (r) => r.rps),
     },
   ];

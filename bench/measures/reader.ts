@@ -89,7 +89,7 @@ export async function measureReader(stack: Stack, options: RunOptions, log: (lin
   }
   const stepMedians = steps.map((samples) => percentile(Float64Array.from(samples).sort(), 50));
 
-  const run = { connections: options.connections, duration: options.duration };
+  const run = { connections: options.connections, duration: options.duration, serverPid: stack.api.child.pid };
   const auth = { authorization: `Bearer ${stack.token}` };
   const [reader, plain] = await compare(
     options.rounds,
@@ -120,7 +120,7 @@ export async function measureReader(stack: Stack, options: RunOptions, log: (lin
       ratio,
       target: 'ratio ≥ 0.5',
       met: ratio >= 0.5,
-      note: `${Object.keys(pages).length}-page space; answers of ${sizes.map((n) => `${(n / 1024).toFixed(1)}`).join(' + ')} kB on the wire; alone, one at a time, p50 ${stepMedians.map((ms) => ms.toFixed(2)).join(' + ')} ms (GET space ${percentile(Float64Array.from(alone).sort(), 50).toFixed(2)} ms); p99 ${reader.p99} ms vs ${plain.p99} ms`,
+      note: `${Object.keys(pages).length}-page space; answers of ${sizes.map((n) => `${(n / 1024).toFixed(1)}`).join(' + ')} kB on the wire; alone, one at a time, p50 ${stepMedians.map((ms) => ms.toFixed(2)).join(' + ')} ms (GET space ${percentile(Float64Array.from(alone).sort(), 50).toFixed(2)} ms); p99 ${reader.p99} ms vs ${plain.p99} ms; the API's CPU per answer ${reader.serverCpu?.toFixed(1) ?? '-'} vs ${plain.serverCpu?.toFixed(1) ?? '-'} µs`,
       perRound: ratios(reader.rounds, plain.rounds, (r) => r.rps),
     },
     {
