@@ -99,7 +99,7 @@ export async function measurePublished(stack: Stack, options: RunOptions, log: (
   // machine's cores the load generator took from it.
   const cpu = (a: { serverCpu?: number }, b: { serverCpu?: number }) =>
     a.serverCpu !== undefined && b.serverCpu !== undefined
-      ? `${a.serverCpu.toFixed(1)} vs ${b.serverCpu.toFixed(1)} µs (+${(a.serverCpu - b.serverCpu).toFixed(1)})`
+      ? `${a.serverCpu.toFixed(1)} vs ${b.serverCpu.toFixed(1)} µs (${a.serverCpu >= b.serverCpu ? '+' : ''}${(a.serverCpu - b.serverCpu).toFixed(1)})`
       : 'not read';
   log(
     `published: ${published.rps.toFixed(0)} vs ${space.rps.toFixed(0)} req/s, server CPU per answer ${cpu(published, space)}; Fastify alone, POST vs GET: ${framework.toFixed(3)}, ${cpu(barePost, bareGet)}`,
