@@ -130,13 +130,13 @@ export async function hasGitSyncTarget(em: Em, spaceId: string, target: GitSyncT
 }
 
 /**
- * Sets (or creates) the repository a space syncs with; returns whether the row was written.
+ * Sets (or creates) the repository a space syncs with.
  * Every push names the target again, and it rarely changes: when the row already holds it (read
  * without a lock), nothing is written, so a request is not held behind a sync that has the row
  * locked while it applies, and nothing is announced to the other processes' kept answers.
  */
-export async function saveGitSyncTarget(em: Em, spaceId: string, target: GitSyncTarget): Promise<boolean> {
-  if (await hasGitSyncTarget(em, spaceId, target)) return false;
+export async function saveGitSyncTarget(em: Em, spaceId: string, target: GitSyncTarget): Promise<void> {
+  if (await hasGitSyncTarget(em, spaceId, target)) return;
   await db(em)
     .insertInto('git_sync')
     .values({
@@ -160,7 +160,6 @@ export async function saveGitSyncTarget(em: Em, spaceId: string, target: GitSync
       })),
     )
     .execute();
-  return true;
 }
 
 /** The columns of the sync state a step may set. */
