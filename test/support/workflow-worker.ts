@@ -84,7 +84,7 @@ export function gate<T = void>() {
  */
 export function recordingClient(client: Client) {
   const runs: string[] = [];
-  const waiting: { count: number; resolve: () => void }[] = [];
+  let waiting: { count: number; resolve: () => void }[] = [];
   const recording = new Client({
     connection: client.connection,
     namespace: client.options.namespace,
@@ -94,7 +94,8 @@ export function recordingClient(client: Client) {
           async startWithDetails(input, next) {
             const started = await next(input);
             runs.push(started.runId);
-            for (const w of waiting.filter((w) => runs.length >= w.count)) w.resolve();
+            for (const w of waiting) if (runs.length >= w.count) w.resolve();
+            waiting = waiting.filter((w) => runs.length < w.count);
             return started;
           },
         },
