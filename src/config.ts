@@ -50,6 +50,8 @@ export interface Config {
   gitMaxFileBytes: number;
   /** Deadline of one git command (GIT_TIMEOUT). */
   gitTimeoutMs: number;
+  /** How long a recorded Git Sync request may go without reaching its workflow before it is sent again (GIT_SYNC_RESEND_AFTER). */
+  gitSyncResendAfterMs: number;
   /** Requests one token (or, without a token, one IP address) may make per window (RATE_LIMIT_*); max 0 disables. */
   rateLimit: RateLimitConfig;
   /** Largest request body in bytes (BODY_LIMIT, default 10 MiB); larger ones are answered 413. */
@@ -172,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gitCacheDir: v.GIT_CACHE_DIR ?? `${v.DATA_DIR}/git-cache`,
     gitMaxFileBytes: v.GIT_MAX_FILE_BYTES,
     gitTimeoutMs: v.GIT_TIMEOUT,
+    gitSyncResendAfterMs: v.GIT_SYNC_RESEND_AFTER,
     rateLimit: {
       max: v.RATE_LIMIT_MAX,
       readerMax: v.RATE_LIMIT_READER_MAX,

@@ -54,6 +54,8 @@ import { siteSearchRoutes } from './sites/search/routes.ts';
 import { urlRoutes } from './urls/routes.ts';
 import { siteLookupTokenRoutes } from './site-lookup-tokens/routes.ts';
 import { gitRoutes, gitWebhookRoutes } from './git/routes.ts';
+import { resendGitSyncRequests } from './git/service.ts';
+import { BackgroundTasks } from '../lib/background.ts';
 
 /** What a prepared answer kept under `key` holds in memory. */
 const answerBytes = (answer: JsonAnswer, key: string) => answer.bytes + 2 * key.length;
@@ -70,7 +72,7 @@ export interface AppOptions {
  * here from the configuration otherwise.
  */
 export async function buildApp(
-  given: Omit<AppDeps, keyof SharedServices | 'spaceAnswers' | 'lookupAnswers'> & Partial<SharedServices>,
+  given: Omit<AppDeps, keyof SharedServices | 'spaceAnswers' | 'lookupAnswers' | 'background'> & Partial<SharedServices>,
   options: AppOptions = {},
 ): Promise<FastifyInstance> {
   const { blobs, secrets, pdfSigningKey, fileUrlKey, siteTokenKey } = given;
@@ -83,6 +85,7 @@ export async function buildApp(
       : sharedServices(given.config)),
     spaceAnswers: new ReadCache<JsonAnswer>(cacheBytes('spaceAnswers'), answerBytes, authCacheTtlMs),
     lookupAnswers: new ReadCache<JsonAnswer>(cacheBytes('lookupAnswers'), answerBytes, authCacheTtlMs),
+    background: new BackgroundTasks(),
   };
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
@@ -153,6 +156,7 @@ export async function buildApp(
   });
   registerMetrics(app);
   registerMemoryReducer(app, { isProbe: (route) => PROBES.has(route), largeBody: LARGE_BODY });
+  registerGitSyncResend(app, deps);
 
   await app.register(swagger, {
     openapi: {
@@ -243,6 +247,32 @@ export async function buildApp(
  * A compiler factory whose compilers return a stand-in that compiles the real function the first
  * time it is called. Ajv validators report through an `errors` property, which the stand-in passes on.
  */
+/**
+ * Every GIT_SYNC_RESEND_AFTER, sends again the Git Sync requests recorded but never handed to their
+ * workflow (git/service.ts); one pass at a time. Closing the app stops the timer and waits for
+ * what was started in the background, this pass and the signals that follow answers.
+ */
+function registerGitSyncResend(app: FastifyInstance, deps: AppDeps): void {
+  let passing = false;
+  const timer = setInterval(() => {
+    if (passing) return;
+    passing = true;
+    deps.background.run(() =>
+      resendGitSyncRequests(deps, app.log)
+        .then(
+          () => undefined,
+          (error: unknown) => app.log.warn({ err: error }, 'git sync: could not look for requests to send again'),
+        )
+        .finally(() => (passing = false)),
+    );
+  }, deps.config.gitSyncResendAfterMs);
+  timer.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    await deps.background.drain();
+  });
+}
+
 function lazily<F extends (...args: never[]) => (route: never) => unknown>(factory: F): F {
   const lazyFactory = (...args: Parameters<F>) => {
     const compile = factory(...args);

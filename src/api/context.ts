@@ -6,6 +6,7 @@ import type { Em, Orm } from '../db/orm.ts';
 import type { SharedServices } from '../lib/shared-services.ts';
 import type { ReadCache } from '../domain/read-cache.ts';
 import type { JsonAnswer } from './json-answer.ts';
+import type { BackgroundTasks } from '../lib/background.ts';
 
 /**
  * What every route can reach: configuration, the database, the Temporal client, and the process's
@@ -22,6 +23,8 @@ export interface AppDeps extends SharedServices {
   spaceAnswers: ReadCache<JsonAnswer>;
   /** Answers of `POST /v1/urls/published`, by the caller's reach and the request, kept the same way (api/urls/service.ts). */
   lookupAnswers: ReadCache<JsonAnswer>;
+  /** Work started for a request and finished after its answer; closing the app waits for it. */
+  background: BackgroundTasks;
 }
 
 /** The authenticated caller. */

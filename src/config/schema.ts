@@ -454,6 +454,12 @@ export const EnvSchema = Type.Object({
   GIT_CACHE_DIR: Type.Optional(text({ description: 'Where the worker keeps its git repository caches; default $DATA_DIR/git-cache.' })),
   GIT_MAX_FILE_BYTES: byteSize({ default: '100MiB', description: 'Largest file a git import accepts.' }),
   GIT_TIMEOUT: duration({ default: '10m', min: '1s', description: 'Deadline of one git command (fetch, push).' }),
+  GIT_SYNC_RESEND_AFTER: duration({
+    default: '30s',
+    min: '100ms',
+    description:
+      'How long a recorded Git Sync request may go without reaching its workflow (the job service was down) before an API process sends it again; also how often each API process looks.',
+  }),
 });
 
 export type FetchSettings = StaticDecode<typeof FetchEnv>;

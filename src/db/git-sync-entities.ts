@@ -48,6 +48,8 @@ export const GitSyncRequest = defineEntity({
     detail: p.json<unknown>().nullable(),
     createdAt: p.datetime().defaultRaw('now()'),
     finishedAt: p.datetime().nullable(),
+    /** When the request reached the space's sync workflow (null: not known to have; sent again after a while). */
+    signalledAt: p.datetime().nullable(),
   },
 });
 export type GitSyncRequest = InferEntity<typeof GitSyncRequest>;

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { db, type Db } from './kysely.ts';
 import type { Em } from './orm.ts';
 
@@ -34,11 +34,12 @@ export interface GitSyncRequestDetail {
 /** A `git_sync_request` row: one import or export, its parameters, and once finished its outcome. */
 export type GitSyncRequestRow = Omit<
   Selectable<Db['git_sync_request']>,
-  'kind' | 'params' | 'state' | 'detail' | 'requested_at' | 'created_at' | 'finished_at'
+  'kind' | 'params' | 'state' | 'detail' | 'requested_at' | 'created_at' | 'finished_at' | 'signalled_at'
 > & {
   requested_at: Date;
   created_at: Date;
   finished_at: Date | null;
+  signalled_at: Date | null;
   kind: 'import' | 'export';
   params: GitSyncParams;
   state: GitSyncRequestState;
@@ -77,6 +78,7 @@ const asRequest = (row: Selectable<Db['git_sync_request']>): GitSyncRequestRow =
     requested_at: toDate(row.requested_at),
     created_at: toDate(row.created_at),
     finished_at: toDateOrNull(row.finished_at),
+    signalled_at: toDateOrNull(row.signalled_at),
   }) as GitSyncRequestRow;
 
 export async function loadGitSync(em: Em, spaceId: string): Promise<GitSyncRow | undefined> {
@@ -209,6 +211,53 @@ export async function insertGitSyncRequest(
     .returning('id')
     .execute();
   return inserted.length > 0;
+}
+
+/** Notes that requests reached their space's sync workflow (`resendGitSyncRequests` leaves them alone from then on). */
+export async function markGitSyncRequestsSignalled(em: Em, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db(em)
+    .updateTable('git_sync_request')
+    .set((eb) => ({ signalled_at: eb.fn<Date>('now') }))
+    .where('id', 'in', ids)
+    .where('signalled_at', 'is', null)
+    .execute();
+}
+
+/** A queued request not known to have reached its space's sync workflow, with what its signal needs. */
+export interface UnsignalledGitSyncRequest {
+  id: string;
+  spaceId: string;
+  organizationId: string;
+  kind: 'import' | 'export';
+  requestedAt: Date;
+  requestedBy: string | null;
+}
+
+/**
+ * Queued requests of live spaces recorded at least `olderThanMs` ago that never reached their
+ * workflow, oldest first, `limit` at most (the partial index of migration 0029 holds just these).
+ */
+export async function unsignalledGitSyncRequests(em: Em, olderThanMs: number, limit: number): Promise<UnsignalledGitSyncRequest[]> {
+  const rows = await db(em)
+    .selectFrom('git_sync_request as r')
+    .innerJoin('space as s', 's.id', 'r.space_id')
+    .select(['r.id', 'r.space_id', 's.organization_id', 'r.kind', 'r.requested_at', 'r.requested_by'])
+    .where('r.state', '=', 'queued')
+    .where('r.signalled_at', 'is', null)
+    .where(sql<boolean>`r.created_at <= now() - make_interval(secs => ${olderThanMs / 1000})`)
+    .where('s.deleted_at', 'is', null)
+    .orderBy('r.created_at')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    spaceId: row.space_id,
+    organizationId: row.organization_id,
+    kind: row.kind === 'export' ? 'export' : 'import',
+    requestedAt: toDate(row.requested_at),
+    requestedBy: row.requested_by,
+  }));
 }
 
 export async function loadGitSyncRequest(em: Em, id: string): Promise<GitSyncRequestRow | undefined> {

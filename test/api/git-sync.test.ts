@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { createTestOrg, eventually, startTestApp, type Api, type TestApp, type TestOrg } from '../support/harness.ts';
+import { Writable } from 'node:stream';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { client, createTestOrg, eventually, startTestApp, type Api, type TestApp, type TestOrg } from '../support/harness.ts';
 import { startGitServer, type GitServer } from '../support/git-server.ts';
 import { sql } from '../support/sql.ts';
-import { insertGitSyncRequest, lockGitSync, lockSpace, recordDelivery } from '../../src/db/git-sync.ts';
+import { insertGitSyncRequest, lockGitSync, lockSpace, recordDelivery, unsignalledGitSyncRequests } from '../../src/db/git-sync.ts';
+import { buildApp } from '../../src/api/app.ts';
+import { resendGitSyncRequests } from '../../src/api/git/service.ts';
+import { logger } from '../../src/lib/logger.ts';
+import { gitSyncWorkflowId } from '../../src/temporal/git-sync.ts';
 import { forkEm, transaction } from '../../src/db/orm.ts';
 
 let t: TestApp;
@@ -211,6 +217,56 @@ describe('git import', () => {
       await applying;
     }
     expect(await settled(spaceId, 2)).toEqual(['applied', 'unchanged']);
+  });
+
+  it('answers a request while the job service is down, and runs it once the request is sent again', async () => {
+    git.commit('down', SAMPLE);
+    const spaceId = await newSpace();
+    // An API process whose Temporal connection is gone: the signal after the answer fails.
+    const connection = await Connection.connect({ address: t.config.temporalAddress! });
+    await connection.close();
+    const log: string[] = [];
+    const down = await buildApp(
+      { config: t.config, orm: t.orm, temporal: new Client({ connection }) },
+      {
+        logger: logger('debug', {
+          pretty: false,
+          destination: new Writable({ write: (chunk, _e, done) => done(void log.push(String(chunk))) }),
+        }),
+      },
+    );
+    const res = await client(down, org.members.admin.token).post(`/v1/spaces/${spaceId}/git/import`, {
+      url: git.url('down'),
+      ref: 'refs/heads/main',
+      timestamp: at(30),
+    });
+    expect(res.status).toBe(204);
+    await down.close(); // waits for the signal that follows the answer
+    expect(log.some((line) => line.includes('the job service did not take it'))).toBe(true);
+    const row = async () =>
+      (
+        await sql<{ id: string; state: string; signalled_at: Date | null }>(
+          t.orm.em.fork(),
+          'select id, state, signalled_at from git_sync_request where space_id = ?',
+          [spaceId],
+        )
+      )[0];
+    expect(await row()).toMatchObject({ state: 'queued', signalled_at: null });
+    await expect(t.temporal.workflow.getHandle(gitSyncWorkflowId(spaceId)).describe()).rejects.toThrow(WorkflowNotFoundError);
+
+    // Recorded just now: not sent again yet (its own signal may still be on its way).
+    const deps = t.app.deps;
+    expect(await unsignalledGitSyncRequests(forkEm(t.orm), deps.config.gitSyncResendAfterMs, 1000)).not.toContainEqual(
+      expect.objectContaining({ spaceId }),
+    );
+    // Older than the resend period: any API process sends it, and it runs.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const soon = { ...deps, config: { ...deps.config, gitSyncResendAfterMs: 200 } };
+    expect(await resendGitSyncRequests(soon, t.app.log)).toBeGreaterThanOrEqual(1);
+    expect((await row()).signalled_at).not.toBeNull();
+    expect(await settled(spaceId, 1)).toEqual(['applied']);
+    // Run, it is never sent again.
+    expect(await unsignalledGitSyncRequests(forkEm(t.orm), 0, 1000)).not.toContainEqual(expect.objectContaining({ spaceId }));
   });
 
   it('applies requests in timestamp order: an older one is skipped unless forced', async () => {

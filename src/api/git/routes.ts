@@ -102,7 +102,7 @@ export const gitWebhookRoutes: RoutePlugin = async (app) => {
     },
     async (request, reply) => {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.from(JSON.stringify(request.body ?? {}));
-      const answer = await receivePush(request.server.deps, request.em, request.params.spaceId, request.headers, raw);
+      const answer = await receivePush(request.server.deps, request.em, request.log, request.params.spaceId, request.headers, raw);
       return reply.status(answer.status === 'accepted' ? 202 : 200).send(answer);
     },
   );

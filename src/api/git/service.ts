@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Static } from 'typebox';
 import type { Config } from '../../config.ts';
 import {
@@ -6,21 +7,24 @@ import {
   insertGitSyncRequest,
   loadGitSync,
   loadGitSyncRequest,
+  markGitSyncRequestsSignalled,
   recordDelivery,
   requestSecretContext,
   saveGitSyncTarget,
   saveWebhook,
+  unsignalledGitSyncRequests,
   webhookTarget,
   type GitSyncParams,
+  type UnsignalledGitSyncRequest,
 } from '../../db/git-sync.ts';
-import { transaction, type Em } from '../../db/orm.ts';
+import { forkEm, transaction, type Em } from '../../db/orm.ts';
 import { describeRepository } from '../../domain/git/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { redactUrl } from '../../lib/guarded-fetch.ts';
 import { enqueueGitSync } from '../../temporal/git-sync.ts';
 import { loadSpace, requireRole } from '../access.ts';
 import type { AppDeps, Ctx } from '../context.ts';
-import { badRequest, forbidden, notFound, unauthorized, unavailable } from '../errors.ts';
+import { badRequest, forbidden, notFound, unauthorized } from '../errors.ts';
 import { presentGitInfo } from './present.ts';
 import type { ExportGitBody, ImportGitBody, WebhookBody, WebhookHeaders } from './schemas.ts';
 
@@ -68,10 +72,11 @@ interface NewRequest {
 }
 
 /**
- * Records a request and signals the space's workflow; returns the request id, and whether it is
- * new (false: its webhook delivery was seen before; a request of it still queued is signalled again).
+ * Records a request and signals the space's workflow after the answer; returns the request id,
+ * and whether it is new (false: its webhook delivery was seen before; a request of it still queued
+ * is signalled again).
  */
-async function submit(deps: AppDeps, em: Em, input: NewRequest): Promise<{ id: string; fresh: boolean }> {
+async function submit(deps: AppDeps, em: Em, log: FastifyBaseLogger, input: NewRequest): Promise<{ id: string; fresh: boolean }> {
   const { url, credentials: fromUrl } = splitRemote(input.rawUrl);
   const credentials = fromUrl ?? input.credentials ?? null;
   const params: GitSyncParams = { ...input.params, url };
@@ -118,21 +123,70 @@ async function submit(deps: AppDeps, em: Em, input: NewRequest): Promise<{ id: s
   // A request already finished is not signalled again; a queued one is (its first signal may have failed).
   const stored = inserted ? { state: 'queued', requested_at: requestedAt } : await loadGitSyncRequest(em, id);
   if (stored?.state !== 'queued') return { id, fresh };
-  try {
-    await enqueueGitSync(deps.temporal, deps.config.temporalTaskQueue, {
-      spaceId: input.spaceId,
-      organizationId: input.organizationId,
-      requestId: id,
-      requestedAt: new Date(stored.requested_at),
-      kind: input.kind,
-      requestedBy: input.requestedBy,
-    });
-  } catch (error) {
-    throw Object.assign(unavailable('The job service is unavailable; the sync is recorded and will run when it is sent again.'), {
-      cause: error,
-    });
-  }
+  // The row is committed: the request is durable, and answered now. The signal that hands it to the
+  // space's workflow follows the answer; one that fails is sent again by resendGitSyncRequests.
+  const signal = {
+    id,
+    spaceId: input.spaceId,
+    organizationId: input.organizationId,
+    kind: input.kind,
+    requestedAt: new Date(stored.requested_at),
+    requestedBy: input.requestedBy,
+  };
+  deps.background.run(() => handOver(deps, log, [signal]));
   return { id, fresh };
+}
+
+/**
+ * Signals each request to its space's workflow (signal-with-start), in order, and notes the ones
+ * that arrived. Stops at the first failure: the job service is unreachable, and the rest wait for
+ * the next resend like this one.
+ */
+async function handOver(deps: AppDeps, log: FastifyBaseLogger, requests: UnsignalledGitSyncRequest[]): Promise<number> {
+  const sent: string[] = [];
+  try {
+    for (const request of requests) {
+      await enqueueGitSync(deps.temporal, deps.config.temporalTaskQueue, {
+        spaceId: request.spaceId,
+        organizationId: request.organizationId,
+        requestId: request.id,
+        requestedAt: request.requestedAt,
+        kind: request.kind,
+        requestedBy: request.requestedBy,
+      });
+      sent.push(request.id);
+    }
+  } catch (error) {
+    log.warn(
+      { err: error, requestId: requests[sent.length]!.id, resendAfterMs: deps.config.gitSyncResendAfterMs },
+      'git sync: the request is recorded but the job service did not take it; it is sent again later',
+    );
+  }
+  try {
+    await markGitSyncRequestsSignalled(forkEm(deps.orm), sent);
+  } catch (error) {
+    // Not noted: sent again later, which the workflow ignores for a request it holds or has run.
+    log.warn({ err: error, requests: sent.length }, 'git sync: could not note the requests signalled');
+  }
+  return sent.length;
+}
+
+/** Requests one resend signals at most; the rest wait for the next. */
+const RESEND_BATCH = 100;
+
+/**
+ * Sends again the queued requests that have not reached their workflow within
+ * GIT_SYNC_RESEND_AFTER of being recorded (the job service was down when they came, or the process
+ * that answered them stopped before signalling). Every API process runs this on that period
+ * (app.ts); two processes sending the same request is harmless: the workflow keeps one, and a
+ * finished request never runs again. Answers how many were sent.
+ */
+export async function resendGitSyncRequests(deps: AppDeps, log: FastifyBaseLogger): Promise<number> {
+  const waiting = await unsignalledGitSyncRequests(forkEm(deps.orm), deps.config.gitSyncResendAfterMs, RESEND_BATCH);
+  if (waiting.length === 0) return 0;
+  const sent = await handOver(deps, log, waiting);
+  if (sent > 0) log.info({ sent, waiting: waiting.length }, 'git sync: recorded requests sent again to the job service');
+  return sent;
 }
 
 async function syncableSpace(ctx: Ctx, spaceId: string) {
@@ -156,7 +210,7 @@ export async function importGit(ctx: Ctx, spaceId: string, body: Static<typeof I
   const space = await syncableSpace(ctx, spaceId);
   if (space.editMode === 'locked' && body.standalone !== true)
     throw forbidden('The space is locked: unlock it (editMode "live") to import into it');
-  await submit(ctx.deps, ctx.em, {
+  await submit(ctx.deps, ctx.em, ctx.log, {
     spaceId: space.id,
     organizationId: space.organizationId,
     kind: 'import',
@@ -171,7 +225,7 @@ export async function importGit(ctx: Ctx, spaceId: string, body: Static<typeof I
 /** Starts an export of the space's current content to `ref`; answers at once. */
 export async function exportGit(ctx: Ctx, spaceId: string, body: Static<typeof ExportGitBody>): Promise<void> {
   const space = await syncableSpace(ctx, spaceId);
-  await submit(ctx.deps, ctx.em, {
+  await submit(ctx.deps, ctx.em, ctx.log, {
     spaceId: space.id,
     organizationId: space.organizationId,
     kind: 'export',
@@ -223,11 +277,19 @@ interface PushPayload {
 /**
  * A push delivery from GitHub (X-Hub-Signature-256 over the raw body) or GitLab (X-Gitlab-Token).
  * Unknown spaces and bad signatures answer 404 and 401; other events and branches are ignored; a
- * delivery seen before (GitHub: the same signed body; GitLab: the same X-Gitlab-Event-UUID) starts nothing new (`duplicate`), but sends its request to the job service
- * again while it is still queued (the first delivery's signal may have failed, answered 503). The
- * delivery and its request are recorded in one transaction.
+ * delivery seen before (GitHub: the same signed body; GitLab: the same X-Gitlab-Event-UUID) starts
+ * nothing new (`duplicate`), but sends its request to the job service again while it is still
+ * queued (the first delivery's signal may not have arrived). The delivery and its request are
+ * recorded in one transaction.
  */
-export async function receivePush(deps: AppDeps, em: Em, spaceId: string, headers: Static<typeof WebhookHeaders>, raw: Buffer) {
+export async function receivePush(
+  deps: AppDeps,
+  em: Em,
+  log: FastifyBaseLogger,
+  spaceId: string,
+  headers: Static<typeof WebhookHeaders>,
+  raw: Buffer,
+) {
   const target = await webhookTarget(em, spaceId);
   if (!target) throw notFound('Webhook');
   const box = await deps.secrets();
@@ -268,7 +330,7 @@ export async function receivePush(deps: AppDeps, em: Em, spaceId: string, header
   const credentials = target.webhook_credentials
     ? (JSON.parse(box.open(target.webhook_credentials, `git-webhook-credentials:${spaceId}`)) as { username: string; password: string })
     : null;
-  const { fresh } = await submit(deps, em, {
+  const { fresh } = await submit(deps, em, log, {
     spaceId,
     organizationId: target.organization_id,
     kind: 'import',
