@@ -291,7 +291,7 @@ export async function measureGitImportAnswer(stack: Stack, options: RunOptions, 
   return withGitServer(async (server) => {
     server.commit('small', { 'README.md': '# Small\n\nOne page.\n' });
     const spaces: string[] = [];
-    for (let i = 0; i < 8; i++) spaces.push((await stack.call('POST', `/v1/orgs/${stack.orgId}/spaces`, { title: `Answer ${i}` })).id);
+    for (let i = 0; i < 16; i++) spaces.push((await stack.call('POST', `/v1/orgs/${stack.orgId}/spaces`, { title: `Answer ${i}` })).id);
     const connection = await Connection.connect({ address: stack.temporalAddress });
     const client = new Client({ connection, namespace: 'default' });
     const queue = `bench-nobody-${stack.runId}`;

@@ -31,7 +31,15 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     throw new Error('Run the suite with `npm test`: it provides PostgreSQL and Temporal.');
   }
   // Tests send many requests with one token: the rate limit is off unless a test turns it on.
-  const config = loadConfig({ ...process.env, PUBLIC_URL: 'http://docs.test', RATE_LIMIT_MAX: '0', ...env });
+  // Git Sync requests some tests record without signalling them stay theirs: another file's app
+  // does not send them again to the shared worker (test/api/git-sync.test.ts runs the resend itself).
+  const config = loadConfig({
+    ...process.env,
+    PUBLIC_URL: 'http://docs.test',
+    RATE_LIMIT_MAX: '0',
+    GIT_SYNC_RESEND_AFTER: '1h',
+    ...env,
+  });
   const orm = await initOrm({ databaseUrl: config.databaseUrl!, poolMax: 4 });
   const { client, connection } = await connectTemporal({ address: config.temporalAddress!, namespace: config.temporalNamespace });
   const lines = options.log;
