@@ -8,6 +8,7 @@ import {
   gitSyncRequestSignal,
   gitSyncStatusQuery,
   SEARCH_INDEX_JOB,
+  SETTLE_AFTER_ARRIVAL,
   STAGE_THEN_APPLY,
   type GitSyncWorkflowInput,
 } from '../../src/workflows/git-sync.ts';
@@ -104,6 +105,30 @@ describe('git-sync workflow', () => {
     await handle.terminate('test over');
   });
 
+  it('takes a queue that built up while a request ran without settling again before each request', async () => {
+    const s = space();
+    const t0 = Date.now();
+    const held = gate();
+    holds.set(s.id('zero'), held.opened);
+    await send(s, s.id('zero'), t0);
+    const handle = w.client.workflow.getHandle(s.workflowId);
+    await eventually(async () => (await handle.query(gitSyncStatusQuery)).running === s.id('zero'));
+    for (const [i, name] of ['d', 'c', 'b', 'a'].entries()) await send(s, s.id(name), t0 + 4000 - i * 1000);
+    // Longer than the settling time after the last arrival: nothing is left to wait for.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    held.open();
+    await eventually(async () => (await handle.query(gitSyncStatusQuery)).applied === 5);
+    expect(ranFor(s.input.spaceId)).toEqual(['zero', 'a', 'b', 'c', 'd'].map(s.id));
+    const history = await handle.fetchHistory();
+    const settles = (history.events ?? []).filter((e) => {
+      const timeout = e.timerStartedEventAttributes?.startToFireTimeout;
+      return timeout && Number(timeout.seconds ?? 0) < 1;
+    });
+    // One settling, before the first request; none before each of the four that waited behind it.
+    expect(settles).toHaveLength(1);
+    await handle.terminate('test over');
+  });
+
   it('applies a request delivered twice once, also while it runs', async () => {
     const s = space();
     const held = gate();
@@ -181,7 +206,11 @@ describe('git-sync workflow', () => {
       if (marker?.markerName !== 'core_patch') return [];
       return Object.values(marker.details ?? {}).flatMap((p) => (p.payloads ?? []).map((x) => Buffer.from(x.data ?? []).toString('utf8')));
     });
-    expect(patches).toEqual([expect.stringContaining(STAGE_THEN_APPLY), expect.stringContaining(SEARCH_INDEX_JOB)]);
+    expect(patches).toEqual([
+      expect.stringContaining(SETTLE_AFTER_ARRIVAL),
+      expect.stringContaining(STAGE_THEN_APPLY),
+      expect.stringContaining(SEARCH_INDEX_JOB),
+    ]);
     await handle.terminate('test over');
   });
 
