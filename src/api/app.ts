@@ -244,10 +244,6 @@ export async function buildApp(
 }
 
 /**
- * A compiler factory whose compilers return a stand-in that compiles the real function the first
- * time it is called. Ajv validators report through an `errors` property, which the stand-in passes on.
- */
-/**
  * Every GIT_SYNC_RESEND_AFTER, sends again the Git Sync requests recorded but never handed to their
  * workflow (git/service.ts); one pass at a time. Closing the app stops the timer and waits for
  * what was started in the background, this pass and the signals that follow answers.
@@ -273,6 +269,10 @@ function registerGitSyncResend(app: FastifyInstance, deps: AppDeps): void {
   });
 }
 
+/**
+ * A compiler factory whose compilers return a stand-in that compiles the real function the first
+ * time it is called. Ajv validators report through an `errors` property, which the stand-in passes on.
+ */
 function lazily<F extends (...args: never[]) => (route: never) => unknown>(factory: F): F {
   const lazyFactory = (...args: Parameters<F>) => {
     const compile = factory(...args);
