@@ -57,6 +57,12 @@ import { gitRoutes, gitWebhookRoutes } from './git/routes.ts';
 import { resendGitSyncRequests } from './git/service.ts';
 import { BackgroundTasks } from '../lib/background.ts';
 
+/**
+ * Tasks a process runs after their answers at most at once (AppDeps.background): Git Sync signals
+ * on their way to the job service, and the resend. Beyond it a recorded request waits for the resend.
+ */
+const BACKGROUND_TASKS = 256;
+
 /** What a prepared answer kept under `key` holds in memory. */
 const answerBytes = (answer: JsonAnswer, key: string) => answer.bytes + 2 * key.length;
 
@@ -85,7 +91,7 @@ export async function buildApp(
       : sharedServices(given.config)),
     spaceAnswers: new ReadCache<JsonAnswer>(cacheBytes('spaceAnswers'), answerBytes, authCacheTtlMs),
     lookupAnswers: new ReadCache<JsonAnswer>(cacheBytes('lookupAnswers'), answerBytes, authCacheTtlMs),
-    background: new BackgroundTasks(),
+    background: new BackgroundTasks(BACKGROUND_TASKS),
   };
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),

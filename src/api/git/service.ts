@@ -133,7 +133,11 @@ async function submit(deps: AppDeps, em: Em, log: FastifyBaseLogger, input: NewR
     requestedAt: new Date(stored.requested_at),
     requestedBy: input.requestedBy,
   };
-  deps.background.run(() => handOver(deps, log, [signal]));
+  if (!deps.background.run(() => handOver(deps, log, [signal])))
+    log.warn(
+      { requestId: id, resendAfterMs: deps.config.gitSyncResendAfterMs },
+      'git sync: too many signals on their way; the request is sent by the resend',
+    );
   return { id, fresh };
 }
 
