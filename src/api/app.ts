@@ -258,8 +258,8 @@ function registerGitSyncResend(app: FastifyInstance, deps: AppDeps): void {
   let passing = false;
   const timer = setInterval(() => {
     if (passing) return;
-    passing = true;
-    deps.background.run(() =>
+    // Not started while the process has as many background tasks as it allows: the next tick tries again.
+    passing = deps.background.run(() =>
       resendGitSyncRequests(deps, app.log)
         .then(
           () => undefined,
