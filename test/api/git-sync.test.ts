@@ -254,17 +254,17 @@ describe('git import', () => {
     expect(await row()).toMatchObject({ state: 'queued', signalled_at: null });
     await expect(t.temporal.workflow.getHandle(gitSyncWorkflowId(spaceId)).describe()).rejects.toThrow(WorkflowNotFoundError);
 
-    // Recorded just now: not sent again yet (its own signal may still be on its way).
-    const deps = t.app.deps;
-    expect(await unsignalledGitSyncRequests(forkEm(t.orm), deps.config.gitSyncResendAfterMs, 1000)).not.toContainEqual(
-      expect.objectContaining({ spaceId }),
-    );
-    // Older than the resend period: any API process sends it, and it runs.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const soon = { ...deps, config: { ...deps.config, gitSyncResendAfterMs: 200 } };
-    expect(await resendGitSyncRequests(soon, t.app.log)).toBeGreaterThanOrEqual(1);
+    // Younger than the resend period (this app's: an hour): not sent again (its own signal may still be on its way).
+    expect(await resendGitSyncRequests(t.app.deps, t.app.log)).toBe(0);
+    expect(await row()).toMatchObject({ state: 'queued', signalled_at: null });
+    // An API process whose period has passed sends it on its own timer, and it runs.
+    const resender = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1', GIT_SYNC_RESEND_AFTER: '300ms' });
+    try {
+      expect(await settled(spaceId, 1)).toEqual(['applied']);
+    } finally {
+      await resender.close();
+    }
     expect((await row()).signalled_at).not.toBeNull();
-    expect(await settled(spaceId, 1)).toEqual(['applied']);
     // Run, it is never sent again.
     expect(await unsignalledGitSyncRequests(forkEm(t.orm), 0, 1000)).not.toContainEqual(expect.objectContaining({ spaceId }));
   });
