@@ -86,16 +86,22 @@ function send(s: ReturnType<typeof space>, requestId: string, requestedAt: numbe
   });
 }
 
+/** Sends the request `name` and waits until it runs, held there until `held` is opened. */
+async function runHeld(s: ReturnType<typeof space>, name: string, requestedAt: number) {
+  const held = gate();
+  holds.set(s.id(name), held.opened);
+  await send(s, s.id(name), requestedAt);
+  const handle = w.client.workflow.getHandle(s.workflowId);
+  await eventually(async () => (await handle.query(gitSyncStatusQuery)).running === s.id(name));
+  return { held, handle };
+}
+
 describe('git-sync workflow', () => {
   it('applies requests that wait together in timestamp order, not arrival order', async () => {
     const s = space();
     const t0 = Date.now();
     // The first request holds the space while three more arrive, latest first.
-    const held = gate();
-    holds.set(s.id('zero'), held.opened);
-    await send(s, s.id('zero'), t0);
-    const handle = w.client.workflow.getHandle(s.workflowId);
-    await eventually(async () => (await handle.query(gitSyncStatusQuery)).running === s.id('zero'));
+    const { held, handle } = await runHeld(s, 'zero', t0);
     await send(s, s.id('third'), t0 + 3000);
     await send(s, s.id('first'), t0 + 1000);
     await send(s, s.id('second'), t0 + 2000);
@@ -108,11 +114,7 @@ describe('git-sync workflow', () => {
   it('takes a queue that built up while a request ran without settling again before each request', async () => {
     const s = space();
     const t0 = Date.now();
-    const held = gate();
-    holds.set(s.id('zero'), held.opened);
-    await send(s, s.id('zero'), t0);
-    const handle = w.client.workflow.getHandle(s.workflowId);
-    await eventually(async () => (await handle.query(gitSyncStatusQuery)).running === s.id('zero'));
+    const { held, handle } = await runHeld(s, 'zero', t0);
     for (const [i, name] of ['d', 'c', 'b', 'a'].entries()) await send(s, s.id(name), t0 + 4000 - i * 1000);
     // Longer than the settling time after the last arrival: nothing is left to wait for.
     await new Promise((resolve) => setTimeout(resolve, 800));
@@ -131,11 +133,7 @@ describe('git-sync workflow', () => {
 
   it('applies a request delivered twice once, also while it runs', async () => {
     const s = space();
-    const held = gate();
-    holds.set(s.id('once'), held.opened);
-    await send(s, s.id('once'), Date.now());
-    const handle = w.client.workflow.getHandle(s.workflowId);
-    await eventually(async () => (await handle.query(gitSyncStatusQuery)).running === s.id('once'));
+    const { held, handle } = await runHeld(s, 'once', Date.now());
     await send(s, s.id('once'), Date.now());
     held.open();
     await send(s, s.id('once'), Date.now());
