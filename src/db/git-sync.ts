@@ -224,9 +224,9 @@ export async function markGitSyncRequestsSignalled(em: Em, ids: string[]): Promi
     .execute();
 }
 
-/** A queued request not known to have reached its space's sync workflow, with what its signal needs. */
+/** A queued request not known to have reached its space's sync workflow, with what its signal needs (`enqueueGitSync`'s input). */
 export interface UnsignalledGitSyncRequest {
-  id: string;
+  requestId: string;
   spaceId: string;
   organizationId: string;
   kind: 'import' | 'export';
@@ -251,7 +251,7 @@ export async function unsignalledGitSyncRequests(em: Em, olderThanMs: number, li
     .limit(limit)
     .execute();
   return rows.map((row) => ({
-    id: row.id,
+    requestId: row.id,
     spaceId: row.space_id,
     organizationId: row.organization_id,
     kind: row.kind === 'export' ? 'export' : 'import',

@@ -126,7 +126,7 @@ async function submit(deps: AppDeps, em: Em, log: FastifyBaseLogger, input: NewR
   // The row is committed: the request is durable, and answered now. The signal that hands it to the
   // space's workflow follows the answer; one that fails is sent again by resendGitSyncRequests.
   const signal = {
-    id,
+    requestId: id,
     spaceId: input.spaceId,
     organizationId: input.organizationId,
     kind: input.kind,
@@ -150,19 +150,12 @@ async function handOver(deps: AppDeps, log: FastifyBaseLogger, requests: Unsigna
   const sent: string[] = [];
   try {
     for (const request of requests) {
-      await enqueueGitSync(deps.temporal, deps.config.temporalTaskQueue, {
-        spaceId: request.spaceId,
-        organizationId: request.organizationId,
-        requestId: request.id,
-        requestedAt: request.requestedAt,
-        kind: request.kind,
-        requestedBy: request.requestedBy,
-      });
-      sent.push(request.id);
+      await enqueueGitSync(deps.temporal, deps.config.temporalTaskQueue, request);
+      sent.push(request.requestId);
     }
   } catch (error) {
     log.warn(
-      { err: error, requestId: requests[sent.length]!.id, resendAfterMs: deps.config.gitSyncResendAfterMs },
+      { err: error, requestId: requests[sent.length]!.requestId, resendAfterMs: deps.config.gitSyncResendAfterMs },
       'git sync: the request is recorded but the job service did not take it; it is sent again later',
     );
   }
