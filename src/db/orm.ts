@@ -29,8 +29,13 @@ export async function initOrm(options: OrmOptions): Promise<Orm> {
     // The schema belongs to the migrations; never let the ORM change it on its own.
     schemaGenerator: { disableForeignKeys: false },
     allowGlobalContext: false,
-    // Every statement this process completes that may have written counts as a write (write-count.ts).
     driverOptions: {
+      // Every scan of a table starts at its first page. PostgreSQL otherwise starts a large table's
+      // sequential scan where the last one stopped (`synchronize_seqscans`), so a query that takes the
+      // first rows matching without an order, as the search's window does (src/db/search.ts), would
+      // take other rows from one request to the next, and pages of results would overlap.
+      options: '-c synchronize_seqscans=off',
+      // Every statement this process completes that may have written counts as a write (write-count.ts).
       onPoolCreated: (pool: { on(event: 'connect', listener: (client: object) => void): unknown }) => pool.on('connect', countWrites),
     },
   });
