@@ -7,6 +7,7 @@ import {
   type LockedChangeRequest,
 } from '../db/change-requests.ts';
 import { loadDocuments, loadFiles, loadPageMap, tokenHash, writeRevision } from '../db/content.ts';
+import { inForeground } from '../lib/foreground.ts';
 import { beat, heartbeating } from '../lib/heartbeat.ts';
 import { mergePageMaps, type MergeConflict } from '../domain/content/merge.ts';
 import { checkMergeRules, effectiveMergeRules, needsEvaluationContext, type UnmetRule } from '../domain/merge-rules.ts';
@@ -72,6 +73,12 @@ async function recordConflicts(em: Em, cr: LockedChangeRequest, conflicts: Merge
 
 const lock = (em: Em, job: ChangeRequestJob) => lockChangeRequestForMerge(em, job.spaceId, job.changeRequestId);
 
+/**
+ * A merge or an update is answered when it is done: foreground work of the worker, for which the
+ * search-index jobs it runs meanwhile step aside (src/lib/foreground.ts).
+ */
+const foreground = <T>(work: () => Promise<T>) => inForeground(() => heartbeating(work));
+
 export interface ChangeRequestMergeOptions {
   /** PUBLIC_URL: the `urls` of what custom merge rules see are the API's. */
   publicUrl: string;
@@ -88,7 +95,7 @@ export function changeRequestMergeActivities(orm: Orm, options: ChangeRequestMer
      */
     async mergeChangeRequest(job: ChangeRequestJob): Promise<MergeOutcome> {
       let organizationId = '';
-      const outcome = await heartbeating(() =>
+      const outcome = await foreground(() =>
         transaction(forkEm(orm), async (em): Promise<MergeOutcome> => {
           beat({ phase: 'locking' });
           const cr = await lock(em, job);
@@ -149,7 +156,7 @@ export function changeRequestMergeActivities(orm: Orm, options: ChangeRequestMer
 
     /** Pulls the space's current content into a change request (its base moves to that revision). Idempotent. */
     async updateChangeRequest(job: ChangeRequestJob): Promise<MergeOutcome> {
-      return heartbeating(() =>
+      return foreground(() =>
         transaction(forkEm(orm), async (em) => {
           beat({ phase: 'locking' });
           const cr = await lock(em, job);

@@ -47,18 +47,23 @@ function textList(values: string[]): RawBuilder<string[]> {
 const INSERT_CHUNK = 2000;
 
 /**
- * Milliseconds of parsing after which the index gives the event loop a turn: the worker that
+ * Milliseconds of parsing after which the index pauses (`IndexOptions.pause`): the worker that
  * indexes also runs other jobs' workflow and activity tasks (the next merge), which would
  * otherwise wait for every page of a large write to be parsed.
  */
 const PARSE_SLICE_MS = 10;
+
+/** Gives the event loop a turn: the pause of an index that is not told otherwise. */
+const nextTurnOnly = async () => {
+  await nextTurn();
+};
 
 /**
  * The full-text index of a space's current revision: one row per page section, with a generated
  * tsvector and a GIN index. It is updated in the same transaction that moves the space to a new
  * revision, touching only the pages whose text, title or path changed.
  */
-async function reindexSpace(em: Em, spaceId: string, before: PageMap | null, after: PageMap): Promise<void> {
+async function reindexSpace(em: Em, spaceId: string, before: PageMap | null, after: PageMap, pause: () => Promise<void>): Promise<void> {
   const oldPaths = before ? allPaths(before) : new Map<string, string>();
   const newPaths = allPaths(after);
   const stale: string[] = [];
@@ -105,7 +110,7 @@ async function reindexSpace(em: Em, spaceId: string, before: PageMap | null, aft
     let slice = performance.now();
     for (const id of ids) {
       if (performance.now() - slice > PARSE_SLICE_MS) {
-        await nextTurn();
+        await pause();
         slice = performance.now();
       }
       const page = after[id];
@@ -118,8 +123,9 @@ async function reindexSpace(em: Em, spaceId: string, before: PageMap | null, aft
       for (const section of sections) rows.push({ ...row, section_id: section.id, title: section.title, body: section.body });
     }
     written += rows.length;
-    await inChunks(rows, INSERT_CHUNK, (chunk) =>
-      db(em)
+    await inChunks(rows, INSERT_CHUNK, async (chunk) => {
+      await pause();
+      await db(em)
         .insertInto('search_section')
         .values(chunk)
         .onConflict((oc) =>
@@ -130,10 +136,13 @@ async function reindexSpace(em: Em, spaceId: string, before: PageMap | null, aft
             body: eb.ref('excluded.body'),
           })),
         )
-        .execute(),
-    );
+        .execute();
+    });
   });
-  if (written + stale.length > 2000) await settleSearchIndex(em, written + stale.length);
+  if (written + stale.length > 2000) {
+    await pause();
+    await settleSearchIndex(em, written + stale.length);
+  }
 }
 
 /**
@@ -181,13 +190,24 @@ export async function searchIndexIsCurrent(em: Em, spaceId: string): Promise<boo
   return !row || row.current === null || row.indexed === row.current;
 }
 
+export interface IndexOptions {
+  hint?: IndexHint;
+  /**
+   * Awaited between slices of the work (every 10 ms of parsing, before each statement that writes
+   * rows); by default it gives the event loop a turn. An index job passes one that steps aside for
+   * the foreground work of its process (src/lib/foreground.ts).
+   */
+  pause?: () => Promise<void>;
+}
+
 /**
  * Brings the space's search index to its current revision, from the revision it reflects
  * (`search_state`), in the caller's transaction; the `search_state` row is locked first, so
  * concurrent writers and index jobs apply their diffs one after the other. Returns whether it
  * changed anything. Run it after the space's `revision_id` has moved, in the same transaction.
  */
-export async function syncSearchIndex(em: Em, spaceId: string, hint?: IndexHint): Promise<boolean> {
+export async function syncSearchIndex(em: Em, spaceId: string, options: IndexOptions = {}): Promise<boolean> {
+  const { hint, pause = nextTurnOnly } = options;
   await db(em)
     .insertInto('search_state')
     .values({ space_id: spaceId, revision_id: null })
@@ -202,9 +222,11 @@ export async function syncSearchIndex(em: Em, spaceId: string, hint?: IndexHint)
     .executeTakeFirst();
   if (!state || state.current === null || state.indexed === state.current) return false;
   const known = hint !== undefined && hint.from === state.indexed;
+  await pause();
   const before = known ? hint.before : state.indexed === null ? null : await loadPageMap(em, state.indexed, false);
+  await pause();
   const after = known ? hint.after : await loadPageMap(em, state.current, false);
-  await reindexSpace(em, spaceId, before, after);
+  await reindexSpace(em, spaceId, before, after, pause);
   await db(em).updateTable('search_state').set({ revision_id: state.current }).where('space_id', '=', spaceId).execute();
   return true;
 }

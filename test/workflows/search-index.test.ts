@@ -10,6 +10,7 @@ import { db } from '../../src/db/kysely.ts';
 import { forkEm } from '../../src/db/orm.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { LocalBlobStore } from '../../src/lib/blob-store.ts';
+import { inForeground } from '../../src/lib/foreground.ts';
 import { fetchPolicyFromEnv } from '../../src/lib/guarded-fetch.ts';
 import { secretBox } from '../../src/lib/secrets.ts';
 import { searchIndexWorkflowId } from '../../src/temporal/search-index.ts';
@@ -210,5 +211,41 @@ describe('search-index job', () => {
     expect(await indexedRevision(space.id)).toBe(input.revisionId);
     expect(await search(space.id, 'quagga')).toEqual(['Extinct animals']);
     expect(await search(space.id, 'beta')).toEqual(['Beta']);
+  });
+
+  it('steps aside while a merge runs in its worker, and catches up once the merge ends', async () => {
+    const space = await mergedSpace([
+      { operation: 'insert_page', title: 'Okapi', document: { markdown: 'The okapi hides in the forest.\n' } },
+    ]);
+    await searchCaughtUp(t, space.id);
+    // The index behind its space again, as if its job had yet to run.
+    await db(forkEm(t.orm)).updateTable('search_state').set({ revision_id: null }).where('space_id', '=', space.id).execute();
+    const runs = runsOf(space.id);
+
+    // Foreground work of this process (the worker's): a merge someone waits for.
+    let endMerge!: () => void;
+    const merging = new Promise<void>((resolve) => (endMerge = resolve));
+    const order: string[] = [];
+    const mergeDone = inForeground(async () => {
+      await merging;
+      order.push('merge');
+    });
+    const job = runIndexJob(space.id, space.revision).then((outcome) => {
+      order.push('index');
+      return outcome;
+    });
+    while (runsOf(space.id) === runs) await new Promise((resolve) => setTimeout(resolve, 20));
+    // The job's activity has started, and waits: it steps aside up to a second at a time, at
+    // several points before it writes.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(order).toEqual([]);
+    expect(await indexedRevision(space.id)).toBeNull();
+
+    endMerge();
+    await mergeDone;
+    expect(await job).toEqual({ changed: true });
+    expect(order).toEqual(['merge', 'index']);
+    expect(await indexedRevision(space.id)).toBe(space.revision);
+    expect(await search(space.id, 'okapi')).toEqual(['Okapi']);
   });
 });
