@@ -1,7 +1,7 @@
 /**
  * API resident memory: VmRSS of the API child process (bench/server.ts, read from
  * /proc/<pid>/status) sampled every 200 ms. The value is its peak during a sustained load at the
- * end of the run (60 s of GET in a full run, after every other benchmark has used the process);
+ * end of the run (30 s of GET in a full run, after every other benchmark has used the process);
  * the baseline is its VmRSS right after start, and the note gives the peak over the whole run.
  */
 import { readFileSync } from 'node:fs';
@@ -55,7 +55,7 @@ export async function measureMemory(stack: Stack, options: RunOptions, sampler: 
       },
     ];
   const space = await stack.call('POST', `/v1/orgs/${stack.orgId}/spaces`, { title: 'Memory benchmark' });
-  const seconds = options.quick ? 3 : 60;
+  const seconds = options.quick ? 3 : 30;
   sampler.startPhase();
   await load(`${stack.api.url}/v1/spaces/${space.id}`, {
     connections: options.connections,

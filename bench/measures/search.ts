@@ -11,7 +11,7 @@ import type { RunOptions, Row } from '../load.ts';
 import type { Stack } from '../stack.ts';
 
 /** Queries of the ILIKE baseline (an evenly spaced sample of the searched ones). */
-const ILIKE_SAMPLE = 20;
+const ILIKE_SAMPLE = 10;
 
 export async function measureSearch(stack: Stack, options: RunOptions, log: (line: string) => void): Promise<Row[]> {
   const pages = options.searchPages;
