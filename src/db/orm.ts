@@ -1,6 +1,6 @@
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import { sql } from 'kysely';
+import { CompiledQuery, sql, type DatabaseConnection } from 'kysely';
 import { entities } from './schema.ts';
 import { migrations } from './migrations/index.ts';
 import { countWrites } from './write-count.ts';
@@ -29,12 +29,15 @@ export async function initOrm(options: OrmOptions): Promise<Orm> {
     // The schema belongs to the migrations; never let the ORM change it on its own.
     schemaGenerator: { disableForeignKeys: false },
     allowGlobalContext: false,
+    // Every scan of a table starts at its first page. PostgreSQL otherwise starts a large table's
+    // sequential scan where the last one stopped (`synchronize_seqscans`), so a query that takes the
+    // first rows matching without an order, as the search's window does (src/db/search.ts), would
+    // take other rows from one request to the next, and pages of results would overlap. Set once per
+    // connection with a statement rather than as a startup parameter, which connection poolers refuse.
+    onCreateConnection: async (connection) => {
+      await (connection as DatabaseConnection).executeQuery(CompiledQuery.raw('set synchronize_seqscans = off'));
+    },
     driverOptions: {
-      // Every scan of a table starts at its first page. PostgreSQL otherwise starts a large table's
-      // sequential scan where the last one stopped (`synchronize_seqscans`), so a query that takes the
-      // first rows matching without an order, as the search's window does (src/db/search.ts), would
-      // take other rows from one request to the next, and pages of results would overlap.
-      options: '-c synchronize_seqscans=off',
       // Every statement this process completes that may have written counts as a write (write-count.ts).
       onPoolCreated: (pool: { on(event: 'connect', listener: (client: object) => void): unknown }) => pool.on('connect', countWrites),
     },

@@ -3,11 +3,14 @@ import { noteWrite } from '../domain/read-cache.ts';
 /** What a completed statement reports: its command tag (`SELECT`, `INSERT`, `COMMIT`, …), one per statement sent together. */
 type Completed = { command?: string | null } | { command?: string | null }[] | undefined;
 
-/** Whether a completed statement may have committed a write: anything but a plain read (a failure counts, to be safe). */
+/** Command tags of statements that write nothing: a plain read, a session setting (src/db/orm.ts sets one per connection). */
+const NO_WRITE = new Set(['SELECT', 'SET']);
+
+/** Whether a completed statement may have committed a write: anything but a plain read or setting (a failure counts, to be safe). */
 function mayHaveWritten(result: Completed, failed: unknown): boolean {
   if (failed) return true;
   const results = Array.isArray(result) ? result : [result];
-  return results.some((one) => one?.command !== 'SELECT');
+  return results.some((one) => !NO_WRITE.has(one?.command ?? ''));
 }
 
 /**
