@@ -19,7 +19,7 @@ export function searchIndexActivities(orm: Orm) {
       const changed = await heartbeating(
         () =>
           transaction(em, async (tx) => {
-            const written = await syncSearchIndex(tx, spaceId, { pause: () => stepAside() });
+            const written = await syncSearchIndex(tx, spaceId, { pause: stepAside });
             // A cancelled job rolls back here rather than commit.
             throwIfCancelled();
             return written;
