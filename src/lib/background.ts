@@ -7,15 +7,15 @@
  */
 export class BackgroundTasks {
   readonly #running = new Set<Promise<void>>();
-  readonly max: number;
+  readonly #max: number;
 
   constructor(max: number) {
-    this.max = max;
+    this.#max = max;
   }
 
   /** Starts the task; false (and nothing started) when `max` tasks are running already. */
   run(task: () => Promise<unknown>): boolean {
-    if (this.#running.size >= this.max) return false;
+    if (this.#running.size >= this.#max) return false;
     const running: Promise<void> = task()
       .then(
         () => undefined,
