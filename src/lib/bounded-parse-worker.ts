@@ -1,16 +1,12 @@
 /**
- * The thread of `runBounded` (bounded-parse.ts): imports the task's module, calls the export with
- * the arguments and posts the result, its own-buffer Uint8Arrays transferred rather than copied.
- * A thrown error is posted with its name, message and string `code`; the thread then ends.
+ * The task entry of the pool's threads (bounded-parse.ts): imports the task's module (once per
+ * thread: the module cache keeps it), calls the export with the arguments and answers the result,
+ * its own-buffer Uint8Arrays moved rather than copied. A thrown error is answered as a value with
+ * its name, message and string `code` (an Error crossing the thread would lose its `code`); the
+ * thread then waits for its next task.
  */
-import { parentPort, workerData } from 'node:worker_threads';
-import type { ThreadMessage } from './bounded-parse.ts';
-
-interface Job {
-  module: string;
-  name: string;
-  args: unknown[];
-}
+import { Piscina } from 'piscina';
+import type { PoolJob, ThreadMessage } from './bounded-parse.ts';
 
 /** ArrayBuffers of the result that can move to the caller: each whole buffer once, never a pool shared with other views. */
 function transferables(result: unknown): ArrayBuffer[] {
@@ -36,22 +32,32 @@ const errorFields = (error: unknown) => ({
   message: error instanceof Error ? error.message : String(error),
 });
 
-const job = workerData as Job;
-const post = (message: ThreadMessage, transfer: ArrayBuffer[] = []) => parentPort!.postMessage(message, transfer);
-
-let task: (...args: unknown[]) => unknown;
-try {
-  const loaded = (await import(job.module)) as Record<string, unknown>;
-  if (typeof loaded[job.name] !== 'function') throw new Error(`${job.module} has no function export ${job.name}`);
-  task = loaded[job.name] as typeof task;
-} catch (error) {
-  post({ ok: false, stage: 'load', ...errorFields(error) });
-  process.exit(0);
+/** A message whose buffers move to the caller (Piscina's movable protocol). */
+function moving(message: ThreadMessage, transfer: ArrayBuffer[]): unknown {
+  if (transfer.length === 0) return message;
+  return Piscina.move({
+    get [Piscina.transferableSymbol]() {
+      return transfer;
+    },
+    get [Piscina.valueSymbol]() {
+      return message;
+    },
+  });
 }
 
-try {
-  const result = await task(...job.args);
-  post({ ok: true, result }, transferables(result));
-} catch (error) {
-  post({ ok: false, stage: 'run', ...errorFields(error) });
+export default async function runTask(job: PoolJob): Promise<unknown> {
+  let task: (...args: unknown[]) => unknown;
+  try {
+    const loaded = (await import(job.module)) as Record<string, unknown>;
+    if (typeof loaded[job.name] !== 'function') throw new Error(`${job.module} has no function export ${job.name}`);
+    task = loaded[job.name] as typeof task;
+  } catch (error) {
+    return { ok: false, stage: 'load', ...errorFields(error) } satisfies ThreadMessage;
+  }
+  try {
+    const result = await task(...job.args);
+    return moving({ ok: true, result }, transferables(result));
+  } catch (error) {
+    return { ok: false, stage: 'run', ...errorFields(error) } satisfies ThreadMessage;
+  }
 }

@@ -1,5 +1,5 @@
-import { describe, expect, it } from '@jest/globals';
-import { BoundedParseError, boundedTask, runBounded } from '../../src/lib/bounded-parse.ts';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { BoundedParseError, boundedTask, configureTaskPool, runBounded, taskPoolState } from '../../src/lib/bounded-parse.ts';
 import type * as tasks from '../support/bounded-tasks.ts';
 
 const TASKS = new URL('../support/bounded-tasks.ts', import.meta.url);
@@ -73,5 +73,37 @@ describe('runBounded', () => {
     } finally {
       delete process.env.BOUNDED_PARSE_TEST_SECRET;
     }
+  });
+});
+
+/**
+ * Admission: tasks wait for a thread in their lane, a bounded number of them; a long job never
+ * holds up an interactive task.
+ */
+describe('the pool', () => {
+  afterEach(() => configureTaskPool({ threads: 2, queueLimit: 1000, queueWaitMs: 30_000 }));
+
+  it('runs an interactive task while the job lane is full', async () => {
+    configureTaskPool({ threads: 1 });
+    const job = runBounded(task('spin'), [], { timeoutMs: 4000 }).then(
+      () => 'job',
+      () => 'job',
+    );
+    const queuedJob = runBounded(task('fill'), [1, 1]).then(() => 'queued job');
+    const interactive = runBounded(task('fill'), [8, 2], { lane: 'interactive' }).then(() => 'interactive');
+    expect(await Promise.race([job, queuedJob, interactive])).toBe('interactive');
+    expect(await job).toBe('job');
+    expect(await queuedJob).toBe('queued job');
+  });
+
+  it('refuses a task as busy when its lane has a full queue, and one that waited too long', async () => {
+    configureTaskPool({ threads: 1, queueLimit: 1, queueWaitMs: 500 });
+    const running = runBounded(task('spin'), [], { timeoutMs: 2000 }).catch((error: unknown) => error);
+    const waiting = failure(runBounded(task('fill'), [1, 1]));
+    const refused = await failure(runBounded(task('fill'), [1, 1]));
+    expect(refused).toMatchObject({ reason: 'busy', code: 'BUSY' });
+    expect((await waiting).reason).toBe('busy');
+    expect(await running).toMatchObject({ reason: 'timeout' });
+    expect(taskPoolState().job).toEqual({ running: 0, queued: 0 });
   });
 });
