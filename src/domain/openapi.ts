@@ -44,6 +44,11 @@ export const PROCESS_ERROR_DETAILS = {
   UNRESOLVABLE_REF: 'PARSE_ERROR',
   /** More referenced documents than MAX_SPEC_FILES. */
   TOO_MANY_FILES: 'PARSE_ERROR',
+  /**
+   * Validating the definition would cost more than it may: its `$ref`s expand past
+   * MAX_EXPANDED_NODES (./openapi-validation.ts), or validation ran out of time or memory.
+   */
+  TOO_COMPLEX: 'PARSE_ERROR',
 } as const satisfies Record<string, ProcessErrorCode>;
 export type ProcessErrorDetail = keyof typeof PROCESS_ERROR_DETAILS;
 
