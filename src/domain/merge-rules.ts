@@ -1,4 +1,4 @@
-import { evaluateExpression, expressionProblem } from './expressions.ts';
+import { evaluateExpression, expressionProblem, MAX_EXPRESSION_LENGTH } from './expressions.ts';
 
 /**
  * Merge rules (GitBook's `MergeRules`): what must hold before a change request merges. An
@@ -27,8 +27,8 @@ export type PlainRuleKind = (typeof PLAIN_RULES)[number];
 export type CustomRule = { rule: 'custom'; expression: string; message?: string };
 export type MergeRule = { rule: UserRuleKind; users: string[] } | { rule: PlainRuleKind } | CustomRule;
 
-/** The longest expression a custom rule may have (GitBook's `Expression`). */
-export const MAX_EXPRESSION_LENGTH = 1024;
+/** The longest expression a custom rule may have (GitBook's `Expression`), as for every expression. */
+export { MAX_EXPRESSION_LENGTH };
 
 /**
  * What a custom rule's expression sees: GitBook's `MergeRulesEvaluationContext` (the space, the
@@ -216,7 +216,8 @@ export function checkMergeRules(rules: MergeRule[], facts: MergeFacts): MergeChe
 
 /**
  * Null when a custom expression holds (evaluates truthy) against the context, else why not. An
- * expression that cannot be evaluated does not hold.
+ * expression that cannot be evaluated does not hold, one over the language's step budget
+ * included (an ExpressionBudgetError: stopped after EXPRESSION_BUDGET steps).
  */
 function customRuleProblem(expression: string, context: MergeRulesEvaluationContext | undefined): string | null {
   const named = `the expression ${JSON.stringify(expression)}`;

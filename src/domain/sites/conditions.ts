@@ -1,4 +1,4 @@
-import { evaluateExpression, expressionProblem, plainContext } from '../expressions.ts';
+import { expressionHolds, expressionProblem, plainContext } from '../expressions.ts';
 
 /**
  * Conditions of sections and site-spaces (`visitor.claims.unsigned.betaUser == true`) are
@@ -32,12 +32,14 @@ const EMPTY_CONTEXT = { visitor: { claims: { unsigned: {} } } };
 
 /**
  * Whether a visitor sees an item: no condition, or a condition that evaluates truthy. A condition
- * that fails to evaluate (or reads a claim the visitor does not have) hides the item.
+ * that fails to evaluate (reads into a claim the visitor does not have, or is past a limit of the
+ * language: too long, too deep, or over its step budget, as one saved before the limits may be)
+ * hides the item. Outcomes are cached by condition and claims (expressionHolds).
  */
 export function conditionHolds(expression: string | null | undefined, context: object): boolean {
   if (expression === null || expression === undefined || expression === '') return true;
   try {
-    return Boolean(evaluateExpression(expression, context));
+    return expressionHolds(expression, context);
   } catch {
     return false;
   }
