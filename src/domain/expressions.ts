@@ -76,8 +76,9 @@ const jexl = new Jexl();
  * 1.2 KB for one of 70 characters), and the outcomes of conditions by expression and context.
  */
 const half = () => Math.max(1, Math.floor(cacheBytes('conditions') / 2));
-let parsedCache: SizedLru<string, Node> | undefined;
-const parsed = () => (parsedCache ??= new SizedLru<string, Node>(half(), (_ast, text) => entryBytes(text, null, 256 + 20 * text.length)));
+type Parsed = { ast: Node; depth: number };
+let parsedCache: SizedLru<string, Parsed> | undefined;
+const parsed = () => (parsedCache ??= new SizedLru<string, Parsed>(half(), (_p, text) => entryBytes(text, null, 256 + 20 * text.length)));
 type Outcome = { holds: boolean } | { error: Error };
 let outcomeCache: SizedLru<string, Outcome> | undefined;
 const outcomes = () =>
@@ -140,30 +141,44 @@ function astDepth(root: Node): number {
   return deepest;
 }
 
-const tooDeep = (depth: number) =>
-  new ExpressionLimitError(
-    'EXPRESSION_TOO_DEEP',
-    `the expression nests ${depth} levels deep; at most ${MAX_EXPRESSION_DEPTH} are allowed (EXPRESSION_TOO_DEEP)`,
-  );
+/**
+ * How far past the limits an expression read back may be: a document's `{% else %}` branch is
+ * evaluated as the negation of its condition, `!(…)`, three characters and one level more than
+ * the condition that was saved. Anything further (saved before the limits) fails to evaluate.
+ */
+const READ_SLACK = { length: 8, depth: 2 };
 
-/** The AST of an expression within the static limits (length, nesting); throws a parse error or an ExpressionLimitError. */
-function compile(expression: string): Node {
-  let found = parsed().get(expression);
-  if (found) return found;
-  if (expression.length > MAX_EXPRESSION_LENGTH) {
+/**
+ * The AST of an expression within the static limits (length, nesting), as they apply when it is
+ * written (`read`: false) or evaluated; throws a parse error or an ExpressionLimitError.
+ */
+function compile(expression: string, read: boolean): Node {
+  const maxLength = MAX_EXPRESSION_LENGTH + (read ? READ_SLACK.length : 0);
+  const maxDepth = MAX_EXPRESSION_DEPTH + (read ? READ_SLACK.depth : 0);
+  if (expression.length > maxLength) {
     throw new ExpressionLimitError(
       'EXPRESSION_TOO_LONG',
       `the expression is ${expression.length} characters long; at most ${MAX_EXPRESSION_LENGTH} are allowed (EXPRESSION_TOO_LONG)`,
     );
   }
-  const nesting = textDepth(expression);
-  if (nesting > MAX_EXPRESSION_DEPTH) throw tooDeep(nesting);
-  found = jexl.compile(expression)._getAst();
-  const depth = astDepth(found);
-  if (depth > MAX_EXPRESSION_DEPTH) throw tooDeep(depth);
-  parsed().set(expression, found);
-  return found;
+  let found = parsed().get(expression);
+  if (!found) {
+    // The text's nesting first: Jexl's parser slows quadratically with it.
+    const nesting = textDepth(expression);
+    if (nesting > maxDepth) throw tooDeep(nesting);
+    const ast = jexl.compile(expression)._getAst();
+    found = { ast, depth: Math.max(nesting, astDepth(ast)) };
+    parsed().set(expression, found);
+  }
+  if (found.depth > maxDepth) throw tooDeep(found.depth);
+  return found.ast;
 }
+
+const tooDeep = (depth: number) =>
+  new ExpressionLimitError(
+    'EXPRESSION_TOO_DEEP',
+    `the expression nests ${depth} levels deep; at most ${MAX_EXPRESSION_DEPTH} are allowed (EXPRESSION_TOO_DEEP)`,
+  );
 
 type Value = unknown;
 
@@ -318,7 +333,7 @@ function run(ast: Node, context: object | null | undefined): Value {
  */
 export function expressionProblem(expression: string, emptyContext: object): string | null {
   try {
-    run(compile(expression), emptyContext);
+    run(compile(expression, false), emptyContext);
     return null;
   } catch (error) {
     return (error as Error).message;
@@ -327,10 +342,10 @@ export function expressionProblem(expression: string, emptyContext: object): str
 
 /**
  * The value of an expression against a context of plain data; throws when it cannot be evaluated
- * (an ExpressionLimitError past a limit or the step budget).
+ * (an ExpressionLimitError past the step budget, or past the static limits with READ_SLACK).
  */
 export function evaluateExpression(expression: string, context: object): unknown {
-  return run(compile(expression), context);
+  return run(compile(expression, true), context);
 }
 
 /** Contexts whose outcomes are not cached: their key alone would take a good part of the cache. */

@@ -235,7 +235,11 @@ describe('static limits', () => {
     const longest = `"${'x'.repeat(MAX_EXPRESSION_LENGTH - 2)}"`;
     expect(expressionProblem(longest, {})).toBeNull();
     expect(expressionProblem(`${longest} `, {})).toMatch(/1025 characters long; at most 1024 are allowed \(EXPRESSION_TOO_LONG\)/);
-    expect(() => evaluateExpression(`${longest} `, {})).toThrow(expect.objectContaining({ code: 'EXPRESSION_TOO_LONG' }));
+    // When evaluated, a few characters more: a document's else branch is its condition negated.
+    expect(evaluateExpression(`!(${longest})`, {})).toBe(false);
+    expect(() => evaluateExpression(`${longest}${' '.repeat(16)}`, {})).toThrow(expect.objectContaining({ code: 'EXPRESSION_TOO_LONG' }));
+    // A longer one evaluated first is still refused when saved.
+    expect(expressionProblem(`!(${longest})`, {})).toMatch(/EXPRESSION_TOO_LONG/);
   });
 
   it('refuses nesting deeper than MAX_EXPRESSION_DEPTH, in the text and in the tree', () => {
@@ -243,6 +247,12 @@ describe('static limits', () => {
     expect(expressionProblem(brackets(MAX_EXPRESSION_DEPTH - 1), {})).toBeNull();
     expect(expressionProblem(brackets(MAX_EXPRESSION_DEPTH + 1), {})).toMatch(
       /nests 65 levels deep; at most 64 are allowed \(EXPRESSION_TOO_DEEP\)/,
+    );
+    const deepest = brackets(MAX_EXPRESSION_DEPTH);
+    expect(evaluateExpression(`!(${deepest})`, {})).toBe(false);
+    expect(expressionProblem(`!(${deepest})`, {})).toMatch(/EXPRESSION_TOO_DEEP/);
+    expect(() => evaluateExpression(brackets(MAX_EXPRESSION_DEPTH + 10), {})).toThrow(
+      expect.objectContaining({ code: 'EXPRESSION_TOO_DEEP' }),
     );
     const parens = `${'('.repeat(500)}1${')'.repeat(500)}`;
     expect(expressionProblem(parens, {})).toMatch(/EXPRESSION_TOO_DEEP/);
