@@ -288,8 +288,11 @@ class Run {
         return node.value.map((element) => this.eval(element, relative));
       case 'ObjectLiteral': {
         const result: Record<string, unknown> = {};
-        for (const [key, value] of Object.entries(node.value)) {
-          Object.defineProperty(result, key, { value: this.eval(value, relative), enumerable: true, writable: true, configurable: true });
+        for (const key in node.value) {
+          const value = this.eval(node.value[key]!, relative);
+          // An own property always, even for a key `__proto__` (an assignment would set the prototype).
+          if (key === '__proto__') Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
+          else result[key] = value;
         }
         return result;
       }
