@@ -30,7 +30,9 @@ export const MAX_EXPRESSION_DEPTH = 64;
  * The steps one evaluation may take: every node visited counts one, every element a filter visits
  * one, every element an `in` searches one. A real condition takes a few dozen
  * (`visitor.claims.unsigned.betaUser == true` takes 6; a filter over 100 claims with a
- * 5-node predicate about 600); at the limit an evaluation takes well under a millisecond.
+ * 5-node predicate about 600). At the limit an evaluation takes about 1 ms (the 7-level attack
+ * on 2 shared cores), where Jexl took 11.7 s for that one; ordinary conditions evaluate in 1 to
+ * 3 µs, several times faster than Jexl's evalSync.
  */
 export const EXPRESSION_BUDGET = 10_000;
 

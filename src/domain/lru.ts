@@ -75,7 +75,7 @@ export const CACHE_SHARES = {
   integrationSchemas: 1 / 16,
   /** Compiled claim schemas of adaptive content (domain/sites/adaptive.ts). */
   claimsSchemas: 1 / 16,
-  /** Compiled conditions of sections and site-spaces (domain/sites/conditions.ts). */
+  /** Parsed expressions, and outcomes of conditions by expression and claims (domain/expressions.ts). */
   conditions: 1 / 32,
 } as const;
 export type CacheName = keyof typeof CACHE_SHARES;
