@@ -20,6 +20,7 @@ import {
   recordIdOf,
   trimPieces,
 } from './from-html.ts';
+import { markdownAsText, markdownLimitProblem } from '../limits.ts';
 import type { LiquidTag } from './liquid.ts';
 import { quotedArgument } from './liquid.ts';
 import {
@@ -44,7 +45,10 @@ import type { DocBlock, DocFragment, DocMark, JsonDocument, MarkdownToDocumentOp
 import type { Element } from 'hast';
 
 export function toDocument(markdown: string, options: MarkdownToDocumentOptions = {}): JsonDocument {
-  const root = parseGitbookMarkdown(markdown);
+  // Content past the limits (stored before they existed) is shown as its text, never parsed:
+  // parsing it is quadratic or recursive past any real page (see ../limits.ts).
+  const problem = markdownLimitProblem(markdown);
+  const root = parseGitbookMarkdown(problem ? markdownAsText(markdown, `This page is shown as text: ${problem.message}`) : markdown);
   const definitions = new Map<string, string>();
   for (const node of root.children) if (node.type === 'definition') definitions.set(node.identifier, node.url);
   if (options.skipTitle) {
@@ -543,25 +547,54 @@ function items(
   return out.map((i) => make(i.tag, i.blocks));
 }
 
-/** `{% if a %}…{% else %}…{% endif %}` as one `if` block per branch (the else branch's expression negates the others). */
+/**
+ * `{% if a %}…{% elif b %}…{% else %}…{% endif %}` as `if` blocks: the first branch under its
+ * condition, and every later branch inside an `if` block negating the condition before it
+ * (`if a`, `if !(a)` holding `if b`, `if !(b)` holding the else branch). Each condition is written
+ * twice whatever the number of branches, so the document grows linearly with the markdown (one
+ * block per branch spelling out the negation of every earlier one grew quadratically). A plain
+ * `if`/`else` stays two sibling blocks.
+ */
+const MAX_BRANCHES = 32;
+
 function conditions(node: LiquidBlockNode, ctx: Context): DocBlock[] {
-  const branches: { expression: string; children: RootContent[] }[] = [{ expression: node.tag.args, children: [] }];
-  const previous: string[] = [node.tag.args];
+  const branches: { tag: 'if' | 'elif' | 'else'; expression: string; raw: string; children: RootContent[] }[] = [
+    { tag: 'if', expression: node.tag.args, raw: node.tag.raw, children: [] },
+  ];
   for (const child of node.children) {
-    if (child.type === 'liquidTag' && (child.tag.name === 'else' || child.tag.name === 'elif')) {
-      const negated = previous.map((e) => `!(${e})`).join(' && ');
-      const expression = child.tag.name === 'else' ? negated : `${negated} && (${child.tag.args})`;
-      if (child.tag.name === 'elif') previous.push(child.tag.args);
-      branches.push({ expression, children: [] });
-    } else branches[branches.length - 1].children.push(child);
+    if (child.type === 'liquidTag' && (child.tag.name === 'else' || child.tag.name === 'elif'))
+      branches.push({ tag: child.tag.name, expression: child.tag.args, raw: child.tag.raw, children: [] });
+    else branches[branches.length - 1].children.push(child);
   }
-  return branches.map((b) => ({
+  // Past MAX_BRANCHES (more than any real block has; writes refuse them), the later branches are kept as text.
+  let tail: DocBlock[] = [];
+  if (branches.length > MAX_BRANCHES) {
+    const text = branches
+      .splice(MAX_BRANCHES)
+      .map((b) => `${b.raw} ${flatText(b.children)}`)
+      .join(' ');
+    tail = [paragraph([leaf(`${text} {% endif %}`, [])])];
+  }
+  const ifBlock = (expression: string, nodes: DocBlock[]): DocBlock => ({
     object: 'block',
     type: 'if',
-    data: { expression: b.expression },
-    nodes: fit(blocks(b.children, ctx), ALLOWED.top),
+    data: { expression },
+    nodes: fit(nodes, ALLOWED.top),
     isVoid: false,
-  }));
+  });
+  // Built from the last branch back, without recursion: `rest` is what follows branch i once its condition fails.
+  let rest: DocBlock[] = tail;
+  for (let i = branches.length - 1; i >= 0; i--) {
+    const branch = branches[i];
+    const content = blocks(branch.children, ctx);
+    if (branch.tag === 'else') {
+      // An else branch ends the chain; content written after it stays visible after its own.
+      rest = [...content, ...rest];
+      continue;
+    }
+    rest = [ifBlock(branch.expression, content), ...(rest.length > 0 ? [ifBlock(`!(${branch.expression})`, rest)] : [])];
+  }
+  return rest;
 }
 
 function liquidTag(tag: LiquidTag, ctx: Context): DocBlock[] {
