@@ -1,5 +1,4 @@
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
-import { validate as validateSpec } from '@readme/openapi-parser';
 import { forkEm, transaction, type Orm } from '../db/orm.ts';
 import {
   loadProcessedSpec,
@@ -14,7 +13,6 @@ import {
 import {
   MAX_SPEC_FILES,
   SpecProcessingError,
-  bundleForValidation,
   contentHash,
   documentKey,
   isProcessErrorDetail,
@@ -23,9 +21,10 @@ import {
   processErrorCode,
   type readSpecDocument,
 } from '../domain/openapi.ts';
+import { MAX_EXPANDED_NODES, type validateOpenApiDefinition } from '../domain/openapi-validation.ts';
 import { BoundedParseError, boundedTask, runBounded } from '../lib/bounded-parse.ts';
 import { FetchError, guardedFetch, redactUrl, type FetchPolicy } from '../lib/guarded-fetch.ts';
-import { beat, heartbeating } from '../lib/heartbeat.ts';
+import { beat, cancellationSignal, heartbeating } from '../lib/heartbeat.ts';
 import { deleteRefreshSchedule } from '../temporal/openapi-refresh-schedule.ts';
 
 export interface BeginInput {
@@ -83,7 +82,7 @@ export const SPEC_PARSE_TIMEOUT_MS = 60_000;
 
 async function readDocument(text: string, where: string, contentType?: string | null) {
   try {
-    return await runBounded(READ_DOCUMENT, [text, where, contentType], { timeoutMs: SPEC_PARSE_TIMEOUT_MS });
+    return await runBounded(READ_DOCUMENT, [text, where, contentType], { timeoutMs: SPEC_PARSE_TIMEOUT_MS, signal: cancellationSignal() });
   } catch (error) {
     if (!(error instanceof BoundedParseError)) throw error;
     switch (error.reason) {
@@ -93,6 +92,8 @@ async function readDocument(text: string, where: string, contentType?: string | 
         throw new SpecProcessingError('SYNTAX_ERROR', `${where} needs more memory to parse than a document may use`);
       case 'timeout':
         throw new SpecProcessingError('SYNTAX_ERROR', `${where} could not be parsed within ${SPEC_PARSE_TIMEOUT_MS / 1000} s`);
+      case 'aborted':
+        throw cancellationSignal()?.reason ?? error;
       default:
         throw error;
     }
@@ -146,35 +147,75 @@ async function collectDocuments(source: { url: string } | { text: string }, poli
   return { filesystem, entryKey, url };
 }
 
-/** Validates the whole definition (every document bundled in) as Swagger 2.0 or OpenAPI 3.0/3.1. */
-async function validateDefinition(filesystem: Record<string, unknown>, entryKey: string): Promise<void> {
-  const entry = filesystem[entryKey] as Record<string, unknown> | null;
-  if (entry === null || typeof entry !== 'object' || Array.isArray(entry) || !('openapi' in entry || 'swagger' in entry)) {
-    throw new SpecProcessingError('INVALID_SPEC', 'Not an OpenAPI definition: the entry document has no `openapi` or `swagger` field');
-  }
-  const bundled = structuredClone(bundleForValidation(filesystem, entryKey));
+/**
+ * What validating one definition may cost. The validator dereferences the definition and walks the
+ * result as a tree, so a few KB of schemas that each refer to the previous one twice stand for
+ * trillions of nodes; it runs in a bounded thread (domain/openapi-validation.ts), where the
+ * expansion is measured first and refused past `maxExpandedNodes`, and the thread is stopped past
+ * `timeoutMs` or `maxOldGenerationSizeMb`. Each is a TOO_COMPLEX failure, not retried: the same
+ * definition would cost the same again. The worker's own thread stays free meanwhile (heartbeats
+ * go on; a cancelled activity stops the thread).
+ */
+export interface ValidationBudget {
+  /** Wall clock of the validation thread. */
+  timeoutMs: number;
+  /** Heap (old generation) of the validation thread, in MiB. */
+  maxOldGenerationSizeMb: number;
+  /** Most nodes the definition may expand to through its `$ref`s (MAX_EXPANDED_NODES). */
+  maxExpandedNodes: number;
+}
+
+export const SPEC_VALIDATION_BUDGET: ValidationBudget = {
+  timeoutMs: 20_000,
+  maxOldGenerationSizeMb: 512,
+  maxExpandedNodes: MAX_EXPANDED_NODES,
+};
+
+const VALIDATE = boundedTask<typeof validateOpenApiDefinition>(
+  new URL('../domain/openapi-validation.ts', import.meta.url),
+  'validateOpenApiDefinition',
+);
+
+/** Validates the whole definition (every document bundled in) as Swagger 2.0 or OpenAPI 3.0/3.1, within `budget`. */
+async function validateDefinition(filesystem: Record<string, unknown>, entryKey: string, budget: ValidationBudget): Promise<void> {
   let result;
   try {
-    result = await validateSpec(bundled as never, { resolve: { external: false }, timeoutMs: 60_000 });
+    result = await runBounded(VALIDATE, [filesystem, entryKey, budget.maxExpandedNodes], {
+      timeoutMs: budget.timeoutMs,
+      maxOldGenerationSizeMb: budget.maxOldGenerationSizeMb,
+      signal: cancellationSignal(),
+    });
   } catch (error) {
-    throw new SpecProcessingError('INVALID_SPEC', `The definition could not be validated: ${(error as Error).message}`);
+    if (!(error instanceof BoundedParseError)) throw error;
+    switch (error.reason) {
+      case 'rejected':
+        if (isProcessErrorDetail(error.code)) throw new SpecProcessingError(error.code, error.message);
+        throw new SpecProcessingError('INVALID_SPEC', `The definition could not be validated: ${error.message}`);
+      case 'out-of-memory':
+        throw new SpecProcessingError(
+          'TOO_COMPLEX',
+          `Validating the definition needs more than the ${budget.maxOldGenerationSizeMb} MiB of memory it may use`,
+        );
+      case 'timeout':
+        throw new SpecProcessingError('TOO_COMPLEX', `The definition could not be validated within ${budget.timeoutMs / 1000} s`);
+      case 'aborted':
+        throw cancellationSignal()?.reason ?? error;
+      default:
+        // The thread could not start or died: not the definition's fault, so it may be retried.
+        throw error;
+    }
   }
-  if (!result.valid) {
-    const messages = result.errors.slice(0, 5).map((e) => e.message.replace(/\s+/g, ' ').trim());
-    const more = result.errors.length + result.additionalErrors - messages.length;
-    throw new SpecProcessingError(
-      'INVALID_SPEC',
-      `Invalid ${result.specification ?? 'API'} definition: ${messages.join('; ')}${more > 0 ? ` (and ${more} more)` : ''}`,
-    );
-  }
+  if (!result.ok) throw new SpecProcessingError(result.code, result.message);
 }
 
 /**
- * Activities of the `openapi-processing` workflow; the fetch policy comes from the factory. Each
+ * Activities of the `openapi-processing` workflow; the fetch policy comes from the factory (and
+ * the validation budget: SPEC_VALIDATION_BUDGET unless the caller, a test, gives another). Each
  * is idempotent: processing state changes are guarded by the source generation, and a version is
  * recorded under the id the workflow chose, at most once.
  */
-export function openapiActivities(orm: Orm, policy: FetchPolicy) {
+export function openapiActivities(orm: Orm, policy: FetchPolicy, validation: Partial<ValidationBudget> = {}) {
+  const budget: ValidationBudget = { ...SPEC_VALIDATION_BUDGET, ...validation };
   return {
     /** Marks the spec `progress` unless it is gone or its source changed since the run started. */
     async beginOpenApiProcessing(input: BeginInput): Promise<BeginResult> {
@@ -209,7 +250,7 @@ export function openapiActivities(orm: Orm, policy: FetchPolicy) {
           }
           fetched = await collectDocuments(source, policy);
           beat({ validating: Object.keys(fetched.filesystem).length });
-          await validateDefinition(fetched.filesystem, fetched.entryKey);
+          await validateDefinition(fetched.filesystem, fetched.entryKey, budget);
         } catch (error) {
           throw asFailure(error);
         }
