@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
-/** Invite links of an organization (Migration0021Invites); read and written in src/db/invites.ts. */
+/** Invite links of an organization (Migration0021Invites) and invitations by email (Migration0030EmailInvites); read and written in src/db/invites.ts. */
 
 export const OrganizationInviteLink = defineEntity({
   name: 'OrganizationInviteLink',
@@ -24,4 +24,20 @@ export const OrganizationInviteLink = defineEntity({
 });
 export type OrganizationInviteLink = InferEntity<typeof OrganizationInviteLink>;
 
-export const entities = [OrganizationInviteLink];
+/** An invitation by email to a user with an account, waiting for them to accept or decline it. */
+export const OrganizationEmailInvite = defineEntity({
+  name: 'OrganizationEmailInvite',
+  tableName: 'organization_email_invite',
+  properties: {
+    id: p.string().primary(),
+    organizationId: p.string(),
+    userId: p.string(),
+    /** The organization role accepting gives (null: a guest). */
+    role: p.string().nullable(),
+    invitedBy: p.string(),
+    createdAt: p.datetime().defaultRaw('now()'),
+  },
+});
+export type OrganizationEmailInvite = InferEntity<typeof OrganizationEmailInvite>;
+
+export const entities = [OrganizationInviteLink, OrganizationEmailInvite];

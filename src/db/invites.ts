@@ -21,6 +21,7 @@ function linkRows(em: Em) {
       'l.collection_id as collectionId',
       'l.expires_at as expiresAt',
       'l.disabled',
+      'l.created_by as createdBy',
       'l.created_at as createdAt',
     ]);
 }
@@ -64,13 +65,9 @@ export async function findInviteLink(em: Em, organizationId: string, keyHash: st
   return linkRows(em).where('l.key_hash', '=', keyHash).where('l.organization_id', '=', organizationId).executeTakeFirst();
 }
 
-/** The invite links of an organization to itself (not to one space or collection of it), oldest first. */
+/** Every invite link of an organization (to itself, or to one space or collection of it), whoever made it, oldest first. */
 export function inviteLinkListing(em: Em, organizationId: string): Listing<InviteLinkRow & { sortKey: string }> {
-  const query = linkRows(em)
-    .select(byCreation.as('sortKey'))
-    .where('l.organization_id', '=', organizationId)
-    .where('l.space_id', 'is', null)
-    .where('l.collection_id', 'is', null);
+  const query = linkRows(em).select(byCreation.as('sortKey')).where('l.organization_id', '=', organizationId);
   return {
     query,
     keys: [
@@ -104,18 +101,135 @@ export async function deleteInviteLink(em: Em, organizationId: string, keyHash: 
   return Number(result.numDeletedRows) > 0;
 }
 
-/** Users whose email (any case) is one of `emails`. */
-export async function usersByEmail(em: Em, emails: string[]): Promise<{ id: string; email: string }[]> {
+/** Deletes the invite links a user made in an organization (they are no longer a member); how many. */
+export async function deleteLinksCreatedBy(tx: Em, organizationId: string, userId: string): Promise<number> {
+  const result = await db(tx)
+    .deleteFrom('organization_invite_link')
+    .where('organization_id', '=', organizationId)
+    .where('created_by', '=', userId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** The members of an organization (disabled ones too) whose email (any case) is one of `emails`. */
+export async function membersByEmail(em: Em, organizationId: string, emails: string[]): Promise<{ id: string; email: string }[]> {
   if (emails.length === 0) return [];
   return db(em)
     .selectFrom('app_user as u')
+    .innerJoin('member as m', 'm.user_id', 'u.id')
     .select(['u.id', 'u.email'])
+    .where('m.organization_id', '=', organizationId)
     .where(
       (eb) => eb.fn<string>('lower', ['u.email']),
       'in',
       emails.map((e) => e.toLowerCase()),
     )
     .execute();
+}
+
+/**
+ * Invitations by email to the users with an account among `invites` who are not members of the
+ * organization, in one statement whatever the emails are (an email without an account, or of a
+ * member, matches no row): an invitation already waiting gets the new role. `ids` gives each email
+ * the id its invitation gets if it is new (one id per email; unused ids are dropped).
+ */
+export async function upsertEmailInvites(
+  tx: Em,
+  organizationId: string,
+  invites: { email: string; role: string | null; id: string }[],
+  invitedBy: string,
+): Promise<void> {
+  if (invites.length === 0) return;
+  const emails = invites.map((i) => i.email.toLowerCase());
+  const roles = invites.map((i) => i.role);
+  const ids = invites.map((i) => i.id);
+  // The emails as a table, one row each: Kysely has no builder for `unnest` of several arrays with column names.
+  const given = sql<{
+    email: string;
+    role: string | null;
+    id: string;
+  }>`unnest(${emails}::text[], ${roles}::text[], ${ids}::text[])`.as<'e'>(sql`e(email, role, id)`);
+  await db(tx)
+    .insertInto('organization_email_invite')
+    .columns(['id', 'organization_id', 'user_id', 'role', 'invited_by'])
+    .expression((eb) =>
+      eb
+        .selectFrom(given)
+        .innerJoin('app_user as u', (join) => join.on((e) => e(e.fn<string>('lower', ['u.email']), '=', e.ref('e.email'))))
+        .select((e) => [
+          'e.id',
+          e.val(organizationId).as('organization_id'),
+          'u.id as user_id',
+          'e.role',
+          e.val(invitedBy).as('invited_by'),
+        ])
+        .where((e) =>
+          e.not(
+            e.exists(
+              e
+                .selectFrom('member as m')
+                .select('m.user_id')
+                .whereRef('m.user_id', '=', 'u.id')
+                .where('m.organization_id', '=', organizationId),
+            ),
+          ),
+        ),
+    )
+    .onConflict((oc) =>
+      oc
+        .columns(['organization_id', 'user_id'])
+        .doUpdateSet((eb) => ({ role: eb.ref('excluded.role'), invited_by: eb.ref('excluded.invited_by') })),
+    )
+    .execute();
+}
+
+function pendingInviteRows(em: Em) {
+  return db(em)
+    .selectFrom('organization_email_invite as i')
+    .innerJoin('organization as o', 'o.id', 'i.organization_id')
+    .select(['i.id', 'i.organization_id as organizationId', 'o.title as organizationTitle', 'i.role', 'i.created_at as createdAt']);
+}
+
+/** An invitation by email waiting for its user, with the organization it invites to. */
+export type PendingInviteRow = InferResult<ReturnType<typeof pendingInviteRows>>[number];
+
+/** The invitations waiting for a user (of one organization only, with `organizationId`), oldest first. */
+export function pendingInviteListing(
+  em: Em,
+  userId: string,
+  organizationId: string | null,
+): Listing<PendingInviteRow & { sortKey: string }> {
+  let query = pendingInviteRows(em)
+    .select(
+      expressionBuilder<Db>()
+        .fn<string>('date_trunc', [sql.lit('milliseconds'), sql.ref('i.created_at')])
+        .as('sortKey'),
+    )
+    .where('i.user_id', '=', userId);
+  if (organizationId !== null) query = query.where('i.organization_id', '=', organizationId);
+  return {
+    query,
+    keys: [
+      { field: 'sortKey', kind: 'date' },
+      { field: 'id', kind: 'string' },
+    ],
+  };
+}
+
+/**
+ * Takes (deletes and answers) the invitation `id` of `userId`; undefined when they have no such
+ * invitation (or it is of another organization than `organizationId`, when given).
+ */
+export async function takePendingInvite(
+  tx: Em,
+  id: string,
+  userId: string,
+  organizationId: string | null,
+): Promise<{ organizationId: string; role: string | null } | undefined> {
+  let query = db(tx).deleteFrom('organization_email_invite').where('id', '=', id).where('user_id', '=', userId);
+  if (organizationId !== null) query = query.where('organization_id', '=', organizationId);
+  const row = await query.returning(['organization_id', 'role']).executeTakeFirst();
+  return row && { organizationId: row.organization_id, role: row.role };
 }
 
 /** The memberships of users in an organization, locked until the transaction ends (an invite reads, then raises them). */

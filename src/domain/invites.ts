@@ -83,3 +83,16 @@ export function inviteTargetOf(body: {
     return { error: 'level is required for a link to a space or a collection, and must be a role' };
   return { kind: space !== undefined ? 'space' : 'collection', id, level };
 }
+
+/**
+ * What a link grants when it is used: a link's power is its creator's current rights. `creator` is
+ * the creator's role now (in the organization for a link to it, on the content for a content
+ * link; undefined when they are no longer an active member). The link works only while its
+ * creator could still make it (`toCreate`: admin for an organization link, create for a content
+ * link), and never gives more than the creator holds now. Undefined: the link no longer joins.
+ */
+export function linkGrant(offered: Role | null, creator: Role | null | undefined, toCreate: Role): Role | null | undefined {
+  if (!atLeast(creator, toCreate)) return undefined;
+  if (offered === null || atLeast(creator, offered)) return offered;
+  return creator ?? undefined;
+}

@@ -388,6 +388,11 @@ const rows: Record<string, Row> = {
     fresh: async () => ({ inviteId: await newInviteLink(null) }),
     except: { outsider: 403, elsewhere: 404, disabled: 403 },
   },
+  // Invitations by email are their invited user's own: an id that is not one of the caller's
+  // invitations is 404 to everyone (accepting and declining are in test/security/invites.test.ts).
+  'GET /v1/user/invites': { rule: 'user' },
+  'POST /v1/user/invites/{inviteId}': { rule: 'user', everyone: 404 },
+  'DELETE /v1/user/invites/{inviteId}': { rule: 'user', everyone: 404 },
 
   'GET /v1/orgs/{organizationId}/teams': { rule: 'read', scope: 'org' },
   'PUT /v1/orgs/{organizationId}/teams': { rule: 'admin', scope: 'org', body: () => ({ title: unique('Team') }) },

@@ -40,7 +40,8 @@ describe('GitBook client: organization invites', () => {
       role: 'comment',
     });
     expectMatchesGitBook('inviteUsersToOrganization', res.data);
-    expect(res.data).toEqual({ users: [invitee.userId], invited: 1 });
+    // The invitee is not a member until they accept: the answer names members only.
+    expect(res.data).toEqual({ users: [], invited: 0 });
   });
 
   it('creates, lists, reads, changes, joins with and deletes invite links', async () => {
@@ -90,10 +91,15 @@ describe('GitBook client: organization invites', () => {
     const updated = (await api.orgs.updateOrganizationInviteById(org.id, created.data.id, { level: 'edit' })).data;
     expectMatchesGitBook('updateOrganizationInviteById', updated);
     expect(updated.level).toBe('edit');
-    // GitBook's list holds links to the organization only.
-    const list = (await api.orgs.listOrganizationInviteLinks(org.id)).data;
+    // The list holds every link, so admins find each one: a link to a space shows as GitBook's
+    // InviteLinkToOrganization (role null: it makes a guest) with its level and space.
+    const list = (await api.orgs.listOrganizationInviteLinks(org.id, { limit: 100 })).data;
     expectMatchesGitBook('listOrganizationInviteLinks', list);
-    expect(list.items.map((l: { id: string }) => l.id)).not.toContain(created.data.id);
+    expect(list.items.find((l: { id: string }) => l.id === created.data.id)).toMatchObject({
+      role: null,
+      level: 'edit',
+      space: { id: space.id },
+    });
 
     const invitee = await newcomer();
     expectMatchesGitBook('joinOrganizationWithInvite', (await invitee.api.orgs.joinOrganizationWithInvite(org.id, created.data.id)).data);

@@ -216,7 +216,7 @@ describe('invite links', () => {
 });
 
 describe('invites by email', () => {
-  it('adds users with an account with their role, skips emails without one and never lowers a role', async () => {
+  it('invites users with an account (who accept), skips emails without one, raises members and never lowers a role', async () => {
     const a = await newcomer();
     const b = await newcomer();
     const nobody = `nobody-${newId(8).toLowerCase()}@example.com`;
@@ -229,14 +229,25 @@ describe('invites by email', () => {
       ],
       role: 'comment',
     });
+    // Nobody outside the organization is in the answer: they are invited, not added.
     expect(res.status).toBe(200);
-    expect(res.body.invited).toBe(2);
-    expect(res.body.users.sort()).toEqual([a.userId, b.userId].sort());
+    expect(res.body).toEqual({ users: [], invited: 0 });
+    expect(await roleIn(org.id, a.userId)).toBeUndefined();
+    for (const [user, role] of [
+      [a, 'comment'],
+      [b, 'review'],
+    ] as const) {
+      const pending = await user.api.get('/v1/user/invites');
+      expect(pending.status).toBe(200);
+      expect(pending.body).toMatchObject({ count: 1, items: [{ object: 'organization-invite', role, organization: { id: org.id } }] });
+      expect((await user.api.post(`/v1/user/invites/${pending.body.items[0].id}`)).status).toBe(200);
+    }
     expect(await roleIn(org.id, a.userId)).toBe('comment');
     expect(await roleIn(org.id, b.userId)).toBe('review');
     // No account was made for the email without one.
     expect((await org.members.admin.api.get(`/v1/orgs/${org.id}/members?search=${nobody.split('@')[0]}`)).body.items).toEqual([]);
 
+    // Members now: an invite raises their role directly, and never lowers it.
     const again = await org.members.admin.api.post(`/v1/orgs/${org.id}/invites`, {
       emails: [
         { email: b.email, role: 'read' },
@@ -246,6 +257,24 @@ describe('invites by email', () => {
     expect(again.body).toEqual({ users: [a.userId], invited: 1 });
     expect(await roleIn(org.id, a.userId)).toBe('edit');
     expect(await roleIn(org.id, b.userId)).toBe('review');
+    expect((await a.api.get('/v1/user/invites')).body.items).toEqual([]);
+  });
+
+  it('keeps one invitation per organization (inviting again changes its role), pages them, and answers 404 for unknown ones', async () => {
+    const c = await newcomer();
+    const invite = (orgId: string, api: Api, role: string) => api.post(`/v1/orgs/${orgId}/invites`, { emails: [c.email], role });
+    expect((await invite(org.id, org.members.admin.api, 'read')).status).toBe(200);
+    expect((await invite(org.id, org.members.admin.api, 'edit')).status).toBe(200);
+    expect((await invite(other.id, other.members.admin.api, 'comment')).status).toBe(200);
+    const first = await c.api.get('/v1/user/invites?limit=1');
+    expect(first.body).toMatchObject({ count: 2, items: [{ organization: { id: org.id }, role: 'edit' }] });
+    const second = await c.api.get(`/v1/user/invites?limit=1&page=${encodeURIComponent(first.body.next.page)}`);
+    expect(second.body.items).toMatchObject([{ organization: { id: other.id }, role: 'comment' }]);
+    expect(second.body.next).toBeUndefined();
+    expect((await c.api.post(`/v1/user/invites/${newId()}`)).status).toBe(404);
+    expect((await c.api.delete(`/v1/user/invites/${newId()}`)).status).toBe(404);
+    expect((await c.api.delete(`/v1/user/invites/${second.body.items[0].id}`)).status).toBe(204);
+    expect((await c.api.get('/v1/user/invites')).body.count).toBe(1);
   });
 
   it('answers 400 for bad emails, bad roles, a missing role and SSO invites', async () => {

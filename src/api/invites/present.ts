@@ -1,4 +1,4 @@
-import type { InviteLinkRow } from '../../db/invites.ts';
+import type { InviteLinkRow, PendingInviteRow } from '../../db/invites.ts';
 import { atLeast, isRole, type Role } from '../../domain/roles.ts';
 import type { presentCollection } from '../collections/present.ts';
 import type { presentSpace } from '../spaces/present.ts';
@@ -43,4 +43,15 @@ export function presentInviteLink(row: InviteLinkRow, id: string, callerRole: Ro
   return content.kind === 'space'
     ? { ...common, level: role, redundant, space: content.space }
     : { ...common, level: role, redundant, collection: content.collection };
+}
+
+/** An invitation by email as its invited user sees it: the organization (id and title) and the role accepting gives. */
+export function presentPendingInvite(row: PendingInviteRow) {
+  return {
+    object: 'organization-invite' as const,
+    id: row.id,
+    organization: { id: row.organizationId, title: row.organizationTitle },
+    role: isRole(row.role) ? row.role : null,
+    createdAt: new Date(row.createdAt).toISOString(),
+  };
 }

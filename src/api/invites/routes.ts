@@ -9,15 +9,20 @@ import {
   InviteUsersResult,
   JoinResult,
   OrgInvitesParams,
+  PendingInviteList,
+  PendingInviteParams,
   UpdateInviteLinkBody,
 } from './schemas.ts';
 import {
+  acceptPendingInvite,
   createInviteLink,
+  declinePendingInvite,
   deleteInviteLinkById,
   getInviteLink,
   inviteUsers,
   joinWithInvite,
   listInviteLinks,
+  listPendingInvites,
   updateInviteLinkById,
 } from './service.ts';
 
@@ -30,7 +35,8 @@ export const inviteRoutes: RoutePlugin = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Invite users with an account, by email, as members (emails without an account are not added)',
+        summary:
+          'Invite users by email: members get the role (a higher one is kept); anyone else with an account gets an invitation they accept or decline (GET /v1/user/invites); the answer lists the members only',
         params: OrgInvitesParams,
         body: InviteUsersBody,
         response: { 200: InviteUsersResult, ...errors(403, 404) },
@@ -58,7 +64,7 @@ export const inviteRoutes: RoutePlugin = async (app) => {
     {
       schema: {
         tags,
-        summary: 'List the invite links of an organization',
+        summary: 'List every invite link of an organization (to it, or to its spaces and collections), whoever created it',
         params: OrgInvitesParams,
         querystring: ListQuery,
         response: { 200: InviteLinkList, ...errors(403, 404) },
@@ -119,6 +125,48 @@ export const inviteRoutes: RoutePlugin = async (app) => {
     async (request, reply) => {
       const deleted = await deleteInviteLinkById(ctxOf(request), request.params.organizationId, request.params.inviteId);
       return reply.status(deleted ? 205 : 204).send();
+    },
+  );
+
+  app.get(
+    '/v1/user/invites',
+    {
+      schema: {
+        tags,
+        summary: 'List the invitations by email waiting for the caller (not in GitBook’s API)',
+        querystring: ListQuery,
+        response: { 200: PendingInviteList },
+      },
+    },
+    async (request) => listPendingInvites(ctxOf(request), request.query),
+  );
+
+  app.post(
+    '/v1/user/invites/:inviteId',
+    {
+      schema: {
+        tags,
+        summary: "Accept an invitation by email: the caller becomes a member with its role (a higher role is kept; not in GitBook's API)",
+        params: PendingInviteParams,
+        response: { 200: JoinResult, ...errors(403, 404) },
+      },
+    },
+    async (request) => acceptPendingInvite(ctxOf(request), request.params.inviteId),
+  );
+
+  app.delete(
+    '/v1/user/invites/:inviteId',
+    {
+      schema: {
+        tags,
+        summary: "Decline an invitation by email (not in GitBook's API)",
+        params: PendingInviteParams,
+        response: { 204: NoContent, ...errors(404) },
+      },
+    },
+    async (request, reply) => {
+      await declinePendingInvite(ctxOf(request), request.params.inviteId);
+      return reply.status(204).send();
     },
   );
 };

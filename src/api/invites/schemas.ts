@@ -19,7 +19,10 @@ export const InviteUsersBody = Type.Object({
 });
 
 export const InviteUsersResult = Type.Object({
-  users: Type.Array(Type.String(), { description: 'Users who became members, or whose role the invite raised' }),
+  users: Type.Array(Type.String(), {
+    description:
+      'Members whose role the invite raised. Everyone else invited gets an invitation to accept, and is not listed: the answer does not tell which emails have an account',
+  }),
   invited: Type.Integer({ description: 'How many users are in `users`' }),
 });
 
@@ -58,6 +61,31 @@ export const InviteLinkSchema = Type.Union([
   Type.Object({ ...LinkFields, level: RoleOrNull, space: SpaceSchema }),
   Type.Object({ ...LinkFields, level: RoleOrNull, collection: CollectionSchema }),
 ]);
-export const InviteLinkList = ListOf(InviteLinkSchema);
+
+/**
+ * A link in the organization's list (GitBook's InviteLinkToOrganization): every link has `role`
+ * (null for a link to a space or collection: joining with it makes a guest of the organization);
+ * a link to a space or collection also has its `level` and its content.
+ */
+export const ListedInviteLink = Type.Object({
+  ...LinkFields,
+  role: RoleOrNull,
+  level: Type.Optional(RoleOrNull),
+  space: Type.Optional(SpaceSchema),
+  collection: Type.Optional(CollectionSchema),
+});
+export const InviteLinkList = ListOf(ListedInviteLink);
+
+export const PendingInviteParams = Type.Object({ inviteId: Id });
+
+/** An invitation by email, as the invited user sees it (not in GitBook's API). */
+export const PendingInviteSchema = Type.Object({
+  object: Type.Literal('organization-invite'),
+  id: Type.String({ description: 'The invitation: accept it with POST /v1/user/invites/{inviteId}, decline it with DELETE' }),
+  organization: Type.Object({ id: Type.String(), title: Type.String() }),
+  role: RoleOrNull,
+  createdAt: Timestamp,
+});
+export const PendingInviteList = ListOf(PendingInviteSchema);
 
 export const JoinResult = Type.Object({});

@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import type { ContentKind } from '../../db/access.ts';
 import type { Collection, Space } from '../../db/entities.ts';
+import { memberRole } from '../../db/access.ts';
 import {
   deleteInviteLink,
   findInviteLink,
@@ -10,8 +11,11 @@ import {
   linkContent,
   lockMemberships,
   lockUserGrant,
+  membersByEmail,
+  pendingInviteListing,
+  takePendingInvite,
   updateInviteLink,
-  usersByEmail,
+  upsertEmailInvites,
   type InviteLinkRow,
 } from '../../db/invites.ts';
 import { setMemberRole } from '../../db/members.ts';
@@ -24,12 +28,13 @@ import {
   inviteChangesRole,
   inviteTargetOf,
   isEmailAddress,
+  linkGrant,
   linkState,
   roleAfterInvite,
   rolesByEmail,
 } from '../../domain/invites.ts';
 import { atLeast, isRole, type Role } from '../../domain/roles.ts';
-import { inScope, loadCollection, loadSpace, requireOrganization, requireRole } from '../access.ts';
+import { contentRoles, inScope, loadCollection, loadSpace, requireOrganization, requireRole } from '../access.ts';
 import { presentCollection } from '../collections/present.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
@@ -37,16 +42,20 @@ import { urlsFor } from '../object-urls.ts';
 import { paginate } from '../pagination.ts';
 import type { ListQuery } from '../schemas.ts';
 import { presentSpace } from '../spaces/present.ts';
-import { linkContentOf, linkRole, presentInviteLink, type LinkContent } from './present.ts';
+import { linkContentOf, linkRole, presentInviteLink, presentPendingInvite, type LinkContent } from './present.ts';
 import type { CreateInviteLinkBody, InviteUsersBody, UpdateInviteLinkBody } from './schemas.ts';
 
 /**
- * Organization invites. Admins invite users with an account by email, and create links that make
+ * Organization invites. Admins invite users by email: a user with an account gets an invitation
+ * they accept or decline with their own token (never a membership they did not ask for), and the
+ * answer is the same whether an email has an account or not. Admins create links that make
  * whoever holds them a member. Links to one space or collection (content links) are created by
  * anyone with the `create` role on that content (or above) and make whoever holds them a guest of
  * the organization (a member keeps their role) with the link's level on that content only. Nobody
  * invites with a role above their own (on the content, for a content link), and accepting an
- * invite never lowers a role. A link's id is its secret: rows keep its hash (for lookups) and the
+ * invite never lowers a role. A link's power is its creator's current rights: it joins only while
+ * its creator could still make it, and never gives more than they hold now. Admins list, change
+ * and delete every link of the organization, whoever made it. A link's id is its secret: rows keep its hash (for lookups) and the
  * id sealed with the secrets key (for lists), and it never appears in a log line.
  */
 
@@ -119,11 +128,15 @@ function expiryOf(value: string | null | undefined, now: Date): Date | null | un
 
 type Outcome = 'added' | 'raised' | 'unchanged' | 'disabled';
 
-/** Makes a user a member with `offered`, or raises a member's role to it; a disabled membership stays as it is. */
-async function acceptInvite(tx: Em, organizationId: string, userId: string, offered: Role | null): Promise<Outcome> {
+/**
+ * Makes a user a member with `offered`, or raises a member's role to it; a disabled membership
+ * stays as it is. With `join` false, only raises a membership there is (never makes a member).
+ */
+async function acceptInvite(tx: Em, organizationId: string, userId: string, offered: Role | null, join = true): Promise<Outcome> {
   for (let attempt = 0; attempt < 2; attempt++) {
     const member = (await lockMemberships(tx, organizationId, [userId])).get(userId);
     if (member === undefined) {
+      if (!join) return 'unchanged';
       if (await insertMembership(tx, organizationId, userId, offered, new Date())) return 'added';
       continue; // a concurrent invite made them a member: read that membership and raise it
     }
@@ -137,9 +150,11 @@ async function acceptInvite(tx: Em, organizationId: string, userId: string, offe
 }
 
 /**
- * Invites users by email. Users with an account become members with the role they are invited
- * with (members keep a higher role they hold); emails without an account are left out of the
- * answer and no account is created for them.
+ * Invites users by email. Members of the organization get the role they are invited with (they
+ * keep a higher one) and are in the answer. Everyone else gets an invitation that waits for them:
+ * a user with an account sees it (GET /v1/user/invites) and accepts or declines it; an email
+ * without an account gets nothing, and no account is made for it. Both are written by the same
+ * one statement and neither is in the answer, so the answer does not tell them apart.
  */
 export async function inviteUsers(ctx: Ctx, organizationId: string, body: Static<typeof InviteUsersBody>) {
   const { role } = await requireOrganization(ctx, organizationId, 'admin', ADMIN_ACTION);
@@ -153,16 +168,18 @@ export async function inviteUsers(ctx: Ctx, organizationId: string, body: Static
     return { email, role: offered };
   });
   const wanted = rolesByEmail(entries);
-  const users = await usersByEmail(ctx.em, [...wanted.keys()]);
+  const members = await membersByEmail(ctx.em, organizationId, [...wanted.keys()]);
   const reached = await transaction(ctx.em, async (tx) => {
     const out: string[] = [];
     // Memberships are locked in one order (by user id), so concurrent invites cannot deadlock.
-    for (const user of [...users].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    for (const user of [...members].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
       const offered = wanted.get(user.email.toLowerCase());
       if (offered === undefined) continue;
-      const outcome = await acceptInvite(tx, organizationId, user.id, offered);
-      if (outcome === 'added' || outcome === 'raised') out.push(user.id);
+      const outcome = await acceptInvite(tx, organizationId, user.id, offered, false);
+      if (outcome === 'raised') out.push(user.id);
     }
+    const invites = [...wanted].map(([email, role]) => ({ email, role, id: newId() }));
+    await upsertEmailInvites(tx, organizationId, invites, ctx.caller.user.id);
     return out;
   });
   return { users: reached, invited: reached.length };
@@ -176,15 +193,38 @@ async function loadLink(ctx: Ctx, organizationId: string, inviteId: string): Pro
 }
 
 /**
- * The organization's links to itself, oldest first (GitBook's list holds InviteLinkToOrganization
- * only: links to a space or a collection are read, changed and deleted by their id).
+ * Every link of the organization, oldest first, whoever made it: links to the organization, and
+ * links to its spaces and collections (with `level` and the content, and `role` null: joining
+ * with one makes a guest of the organization), so admins find and revoke each of them.
  */
 export async function listInviteLinks(ctx: Ctx, organizationId: string, query: Static<typeof ListQuery>) {
   const { role } = await requireOrganization(ctx, organizationId, 'admin', ADMIN_ACTION);
   const box = await ctx.deps.secrets();
-  return paginate(ctx.em, inviteLinkListing(ctx.em, organizationId), query, (rows) =>
-    rows.map((row) => presentInviteLink(row, box.open(row.sealedId, sealContext(organizationId, row.keyHash)), role)),
-  );
+  return paginate(ctx.em, inviteLinkListing(ctx.em, organizationId), query, async (rows) => {
+    const content = await linkedContent(ctx, { userId: ctx.caller.user.id, role }, rows);
+    return rows.map((row) => {
+      const id = box.open(row.sealedId, sealContext(organizationId, row.keyHash));
+      const target = linkContentOf(row);
+      return target ? { ...presentInviteLink(row, id, role, content.get(target.id)), role: null } : presentInviteLink(row, id, role);
+    });
+  });
+}
+
+/** The spaces and collections of these links, as each link shows its content to `viewer`, by id. */
+async function linkedContent(ctx: Ctx, viewer: { userId: string; role: Role | null }, rows: InviteLinkRow[]) {
+  const spaceIds = rows.flatMap((r) => (r.spaceId ? [r.spaceId] : []));
+  const collectionIds = rows.flatMap((r) => (r.collectionId ? [r.collectionId] : []));
+  const { spaces, collections } = await linkContent(ctx.em, spaceIds, collectionIds);
+  const [spaceRoles, collectionRoles] = await Promise.all([
+    contentRoles(ctx.em, viewer, 'space', [...spaces.values()]),
+    contentRoles(ctx.em, viewer, 'collection', [...collections.values()]),
+  ]);
+  const out = new Map<string, LinkContent>();
+  for (const space of spaces.values()) out.set(space.id, showContent(ctx, { kind: 'space', space }, spaceRoles.get(space.id) ?? null));
+  for (const collection of collections.values()) {
+    out.set(collection.id, showContent(ctx, { kind: 'collection', collection }, collectionRoles.get(collection.id) ?? null));
+  }
+  return out;
 }
 
 /**
@@ -285,7 +325,10 @@ async function grantContent(tx: Em, organizationId: string, userId: string, targ
  * or keeps a higher role they already hold. With a content link, the caller becomes a guest of the
  * organization (a member keeps their role) and gets the link's level on that space or collection
  * only. Any signed-in user may try; a link of another organization, or none, is 404; a disabled
- * or expired link is 403; a link whose content is gone is 404.
+ * or expired link is 403; a link whose content is gone is 404. A link is worth its creator's
+ * current rights (linkGrant): once its creator is no longer an active member, or could no longer
+ * make it (admin for a link to the organization, create on the content for a content link), it
+ * is 404, as a deleted link; and it never gives more than its creator holds now.
  */
 export async function joinWithInvite(ctx: Ctx, organizationId: string, inviteId: string): Promise<Record<string, never>> {
   if (!inScope(ctx.caller, organizationId)) throw notFound('Invite');
@@ -293,7 +336,10 @@ export async function joinWithInvite(ctx: Ctx, organizationId: string, inviteId:
   const state = linkState(link, new Date());
   if (state !== 'active') throw forbidden(`This invite link is ${state}`);
   const target = linkContentOf(link);
-  const level = linkRole(link);
+  const offered = linkRole(link);
+  const creatorRole = await memberRole(ctx.em, organizationId, link.createdBy);
+  const creator = creatorRole === undefined ? undefined : isRole(creatorRole) ? creatorRole : null;
+  let level: Role | null | undefined;
   if (target) {
     const { spaces, collections } = await linkContent(
       ctx.em,
@@ -301,8 +347,17 @@ export async function joinWithInvite(ctx: Ctx, organizationId: string, inviteId:
       target.kind === 'collection' ? [target.id] : [],
     );
     const space = spaces.get(target.id);
-    const live = target.kind === 'space' ? space !== undefined && !space.deletedAt : collections.has(target.id);
-    if (!live || level === null) throw notFound('Invite');
+    const item = target.kind === 'space' ? space : collections.get(target.id);
+    if (!item || space?.deletedAt || offered === null) throw notFound('Invite');
+    const onContent =
+      creator === undefined
+        ? undefined
+        : (await contentRoles(ctx.em, { userId: link.createdBy, role: creator }, target.kind, [item])).get(item.id);
+    level = linkGrant(offered, onContent, 'create');
+    if (level === undefined || level === null) throw notFound('Invite');
+  } else {
+    level = linkGrant(offered, creator, 'admin');
+    if (level === undefined) throw notFound('Invite');
   }
   const outcome = await transaction(ctx.em, async (tx) => {
     const joined = await acceptInvite(tx, organizationId, ctx.caller.user.id, target ? null : level);
@@ -311,4 +366,31 @@ export async function joinWithInvite(ctx: Ctx, organizationId: string, inviteId:
   });
   if (outcome === 'disabled') throw forbidden('Your membership of this organization is disabled');
   return {};
+}
+
+/** The invitations by email waiting for the caller (of the token's organization only, for a token bound to one), oldest first. */
+export async function listPendingInvites(ctx: Ctx, query: Static<typeof ListQuery>) {
+  const listing = pendingInviteListing(ctx.em, ctx.caller.user.id, ctx.caller.organizationId);
+  return paginate(ctx.em, listing, query, (rows) => rows.map(presentPendingInvite));
+}
+
+/**
+ * Accepts an invitation by email: the caller becomes a member with its role (a member keeps a
+ * higher role). Only the invited user accepts it; anyone else's request is 404, as for none.
+ */
+export async function acceptPendingInvite(ctx: Ctx, inviteId: string): Promise<Record<string, never>> {
+  await transaction(ctx.em, async (tx) => {
+    const invite = await takePendingInvite(tx, inviteId, ctx.caller.user.id, ctx.caller.organizationId);
+    if (!invite) throw notFound('Invite');
+    const joined = await acceptInvite(tx, invite.organizationId, ctx.caller.user.id, isRole(invite.role) ? invite.role : null);
+    // Thrown inside the transaction: the invitation stays for when the membership is enabled again.
+    if (joined === 'disabled') throw forbidden('Your membership of this organization is disabled');
+  });
+  return {};
+}
+
+/** Declines an invitation by email: it is deleted, and the caller stays out. 404 when the caller has no such invitation. */
+export async function declinePendingInvite(ctx: Ctx, inviteId: string): Promise<void> {
+  const invite = await takePendingInvite(ctx.em, inviteId, ctx.caller.user.id, ctx.caller.organizationId);
+  if (!invite) throw notFound('Invite');
 }

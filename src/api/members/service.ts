@@ -10,6 +10,7 @@ import {
   touchLastSeen,
   type MemberRow,
 } from '../../db/members.ts';
+import { deleteLinksCreatedBy } from '../../db/invites.ts';
 import { transaction, type Em } from '../../db/orm.ts';
 import { memberTeamListing, teamFacts } from '../../db/teams.ts';
 import { leavesNoAdmin } from '../../domain/membership.ts';
@@ -168,12 +169,14 @@ async function changeRole(em: Em, organizationId: string, userId: string, role: 
 }
 
 /**
- * Removes a member, with their places in the organization's teams and the grants made to them on
- * the organization's content. Runs in its own transaction.
+ * Removes a member, with their places in the organization's teams, the grants made to them on
+ * the organization's content and the invite links they made (a link is worth its creator's
+ * rights). Runs in its own transaction.
  */
 async function removeMember(em: Em, organizationId: string, userId: string): Promise<void> {
   await transaction(em, async (tx) => {
     await guardLastAdmin(tx, organizationId, userId, 'removed');
     await deleteMembership(tx, organizationId, userId);
+    await deleteLinksCreatedBy(tx, organizationId, userId);
   });
 }

@@ -4,6 +4,7 @@ import {
   inviteChangesRole,
   inviteTargetOf,
   isEmailAddress,
+  linkGrant,
   linkState,
   roleAfterInvite,
   rolesByEmail,
@@ -70,5 +71,18 @@ describe('inviteTargetOf', () => {
     expect(inviteTargetOf({ role: 'read', space: 's' })).toEqual({ error: expect.stringMatching(/takes level/) });
     expect(inviteTargetOf({ space: 's' })).toEqual({ error: expect.stringMatching(/level is required/) });
     expect(inviteTargetOf({ level: null, collection: 'c' })).toEqual({ error: expect.stringMatching(/must be a role/) });
+  });
+
+  it("gives what a link offers only while its creator could still make it, capped by the creator's role now", () => {
+    // A removed or disabled creator (undefined), or one below the role that makes such a link: no longer joins.
+    expect(linkGrant('edit', undefined, 'create')).toBeUndefined();
+    expect(linkGrant('read', 'edit', 'create')).toBeUndefined();
+    expect(linkGrant(null, null, 'admin')).toBeUndefined();
+    expect(linkGrant('read', 'create', 'admin')).toBeUndefined();
+    // Still able: the offer, never above the creator's role now.
+    expect(linkGrant('edit', 'create', 'create')).toBe('edit');
+    expect(linkGrant('admin', 'create', 'create')).toBe('create');
+    expect(linkGrant('admin', 'admin', 'admin')).toBe('admin');
+    expect(linkGrant(null, 'admin', 'admin')).toBeNull();
   });
 });
