@@ -22,12 +22,25 @@ export interface ChangeRequestFacts {
   comments: Map<string, number>;
 }
 
-/** GitBook's ChangeRequest object. `outdated`: the space moved on since the change request's base. */
-export function presentChangeRequest(r: ChangeRequestRow, facts: ChangeRequestFacts, publicUrl: string) {
+/**
+ * GitBook's ChangeRequest object. `outdated`: the space moved on since the change request's base.
+ * For a site visitor (`visitor`: a revision's `mergedFrom` read through a published site), the
+ * people in it are shown without their email, and the description (which GitBook's schema lets
+ * go) is left out: a site's readers see what was published, not the members' addresses or notes.
+ */
+export function presentChangeRequest(r: ChangeRequestRow, facts: ChangeRequestFacts, publicUrl: string, visitor = false) {
   const urls = urlsFor(publicUrl);
   const ghost = (id: string | null) => {
     const user = id ? facts.users.get(id) : undefined;
-    if (user) return presentUser({ id: user.id, displayName: user.displayName, email: user.email, photoUrl: user.photoUrl ?? null }, urls);
+    if (user) {
+      const presented = presentUser(
+        { id: user.id, displayName: user.displayName, email: user.email, photoUrl: user.photoUrl ?? null },
+        urls,
+      );
+      if (!visitor) return presented;
+      const { email: _email, ...withoutEmail } = presented;
+      return withoutEmail;
+    }
     return {
       object: 'user' as const,
       id: id ?? 'deleted',
@@ -41,7 +54,7 @@ export function presentChangeRequest(r: ChangeRequestRow, facts: ChangeRequestFa
     number: r.number,
     status: r.status,
     subject: r.subject,
-    ...(r.description ? { description: r.description } : {}),
+    ...(r.description && !visitor ? { description: r.description } : {}),
     createdBy: ghost(r.created_by),
     createdAt: new Date(r.created_at).toISOString(),
     updatedAt: new Date(r.updated_at).toISOString(),

@@ -78,7 +78,7 @@ async function changeRequestFacts(em: Em, rows: ChangeRequestRow[]): Promise<Cha
 export async function presentChangeRequests(ctx: Ctx, rows: ChangeRequestRow[]) {
   if (rows.length === 0) return [];
   const facts = await changeRequestFacts(ctx.em, rows);
-  return rows.map((r) => presentChangeRequest(r, facts, ctx.deps.config.publicUrl));
+  return rows.map((r) => presentChangeRequest(r, facts, ctx.deps.config.publicUrl, ctx.caller.visitor !== undefined));
 }
 
 const present = async (ctx: Ctx, row: ChangeRequestRow) => (await presentChangeRequests(ctx, [row]))[0];
