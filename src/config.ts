@@ -48,12 +48,20 @@ export interface Config {
   gitCacheDir: string;
   /** Largest file a git import accepts (GIT_MAX_FILE_BYTES, e.g. 100MiB). */
   gitMaxFileBytes: number;
+  /** What one git import reads of markdown (GIT_MAX_MARKDOWN_*): files, bytes of one file, bytes in all. */
+  gitMarkdown: { maxFiles: number; maxFileBytes: number; maxTotalBytes: number };
   /** Deadline of one git command (GIT_TIMEOUT). */
   gitTimeoutMs: number;
   /** How long a recorded Git Sync request may go without reaching its workflow before it is sent again (GIT_SYNC_RESEND_AFTER). */
   gitSyncResendAfterMs: number;
   /** Requests one token (or, without a token, one IP address) may make per window (RATE_LIMIT_*); max 0 disables. */
   rateLimit: RateLimitConfig;
+  /**
+   * How long a visitor's token still reads the revision its lookup answered with once its space
+   * has moved on to another (VISITOR_REVISION_GRACE, ms): a page being read then still loads, and
+   * content removed from the site stops being readable after that (plus AUTH_CACHE_TTL).
+   */
+  visitorRevisionGraceMs: number;
   /** Largest request body in bytes (BODY_LIMIT, default 10 MiB); larger ones are answered 413. */
   bodyLimit: number;
   /** Matching sections a space search ranks besides title matches (SEARCH_WINDOW, default 2000). */
@@ -173,6 +181,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sitesUrl: (v.SITES_URL ?? `${publicUrl}/sites`).replace(/\/+$/, ''),
     gitCacheDir: v.GIT_CACHE_DIR ?? `${v.DATA_DIR}/git-cache`,
     gitMaxFileBytes: v.GIT_MAX_FILE_BYTES,
+    gitMarkdown: {
+      maxFiles: v.GIT_MAX_MARKDOWN_FILES,
+      maxFileBytes: v.GIT_MAX_MARKDOWN_FILE_BYTES,
+      maxTotalBytes: v.GIT_MAX_MARKDOWN_BYTES,
+    },
     gitTimeoutMs: v.GIT_TIMEOUT,
     gitSyncResendAfterMs: v.GIT_SYNC_RESEND_AFTER,
     rateLimit: {
@@ -182,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // No rate limit at all turns the failed-authentication limit off too.
       authFailures: v.RATE_LIMIT_MAX === 0 ? 0 : v.RATE_LIMIT_AUTH_FAILURES,
     },
+    visitorRevisionGraceMs: v.VISITOR_REVISION_GRACE,
     bodyLimit: v.BODY_LIMIT,
     searchWindow: v.SEARCH_WINDOW,
     cacheMemory: v.CACHE_MEMORY,

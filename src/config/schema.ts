@@ -313,6 +313,13 @@ export const EnvSchema = Type.Object({
     description:
       "Requests one site lookup token or one site visitor's token may make per window (the site renderer's, on behalf of every reader); 0 disables this limit.",
   }),
+  VISITOR_REVISION_GRACE: duration({
+    default: '30s',
+    min: '0s',
+    max: '1m',
+    description:
+      "How long a site visitor's token still reads the revision its lookup answered with once the site publishes another (0: not at all).",
+  }),
   RATE_LIMIT_AUTH_FAILURES: count({
     default: '100',
     min: 0,
@@ -453,6 +460,20 @@ export const EnvSchema = Type.Object({
   // Git Sync
   GIT_CACHE_DIR: Type.Optional(text({ description: 'Where the worker keeps its git repository caches; default $DATA_DIR/git-cache.' })),
   GIT_MAX_FILE_BYTES: byteSize({ default: '100MiB', description: 'Largest file a git import accepts.' }),
+  GIT_MAX_MARKDOWN_FILES: count({
+    default: '10000',
+    min: 1,
+    max: 10_000_000,
+    description: 'Markdown files one git import reads at most (failure TOO_MANY_FILES).',
+  }),
+  GIT_MAX_MARKDOWN_FILE_BYTES: byteSize({
+    default: '5MiB',
+    description: 'Largest markdown file a git import reads (failure FILE_TOO_LARGE).',
+  }),
+  GIT_MAX_MARKDOWN_BYTES: byteSize({
+    default: '64MiB',
+    description: 'Bytes of markdown one git import reads in all (failure MARKDOWN_TOO_LARGE).',
+  }),
   GIT_TIMEOUT: duration({ default: '10m', min: '1s', description: 'Deadline of one git command (fetch, push).' }),
   GIT_SYNC_RESEND_AFTER: duration({
     default: '30s',
