@@ -209,6 +209,7 @@ async function importRounds(
       blobs: new LocalBlobStore(join(scratch, `blobs-${repository}-${round}`)),
       cacheDir: join(scratch, `cache-${repository}-${round}`),
       maxFileBytes: 100 * 1024 * 1024,
+      markdown: { maxFiles: 10_000, maxFileBytes: 5 * 1024 * 1024, maxTotalBytes: 64 * 1024 * 1024 },
       timeoutMs: 600_000,
       policy: { allowPrivate: false, allowHosts: ['127.0.0.1'], timeoutMs: 60_000, maxBytes: 10 * 1024 * 1024, maxRedirects: 0 },
       secrets: async () => box,

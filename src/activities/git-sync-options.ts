@@ -7,6 +7,8 @@ export interface GitSyncActivityOptions {
   blobs: BlobStore;
   cacheDir: string;
   maxFileBytes: number;
+  /** What one import reads of markdown (GIT_MAX_MARKDOWN_*): files, bytes of one file, bytes in all. */
+  markdown: { maxFiles: number; maxFileBytes: number; maxTotalBytes: number };
   timeoutMs: number;
   policy: FetchPolicy;
   secrets: () => Promise<SecretBox>;

@@ -52,6 +52,65 @@ export interface GitImportBundle {
 
 const isMarkdown = (path: string) => /\.(md|markdown)$/i.test(path);
 
+/**
+ * Refuses a commit whose markdown is more than one import reads (GIT_MAX_MARKDOWN_*), before any of
+ * it is read: more files than `maxFiles`, one file over `maxFileBytes` (or over the limit of any
+ * file), or more than `maxTotalBytes` in all. Sizes are git's own (the tree listing's).
+ */
+function markdownWithinLimits(o: GitSyncActivityOptions, entries: { path: string; size: number }[]): void {
+  const { maxFiles, maxFileBytes, maxTotalBytes } = o.markdown;
+  if (entries.length > maxFiles) {
+    throw new GitSyncError(
+      'TOO_MANY_FILES',
+      `The commit has ${entries.length} markdown files, more than the limit of ${maxFiles} one import reads`,
+    );
+  }
+  const maxOne = Math.min(maxFileBytes, o.maxFileBytes);
+  let total = 0;
+  for (const entry of entries) {
+    if (entry.size > maxOne) {
+      throw new GitSyncError('FILE_TOO_LARGE', `${entry.path} is ${entry.size} bytes, more than the limit of ${maxOne} for a markdown file`);
+    }
+    total += entry.size;
+  }
+  if (total > maxTotalBytes) {
+    throw new GitSyncError(
+      'MARKDOWN_TOO_LARGE',
+      `The commit's markdown files hold ${total} bytes, more than the limit of ${maxTotalBytes} one import reads`,
+    );
+  }
+}
+
+/** Markdown read per `git cat-file` batch: at most this many files, or about this many bytes. */
+const READ_BATCH_FILES = 500;
+const READ_BATCH_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The text of each markdown file by path, read in batches (READ_BATCH_*): each batch's bytes are
+ * decoded and let go before the next is read, so no more than one batch of raw blobs is held
+ * beside the texts.
+ */
+async function readMarkdown(gitDir: string, entries: { path: string; oid: string; size: number }[]): Promise<Record<string, string>> {
+  const markdown: Record<string, string> = {};
+  for (let start = 0; start < entries.length; ) {
+    let end = start;
+    let bytes = 0;
+    while (end < entries.length && end - start < READ_BATCH_FILES && (end === start || bytes + entries[end].size <= READ_BATCH_BYTES)) {
+      bytes += entries[end].size;
+      end++;
+    }
+    const batch = entries.slice(start, end);
+    const blobs = await readBlobs(
+      gitDir,
+      batch.map((e) => e.oid),
+    );
+    for (const entry of batch) markdown[entry.path] = blobs.get(entry.oid)?.toString('utf8') ?? '';
+    start = end;
+    beat({ phase: 'reading', read: start, of: entries.length });
+  }
+  return markdown;
+}
+
 /** Slug path → page id of the revisions given, earlier ones winning. */
 function idsByPath(...maps: PageMap[]): Map<string, string> {
   const out = new Map<string, string>();
@@ -78,9 +137,9 @@ async function readCommit(
   const yamlEntry = entries.find((e) => e.path === (project === '' ? '.gitbook.yaml' : `${project}/.gitbook.yaml`));
   const markdownEntries = entries.filter((e) => isMarkdown(e.path));
   beat({ phase: 'reading', files: entries.length });
-  for (const entry of markdownEntries) {
-    if (entry.size > o.maxFileBytes)
-      throw new GitSyncError('FILE_TOO_LARGE', `${entry.path} is ${entry.size} bytes, more than the limit of ${o.maxFileBytes}`);
+  markdownWithinLimits(o, markdownEntries);
+  if (yamlEntry && yamlEntry.size > o.markdown.maxFileBytes) {
+    throw new GitSyncError('FILE_TOO_LARGE', `${yamlEntry.path} is ${yamlEntry.size} bytes, more than the limit of ${o.markdown.maxFileBytes}`);
   }
   const isImage = (path: string) => contentTypeOf(path.slice(path.lastIndexOf('/') + 1)).startsWith('image/');
   const toStore = (list: { oid: string; path: string }[]) => list.map((e) => ({ oid: e.oid, image: isImage(e.path) }));
@@ -97,12 +156,7 @@ async function readCommit(
   const storing = storeGitBlobs(gitDir, o.blobs, toStore(early), { signal: abort.signal, onStored });
   storing.catch(() => undefined); // awaited below, or abandoned (and awaited) when reading the pages fails
   try {
-    const blobs = await readBlobs(
-      gitDir,
-      markdownEntries.map((e) => e.oid),
-    );
-    const markdown: Record<string, string> = {};
-    for (const entry of markdownEntries) markdown[entry.path] = blobs.get(entry.oid)?.toString('utf8') ?? '';
+    const markdown = await readMarkdown(gitDir, markdownEntries);
     const pathIds = idsByPath(current.pages, ancestor ?? {});
     const fileByName = new Map<string, FileRow>();
     for (const file of current.files) if (!fileByName.has(file.name)) fileByName.set(file.name, file);

@@ -28,6 +28,7 @@ export function createActivities(deps: { orm: Orm; config: Config; services: Sha
       blobs,
       cacheDir: resolve(config.gitCacheDir),
       maxFileBytes: config.gitMaxFileBytes,
+      markdown: config.gitMarkdown,
       timeoutMs: config.gitTimeoutMs,
       policy: config.fetch,
       secrets,

@@ -181,31 +181,49 @@ export function blobStream(gitDir: string, oid: string): { stream: Readable; don
   return { stream: child.stdout, done };
 }
 
-/** Reads many blobs through one `git cat-file --batch`; resolves oid → bytes. */
+/**
+ * Reads many blobs through one `git cat-file --batch`; resolves oid → bytes. Each blob is copied
+ * once into a buffer of its size as git writes it (never the output gathered and copied again),
+ * so memory is the blobs asked for and little more: callers bound what they ask for.
+ */
 export function readBlobs(gitDir: string, oids: string[]): Promise<Map<string, Buffer>> {
   return new Promise((resolve, reject) => {
     const result = new Map<string, Buffer>();
     if (oids.length === 0) return resolve(result);
     const child = spawn('git', [`--git-dir=${gitDir}`, 'cat-file', '--batch'], { env: baseEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-    let buffer: Buffer = Buffer.alloc(0);
+    // The header line being read (`<oid> blob <size>`), or the blob being filled (its bytes and the LF after them).
+    let head: Buffer[] = [];
+    let body: { oid: string; bytes: Buffer; filled: number } | null = null;
     let index = 0;
     child.stdout.on('data', (chunk: Buffer) => {
-      buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
-      for (;;) {
-        const nl = buffer.indexOf(10);
-        if (nl === -1) return;
-        const header = buffer.subarray(0, nl).toString('utf8');
-        const parts = header.split(' ');
+      let at = 0;
+      while (at < chunk.length) {
+        if (body) {
+          const n = Math.min(chunk.length - at, body.bytes.length - body.filled);
+          chunk.copy(body.bytes, body.filled, at, at + n);
+          body.filled += n;
+          at += n;
+          if (body.filled === body.bytes.length) {
+            result.set(body.oid, body.bytes.subarray(0, body.bytes.length - 1));
+            body = null;
+            index++;
+          }
+          continue;
+        }
+        const nl = chunk.indexOf(10, at);
+        if (nl === -1) {
+          head.push(chunk.subarray(at));
+          return;
+        }
+        head.push(chunk.subarray(at, nl));
+        at = nl + 1;
+        const parts = Buffer.concat(head).toString('utf8').split(' ');
+        head = [];
         if (parts[1] === 'missing') {
-          buffer = buffer.subarray(nl + 1);
           index++;
           continue;
         }
-        const size = Number(parts[2]);
-        if (buffer.length < nl + 1 + size + 1) return;
-        result.set(parts[0], Buffer.from(buffer.subarray(nl + 1, nl + 1 + size)));
-        buffer = buffer.subarray(nl + 1 + size + 1);
-        index++;
+        body = { oid: parts[0], bytes: Buffer.allocUnsafe(Number(parts[2]) + 1), filled: 0 };
       }
     });
     child.on('error', reject);

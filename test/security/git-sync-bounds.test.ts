@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { startGitServer, type GitServer } from '../support/git-server.ts';
+import { sql } from '../support/sql.ts';
+import { gitSyncActivities } from '../../src/activities/git-sync.ts';
+import type { GitSyncActivityOptions } from '../../src/activities/git-sync-options.ts';
+import { insertGitSyncRequest, requestSecretContext } from '../../src/db/git-sync.ts';
+import { LocalBlobStore } from '../../src/lib/blob-store.ts';
+import { secretBox } from '../../src/lib/secrets.ts';
+import { loadConfig } from '../../src/config.ts';
+
+/**
+ * A repository built to exhaust the worker's memory, pushed and imported as a space's Git Sync
+ * would: more markdown files than an import reads, one markdown file too large, or many files
+ * each within the limit whose total is too large. Each import fails with its own code (recorded,
+ * not retried), and the space keeps its content. The import runs as the worker runs it, with
+ * limits small enough for a test (GIT_MAX_MARKDOWN_*).
+ */
+
+let t: TestApp;
+let org: TestOrg;
+let git: GitServer;
+let scratch: string;
+const box = secretBox(randomBytes(32));
+const LIMITS = { maxFiles: 20, maxFileBytes: 4096, maxTotalBytes: 16 * 1024 };
+
+beforeAll(async () => {
+  t = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1' });
+  org = await createTestOrg(t, 'Git bounds');
+  git = await startGitServer();
+  scratch = mkdtempSync(join(tmpdir(), 'git-bounds-'));
+});
+afterAll(async () => {
+  await git?.close();
+  await t?.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+function activities(markdown: GitSyncActivityOptions['markdown'] = LIMITS) {
+  return gitSyncActivities(t.orm, {
+    blobs: new LocalBlobStore(join(scratch, 'blobs')),
+    cacheDir: join(scratch, 'cache'),
+    maxFileBytes: 100 * 1024 * 1024,
+    markdown,
+    timeoutMs: 60_000,
+    policy: { allowPrivate: false, allowHosts: ['127.0.0.1'], timeoutMs: 60_000, maxBytes: 10 * 1024 * 1024, maxRedirects: 0 },
+    secrets: async () => box,
+  });
+}
+
+let requests = 0;
+/** Imports the repository `name` into a new space as the worker does; the outcome and the space. */
+async function importRepository(name: string, markdown?: GitSyncActivityOptions['markdown']) {
+  const space = (await org.members.admin.api.post(`/v1/orgs/${org.id}/spaces`, { title: name })).body;
+  const requestId = `bounds-${name}-${++requests}-${Date.now()}`;
+  await insertGitSyncRequest(t.orm.em.fork(), {
+    id: requestId,
+    spaceId: space.id,
+    kind: 'import',
+    requestedAt: new Date(),
+    requestedBy: null,
+    params: { url: git.url(name, false), ref: 'refs/heads/main' },
+    credentials: box.seal(JSON.stringify({ username: 'git-user', password: 's3cret-pass' }), requestSecretContext(requestId)),
+  });
+  const outcome = await activities(markdown).runGitSyncRequest(requestId);
+  return { outcome, space };
+}
+
+/** The request as recorded: failed for good (never retried), with the failure's code. */
+async function requestState(spaceId: string) {
+  const [row] = await sql<{ state: string; code: string }>(
+    t.orm.em.fork(),
+    "select state, detail->>'code' as code from git_sync_request where space_id = ?",
+    [spaceId],
+  );
+  return row;
+}
+
+const pages = (count: number, bytes: number) => {
+  const files: Record<string, string> = {
+    'SUMMARY.md': `# Table of contents\n\n${Array.from({ length: count }, (_, i) => `* [Page ${i}](page-${i}.md)\n`).join('')}`,
+  };
+  for (let i = 0; i < count; i++) files[`page-${i}.md`] = `# Page ${i}\n\n${'x'.repeat(Math.max(0, bytes - 20))}\n`;
+  return files;
+};
+
+describe('Git Sync reads a bounded amount of markdown', () => {
+  it('imports a repository within every limit', async () => {
+    git.commit('within', pages(10, 1000));
+    const { outcome, space } = await importRepository('within');
+    expect(outcome).toMatchObject({ state: 'applied' });
+    const tree = (await org.members.admin.api.get(`/v1/spaces/${space.id}/content/pages`)).body.pages;
+    expect(tree).toHaveLength(10);
+  });
+
+  it('refuses more markdown files than one import reads (TOO_MANY_FILES)', async () => {
+    git.commit('many', pages(60, 50));
+    const { outcome, space } = await importRepository('many');
+    expect(outcome).toMatchObject({
+      state: 'failed',
+      code: 'TOO_MANY_FILES',
+      message: expect.stringMatching(/61 markdown files.*limit of 20/),
+    });
+    expect(await requestState(space.id)).toEqual({ state: 'failed', code: 'TOO_MANY_FILES' });
+  });
+
+  it('refuses one markdown file over the markdown limit, though far below the limit of any file (FILE_TOO_LARGE)', async () => {
+    git.commit('big-page', { 'README.md': `# Big\n\n${'y'.repeat(64 * 1024)}\n` });
+    const { outcome, space } = await importRepository('big-page');
+    expect(outcome).toMatchObject({
+      state: 'failed',
+      code: 'FILE_TOO_LARGE',
+      message: expect.stringMatching(/README\.md is \d+ bytes, more than the limit of 4096/),
+    });
+    expect(await requestState(space.id)).toEqual({ state: 'failed', code: 'FILE_TOO_LARGE' });
+  });
+
+  it('refuses many files each within the limit whose total is more than one import reads (MARKDOWN_TOO_LARGE)', async () => {
+    git.commit('total', pages(8, 4000));
+    const { outcome, space } = await importRepository('total');
+    expect(outcome).toMatchObject({
+      state: 'failed',
+      code: 'MARKDOWN_TOO_LARGE',
+      message: expect.stringMatching(/more than the limit of 16384/),
+    });
+    expect(await requestState(space.id)).toEqual({ state: 'failed', code: 'MARKDOWN_TOO_LARGE' });
+    // The space keeps the content it had: no revision but the first.
+    const revisions = await sql<{ n: string }>(t.orm.em.fork(), 'select count(*) as n from revision where space_id = ?', [space.id]);
+    expect(Number(revisions[0].n)).toBe(1);
+  });
+
+  it('reads a repository larger than one read batch whole', async () => {
+    // 300 files of 20 KiB: several batches of git cat-file (by count and by bytes).
+    git.commit('batches', pages(300, 20 * 1024));
+    const { outcome, space } = await importRepository('batches', {
+      maxFiles: 1000,
+      maxFileBytes: 64 * 1024,
+      maxTotalBytes: 16 * 1024 * 1024,
+    });
+    expect(outcome).toMatchObject({ state: 'applied' });
+    const tree = (await org.members.admin.api.get(`/v1/spaces/${space.id}/content/pages`)).body.pages;
+    expect(tree).toHaveLength(300);
+    const last = tree[299];
+    const page = (await org.members.admin.api.get(`/v1/spaces/${space.id}/content/page/${last.id}`)).body;
+    expect(page.markdown.length).toBeGreaterThan(20_000);
+  });
+
+  it('has defaults well above a real documentation repository (about 200 pages, a few MB)', () => {
+    const { gitMarkdown } = loadConfig({});
+    expect(gitMarkdown.maxFiles).toBeGreaterThanOrEqual(10 * 200);
+    expect(gitMarkdown.maxTotalBytes).toBeGreaterThanOrEqual(10 * 5 * 1024 * 1024);
+    expect(gitMarkdown.maxFileBytes).toBeLessThan(loadConfig({}).gitMaxFileBytes);
+  });
+});
