@@ -112,16 +112,37 @@ describe('expressions written through the API', () => {
 
 describe('an over-budget condition saved before the limits', () => {
   const attack = nested(7);
+  /**
+   * In a page: cheap against the empty context a condition is tried on when written (and when the
+   * page is converted), over the budget for a visitor whose unsigned claim `go` is true.
+   */
+  const gated = `visitor.claims.unsigned.go ? ${nested(5)} : false`;
   let site: { id: string };
   let root: Awaited<ReturnType<typeof spaceWithPage>>;
   let hidden: { id: string; path: string };
   let url: string;
 
   beforeAll(async () => {
-    root = await spaceWithPage('Root', `# Welcome\n\nPublic text.\n\n{% if ${attack} %}\nSecret text.\n{% endif %}\n`);
+    root = await spaceWithPage(
+      'Root',
+      `# Welcome\n\nPublic text.\n\n{% if ${gated} %}\nSecret text.\n{% endif %}\n\n{% if visitor.claims.unsigned.go %}\nBeta text.\n{% endif %}\n`,
+    );
     const variant = await spaceWithPage('Variant', '# Welcome\n\nVariant text.\n');
     site = (await admin().post(`/v1/orgs/${org.id}/sites`, { title: 'Planted', visibility: 'public', spaces: [root.id] })).body;
     hidden = (await admin().post(`${siteBase(site.id)}/site-spaces`, { spaceId: variant.id })).body;
+    const schema = {
+      type: 'object',
+      properties: {
+        unsigned: {
+          type: 'object',
+          description: 'Unsigned claims of the site visitor.',
+          properties: { go: { type: 'boolean', description: 'Goes further' } },
+          additionalProperties: false,
+        },
+      },
+      additionalProperties: false,
+    };
+    expect((await admin().put(`${siteBase(site.id)}/adaptive-schema`, { jsonSchema: schema })).status).toBe(200);
     // Planted as a condition saved before the limits would be: past the API, straight into its row.
     await sql(t.orm.em.fork(), 'update site_space set condition = ? where id = ?', [attack, hidden.id]);
     expect((await admin().post(`${siteBase(site.id)}/publish`)).status).toBe(200);
@@ -137,13 +158,16 @@ describe('an over-budget condition saved before the limits', () => {
       expect(res.body.siteSpace).not.toBe(hidden.id);
     }
     // A visitor with claims too.
-    const claimed = await admin().post('/v1/urls/published', { url, visitor: { unsignedClaims: { beta: true } } });
+    const claimed = await admin().post('/v1/urls/published', { url, visitor: { unsignedClaims: { go: true } } });
     expect(claimed.status).toBe(200);
     expect(claimed.body.siteSpace).not.toBe(hidden.id);
   });
 
-  it("leaves the site-space out of the published site its visitor reads, and the `if` block out of the visitor's page", async () => {
-    const lookup = await admin().post('/v1/urls/published', { url: `${SITES}/${org.id}/${site.id}/welcome` });
+  it("leaves the site-space out of the published site its visitor reads, and the over-budget `if` branch out of the visitor's page", async () => {
+    const lookup = await admin().post('/v1/urls/published', {
+      url: `${SITES}/${org.id}/${site.id}/welcome`,
+      visitor: { unsignedClaims: { go: true } },
+    });
     expect(lookup.status).toBe(200);
     expect(lookup.body).toMatchObject({ space: root.id, page: root.pageId });
     const visitor = client(t.app, lookup.body.apiToken);
@@ -153,12 +177,14 @@ describe('an over-budget condition saved before the limits', () => {
     // Its members still see it.
     expect(JSON.stringify((await admin().get(`${siteBase(site.id)}/published`)).body.structure)).toContain(hidden.id);
 
-    const document = `/v1/spaces/${root.id}/revisions/${lookup.body.revision}/page/${root.pageId}/document`;
+    const document = `/v1/spaces/${root.id}/revisions/${lookup.body.revision}/page/${root.pageId}/document?evaluated=true`;
     for (let read = 0; read < 2; read++) {
-      const evaluated = await visitor.get(`${document}?evaluated=true`);
+      const evaluated = await visitor.get(document);
       expect(evaluated.status).toBe(200);
       const text = JSON.stringify(evaluated.body);
       expect(text).toContain('Public text.');
+      // The visitor's claim holds (the plain condition on it shows its branch); the costly one does not.
+      expect(text).toContain('Beta text.');
       expect(text).not.toContain('Secret text.');
     }
   });
