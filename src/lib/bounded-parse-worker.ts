@@ -5,7 +5,7 @@
  * its name, message and string `code` (an Error crossing the thread would lose its `code`); the
  * thread then waits for its next task.
  */
-import { Piscina } from 'piscina';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { PoolJob, ThreadMessage } from './bounded-parse.ts';
 
 /** ArrayBuffers of the result that can move to the caller: each whole buffer once, never a pool shared with other views. */
@@ -35,11 +35,11 @@ const errorFields = (error: unknown) => ({
 /** A message whose buffers move to the caller (Piscina's movable protocol). */
 function moving(message: ThreadMessage, transfer: ArrayBuffer[]): unknown {
   if (transfer.length === 0) return message;
-  return Piscina.move({
-    get [Piscina.transferableSymbol]() {
+  return move({
+    get [transferableSymbol]() {
       return transfer;
     },
-    get [Piscina.valueSymbol]() {
+    get [valueSymbol]() {
       return message;
     },
   });
@@ -52,8 +52,11 @@ export default async function runTask(job: PoolJob): Promise<unknown> {
     if (typeof loaded[job.name] !== 'function') throw new Error(`${job.module} has no function export ${job.name}`);
     task = loaded[job.name] as typeof task;
   } catch (error) {
+    job.port.close();
     return { ok: false, stage: 'load', ...errorFields(error) } satisfies ThreadMessage;
   }
+  job.port.postMessage('started');
+  job.port.close();
   try {
     const result = await task(...job.args);
     return moving({ ok: true, result }, transferables(result));

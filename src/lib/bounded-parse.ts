@@ -2,7 +2,8 @@
  * Work whose cost depends on user input (parsing archives and documents, converting markdown,
  * validating specs) runs in the process's one pool of worker threads (Piscina), never on the event
  * loop the API or the worker needs. Each task has a heap of its own size (`resourceLimits`; tasks
- * of one heap size share threads) and a wall-clock budget that starts when a thread takes it, so
+ * of one heap size share threads) and a wall-clock budget that starts when the task starts in its
+ * thread (its module loaded; starting a thread and loading a module are bounded apart), so
  * input that slips past the byte limits costs one thread for a bounded time, never the process.
  * The thread imports `task.module` (once: it stays loaded for the thread's next tasks), calls its
  * export `task.name` with the arguments (structured-cloned; `transfer` hands buffers over without a
@@ -34,6 +35,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 
 export interface ParseBounds {
@@ -41,7 +43,7 @@ export interface ParseBounds {
   maxOldGenerationSizeMb: number;
   /** The thread's young-generation heap, in MiB. */
   maxYoungGenerationSizeMb: number;
-  /** Wall clock, in ms, from the moment a thread takes the task: past it the thread is terminated. */
+  /** Wall clock, in ms, from the moment the task starts in its thread: past it the thread is terminated. */
   timeoutMs: number;
 }
 
@@ -82,6 +84,8 @@ export interface PoolJob {
   module: string;
   name: string;
   args: unknown[];
+  /** Told `started` once the task's module is loaded and the task begins: its budget starts then. */
+  port: MessagePort;
 }
 
 /** What a thread answers (see bounded-parse-worker.ts). */
@@ -160,7 +164,9 @@ class Lane {
       return Promise.resolve();
     }
     if (this.waiting.length >= settings.queueLimit)
-      return Promise.reject(new BoundedParseError('busy', 'BUSY', `${what}: ${this.waiting.length} tasks are waiting for a thread already`));
+      return Promise.reject(
+        new BoundedParseError('busy', 'BUSY', `${what}: ${this.waiting.length} tasks are waiting for a thread already`),
+      );
     return new Promise((resolve, reject) => {
       const entry = {
         start: () => {
@@ -205,6 +211,16 @@ export async function closeTaskPool(): Promise<void> {
   await Promise.all(all.map((pool) => pool.destroy()));
 }
 
+type PiscinaTransferList = NonNullable<Parameters<Piscina['run']>[1]>['transferList'];
+/**
+ * Piscina wants an array (it checks `Array.isArray`); its type is inferred from MessagePort's
+ * `postMessage`, whose last overload in today's Node types takes an options object instead.
+ */
+const transferList = (items: (ArrayBuffer | MessagePort)[]): PiscinaTransferList => items as unknown as PiscinaTransferList;
+
+/** How long a thread may take to start and load a task's module before the task is given up (a machine in trouble, not the input). */
+const LOAD_TIMEOUT_MS = 60_000;
+
 /** Runs `task(...args)` in a pool thread; resolves with its result or rejects with a BoundedParseError. */
 export async function runBounded<F extends ParseFunction>(
   task: ParseTask<F>,
@@ -230,15 +246,28 @@ export async function runBounded<F extends ParseFunction>(
       stopped ??= error;
       stop.abort();
     };
-    const timer = setTimeout(
-      () => halt(new BoundedParseError('timeout', 'TIMEOUT', `${what} did not finish within ${bounds.timeoutMs} ms and was stopped`)),
-      bounds.timeoutMs,
+    // The budget runs from the moment the task starts in its thread: starting a thread and loading
+    // the task's module (once per thread) are the pool's cost, bounded on their own.
+    let timer = setTimeout(
+      () => halt(new BoundedParseError('crashed', 'CRASHED', `${what} could not be started within ${LOAD_TIMEOUT_MS} ms`)),
+      LOAD_TIMEOUT_MS,
     );
+    const channel = new MessageChannel();
+    channel.port1.once('message', () => {
+      clearTimeout(timer);
+      timer = setTimeout(
+        () => halt(new BoundedParseError('timeout', 'TIMEOUT', `${what} did not finish within ${bounds.timeoutMs} ms and was stopped`)),
+        bounds.timeoutMs,
+      );
+    });
     const onAbort = () => halt(aborted());
     options.signal?.addEventListener('abort', onAbort, { once: true });
     let message: ThreadMessage;
     try {
-      message = await poolFor(bounds).run({ module: task.module, name: task.name, args }, { signal: stop.signal, transferList: options.transfer });
+      message = await poolFor(bounds).run(
+        { module: task.module, name: task.name, args, port: channel.port2 },
+        { signal: stop.signal, transferList: transferList([...(options.transfer ?? []), channel.port2]) },
+      );
     } catch (error) {
       if (stopped) throw stopped;
       const code = (error as { code?: unknown }).code;
@@ -251,6 +280,7 @@ export async function runBounded<F extends ParseFunction>(
       throw new BoundedParseError('crashed', 'CRASHED', `${what} failed: ${(error as Error).message}`);
     } finally {
       clearTimeout(timer);
+      channel.port1.close();
       options.signal?.removeEventListener('abort', onAbort);
     }
     if (message.ok) return message.result as Awaited<ReturnType<F>>;

@@ -1,10 +1,13 @@
 import { loadFiles, loadPageMap, loadReusableContents, loadReusableContentTexts } from '../../db/content.ts';
-import { markdownToDocument, revisionResolvers, type JsonDocument, type MarkdownToDocumentOptions } from '../../domain/content/document.ts';
-import { dereferenceReusableContents, evaluateDocument } from '../../domain/content/document-reads.ts';
+import type { JsonDocument } from '../../domain/content/document.ts';
+import { evaluateDocument } from '../../domain/content/document-reads.ts';
+import { mayInclude, plainTextDocument, type convertRevisionText, type DocumentIndex } from '../../domain/content/document-task.ts';
 import { SizedLru } from '../../domain/lru.ts';
 import { allPaths } from '../../domain/content/tree.ts';
 import { conditionContext, conditionHolds } from '../../domain/sites/conditions.ts';
+import { BoundedParseError, boundedTask, runBounded } from '../../lib/bounded-parse.ts';
 import type { Ctx } from '../context.ts';
+import { unavailable } from '../errors.ts';
 import { JsonAnswer } from '../json-answer.ts';
 
 /**
@@ -17,23 +20,21 @@ import { JsonAnswer } from '../json-answer.ts';
 export type DocumentQuery = { evaluated?: 'true' | 'false' | 'deterministic-only'; dereferenced?: 'true' | 'false' | 'reusable-contents' };
 
 /**
- * How the markdown → document conversion resolves the references of a text of the revision, by
- * where the text sits (`fromPath`: a page's path; `` for a reusable content): `gitbook://`
- * references and relative paths as Git Sync writes them, to pages (by path), files (by name) and
- * reusable contents (by path under `.gitbook/includes/`). The revision is read once for all texts.
+ * How the markdown → document conversion resolves the references of a text of the revision:
+ * `gitbook://` references and relative paths as Git Sync writes them, to pages (by path), files
+ * (by name) and reusable contents (by path under `.gitbook/includes/`).
  */
-async function readingOptions(ctx: Ctx, revisionId: string): Promise<(fromPath: string) => MarkdownToDocumentOptions> {
+async function revisionIndex(ctx: Ctx, revisionId: string): Promise<DocumentIndex> {
   const [pages, files, reusableContents] = await Promise.all([
     loadPageMap(ctx.em, revisionId, false),
     loadFiles(ctx.em, revisionId),
     loadReusableContents(ctx.em, revisionId),
   ]);
-  const index = {
+  return {
     pages: new Map([...allPaths(pages)].map(([id, path]) => [path, id])),
     files: new Map(files.map((file) => [file.name, file.id])),
     reusableContents: new Map(reusableContents.flatMap((content) => (content.path ? [[content.path, content.id] as const] : []))),
   };
-  return (fromPath) => revisionResolvers({ ...index, fromPath }).read;
 }
 
 /** The claims `if` blocks are evaluated against: a site visitor's, or none. */
@@ -52,13 +53,33 @@ const isRecord = (value: unknown): value is Record<string, unknown> => !!value &
  */
 export const DOCUMENT_CACHE_BYTES = 32 * 1024 * 1024;
 interface CachedDocument {
-  document: JsonDocument;
+  /** The document as JSON text, parsed into `parsed` the first time a caller needs the object. */
+  json: string;
+  parsed?: JsonDocument;
   /** Its serialized form, answered as it is where nothing is evaluated for the visitor. */
   answer: JsonAnswer;
   conditional: boolean;
   bytes: number;
 }
 const documents = new SizedLru<string, CachedDocument>(DOCUMENT_CACHE_BYTES, (entry) => entry.bytes);
+/** Conversions under way, so that readers of one page at once share one conversion. */
+const converting = new Map<string, Promise<CachedDocument>>();
+
+const documentOf = (entry: CachedDocument): JsonDocument => (entry.parsed ??= JSON.parse(entry.json) as JsonDocument);
+
+/**
+ * The budget of one conversion in the parsing pool (src/lib/bounded-parse.ts). Real pages convert
+ * in milliseconds (GitBook's documentation: 185 pages, the largest 46 KB, 24 ms); a text that needs
+ * more than this is shown as text (below) rather than hold a thread.
+ */
+export const DOCUMENT_CONVERSION = { timeoutMs: 5_000, maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 };
+/** The longest document answered, in bytes of JSON (GitBook's largest page: 0.4 MB). */
+export const MAX_DOCUMENT_JSON_BYTES = 8 * 1024 * 1024;
+
+const CONVERT = boundedTask<typeof convertRevisionText>(
+  new URL('../../domain/content/document-task.ts', import.meta.url),
+  'convertRevisionText',
+);
 
 /** A page's text as a document source: cached by page, its references resolved from the page's path. */
 export const pageSource = (pageId: string, fromPath: () => Promise<string>) => ({ key: `page:${pageId}`, fromPath });
@@ -78,7 +99,7 @@ export async function revisionDocument(
   query: DocumentQuery,
 ): Promise<JsonDocument> {
   const entry = await cachedDocument(ctx, revisionId, source, markdown, query);
-  return evaluatedFor(entry, query) ? evaluated(ctx, entry) : entry.document;
+  return evaluatedFor(entry, query) ? evaluated(ctx, entry) : documentOf(entry);
 }
 
 /** The same document as `revisionDocument`, prepared as an answer when it is the same for every caller. */
@@ -122,16 +143,21 @@ async function cachedDocument(
 ): Promise<CachedDocument> {
   const dereference = query.dereferenced === 'true' || query.dereferenced === 'reusable-contents';
   const key = documentKey(revisionId, source.key, query);
-  let entry = documents.get(key);
-  if (!entry) {
-    const document = await convertDocument(ctx, revisionId, await source.fromPath(), markdown, dereference);
-    const json = JSON.stringify(document);
-    const answer = new JsonAnswer(json);
-    // Only a document with `if` blocks changes when evaluated; the others are answered as cached.
-    entry = { document, answer, conditional: json.includes('"type":"if"'), bytes: 2 * json.length + answer.bytes };
-    documents.set(key, entry);
+  const found = documents.get(key);
+  if (found) return found;
+  let pending = converting.get(key);
+  if (!pending) {
+    pending = (async () => {
+      const json = await convertDocument(ctx, revisionId, await source.fromPath(), markdown, dereference);
+      const answer = new JsonAnswer(json);
+      // Only a document with `if` blocks changes when evaluated; the others are answered as cached.
+      const entry: CachedDocument = { json, answer, conditional: json.includes('"type":"if"'), bytes: 2 * json.length + answer.bytes };
+      documents.set(key, entry);
+      return entry;
+    })().finally(() => converting.delete(key));
+    converting.set(key, pending);
   }
-  return entry;
+  return pending;
 }
 
 /** Whether the document answered differs by caller: it has `if` blocks and they are to be evaluated. */
@@ -140,28 +166,31 @@ const evaluatedFor = (entry: CachedDocument, query: DocumentQuery) =>
 
 function evaluated(ctx: Ctx, entry: CachedDocument): JsonDocument {
   const context = visitorContext(ctx);
-  return evaluateDocument(entry.document, (expression) => conditionHolds(expression, context));
+  return evaluateDocument(documentOf(entry), (expression) => conditionHolds(expression, context));
 }
 
-async function convertDocument(
-  ctx: Ctx,
-  revisionId: string,
-  fromPath: string,
-  markdown: string,
-  dereference: boolean,
-): Promise<JsonDocument> {
-  const optionsAt = await readingOptions(ctx, revisionId);
-  const document = markdownToDocument(markdown, optionsAt(fromPath));
-  if (!dereference) return document;
-  const includeOptions = optionsAt('');
-  const texts = new Map((await loadReusableContentTexts(ctx.em, revisionId)).map((c) => [c.id, c.markdown]));
-  const converted = new Map<string, JsonDocument>();
-  return dereferenceReusableContents(document, (id) => {
-    const text = texts.get(id);
-    if (text === undefined) return undefined;
-    let found = converted.get(id);
-    // Keys of their own (`i0-…`, `i1-…`) beside the page's (`k…`).
-    if (!found) converted.set(id, (found = markdownToDocument(text, { ...includeOptions, keyPrefix: `i${converted.size.toString(36)}-` })));
-    return found;
-  });
+/**
+ * The document's JSON, converted in the parsing pool. A text whose conversion outgrows its budget
+ * (time, memory, or the size of its answer), or that the converter refuses, is answered as text:
+ * readers see it, and the conversion is not tried again while the answer stays cached. A pool too
+ * busy to take it is a 503, tried again later.
+ */
+async function convertDocument(ctx: Ctx, revisionId: string, fromPath: string, markdown: string, dereference: boolean): Promise<string> {
+  const index = await revisionIndex(ctx, revisionId);
+  const includes =
+    dereference && mayInclude(markdown)
+      ? new Map((await loadReusableContentTexts(ctx.em, revisionId)).map((c) => [c.id, c.markdown]))
+      : null;
+  try {
+    return await runBounded(CONVERT, [{ markdown, fromPath, index, includes, maxJsonBytes: MAX_DOCUMENT_JSON_BYTES }], {
+      ...DOCUMENT_CONVERSION,
+      lane: 'interactive',
+    });
+  } catch (error) {
+    if (!(error instanceof BoundedParseError)) throw error;
+    if (error.reason === 'busy') throw unavailable('Documents are being converted for other readers; try again shortly');
+    if (error.reason === 'crashed' || error.reason === 'aborted') throw error;
+    ctx.log.warn({ revisionId, fromPath, reason: error.reason, code: error.code }, 'document conversion over its budget: answered as text');
+    return JSON.stringify(plainTextDocument(markdown));
+  }
 }
