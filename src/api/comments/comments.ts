@@ -11,6 +11,7 @@ import type { Ctx } from '../context.ts';
 import { badRequest, forbidden } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import { bodyMarkdown } from './bodies.ts';
+import { bodyDocuments } from './documents.ts';
 import { commentFacts } from './facts.ts';
 import { presentComment, type BodyFormat } from './present.ts';
 import { applyReactions } from './reactions.ts';
@@ -26,6 +27,7 @@ import { currentRevision, loadComment, loadScope, placeOf, requireComment, viewp
 async function showComment(ctx: Ctx, scope: CommentScope, id: string, format?: BodyFormat) {
   const comment = await requireComment(ctx.em, scope, id);
   const facts = await commentFacts(ctx.em, [comment]);
+  facts.documents = await bodyDocuments(ctx, [comment.markdown], format);
   return presentComment(comment, facts, viewpoint(ctx, scope, format));
 }
 
@@ -41,6 +43,11 @@ export async function listComments(ctx: Ctx, params: ScopeRef, query: Static<typ
   const view = viewpoint(ctx, scope, query.format);
   return paginate(ctx.em, listing, query, async (comments) => {
     const facts = await commentFacts(ctx.em, comments);
+    facts.documents = await bodyDocuments(
+      ctx,
+      comments.map((c) => c.markdown),
+      view.format,
+    );
     return comments.map((c) => presentComment(c, facts, view));
   });
 }

@@ -1,7 +1,8 @@
 import type { CommentRow, ReplyRow, TargetPageRow } from '../../db/comments.ts';
 import type { User } from '../../db/entities.ts';
 import { commentPermissions, type ReactionGroup } from '../../domain/comments.ts';
-import { markdownToDocument } from '../../domain/content/document.ts';
+import type { JsonDocument } from '../../domain/content/document.ts';
+import { plainTextDocument } from '../../domain/content/document-task.ts';
 import type { Role } from '../../domain/roles.ts';
 import type { Caller } from '../context.ts';
 import { presentUser } from '../users/present.ts';
@@ -29,6 +30,8 @@ export interface CommentFacts {
   reactions: Map<string, ReactionGroup[]>;
   replies: Map<string, ReplySummary>;
   pages: Map<string, TargetPageInfo>;
+  /** The bodies as documents, by their text, when they are answered as documents (converted by the service). */
+  documents?: Map<string, JsonDocument>;
 }
 
 export type BodyFormat = 'markdown' | 'document';
@@ -53,8 +56,8 @@ function userRef(id: string | null | undefined, facts: CommentFacts, urls: Urls)
   return { object: 'user' as const, id: id ?? DELETED_USER_ID, displayName: 'Deleted user', urls: urls.user(id ?? DELETED_USER_ID) };
 }
 
-export function presentBody(markdown: string, format: BodyFormat) {
-  return format === 'document' ? { document: markdownToDocument(markdown) } : { markdown };
+export function presentBody(markdown: string, format: BodyFormat, documents: Map<string, JsonDocument> | undefined) {
+  return format === 'document' ? { document: documents?.get(markdown) ?? plainTextDocument(markdown) } : { markdown };
 }
 
 function reactions(targetId: string, facts: CommentFacts, urls: Urls) {
@@ -79,7 +82,7 @@ export function presentComment(comment: CommentRow, facts: CommentFacts, view: V
     reactions: reactions(comment.id, facts, urls),
     replies: replies.count,
     repliers: replies.repliers.map((r) => ({ user: userRef(r.userId, facts, urls), count: r.count, updatedAt: r.updatedAt.toISOString() })),
-    body: presentBody(comment.markdown, view.format),
+    body: presentBody(comment.markdown, view.format, facts.documents),
     target: {
       space: comment.spaceId,
       revision: comment.revisionId,
@@ -105,7 +108,7 @@ export function presentReply(reply: ReplyRow, comment: CommentRow, facts: Commen
     postedAt: iso(reply.postedAt),
     ...(reply.editedAt ? { editedAt: iso(reply.editedAt) } : {}),
     reactions: reactions(reply.id, facts, urls),
-    body: presentBody(reply.markdown, view.format),
+    body: presentBody(reply.markdown, view.format, facts.documents),
     urls: urls.commentReply(comment.spaceId, comment.id, reply.id, comment.changeRequestId),
     permissions: commentPermissions(view.role, reply.postedBy === view.caller.user.id),
   };

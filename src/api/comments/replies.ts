@@ -8,6 +8,7 @@ import type { Ctx } from '../context.ts';
 import { forbidden } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import { bodyMarkdown } from './bodies.ts';
+import { bodyDocuments } from './documents.ts';
 import { replyFacts } from './facts.ts';
 import { presentReply, type BodyFormat } from './present.ts';
 import { applyReactions } from './reactions.ts';
@@ -20,6 +21,7 @@ import { loadScope, requireComment, requireReply, viewpoint, type CommentScope }
 async function showReply(ctx: Ctx, scope: CommentScope, comment: CommentRow, id: string, format?: BodyFormat) {
   const reply = await requireReply(ctx.em, comment, id);
   const facts = await replyFacts(ctx.em, [reply]);
+  facts.documents = await bodyDocuments(ctx, [reply.markdown], format);
   return presentReply(reply, comment, facts, viewpoint(ctx, scope, format));
 }
 
@@ -29,6 +31,11 @@ export async function listReplies(ctx: Ctx, params: CommentRef, query: Static<ty
   const view = viewpoint(ctx, scope, query.format);
   return paginate(ctx.em, replyListing(ctx.em, comment.id), query, async (replies) => {
     const facts = await replyFacts(ctx.em, replies);
+    facts.documents = await bodyDocuments(
+      ctx,
+      replies.map((r) => r.markdown),
+      view.format,
+    );
     return replies.map((r) => presentReply(r, comment, facts, view));
   });
 }
