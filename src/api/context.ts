@@ -65,6 +65,11 @@ export interface VisitorGrant {
    * read again on every request): the site's state, and what a read of its content depends on.
    */
   rememberMs: number;
+  /**
+   * `token:<id>` of the API token whose lookup minted the visitor's token; absent when the site
+   * renderer's site lookup token did. The rate limit tells them apart (app.ts).
+   */
+  minter?: string;
 }
 
 declare module 'fastify' {

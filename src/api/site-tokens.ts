@@ -1,3 +1,4 @@
+import { loadRevision } from '../db/content.ts';
 import { siteTokenState, type SiteTokenState } from '../db/sites.ts';
 import type { Em } from '../db/orm.ts';
 import { sharedCache } from '../domain/lru.ts';
@@ -29,14 +30,21 @@ const minted = sharedCache<string, { token: string; expires: number }>('mintedSi
 /** A remembered token is answered only while it has at least this long left. */
 const MIN_REMAINING_SECONDS = 600;
 
-/** The visitor's token for one lookup's answer. */
-export async function siteTokenFor(deps: AppDeps, authKeySealed: string, claims: SiteTokenClaims): Promise<string> {
+/**
+ * The visitor's token for one lookup's answer. `notAfter` (unix seconds): the token expires no
+ * later, for a visitor whose own credential (a visitor-auth JWT) expires then; such a token is
+ * minted for that lookup alone, never remembered.
+ */
+export async function siteTokenFor(deps: AppDeps, authKeySealed: string, claims: SiteTokenClaims, notAfter?: number): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const fingerprint = keyFingerprint(authKeySealed);
+  const expires = siteTokenExpiry(now);
+  if (notAfter !== undefined && notAfter < expires) {
+    return mintSiteToken(siteTokenKey(await deps.siteTokenKey(), claims.site, fingerprint), fingerprint, claims, notAfter, now);
+  }
   const cacheKey = `${fingerprint}\n${JSON.stringify(claims)}`;
   const hit = minted().get(cacheKey);
   if (hit && hit.expires - now >= MIN_REMAINING_SECONDS) return hit.token;
-  const expires = siteTokenExpiry(now);
   const token = await mintSiteToken(siteTokenKey(await deps.siteTokenKey(), claims.site, fingerprint), fingerprint, claims, expires);
   minted().set(cacheKey, { token, expires });
   return token;
@@ -109,6 +117,7 @@ export async function siteTokenCaller(em: Em, deps: AppDeps, token: string, cach
     if (!claims || claims.site !== peeked.siteId || (claims.shareLink ?? '') !== peeked.shareLink) return null;
   }
   if (!tokenStillHolds(claims, peeked.fingerprint, { ...state, fingerprint })) return null;
+  const pinned = await pinnedRevision(em, claims, state, deps.config.visitorRevisionGraceMs, nowMs);
   const live = new Set(state.spaceIds);
   const id = `visitor:${claims.site}`;
   const caller: Caller = {
@@ -120,11 +129,39 @@ export async function siteTokenCaller(em: Em, deps: AppDeps, token: string, cach
       siteId: claims.site,
       spaceIds: claims.spaces.filter((spaceId) => live.has(spaceId)),
       claims: claims.claims,
-      revision: { spaceId: claims.space, revisionId: claims.revision },
+      revision: { spaceId: claims.space, revisionId: pinned.revisionId },
       rememberMs: cacheTtlMs,
+      ...(claims.minter ? { minter: claims.minter } : {}),
     },
   };
-  // Until the state it was checked against must be read again, or the token expires.
-  verified().set(token, { claims, expires: peeked.expires, caller, callerUntil: Math.min(read.expires, peeked.expires * 1000) });
+  // Until the state it was checked against must be read again, the revision it reads is no longer
+  // published, or the token expires.
+  const callerUntil = Math.min(read.expires, pinned.until, peeked.expires * 1000);
+  verified().set(token, { claims, expires: peeked.expires, caller, callerUntil });
   return caller;
+}
+
+/**
+ * The revision of its space a token reads besides the space's current one (access.ts
+ * `requireVisibleRevision`), and until when (ms) that holds: the revision its lookup answered
+ * with while the site publishes it, and for `graceMs` after the site moved on to another (a page
+ * being read still loads). After that, the current revision only: content removed from the site
+ * (a page deleted by a merge) is no longer readable with a token minted before. When the space
+ * moved on is told by its current revision's creation, which is never after it became current.
+ */
+async function pinnedRevision(
+  em: Em,
+  claims: SiteTokenClaims,
+  state: SiteTokenState,
+  graceMs: number,
+  nowMs: number,
+): Promise<{ revisionId: string; until: number }> {
+  const current = state.spaceRevisions[claims.space];
+  if (current === undefined || current === claims.revision) return { revisionId: claims.revision, until: Infinity };
+  if (graceMs > 0) {
+    const row = await loadRevision(em, current);
+    const until = row ? new Date(row.created_at).getTime() + graceMs : 0;
+    if (until > nowMs) return { revisionId: claims.revision, until };
+  }
+  return { revisionId: current, until: Infinity };
 }

@@ -894,6 +894,8 @@ export interface SiteTokenState {
   shareLinkActive: boolean;
   /** The spaces of the site's live site-spaces. */
   spaceIds: string[];
+  /** The revision each of those spaces publishes now (its current revision), by space id. */
+  spaceRevisions: Record<string, string>;
 }
 
 /**
@@ -929,6 +931,7 @@ export async function siteTokenState(em: Em, siteId: string, shareLinkId: string
     authKeySealed: row.auth_key_sealed,
     shareLinkActive: row.share_link_active,
     spaceIds: [...new Set(structure.siteSpaces.map((p) => p.space_id))],
+    spaceRevisions: Object.fromEntries(structure.siteSpaces.map((p) => [p.space_id, p.revision_id])),
   };
 }
 

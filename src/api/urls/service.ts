@@ -68,7 +68,8 @@ function splitBase(locator: SiteLocator, found: SiteForVisitor): { base: string;
   return { base: locator.origin, segments: locator.segments };
 }
 
-type Access = { ok: true; signed: Record<string, unknown> } | { ok: false };
+/** Who may read the site, with the visitor's signed claims and when their JWT expires (unix seconds), if they came with one. */
+type Access = { ok: true; signed: Record<string, unknown>; notAfter?: number } | { ok: false };
 
 async function visitorAccess(ctx: Ctx, found: SiteForVisitor, token: string | undefined): Promise<Access> {
   const { site } = found;
@@ -76,7 +77,7 @@ async function visitorAccess(ctx: Ctx, found: SiteForVisitor, token: string | un
   if (site.visibility === 'share-link') return found.shareKeyActive ? { ok: true, signed: {} } : { ok: false };
   if (site.visibility === 'visitor-auth') {
     const verified = await verifyVisitorToken(token, await openSigningKey(ctx.deps, site));
-    return verified.ok ? { ok: true, signed: verified.claims } : { ok: false };
+    return verified.ok ? { ok: true, signed: verified.claims, notAfter: verified.expires } : { ok: false };
   }
   return { ok: true, signed: {} };
 }
@@ -138,20 +139,28 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
     .map((p) => `${encodeURIComponent(p!)}/`)
     .join('')}`;
   const claims = { ...access.signed, unsigned };
-  const apiToken = await siteTokenFor(ctx.deps, site.auth_key_sealed, {
-    kind: 'site',
-    organization: site.organization_id,
-    spaces: [...new Set(visible.siteSpaces.map((p) => p.space_id))],
-    site: site.id,
-    siteSpace: resolved.siteSpace.id,
-    ...(resolved.section ? { siteSection: resolved.section.id } : {}),
-    space: resolved.siteSpace.space_id,
-    revision: resolved.siteSpace.revision_id,
-    claims,
-    ...(input.visitorType ? { visitorType: input.visitorType } : {}),
-    visibility: site.visibility,
-    ...(site.visibility === 'share-link' && found.shareLinkId ? { shareLink: found.shareLinkId } : {}),
-  });
+  const minter = minterOf(ctx);
+  // Never outlives the visitor's JWT (access.notAfter): what it reads is theirs only while that holds.
+  const apiToken = await siteTokenFor(
+    ctx.deps,
+    site.auth_key_sealed,
+    {
+      kind: 'site',
+      organization: site.organization_id,
+      spaces: [...new Set(visible.siteSpaces.map((p) => p.space_id))],
+      site: site.id,
+      siteSpace: resolved.siteSpace.id,
+      ...(resolved.section ? { siteSection: resolved.section.id } : {}),
+      space: resolved.siteSpace.space_id,
+      revision: resolved.siteSpace.revision_id,
+      claims,
+      ...(input.visitorType ? { visitorType: input.visitorType } : {}),
+      visibility: site.visibility,
+      ...(site.visibility === 'share-link' && found.shareLinkId ? { shareLink: found.shareLinkId } : {}),
+      ...(minter ? { minter } : {}),
+    },
+    access.notAfter,
+  );
   return {
     site: site.id,
     ...(resolved.section ? { siteSection: resolved.section.id } : {}),
@@ -192,7 +201,12 @@ export async function resolvePublishedAnswer(
 ): Promise<PublishedLookupAnswer | JsonAnswer> {
   if (input.jwtToken !== undefined || /[?&]jwt_token=/.test(input.url)) return resolvePublished(ctx, input);
   const { siteLookup, visitor } = ctx.caller;
-  const reach = siteLookup ? `lookup ${siteLookup.organizationId}` : visitor ? `visitor ${visitor.siteId}` : 'member';
+  // The token answered names who had it minted (minterOf): an answer is shared only among callers it names alike.
+  const reach = siteLookup
+    ? `lookup ${siteLookup.organizationId}`
+    : visitor
+      ? `visitor ${visitor.siteId} ${visitor.minter ?? ''}`
+      : `member ${ctx.caller.tokenId}`;
   const key = [
     reach,
     input.url,
@@ -201,6 +215,19 @@ export async function resolvePublishedAnswer(
     JSON.stringify(input.unsignedClaims ?? {}),
   ].join('\n');
   return keptAnswer(ctx.deps.lookupAnswers, key, () => resolvePublished(ctx, input), serialize);
+}
+
+/**
+ * Who has a visitor's token minted, for the rate limit (app.ts): nobody for the site renderer's
+ * site lookup token (its readers' limit applies); an API token by its id, and a visitor's token
+ * refreshed by a lookup made with it, the minter it names. Reads with the token then count against
+ * the minter's limit: an API token cannot mint its way past its own.
+ */
+function minterOf(ctx: Ctx): string | undefined {
+  const { caller } = ctx;
+  if (caller.siteLookup) return undefined;
+  if (caller.visitor) return caller.visitor.minter;
+  return `token:${caller.tokenId}`;
 }
 
 /** Who may resolve the site found (the caller's reach, which resolvePublishedAnswer's key names). */

@@ -41,6 +41,12 @@ export interface SiteTokenClaims {
   visibility: string;
   /** The share link the visitor came through. */
   shareLink?: string;
+  /**
+   * Who had the token minted, when not the site renderer (a site lookup token): `token:<id>` of
+   * the API token whose lookup minted it (or whose minted token's lookup did). The token's reads
+   * then count against that token's limit, not the readers' one.
+   */
+  minter?: string;
 }
 
 /** A JWT's shape (three base64url parts, the first a JSON object), as opposed to an opaque API token. */
@@ -64,11 +70,18 @@ export function siteTokenExpiry(nowSeconds: number): number {
   return Math.ceil((nowSeconds + SITE_TOKEN_TTL_SECONDS) / step) * step;
 }
 
-export async function mintSiteToken(key: Uint8Array, fingerprint: string, claims: SiteTokenClaims, expires: number): Promise<string> {
+/** `issuedAt` defaults to a time shared by every token of the same expiry (so they sign alike). */
+export async function mintSiteToken(
+  key: Uint8Array,
+  fingerprint: string,
+  claims: SiteTokenClaims,
+  expires: number,
+  issuedAt = expires - SITE_TOKEN_TTL_SECONDS - SITE_TOKEN_EXPIRY_STEP_SECONDS,
+): Promise<string> {
   return new SignJWT({ ...claims })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: fingerprint })
     .setAudience(SITE_TOKEN_AUDIENCE)
-    .setIssuedAt(expires - SITE_TOKEN_TTL_SECONDS - SITE_TOKEN_EXPIRY_STEP_SECONDS)
+    .setIssuedAt(issuedAt)
     .setExpirationTime(expires)
     .sign(key);
 }
@@ -113,6 +126,7 @@ export async function verifySiteToken(token: string, key: Uint8Array, nowSeconds
       typeof p.visibility !== 'string' ||
       !optionalString(p.siteSection) ||
       !optionalString(p.shareLink) ||
+      !optionalString(p.minter) ||
       (p.visitorType !== undefined && p.visitorType !== 'human' && p.visitorType !== 'agent') ||
       typeof p.claims !== 'object' ||
       p.claims === null ||
@@ -133,6 +147,7 @@ export async function verifySiteToken(token: string, key: Uint8Array, nowSeconds
       ...(p.visitorType === 'human' || p.visitorType === 'agent' ? { visitorType: p.visitorType } : {}),
       visibility: p.visibility,
       ...(typeof p.shareLink === 'string' ? { shareLink: p.shareLink } : {}),
+      ...(typeof p.minter === 'string' ? { minter: p.minter } : {}),
     };
   } catch {
     return null;

@@ -8,7 +8,11 @@ const sign = (claims: object, secret = key, exp: string | number = '1h', alg = '
 
 describe('verifyVisitorToken', () => {
   it('accepts a token signed with the key and returns its own claims', async () => {
-    expect(await verifyVisitorToken(await sign({ plan: 'pro' }), key)).toEqual({ ok: true, claims: { plan: 'pro' } });
+    expect(await verifyVisitorToken(await sign({ plan: 'pro' }), key)).toEqual({
+      ok: true,
+      claims: { plan: 'pro' },
+      expires: expect.any(Number),
+    });
   });
 
   it('refuses missing, expired, wrongly signed and other-algorithm tokens', async () => {
