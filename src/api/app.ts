@@ -1,20 +1,19 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import AjvCompiler from '@fastify/ajv-compiler';
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
-import type { AppDeps } from './context.ts';
+import type { AppDeps, Caller } from './context.ts';
 import { sharedServices, type SharedServices } from '../lib/shared-services.ts';
 import { registerAuth, requestToken } from './auth.ts';
-import { LOOKUP_TOKEN_PREFIX } from '../domain/ids.ts';
+import { LRUCache } from 'lru-cache';
 import { cacheBytes, setCacheMemory } from '../domain/lru.ts';
 import { noteWrite, ReadCache } from '../domain/read-cache.ts';
 import { watchChanges } from '../db/change-feed.ts';
 import type { JsonAnswer } from './json-answer.ts';
-import { RateWindows, spokenDuration } from '../domain/rate-window.ts';
-import { looksLikeJwt } from '../domain/sites/site-token.ts';
+import { RateWindows, spokenDuration, type WindowCount } from '../domain/rate-window.ts';
 import { badRequest, clientErrorHandler, frameworkErrors, HttpError, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerMemoryReducer } from './memory-reducer.ts';
@@ -313,35 +312,97 @@ export const RATE_LIMIT_CALLERS = 10_000;
 
 /**
  * At most `max` requests per window per API token (its hash), or per client IP address without
- * one; over it, 429 in the error shape with Retry-After. Every answer says where its caller stands
- * (`x-ratelimit-limit`, `-remaining`, `-reset` in seconds). Probes (/healthz, /readyz, /metrics) are
- * not counted. Counts are kept per process: behind a balancer over N API processes a caller may
- * make up to N × max. One synchronous hook, ahead of authentication (requests with a bad token
- * count too), sharing the token's hash with it.
+ * one (the address Fastify gives, from X-Forwarded-For of the proxies TRUST_PROXY trusts); over
+ * it, 429 in the error shape with Retry-After. Every answer says where its caller stands
+ * (`x-ratelimit-limit`, `-remaining`, `-reset` in seconds: of its most constrained window).
+ * Probes (/healthz, /readyz, /metrics) are not counted. Counts are kept per process: behind a
+ * balancer over N API processes a caller may make up to N × max. One synchronous hook, ahead of
+ * authentication (requests with a bad token count too), sharing the token's hash with it.
+ *
+ * The site renderer's tokens carry the requests of every reader of a site, so they count against
+ * windows of their own, once they have been verified (`readers`: a token's shape alone never
+ * earns them; until then, and for any token that fails, it is an API token like any other):
+ * - a site lookup token: the readers' limit (readerMax), per token;
+ * - a site visitor's token: per site and per client address, at the readers' limit when the site
+ *   renderer minted it (a site lookup token's lookup), else at `max`, and then also against the
+ *   window of the API token whose lookup minted it (`minted:<id>`): a token minting visitor
+ *   tokens never reads more than its own limit through them.
  */
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 
+/** A verified reader token: what its windows are made of (fixed by the token: a visitor's claims never change). */
+type Reader = { kind: 'lookup' } | { kind: 'visitor'; siteId: string; minter?: string };
+
 function registerRateLimit(app: FastifyInstance, limit: { max: number; readerMax: number; windowMs: number }): void {
   const windows = new RateWindows(limit.windowMs, RATE_LIMIT_CALLERS);
+  const readers = new LRUCache<string, Reader>({ max: RATE_LIMIT_CALLERS });
   const window = spokenDuration(limit.windowMs);
+  const readerMax = limit.readerMax === 0 ? Number.MAX_SAFE_INTEGER : limit.readerMax;
+
+  /** The windows one request counts in: [key, max] pairs. */
+  function windowsOf(reader: Reader, hash: string, ip: string): [string, number][] {
+    if (reader.kind === 'lookup') return [[`reader:${hash}`, readerMax]];
+    const perAddress = `visitor:${reader.siteId}:${ip}`;
+    return reader.minter
+      ? [
+          [perAddress, limit.max],
+          [`minted:${reader.minter}`, limit.max],
+        ]
+      : [[perAddress, readerMax]];
+  }
+
+  /** Counts the request in each window; the refusal when one is exceeded. Headers: the most constrained window. */
+  function count(reply: FastifyReply, counted: [string, number][], now: number): HttpError | undefined {
+    let tightest: WindowCount | undefined;
+    for (const [key, max] of counted) {
+      const next = windows.hit(key, max, now);
+      if (
+        !tightest ||
+        (next.exceeded && !tightest.exceeded) ||
+        (next.exceeded === tightest.exceeded && next.remaining < tightest.remaining)
+      ) {
+        tightest = next;
+      }
+    }
+    if (!tightest) return undefined;
+    const resetSeconds = Math.ceil(tightest.resetMs / 1000);
+    reply
+      .header('x-ratelimit-limit', tightest.max)
+      .header('x-ratelimit-remaining', tightest.remaining)
+      .header('x-ratelimit-reset', resetSeconds);
+    if (!tightest.exceeded) return undefined;
+    const refused = new HttpError(429, `Too many requests: at most ${tightest.max} per ${window}; retry in ${resetSeconds} s`);
+    refused.retryAfterSeconds = resetSeconds;
+    return refused;
+  }
+
   app.addHook('onRequest', (request, reply, done) => {
     // Probes are never counted: decided by the route matched, like authentication.
     if (PROBES.has(request.routeOptions.url ?? '')) return done();
     // One window per token, however the header spells it ("Bearer", "BEARER", extra spaces); requests
-    // without a well-formed token count against their address. The site renderer's tokens (a site
-    // lookup token, the visitor tokens lookups answer) carry the requests of every reader of a site:
-    // they count against a limit of their own.
+    // without a well-formed token count against their address.
     const token = requestToken(request);
-    const reader = token !== null && (token.value.startsWith(LOOKUP_TOKEN_PREFIX) || looksLikeJwt(token.value));
-    const key = token === null ? `ip:${request.ip}` : `${reader ? 'reader' : 'token'}:${token.hash}`;
-    const max = reader ? (limit.readerMax === 0 ? Number.MAX_SAFE_INTEGER : limit.readerMax) : limit.max;
-    const count = windows.hit(key, max, Date.now());
-    const resetSeconds = Math.ceil(count.resetMs / 1000);
-    reply.header('x-ratelimit-limit', count.max).header('x-ratelimit-remaining', count.remaining).header('x-ratelimit-reset', resetSeconds);
-    if (!count.exceeded) return done();
-    const refused = new HttpError(429, `Too many requests: at most ${max} per ${window}; retry in ${resetSeconds} s`);
-    refused.retryAfterSeconds = resetSeconds;
-    done(refused);
+    const now = Date.now();
+    let counted: [string, number][];
+    if (token === null) counted = [[`ip:${request.ip}`, limit.max]];
+    else {
+      const known = readers.get(token.hash);
+      counted = known ? windowsOf(known, token.hash, request.ip) : [[`token:${token.hash}`, limit.max]];
+    }
+    done(count(reply, counted, now));
+  });
+
+  // Once authenticated: a reader token is remembered by its verified caller, and its first request
+  // counts in its reader windows too.
+  app.addHook('preValidation', (request, reply, done) => {
+    const token = requestToken(request);
+    const caller = request.caller as Caller | null;
+    if (token === null || !caller || (!caller.visitor && !caller.siteLookup) || readers.get(token.hash)) return done();
+    const reader: Reader = caller.siteLookup
+      ? { kind: 'lookup' }
+      : { kind: 'visitor', siteId: caller.visitor!.siteId, ...(caller.visitor!.minter ? { minter: caller.visitor!.minter } : {}) };
+    readers.set(token.hash, reader);
+    done(count(reply, windowsOf(reader, token.hash, request.ip), Date.now()));
   });
 }
 
