@@ -55,8 +55,9 @@ import type { CreateInviteLinkBody, InviteUsersBody, UpdateInviteLinkBody } from
  * invites with a role above their own (on the content, for a content link), and accepting an
  * invite never lowers a role. A link's power is its creator's current rights: it joins only while
  * its creator could still make it, and never gives more than they hold now. Admins list, change
- * and delete every link of the organization, whoever made it. A link's id is its secret: rows keep its hash (for lookups) and the
- * id sealed with the secrets key (for lists), and it never appears in a log line.
+ * and delete every link of the organization, whoever made it. A link's id is its secret: rows
+ * keep its hash (for lookups) and the id sealed with the secrets key (for lists), and it never
+ * appears in a log line.
  */
 
 const ADMIN_ACTION = 'manage the invites of this organization';
