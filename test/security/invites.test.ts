@@ -134,6 +134,14 @@ describe('a content link outlives its creator', () => {
     const someone = await newcomer();
     expect((await someone.api.post(join(org.id, toSpace.body.id))).status).toBe(404);
     expect((await listed()).map((l) => l.id)).not.toContain(toSpace.body.id);
+
+    // A link to a space in the bin is still listed, and still revocable.
+    const binned = await newSpace(admin(), org.id, { title: 'Binned' });
+    const toBinned = await org.members.create.api.post(links(org.id), { level: 'read', space: binned.id });
+    expect((await admin().delete(`/v1/spaces/${binned.id}`)).status).toBeLessThan(300);
+    expect((await listed()).map((l) => l.id)).toContain(toBinned.body.id);
+    expect((await admin().delete(`${links(org.id)}/${toBinned.body.id}`)).status).toBe(205);
+    expect((await listed()).map((l) => l.id)).not.toContain(toBinned.body.id);
   });
 
   it("deletes a member's links when they are removed", async () => {
