@@ -55,6 +55,7 @@ import { siteLookupTokenRoutes } from './site-lookup-tokens/routes.ts';
 import { gitRoutes, gitWebhookRoutes } from './git/routes.ts';
 import { resendGitSyncRequests } from './git/service.ts';
 import { BackgroundTasks } from '../lib/background.ts';
+import { overloaded, registerLoadShedding } from './overload.ts';
 
 /**
  * Tasks a process runs after their answers at most at once (AppDeps.background): Git Sync signals
@@ -153,6 +154,7 @@ export async function buildApp(
     }
   });
   registerErrorHandling(app);
+  await registerLoadShedding(app, { maxDelayMs: deps.config.overloadEventLoopDelayMs });
   if (deps.config.rateLimit.max > 0) registerRateLimit(app, deps.config.rateLimit);
   registerAuth(app, {
     cacheTtlMs: authCacheTtlMs,
@@ -198,6 +200,7 @@ export async function buildApp(
       pingDatabase(request.em).then(() => (checks.database = 'ok'), failed('database')),
       deps.temporal.connection.workflowService.getSystemInfo({}).then(() => (checks.temporal = 'ok'), failed('temporal')),
     ]);
+    if (overloaded(app)) checks.eventLoop = 'overloaded';
     const ready = Object.values(checks).every((v) => v === 'ok');
     return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
   });

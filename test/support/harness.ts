@@ -30,13 +30,15 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   if (!process.env.DATABASE_URL || !process.env.TEMPORAL_ADDRESS) {
     throw new Error('Run the suite with `npm test`: it provides PostgreSQL and Temporal.');
   }
-  // Tests send many requests with one token: the rate limit is off unless a test turns it on.
+  // Tests send many requests with one token: the rate limit is off unless a test turns it on; so is
+  // load shedding, as a test's own work shares the in-process API's event loop.
   // Git Sync requests some tests record without signalling them stay theirs: another file's app
   // does not send them again to the shared worker (test/api/git-sync.test.ts runs the resend itself).
   const config = loadConfig({
     ...process.env,
     PUBLIC_URL: 'http://docs.test',
     RATE_LIMIT_MAX: '0',
+    OVERLOAD_EVENT_LOOP_DELAY: '0s',
     GIT_SYNC_RESEND_AFTER: '1h',
     ...env,
   });
