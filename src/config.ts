@@ -62,6 +62,10 @@ export interface Config {
    * content removed from the site stops being readable after that (plus AUTH_CACHE_TTL).
    */
   visitorRevisionGraceMs: number;
+  /** Mean event-loop delay in ms past which the API sheds load with 503s (OVERLOAD_EVENT_LOOP_DELAY); 0: never. */
+  overloadEventLoopDelayMs: number;
+  /** Threads of the parsing pool per lane (PARSE_THREADS); 0: one per core. */
+  parseThreads: number;
   /** Largest request body in bytes (BODY_LIMIT, default 10 MiB); larger ones are answered 413. */
   bodyLimit: number;
   /** Matching sections a space search ranks besides title matches (SEARCH_WINDOW, default 2000). */
@@ -196,6 +200,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authFailures: v.RATE_LIMIT_MAX === 0 ? 0 : v.RATE_LIMIT_AUTH_FAILURES,
     },
     visitorRevisionGraceMs: v.VISITOR_REVISION_GRACE,
+    overloadEventLoopDelayMs: v.OVERLOAD_EVENT_LOOP_DELAY,
+    parseThreads: v.PARSE_THREADS,
     bodyLimit: v.BODY_LIMIT,
     searchWindow: v.SEARCH_WINDOW,
     cacheMemory: v.CACHE_MEMORY,

@@ -327,6 +327,20 @@ export const EnvSchema = Type.Object({
     max: 10_000_000,
     description: 'Failed authentications one client address may make per window; 0 turns this off.',
   }),
+  OVERLOAD_EVENT_LOOP_DELAY: duration({
+    default: '1s',
+    min: '0s',
+    max: '1m',
+    description:
+      'Mean event-loop delay (sampled four times per bound, at most each second) past which the API answers 503 with Retry-After and /readyz says it is not ready; 0 turns load shedding off.',
+  }),
+  PARSE_THREADS: count({
+    default: '0',
+    min: 0,
+    zero: 'one per core',
+    max: 256,
+    description: 'Threads of the parsing pool per lane (interactive reads, jobs) in each process; 0: one per core.',
+  }),
   BODY_LIMIT: byteSize({
     default: '10MiB',
     min: '1 KiB',

@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import { blobStoreFor, type BlobStore } from './blob-store.ts';
+import { configureTaskPool } from './bounded-parse.ts';
 import { lazySecretBox, type SecretBox } from './secrets.ts';
 import { lazySigningKey } from './signed-urls.ts';
 
@@ -22,6 +23,8 @@ export interface SharedServices {
 }
 
 export function sharedServices(config: Config): SharedServices {
+  // The process's one parsing pool (./bounded-parse.ts), sized before its first task.
+  if (config.parseThreads > 0) configureTaskPool({ threads: config.parseThreads });
   return {
     blobs: blobStoreFor(config),
     secrets: lazySecretBox(config),
