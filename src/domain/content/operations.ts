@@ -11,6 +11,7 @@ import {
   type PageMap,
   type PageNode,
 } from './tree.ts';
+import { markdownLimitProblem } from './limits.ts';
 import { parseMarkdown } from './markdown-parse.ts';
 import { leadingHeadingSource } from './leading-block.ts';
 import { toString } from 'mdast-util-to-string';
@@ -240,6 +241,13 @@ function checkSlug(tree: EditedTree, node: PageNode, index: number): void {
   if (clash) throw new OperationError(index, `slug "${node.slug}" is already used by page ${clash.id} under the same parent`);
 }
 
+/** Refuses a page's markdown past the limits of ./limits.ts, naming the limit. */
+function checkMarkdown(markdown: string | undefined, index: number): void {
+  if (markdown === undefined) return;
+  const problem = markdownLimitProblem(markdown);
+  if (problem) throw new OperationError(index, `document.markdown: ${problem.message}`);
+}
+
 function applyFields(node: PageNode, op: PageFields, markdown: string | undefined, known: DocumentMetadata | undefined) {
   const meta = markdown !== undefined ? (known ?? documentMetadata(markdown)) : {};
   if (op.title !== undefined) node.title = op.title;
@@ -283,6 +291,7 @@ export function applyOperations(
         checkDepth(tree, null, parentId, index, 'into');
         if (op.ref !== undefined && (refs.has(op.ref) || getPage(map, op.ref)))
           throw new OperationError(index, `ref "${op.ref}" is used twice`);
+        checkMarkdown(op.document?.markdown, index);
         const id = ctx.newId();
         const node: PageNode = {
           id,
@@ -306,6 +315,7 @@ export function applyOperations(
         const id = resolve(op.page);
         const current = getPage(map, id);
         if (!current) throw new OperationError(index, `page ${op.page} does not exist`);
+        checkMarkdown(op.document?.markdown, index);
         const node: PageNode = { ...current };
         applyFields(node, op, op.document?.markdown, ctx.metadata?.[index]);
         if (!node.title.trim()) throw new OperationError(index, 'title must not be empty');
