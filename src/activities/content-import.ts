@@ -1,3 +1,4 @@
+import { log } from '@temporalio/activity';
 import { mkdtemp, readdir, readFile, rm, lstat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -10,7 +11,7 @@ import { readFolder, type FolderFile } from '../domain/content-import/folder.ts'
 import type { docxToMarkdown } from '../domain/content-import/docx.ts';
 import { contentTypeOf, extensionOf, measureImage } from '../domain/files.ts';
 import { htmlToMarkdown } from '../domain/content-import/html.ts';
-import { absolutizeMarkdownUrls } from '../domain/content-import/markdown.ts';
+import { absolutizeMarkdownUrls, boundedImportMarkdown } from '../domain/content-import/markdown.ts';
 import { sealContext, wikiRepositoryUrl, type SupportedSource } from '../domain/content-import/sources.ts';
 import { mergeImported, planPages, titleFromFileName, toPageMap, type ImportedPage } from '../domain/content-import/tree.ts';
 import { readPageFile } from '../domain/git/layout.ts';
@@ -356,6 +357,19 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
     };
   }
 
+  /** A page's markdown as it is stored: past the limits, its text (logged as a warning; the import goes on). */
+  function bounded_(markdown: string, url: string): ReturnType<typeof boundedImportMarkdown> {
+    const bounded = boundedImportMarkdown(markdown);
+    if (bounded.problem) {
+      try {
+        log.warn('content import: a page is kept as text', { url: redactUrl(url), problem: bounded.problem.message });
+      } catch {
+        // outside an activity (called directly): the page itself says why it is text
+      }
+    }
+    return bounded;
+  }
+
   /** One page (markdown, html, docx) as a bundle. */
   function singlePage(page: ImportedPage, files: FileRow[] = []): ImportBundle {
     return { pages: toPageMap(planPages([page], () => newId())), files, totalResources: 1 + files.length };
@@ -492,7 +506,7 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
       const page: CrawledPageRecord = {
         url,
         title: converted.title,
-        markdown: converted.body,
+        markdown: bounded_(converted.body, url).markdown,
         targets: converted.links.map((link) => crawlTarget(link, origin)).filter((target): target is string => target !== null),
       };
       visit(page);
@@ -564,7 +578,9 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
       files.push(file);
       ids.set(image.path, file.id);
     }
-    const body = rewriteLinks(converted.body, (target) => (ids.has(target) ? `gitbook://file/${ids.get(target)}` : null));
+    const body = rewriteLinks(bounded_(converted.body, url).markdown, (target) =>
+      ids.has(target) ? `gitbook://file/${ids.get(target)}` : null,
+    );
     return singlePage({ title: converted.title ?? titleFromFileName(fileNameOf(fetched.url)), markdown: body, children: [] }, files);
   }
 
@@ -575,7 +591,12 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
       case 'markdown': {
         progress.beat('downloading');
         const fetched = await download(url, 'document', 'text/markdown,text/plain,*/*');
-        const file = readPageFile(asText(fetched.body));
+        const bounded = bounded_(asText(fetched.body), url);
+        if (bounded.problem) {
+          const page = { title: titleFromFileName(fileNameOf(fetched.url)), markdown: bounded.markdown, children: [] };
+          return { ...singlePage(page), totalResources: 1 };
+        }
+        const file = readPageFile(bounded.markdown);
         const markdown = absolutizeMarkdownUrls(file.body, fetched.url);
         const images = await webImages([markdown], new URL(fetched.url).origin, progress);
         const page = {
@@ -590,10 +611,11 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
         progress.beat('downloading');
         const fetched = await download(url, 'document', 'text/html,application/xhtml+xml');
         const converted = htmlToMarkdown(asText(fetched.body), { baseUrl: fetched.url, mainContent: true });
-        const images = await webImages([converted.body], new URL(fetched.url).origin, progress);
+        const body = bounded_(converted.body, url).markdown;
+        const images = await webImages([body], new URL(fetched.url).origin, progress);
         const page = {
           title: converted.title ?? titleFromFileName(fileNameOf(fetched.url)),
-          markdown: images.rewrite(converted.body),
+          markdown: images.rewrite(body),
           children: [],
         };
         return { ...singlePage(page, images.files), totalResources: 1 + images.found };

@@ -3,6 +3,7 @@
  * fetched document resolved against its URL. Only those characters change; code is never
  * touched (the text is read with a real parser: CommonMark, GFM, front matter). Pure.
  */
+import { markdownAsText, markdownLimitProblem, type LimitProblem } from '../content/limits.ts';
 import remarkFrontmatter from 'remark-frontmatter';
 import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
@@ -23,7 +24,8 @@ function destination(url: string): string {
  * `resolve` returns for the page name; null keeps the text as written.
  */
 export function convertWikiLinks(markdown: string, resolve: (name: string) => string | null): string {
-  if (!markdown.includes('[[')) return markdown;
+  // A page past the limits is never parsed: the layout reader keeps it as text.
+  if (!markdown.includes('[[') || markdownLimitProblem(markdown) !== null) return markdown;
   const tree = processor.parse(markdown);
   const edits: { start: number; end: number; text: string }[] = [];
   visit(tree, 'text', (node) => {
@@ -54,4 +56,15 @@ export function absolutizeMarkdownUrls(markdown: string, baseUrl: string): strin
       return null;
     }
   });
+}
+
+/**
+ * An imported page's markdown as it is stored: as it is, or past the limits of every page
+ * (../content/limits.ts) its text in a code block that says why, never parsed. An over-limit page
+ * is kept, not a failure: the rest of the import goes on. `problem` is the warning to log.
+ */
+export function boundedImportMarkdown(markdown: string): { markdown: string; problem: LimitProblem | null } {
+  const problem = markdownLimitProblem(markdown);
+  if (problem === null) return { markdown, problem };
+  return { markdown: markdownAsText(markdown, `This page is kept as text: ${problem.message}`), problem };
 }

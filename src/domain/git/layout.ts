@@ -1,6 +1,7 @@
 import { toString } from 'mdast-util-to-string';
 import { newId } from '../ids.ts';
 import { positionBetween } from '../positions.ts';
+import { markdownAsText, markdownLimitProblem } from '../content/limits.ts';
 import { parseMarkdown, percentDecode, resolveRelativePath } from '../content/markdown.ts';
 import { buildTree, slugify, type PageMap, type PageNode, type TreeEntry } from '../content/tree.ts';
 import { pageFieldsOf, renderFrontMatter, splitFrontMatter, type PageFrontMatter } from './frontmatter.ts';
@@ -202,6 +203,18 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
     return null;
   };
 
+  // A page or include past the limits of every page (../content/limits.ts) is kept as text, with a
+  // warning, and never parsed (its front matter and links included); the rest of the import goes on.
+  const keptAsText = new Set<string>();
+  const readText = (file: string): string | null => {
+    const text = input.markdown[file];
+    const problem = markdownLimitProblem(text);
+    if (problem === null) return null;
+    keptAsText.add(file);
+    warnings.push(`${file} is kept as text: ${problem.message}`);
+    return markdownAsText(text, `This page is kept as text: ${problem.message}`);
+  };
+
   const used = new Set<string>();
   let drafts: Draft[];
   if (has(summaryPath)) {
@@ -252,7 +265,8 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
     for (const draft of list) {
       let content: ReturnType<typeof readPageFile> | null = null;
       if (draft.kind === 'file') {
-        content = readPageFile(input.markdown[draft.file]);
+        const asText = readText(draft.file);
+        content = asText === null ? readPageFile(input.markdown[draft.file]) : { ...readPageFile(''), body: asText };
         parsed.set(draft.file, content);
       }
       const title = (content?.title ?? '') || draft.title || (draft.kind === 'file' ? nameTitle(draft.file) : 'Untitled');
@@ -318,7 +332,8 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
   const reusableContents: LayoutReusableContent[] = [];
   const includeOf = new Map<LayoutReusableContent, string>();
   for (const file of Object.keys(input.markdown).filter(isInclude).sort()) {
-    const { title, body } = readIncludeFile(input.markdown[file]);
+    const asText = readText(file);
+    const { title, body } = asText === null ? readIncludeFile(input.markdown[file]) : { title: null, body: asText };
     const path = base === '' ? file : file.slice(base.length + 1);
     const content = { id: reusableContentIdFor(path), title: title || nameTitle(file), path, markdown: body };
     reusableContents.push(content);
@@ -341,9 +356,10 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
     });
   for (const [id, file] of Object.entries(pageFiles)) {
     const node = pages[id];
-    if (node.markdown !== '') node.markdown = rewrite(node.markdown, file);
+    if (node.markdown !== '' && !keptAsText.has(file)) node.markdown = rewrite(node.markdown, file);
   }
-  for (const [content, file] of includeOf) if (content.markdown !== '') content.markdown = rewrite(content.markdown, file);
+  for (const [content, file] of includeOf)
+    if (content.markdown !== '' && !keptAsText.has(file)) content.markdown = rewrite(content.markdown, file);
   const files = [...fileIds.entries()].map(([path, id]) => ({ id, path, name: baseName(path) }));
   return { pages, files, pageFiles, reusableContents, config, warnings };
 }
