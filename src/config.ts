@@ -1,5 +1,6 @@
 import { EnvSchema, readEnv } from './config/schema.ts';
 import { parseFetchPolicy, type FetchPolicy } from './lib/guarded-fetch.ts';
+import { heavyTaskQueue, type WorkerQueue } from './temporal/queues.ts';
 
 export { redact } from './config/schema.ts';
 
@@ -15,6 +16,10 @@ export interface Config {
   temporalAddress: string | undefined;
   temporalNamespace: string;
   temporalTaskQueue: string;
+  /** Where heavy jobs run: TEMPORAL_TASK_QUEUE with `-heavy` (src/temporal/queues.ts). */
+  temporalHeavyTaskQueue: string;
+  /** The queues a worker process polls (WORKER_QUEUES). */
+  workerQueues: WorkerQueue[];
   temporalCliPath: string | undefined;
   /** Go's workspace (GOPATH), where `go install` puts the `temporal` CLI; unset: `~/go`. */
   goPath: string | undefined;
@@ -149,6 +154,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalAddress: v.TEMPORAL_ADDRESS,
     temporalNamespace: v.TEMPORAL_NAMESPACE,
     temporalTaskQueue: v.TEMPORAL_TASK_QUEUE,
+    temporalHeavyTaskQueue: heavyTaskQueue(v.TEMPORAL_TASK_QUEUE),
+    workerQueues: [...new Set(v.WORKER_QUEUES.filter((queue): queue is WorkerQueue => queue === 'main' || queue === 'heavy'))],
     temporalCliPath: v.TEMPORAL_CLI_PATH,
     goPath: v.GOPATH,
     temporalUiPort: v.TEMPORAL_UI_PORT,

@@ -51,22 +51,25 @@ export async function startWorker(
   // Loaded here, not at the top: the worker's modules (the workflow bundler, Chromium's driver, the
   // importers) stay out of an API-only process's memory.
   const [{ createWorker }, { closePdfPrinter }] = await Promise.all([import('./temporal/worker.ts'), import('./lib/pdf-printer.ts')]);
-  const { worker, connection } = await createWorker({
+  const taskQueues = config.workerQueues.map((queue) => (queue === 'heavy' ? config.temporalHeavyTaskQueue : config.temporalTaskQueue));
+  const { workers, connection } = await createWorker({
     address: config.temporalAddress!,
     namespace: config.temporalNamespace,
-    taskQueue: config.temporalTaskQueue,
+    taskQueues,
     orm,
     config,
     services,
     logLevel: config.logLevel,
   });
   // The PDF printer's browser (if one was launched) goes with the worker, so the process can exit.
-  const done = worker.run().finally(() => Promise.all([connection.close(), closePdfPrinter()]));
-  log.child({ process: 'worker' }).info({ taskQueue: config.temporalTaskQueue, namespace: config.temporalNamespace }, 'worker started');
+  const done = Promise.all(workers.map((worker) => worker.run()))
+    .then(() => undefined)
+    .finally(() => Promise.all([connection.close(), closePdfPrinter()]));
+  log.child({ process: 'worker' }).info({ taskQueues, namespace: config.temporalNamespace }, 'worker started');
   return {
     done,
     stop: async () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
       await done;
     },
   };

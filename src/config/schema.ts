@@ -381,6 +381,13 @@ export const EnvSchema = Type.Object({
   ),
   TEMPORAL_NAMESPACE: text({ default: 'default', description: 'Temporal namespace of every workflow of the service.' }),
   TEMPORAL_TASK_QUEUE: text({ default: 'docs-service', description: 'Task queue the worker polls and the API starts workflows on.' }),
+  WORKER_QUEUES: list({
+    default: 'main,heavy',
+    entry: (entry) => entry === 'main' || entry === 'heavy',
+    message: '{name} entry "{value}" must be main or heavy',
+    description:
+      'Task queues a worker process polls: main (merges, Git Sync, deletions) and heavy (OpenAPI, imports, PDF, search indexing: TEMPORAL_TASK_QUEUE-heavy).',
+  }),
   TEMPORAL_CLI_PATH: Type.Optional(text({ description: 'The `temporal` CLI of the dev server; unset: on PATH, then $GOPATH/bin.' })),
   GOPATH: Type.Optional(text({ description: 'Go workspace where `go install` puts the `temporal` CLI; unset: ~/go.' })),
   TEMPORAL_UI_PORT: port({ default: '8233', description: 'Port of the Web UI of the Temporal dev server `npm start` runs.' }),

@@ -1,4 +1,4 @@
-import { NativeConnection, Worker, Runtime, makeTelemetryFilterString, DefaultLogger } from '@temporalio/worker';
+import { NativeConnection, Worker, Runtime, makeTelemetryFilterString, DefaultLogger, bundleWorkflowCode } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
@@ -8,7 +8,8 @@ import type { SharedServices } from '../lib/shared-services.ts';
 export interface WorkerOptions {
   address: string;
   namespace: string;
-  taskQueue: string;
+  /** The queues to poll: one Temporal worker each, sharing the connection, the workflow bundle and the activities. */
+  taskQueues: string[];
   orm: Orm;
   /** Configuration the activities need (fetch policy, Chromium, public URL, limits). */
   config: Config;
@@ -19,8 +20,8 @@ export interface WorkerOptions {
 
 let runtimeInstalled = false;
 
-/** Creates a worker for every workflow and activity of the service; `run()` it, `shutdown()` to stop. */
-export async function createWorker(options: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection }> {
+/** Creates a worker for every workflow and activity of the service per queue; `run()` them, `shutdown()` to stop. */
+export async function createWorker(options: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection }> {
   if (!runtimeInstalled) {
     runtimeInstalled = true;
     const level = options.logLevel === 'debug' || options.logLevel === 'trace' ? 'DEBUG' : 'WARN';
@@ -31,12 +32,12 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     });
   }
   const connection = await NativeConnection.connect({ address: options.address });
-  const worker = await Worker.create({
-    connection,
-    namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)),
-    activities: createActivities({ orm: options.orm, config: options.config, services: options.services }),
-  });
-  return { worker, connection };
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)) });
+  const activities = createActivities({ orm: options.orm, config: options.config, services: options.services });
+  const workers = await Promise.all(
+    options.taskQueues.map((taskQueue) =>
+      Worker.create({ connection, namespace: options.namespace, taskQueue, workflowBundle, activities }),
+    ),
+  );
+  return { workers, connection };
 }

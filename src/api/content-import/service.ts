@@ -63,7 +63,7 @@ export async function importContent(ctx: Ctx, target: ImportTarget, body: Static
   try {
     outcome = await runContentImport(
       ctx.deps.temporal,
-      config.temporalTaskQueue,
+      config.temporalHeavyTaskQueue,
       {
         spaceId: space.id,
         changeRequestId,

@@ -190,7 +190,7 @@ async function saveSpec(
   try {
     await startOpenApiProcessing(
       temporal,
-      config.temporalTaskQueue,
+      config.temporalHeavyTaskQueue,
       { specId: spec.id, organizationId, generation: spec.sourceGeneration },
       ctx.caller.user.id,
     );
@@ -201,7 +201,7 @@ async function saveSpec(
         slug,
         shownUrl: redactUrl(spec.sourceUrl),
         intervalMs: config.openapiRefreshIntervalMs,
-        taskQueue: config.temporalTaskQueue,
+        taskQueue: config.temporalHeavyTaskQueue,
       });
     } else {
       await deleteRefreshSchedule(temporal, spec.id);

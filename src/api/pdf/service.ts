@@ -56,7 +56,7 @@ async function exportPdf(ctx: Ctx, target: ContentTarget, query: Static<typeof C
   const recorded = (await findPdfExport(em, input))?.sha256;
   let sha256 = recorded && (await blobs.has(recorded)) ? recorded : undefined;
   if (sha256 === undefined) {
-    const outcome = await runPdfExport(deps.temporal, config.temporalTaskQueue, input, {
+    const outcome = await runPdfExport(deps.temporal, config.temporalHeavyTaskQueue, input, {
       organizationId: target.space.organizationId,
       requestedBy: caller.user.id,
     });

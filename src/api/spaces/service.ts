@@ -292,7 +292,7 @@ export async function createSpace(em: Em, input: NewSpace, content: InitialConte
  */
 export async function indexNewSpace(ctx: Ctx, space: Pick<Space, 'id' | 'organizationId' | 'revisionId'>): Promise<void> {
   try {
-    await startSpaceSearchIndex(ctx.deps.temporal, ctx.deps.config.temporalTaskQueue, {
+    await startSpaceSearchIndex(ctx.deps.temporal, ctx.deps.config.temporalHeavyTaskQueue, {
       organizationId: space.organizationId,
       spaceId: space.id,
       revisionId: space.revisionId,
