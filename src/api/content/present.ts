@@ -14,6 +14,10 @@ export interface PresentOptions {
   downloadURL?: (fileId: string) => string;
   /** What tells `downloadURL`'s links apart from another's (their expiry): part of a cached answer's key. */
   downloadKey?: string;
+  /** A page's markdown as the caller may read it (a site visitor: the branches their claims exclude removed). */
+  markdown?: (markdown: string) => string;
+  /** What tells `markdown`'s answers apart from another's (the visitor's claims): part of a cached answer's key. */
+  markdownKey?: string;
 }
 
 /** Every option GitBook's RevisionPageLayoutOptions requires, at GitBook's defaults; stored options override them. */
@@ -57,7 +61,7 @@ export function presentPage(page: PageNode, path: string, children: unknown[], o
     kind: 'sheet',
     type: 'document',
     ...(page.description ? { description: page.description } : {}),
-    markdown: page.markdown,
+    markdown: options.markdown ? options.markdown(page.markdown) : page.markdown,
     urls: { app },
     layout: { ...LAYOUT_DEFAULTS, ...(page.layout ?? {}) },
     ...(page.cover ? { cover: page.cover } : {}),

@@ -33,7 +33,10 @@ import {
   type PresentOptions,
 } from './present.ts';
 import type { ScopeRef } from './schemas.ts';
-import { pageSource, revisionDocument } from '../revisions/documents.ts';
+import { pageSource, revisionDocument, type DocumentQuery } from '../revisions/documents.ts';
+import { conditionalMarkdown } from '../../domain/content/conditional-markdown.ts';
+import { conditionContext, conditionHolds } from '../../domain/sites/conditions.ts';
+import { createHash } from 'node:crypto';
 import { presentReusableContent } from '../revisions/present.ts';
 
 /**
@@ -76,7 +79,29 @@ export async function presentOptions(
     metadata: query.metadata !== false,
     base: target.changeRequest ? `/v1/spaces/${spaceId}/change-requests/${target.changeRequest.id}` : `/v1/spaces/${spaceId}`,
     ...(ctx.caller.visitor ? await signedLinks(ctx, spaceId, target.revisionId) : {}),
+    ...(ctx.caller.visitor ? visitorMarkdown(ctx.caller.visitor.claims) : {}),
   };
+}
+
+/**
+ * A site visitor reads markdown with the `{% if %}` branches their claims exclude removed
+ * (conditional-markdown.ts), as documents are evaluated for them: never content their claims
+ * exclude, on any read. Answers built with it are kept by the claims (`markdownKey`).
+ */
+function visitorMarkdown(claims: Record<string, unknown>): Pick<PresentOptions, 'markdown' | 'markdownKey'> {
+  const { unsigned, ...signed } = claims;
+  const context = conditionContext({ signed, unsigned: isRecord(unsigned) ? unsigned : {} });
+  return {
+    markdown: (markdown) => conditionalMarkdown(markdown, (expression) => conditionHolds(expression, context)),
+    markdownKey: createHash('sha256').update(JSON.stringify(claims)).digest('base64url'),
+  };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
+
+/** The document query of a read: a site visitor's documents are always evaluated for their claims. */
+export function visitorQuery<Q extends DocumentQuery>(ctx: Ctx, query: Q): Q {
+  return ctx.caller.visitor ? { ...query, evaluated: 'true' } : query;
 }
 
 async function signedLinks(ctx: Ctx, spaceId: string, revisionId: string): Promise<Pick<PresentOptions, 'downloadURL' | 'downloadKey'>> {
@@ -143,7 +168,7 @@ export function recentRevisionAnswer(revisionId: string, options: PresentOptions
 }
 
 function revisionAnswerKey(revisionId: string, options: PresentOptions): string {
-  return `${revisionId}\n${options.publicUrl}\n${options.base}\n${options.downloadKey ?? ''}\n${options.metadata}`;
+  return `${revisionId}\n${options.publicUrl}\n${options.base}\n${options.downloadKey ?? ''}\n${options.metadata}\n${options.markdownKey ?? ''}`;
 }
 
 /** The revision with its page tree and files; a merge revision names the change request it came from. */
@@ -177,7 +202,7 @@ export async function getPage(
     target.revisionId,
     pageSource(page.id, async () => path),
     page.markdown,
-    {},
+    visitorQuery(ctx, {}),
   );
   return withDocument(presented, document);
 }

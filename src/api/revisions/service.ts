@@ -15,7 +15,13 @@ import { loadSpace, requireVisibleRevision, vouchedSpace } from '../access.ts';
 import { presentMergedFrom } from '../change-requests/service.ts';
 import { presentFile, presentPage, presentTree, withDocument, type PresentOptions } from '../content/present.ts';
 import type { ScopeRef } from '../content/schemas.ts';
-import { presentOptions as contentPresentOptions, recentRevisionAnswer, resolveTarget, revisionAnswer } from '../content/service.ts';
+import {
+  presentOptions as contentPresentOptions,
+  recentRevisionAnswer,
+  resolveTarget,
+  revisionAnswer,
+  visitorQuery,
+} from '../content/service.ts';
 import type { Ctx } from '../context.ts';
 import { pageSource, revisionDocument, revisionDocumentAnswer, revisionDocumentIfCached, type DocumentQuery } from './documents.ts';
 import { notFound } from '../errors.ts';
@@ -116,7 +122,7 @@ async function presentRevisionPage(
     revisionId,
     pageSource(page.id, async () => path),
     page.markdown,
-    query,
+    visitorQuery(ctx, query),
   );
   return withDocument(presented, document);
 }
@@ -145,7 +151,8 @@ export async function getRevisionPageByPath(ctx: Ctx, params: RevisionRef & { pa
   return presentRevisionPage(ctx, spaceId, revision.id, page, wanted, query);
 }
 
-export async function getRevisionPageDocument(ctx: Ctx, params: RevisionRef & { pageId: string }, query: DocumentQuery) {
+export async function getRevisionPageDocument(ctx: Ctx, params: RevisionRef & { pageId: string }, asked: DocumentQuery) {
+  const query = visitorQuery(ctx, asked);
   const revisionId = await readableRevisionId(ctx, await readableSpace(ctx, params), params.revisionId);
   const fromPath = () => loadPagePath(ctx.em, revisionId, params.pageId);
   const cached = revisionDocumentIfCached(ctx, revisionId, pageSource(params.pageId, fromPath).key, query);
@@ -187,7 +194,7 @@ export async function getRevisionReusableContentDocument(
   const { revision } = await resolveRevision(ctx, params);
   const content = await requireReusableContent(ctx, revision.id, params.reusableContentId);
   const source = { key: `reusable-content:${params.reusableContentId}`, fromPath: async () => '' };
-  return revisionDocumentAnswer(ctx, revision.id, source, content.markdown, query);
+  return revisionDocumentAnswer(ctx, revision.id, source, content.markdown, visitorQuery(ctx, query));
 }
 
 async function requirePage(ctx: Ctx, revisionId: string, pageId: string): Promise<void> {
