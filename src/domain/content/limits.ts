@@ -479,7 +479,7 @@ export function markdownAsText(text: string, note?: string): string {
     ? `${note
         .slice(0, 500)
         .replace(/\s+/g, ' ')
-        .replace(/[\\`*_[\]<>{}#|!~$&]/g, '\\$&')}\n\n`
+        .replace(/[\\`*[\]<>{}#|!~$&]/g, '\\$&')}\n\n`
     : '';
   // Room for the note and two fences; backtick runs past MAX_FENCE are cut to it, so the fences stay short.
   const body = text
