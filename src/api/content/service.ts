@@ -89,10 +89,14 @@ export async function presentOptions(
  * exclude, on any read. Answers built with it are kept by the claims (`markdownKey`).
  */
 function visitorMarkdown(claims: Record<string, unknown>): Pick<PresentOptions, 'markdown' | 'markdownKey'> {
-  const { unsigned, ...signed } = claims;
-  const context = conditionContext({ signed, unsigned: isRecord(unsigned) ? unsigned : {} });
+  let context: object | undefined;
+  // Built on the first condition met: most answers are kept, and most pages have none.
+  const contextOf = () => {
+    const { unsigned, ...signed } = claims;
+    return (context ??= conditionContext({ signed, unsigned: isRecord(unsigned) ? unsigned : {} }));
+  };
   return {
-    markdown: (markdown) => conditionalMarkdown(markdown, (expression) => conditionHolds(expression, context)),
+    markdown: (markdown) => conditionalMarkdown(markdown, (expression) => conditionHolds(expression, contextOf())),
     markdownKey: createHash('sha256').update(JSON.stringify(claims)).digest('base64url'),
   };
 }
