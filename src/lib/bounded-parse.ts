@@ -122,6 +122,9 @@ export function configureTaskPool(change: Partial<PoolSettings>): void {
   Object.assign(settings, change);
 }
 
+/** How much lower the pool's threads are scheduled than the process's own (Linux `nice`). */
+const THREAD_NICENESS = 10;
+
 const WORKER = fileURLToPath(new URL('./bounded-parse-worker.ts', import.meta.url));
 
 /** Piscina pools by heap size: tasks of one heap size share their threads. */
@@ -140,6 +143,9 @@ function poolFor(bounds: ParseBounds): Piscina<PoolJob, ThreadMessage> {
       resourceLimits: { maxOldGenerationSizeMb: bounds.maxOldGenerationSizeMb, maxYoungGenerationSizeMb: bounds.maxYoungGenerationSizeMb },
       env: {},
       atomics: 'disabled',
+      // Below the event loops of the process: a thread busy with hostile input gives way to the
+      // threads that answer requests and run workflow tasks, on a machine with few cores.
+      niceIncrement: THREAD_NICENESS,
     });
     // A thread that dies between tasks is replaced; the event must not go unheard (it would end the process).
     pool.on('error', () => {});
