@@ -69,12 +69,17 @@ const documentOf = (entry: CachedDocument): JsonDocument => (entry.parsed ??= JS
 
 /**
  * The budget of one conversion in the parsing pool (src/lib/bounded-parse.ts). Real pages convert
- * in milliseconds (GitBook's documentation: 185 pages, the largest 46 KB, 24 ms); a text that needs
- * more than this is shown as text (below) rather than hold a thread.
+ * in milliseconds (GitBook's block documentation: 6.7 ms at the median here, inline); a text that
+ * needs more than this is shown as text (below) rather than hold a thread.
  */
 export const DOCUMENT_CONVERSION = { timeoutMs: 5_000, maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 };
-/** The longest document answered, in bytes of JSON (GitBook's largest page: 0.4 MB). */
-export const MAX_DOCUMENT_JSON_BYTES = 8 * 1024 * 1024;
+/**
+ * The longest document answered, in bytes of JSON. A document is read back and written out on the
+ * event loop (JSON.parse and serialization: about 30 ms per MiB each here), so this bounds what one
+ * read costs it. Real pages expand about 4–6 times into JSON: GitBook's largest real page (188 KB of
+ * markdown) makes about 1.1 MB.
+ */
+export const MAX_DOCUMENT_JSON_BYTES = 2 * 1024 * 1024;
 
 const CONVERT = boundedTask<typeof convertRevisionText>(
   new URL('../../domain/content/document-task.ts', import.meta.url),
