@@ -121,12 +121,16 @@ describe('markdownLimitProblem', () => {
 
 describe('markdownAsText', () => {
   it('keeps over-limit content as one code block the content cannot close', () => {
-    const hostile = '````\n```\n{% if a %}\n' + '['.repeat(100) + '\n';
+    const hostile = '````\n```\n{% hint style="info" %}\n' + '['.repeat(100) + '\n';
     const text = markdownAsText(hostile, 'Kept as text: too deep (MAX_BRACKET_NESTING)');
     const root = parseGitbookMarkdown(text);
     expect(root.children.map((n) => n.type)).toEqual(['paragraph', 'code']);
     expect((root.children[1] as { value: string }).value).toBe(hostile.slice(0, -1));
     expect(markdownLimitProblem(text)).toBeNull();
+    // Conditional blocks are left out whole: as text, they would show every reader every branch.
+    expect(markdownAsText('Shown\n{% if visitor.claims.a %}\nSecret\n{% else %}\nOther\n{% endif %}\n' + '['.repeat(100))).not.toMatch(
+      /Secret|Other/,
+    );
   });
 
   it('keeps each probe input as text that passes the limits', () => {

@@ -7,6 +7,7 @@
  */
 import { markdownToDocument, revisionResolvers, type DocBlock, type JsonDocument } from './document.ts';
 import { dereferenceReusableContents } from './document-reads.ts';
+import { withoutConditionalBlocks } from './conditional-blocks.ts';
 import { assignKeys } from './gitbook/keys.ts';
 
 export interface DocumentIndex {
@@ -74,38 +75,6 @@ export function plainTextDocument(text: string): JsonDocument {
     nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: shown, marks: [] }] }],
   };
   return assignKeys({ object: 'document', data: {}, nodes: [paragraph] }, 'k');
-}
-
-const TAG_NAME = /-?\s*([a-z]+)/y;
-
-/**
- * The text without its conditional blocks (an `if` never closed hides the rest). One pass: each
- * `{%` is looked at once, and the `%}` closing it is found by a search that only moves forward.
- */
-export function withoutConditionalBlocks(text: string): string {
-  let out = '';
-  let depth = 0;
-  let from = 0;
-  let pos = 0;
-  let close = -1;
-  for (;;) {
-    const open = text.indexOf('{%', pos);
-    if (open < 0) break;
-    if (close < open + 2) close = text.indexOf('%}', open + 2);
-    if (close < 0) break;
-    TAG_NAME.lastIndex = open + 2;
-    const name = TAG_NAME.exec(text)?.[1];
-    pos = open + 2;
-    if (name === 'if') {
-      if (depth === 0) out += text.slice(from, open);
-      depth++;
-      pos = close + 2;
-    } else if (name === 'endif') {
-      if (depth > 0 && --depth === 0) from = close + 2;
-      pos = close + 2;
-    }
-  }
-  return depth === 0 ? out + text.slice(from) : out;
 }
 
 /** The document's JSON of a text that refers to nothing of a revision (a comment's body). */

@@ -10,6 +10,7 @@
  * refused when written through the API and stored as text (`markdownAsText`) when imported.
  */
 import { conditionProblem } from '../sites/conditions.ts';
+import { withoutConditionalBlocks } from './conditional-blocks.ts';
 
 export const MARKDOWN_LIMITS = {
   /** Characters in one page (largest real page: 188,187; the API's own cap on a markdown body). */
@@ -472,7 +473,9 @@ const LONG_BACKTICKS = new RegExp(`\`{${MAX_FENCE},}`, 'g');
 /**
  * Markdown that shows `text` as text, whatever it holds: one fenced code block whose fence is
  * longer than any run of backticks in the text, so the content cannot close it. Nothing in it is
- * parsed as markdown, so its cost is linear; a text past MAX_PAGE_SIZE is cut to it.
+ * parsed as markdown, so its cost is linear; a text past MAX_PAGE_SIZE is cut to it. Conditional
+ * blocks are left out whole (./conditional-blocks.ts): shown as text, they would show every reader
+ * the branches their claims exclude.
  */
 export function markdownAsText(text: string, note?: string): string {
   const heading = note
@@ -482,7 +485,7 @@ export function markdownAsText(text: string, note?: string): string {
         .replace(/[\\`*[\]<>{}#|!~$&]/g, '\\$&')}\n\n`
     : '';
   // Room for the note and two fences; backtick runs past MAX_FENCE are cut to it, so the fences stay short.
-  const body = text
+  const body = withoutConditionalBlocks(text)
     .slice(0, MARKDOWN_LIMITS.MAX_PAGE_SIZE - heading.length - 2 * MAX_FENCE - 16)
     .replace(LONG_BACKTICKS, '`'.repeat(MAX_FENCE - 1));
   let longest = 0;

@@ -1,10 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  convertRevisionText,
-  convertText,
-  plainTextDocument,
-  withoutConditionalBlocks,
-} from '../../../../src/domain/content/document-task.ts';
+import { withoutConditionalBlocks } from '../../../../src/domain/content/conditional-blocks.ts';
+import { convertRevisionText, convertText, plainTextDocument } from '../../../../src/domain/content/document-task.ts';
+import { markdownAsText } from '../../../../src/domain/content/limits.ts';
 
 const index = { pages: new Map([['guide', 'p1']]), files: new Map(), reusableContents: new Map([['.gitbook/includes/note.md', 'r1']]) };
 
@@ -38,6 +35,12 @@ describe('a text shown as text', () => {
     const shown = JSON.stringify(plainTextDocument(text));
     expect(shown).not.toMatch(/Secret/);
     expect(shown).toContain('After.');
+    // A page over the limits, converted or imported as text, leaves them out too.
+    const overLimit = `${text}\n${'['.repeat(40)}x${']'.repeat(40)}\n`;
+    expect(markdownAsText(overLimit)).not.toMatch(/Secret/);
+    const converted = convertText(overLimit, 1e6);
+    expect(converted).toContain('After.');
+    expect(converted).not.toMatch(/Secret/);
   });
 
   it('hides the rest after an if that never closes, and keeps text with no tags as it is', () => {
