@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --quick] [--rounds 3] [--duration 10] [--connections 32] [--search-pages 100000]
  * [--list-rows 1000000] [--git-pages 2000]
- * [--only api-get,list,search,git-import,merge,git-import-answer,pdf,published,reader,healthz-batch,memory]`
+ * [--only api-get,list,search,git-import,merge,git-import-answer,pdf,published,reader,healthz-batch,stall,memory]`
  *
  * Starts one fresh stack (bench/stack.ts), runs every benchmark module in bench/measures/ against
  * it, and prints one markdown table: each measure, its baseline measured in the same run, the
@@ -24,6 +24,7 @@ import { measurePdf } from './measures/pdf.ts';
 import { measurePublished } from './measures/published.ts';
 import { measureReader } from './measures/reader.ts';
 import { measureHealthzUnderBatch } from './measures/healthz-batch.ts';
+import { measureStall } from './measures/stall.ts';
 import { measureMemory, rssSampler } from './measures/memory.ts';
 
 const MODULES = [
@@ -37,6 +38,7 @@ const MODULES = [
   'published',
   'reader',
   'healthz-batch',
+  'stall',
   'memory',
 ] as const;
 type Module = (typeof MODULES)[number];
@@ -147,6 +149,7 @@ try {
     published: () => measurePublished(stack, options, log),
     reader: () => measureReader(stack, options, log),
     'healthz-batch': () => measureHealthzUnderBatch(stack, options, log),
+    stall: () => measureStall(stack, options, log),
     memory: () => measureMemory(stack, options, sampler),
   };
   const rows: Row[] = [];

@@ -73,7 +73,7 @@ export function largeBatch(totalBytes: number, operations = 50): { json: string;
 }
 
 /** Sequential `/healthz` probes until `until` settles (or for `ms` when idle); latencies in ms. */
-async function probe(url: string, until: Promise<unknown> | number): Promise<number[]> {
+export async function probe(url: string, until: Promise<unknown> | number): Promise<number[]> {
   const latencies: number[] = [];
   let done = false;
   if (typeof until === 'number') setTimeout(() => (done = true), until);
@@ -89,7 +89,7 @@ async function probe(url: string, until: Promise<unknown> | number): Promise<num
   return latencies;
 }
 
-const summary = (latencies: number[]) => {
+export const summary = (latencies: number[]) => {
   const sorted = Float64Array.from(latencies).sort();
   return { max: sorted[sorted.length - 1] ?? NaN, p95: percentile(sorted, 95), count: sorted.length };
 };
