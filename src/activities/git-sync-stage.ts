@@ -69,7 +69,10 @@ function markdownWithinLimits(o: GitSyncActivityOptions, entries: { path: string
   let total = 0;
   for (const entry of entries) {
     if (entry.size > maxOne) {
-      throw new GitSyncError('FILE_TOO_LARGE', `${entry.path} is ${entry.size} bytes, more than the limit of ${maxOne} for a markdown file`);
+      throw new GitSyncError(
+        'FILE_TOO_LARGE',
+        `${entry.path} is ${entry.size} bytes, more than the limit of ${maxOne} for a markdown file`,
+      );
     }
     total += entry.size;
   }
@@ -92,7 +95,7 @@ const READ_BATCH_BYTES = 4 * 1024 * 1024;
  */
 async function readMarkdown(gitDir: string, entries: { path: string; oid: string; size: number }[]): Promise<Record<string, string>> {
   const markdown: Record<string, string> = {};
-  for (let start = 0; start < entries.length; ) {
+  for (let start = 0; start < entries.length;) {
     let end = start;
     let bytes = 0;
     while (end < entries.length && end - start < READ_BATCH_FILES && (end === start || bytes + entries[end].size <= READ_BATCH_BYTES)) {
@@ -139,7 +142,10 @@ async function readCommit(
   beat({ phase: 'reading', files: entries.length });
   markdownWithinLimits(o, markdownEntries);
   if (yamlEntry && yamlEntry.size > o.markdown.maxFileBytes) {
-    throw new GitSyncError('FILE_TOO_LARGE', `${yamlEntry.path} is ${yamlEntry.size} bytes, more than the limit of ${o.markdown.maxFileBytes}`);
+    throw new GitSyncError(
+      'FILE_TOO_LARGE',
+      `${yamlEntry.path} is ${yamlEntry.size} bytes, more than the limit of ${o.markdown.maxFileBytes}`,
+    );
   }
   const isImage = (path: string) => contentTypeOf(path.slice(path.lastIndexOf('/') + 1)).startsWith('image/');
   const toStore = (list: { oid: string; path: string }[]) => list.map((e) => ({ oid: e.oid, image: isImage(e.path) }));
