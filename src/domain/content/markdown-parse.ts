@@ -13,6 +13,7 @@ import type { Extension } from 'micromark-util-types';
 import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import { unified, type Processor } from 'unified';
+import { markdownAsText, markdownLimitProblem } from './limits.ts';
 
 // ---------------------------------------------------------------------------------------------
 // GFM, with only the constructs a document can hold
@@ -100,9 +101,13 @@ export function processorsByGfmConstructs<P>(build: (kinds: GfmConstructs) => P)
 
 const processorFor = processorsByGfmConstructs((kinds) => unified().use(remarkParse).use(remarkGfmFor, kinds).freeze());
 
-/** Parses markdown into an mdast tree. Line numbers in the tree are those of the input. */
+/**
+ * Parses markdown into an mdast tree. Line numbers in the tree are those of the input. A text past
+ * the limits of ./limits.ts (stored before they existed) is parsed as the text it shows, so that no
+ * reader of it (search, links, PDF, Git Sync) pays a parse whose cost the limits exist to bound.
+ */
 export function parseMarkdown(markdown: string): Root {
-  const text = blankFrontMatter(markdown);
+  const text = blankFrontMatter(markdownLimitProblem(markdown) === null ? markdown : markdownAsText(markdown));
   return processorFor(text).parse(text);
 }
 
