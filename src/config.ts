@@ -1,6 +1,6 @@
 import { EnvSchema, readEnv } from './config/schema.ts';
 import { parseFetchPolicy, type FetchPolicy } from './lib/guarded-fetch.ts';
-import { heavyTaskQueue, type WorkerQueue } from './temporal/queues.ts';
+import { heavyTaskQueue, type WorkerQueue } from './domain/task-queues.ts';
 
 export { redact } from './config/schema.ts';
 
@@ -16,7 +16,7 @@ export interface Config {
   temporalAddress: string | undefined;
   temporalNamespace: string;
   temporalTaskQueue: string;
-  /** Where heavy jobs run: TEMPORAL_TASK_QUEUE with `-heavy` (src/temporal/queues.ts). */
+  /** Where heavy jobs run: TEMPORAL_TASK_QUEUE with `-heavy` (src/domain/task-queues.ts). */
   temporalHeavyTaskQueue: string;
   /** The queues a worker process polls (WORKER_QUEUES). */
   workerQueues: WorkerQueue[];

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { searchIndex, searchIndexWorkflowId } from '../workflows/search-index.ts';
 import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from '../workflows/search-attributes.ts';
-import { heavyTaskQueue } from './queues.ts';
+import { heavyTaskQueue } from '../domain/task-queues.ts';
 
 /**
  * The `search-index` job: the one way a space's search index follows its content. The git-sync
@@ -44,8 +44,9 @@ export async function startSpaceSearchIndex(client: Client, taskQueue: string, j
 
 /**
  * From an activity whose committed transaction made `job.revisionId` current: starts the index
- * job with the worker's client, on the heavy queue beside the activity's (./queues.ts). Idempotent, so a retried activity
- * starts it again safely; outside an activity (called directly, as in tests) it does nothing.
+ * job with the worker's client, on the heavy jobs' queue beside the activity's
+ * (src/domain/task-queues.ts). Idempotent, so a retried activity starts it again safely; outside
+ * an activity (called directly, as in tests) it does nothing.
  */
 export async function startSearchIndexFromActivity(job: SearchIndexJob): Promise<void> {
   let context: Context;

@@ -12,6 +12,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { GitSyncActivities, GitSyncOutcome } from '../activities/git-sync.ts';
+import { heavyTaskQueue } from '../domain/task-queues.ts';
 import { searchIndex, startSearchIndex } from './search-index.ts';
 
 /**
@@ -41,12 +42,16 @@ export interface GitSyncWorkflowInput {
 export const gitSyncRequestSignal = defineSignal<[GitSyncRequestSignal]>('gitSyncRequest');
 export const gitSyncStatusQuery = defineQuery<{ pending: string[]; running: string | null; applied: number }>('gitSyncStatus');
 
-const { runGitSyncRequest } = proxyActivities<GitSyncActivities>({
+const STAGE_OPTIONS = {
   startToCloseTimeout: '1 hour',
   // The activity heartbeats every 5 s, also while one long git command runs: a dead worker is noticed within this.
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
-});
+} as const;
+const { runGitSyncRequest } = proxyActivities<GitSyncActivities>(STAGE_OPTIONS);
+/** The stage on the heavy jobs' queue beside the run's own (src/domain/task-queues.ts). */
+const heavyStage = () =>
+  proxyActivities<GitSyncActivities>({ ...STAGE_OPTIONS, taskQueue: heavyTaskQueue(workflowInfo().taskQueue) }).runGitSyncRequest;
 // One transaction from a stored bundle: nothing to fetch, so it may be retried more often than the stage.
 const { applyGitSyncImport } = proxyActivities<GitSyncActivities>({
   startToCloseTimeout: '30 minutes',
@@ -67,15 +72,21 @@ const { recordGitSyncFailure } = proxyActivities<GitSyncActivities>({
  *   the import activity indexed in its own transaction);
  * - SETTLE_AFTER_ARRIVAL: before taking the next request the run waits only until SETTLE has passed
  *   since the latest request arrived, so a queue that built up while a request ran is taken without
- *   a timer per request (before: SETTLE before every request).
+ *   a timer per request (before: SETTLE before every request);
+ * - HEAVY_QUEUE: the stage (fetching and reading a commit: its cost is the repository's) and the
+ *   search-index job it leads to run on the heavy jobs' queue, so they never delay a merge (before:
+ *   on the run's own queue).
  */
 export const STAGE_THEN_APPLY = 'git-sync-stage-then-apply';
 export const SEARCH_INDEX_JOB = 'git-sync-search-index-job';
 export const SETTLE_AFTER_ARRIVAL = 'git-sync-settle-after-arrival';
+export const HEAVY_QUEUE = 'git-sync-heavy-queue';
 
 /** One request, to its outcome. */
 async function runRequest(requestId: string): Promise<GitSyncOutcome> {
-  const first = patched(STAGE_THEN_APPLY) ? await runGitSyncRequest(requestId, { stageOnly: true }) : await runGitSyncRequest(requestId);
+  const first = patched(STAGE_THEN_APPLY)
+    ? await (patched(HEAVY_QUEUE) ? heavyStage() : runGitSyncRequest)(requestId, { stageOnly: true })
+    : await runGitSyncRequest(requestId);
   return first.state === 'staged' ? applyGitSyncImport({ requestId, bundle: first.bundle }) : first;
 }
 
@@ -124,7 +135,9 @@ export async function gitSync(
       await recordGitSyncFailure({ requestId: next.requestId, message: `The sync failed after several attempts: ${cause}` });
       outcomes[next.requestId] = 'failed';
     }
-    if (spaceRevision !== undefined && patched(SEARCH_INDEX_JOB)) await startSearchIndex(input.spaceId, spaceRevision);
+    if (spaceRevision !== undefined && patched(SEARCH_INDEX_JOB)) {
+      await startSearchIndex(input.spaceId, spaceRevision, patched(HEAVY_QUEUE) ? heavyTaskQueue(workflowInfo().taskQueue) : undefined);
+    }
     running = null;
     applied++;
     if (applied >= MAX_PER_RUN || workflowInfo().continueAsNewSuggested) {

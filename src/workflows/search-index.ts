@@ -28,12 +28,14 @@ export async function searchIndex(spaceId: string): Promise<{ changed: boolean }
  * From a workflow that made `revisionId` the space's content: starts the `search-index` job for it
  * and goes on without waiting (the job outlives its parent). Asked twice for one revision, it
  * starts one job, also when the first has finished already (unless that one failed: then it runs
- * again). This is the one way the search index follows content.
+ * again). This is the one way the search index follows content. `taskQueue`: where the job runs,
+ * when not on the parent's own queue.
  */
-export async function startSearchIndex(spaceId: string, revisionId: string): Promise<void> {
+export async function startSearchIndex(spaceId: string, revisionId: string, taskQueue?: string): Promise<void> {
   const organizationId = workflowInfo().typedSearchAttributes.get(ORGANIZATION_ID);
   try {
     await startChild(searchIndex, {
+      ...(taskQueue === undefined ? {} : { taskQueue }),
       workflowId: searchIndexWorkflowId(spaceId, revisionId),
       args: [spaceId],
       parentClosePolicy: ParentClosePolicy.ABANDON,

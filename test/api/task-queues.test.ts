@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { heavyTaskQueue } from '../../src/temporal/queues.ts';
+import { heavyTaskQueue } from '../../src/domain/task-queues.ts';
 import { createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 
 /**

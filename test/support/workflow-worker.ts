@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, makeTelemetryFilterString } from '@temporalio/worker';
 import { ensureSearchAttributes } from '../../src/temporal/client.ts';
+import { heavyTaskQueue } from '../../src/domain/task-queues.ts';
 
 /**
  * One workflow of src/workflows run by an in-process worker against the real Temporal server
@@ -51,8 +52,13 @@ export async function startWorkflowWorker(name: string, file: string, activities
     logger: new DefaultLogger('WARN'),
   });
   const nativeConnection = await NativeConnection.connect({ address });
-  const worker = await Worker.create({ connection: nativeConnection, namespace: 'default', taskQueue, workflowBundle, activities });
-  const running = worker.run();
+  // The queue and the heavy jobs' queue beside it (src/domain/task-queues.ts), as the service's workers poll them.
+  const workers = await Promise.all(
+    [taskQueue, heavyTaskQueue(taskQueue)].map((queue) =>
+      Worker.create({ connection: nativeConnection, namespace: 'default', taskQueue: queue, workflowBundle, activities }),
+    ),
+  );
+  const running = Promise.all(workers.map((worker) => worker.run()));
   const connection = await Connection.connect({ address });
   await ensureSearchAttributes(connection, 'default');
   const client = new Client({ connection, namespace: 'default' });
@@ -62,7 +68,7 @@ export async function startWorkflowWorker(name: string, file: string, activities
     taskQueue,
     workflowId: (what) => `test-${name}/${what}/${run}-${++counter}`,
     stop: async () => {
-      worker.shutdown();
+      for (const worker of workers) worker.shutdown();
       await running;
       await Promise.all([connection.close(), nativeConnection.close()]);
     },

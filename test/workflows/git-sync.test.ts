@@ -7,11 +7,13 @@ import {
   gitSync,
   gitSyncRequestSignal,
   gitSyncStatusQuery,
+  HEAVY_QUEUE,
   SEARCH_INDEX_JOB,
   SETTLE_AFTER_ARRIVAL,
   STAGE_THEN_APPLY,
   type GitSyncWorkflowInput,
 } from '../../src/workflows/git-sync.ts';
+import { heavyTaskQueue } from '../../src/domain/task-queues.ts';
 import { searchIndexWorkflowId } from '../../src/workflows/search-index.ts';
 import { eventually } from '../support/harness.ts';
 import { gate, startWorkflowWorker, type WorkflowWorker } from '../support/workflow-worker.ts';
@@ -207,8 +209,16 @@ describe('git-sync workflow', () => {
     expect(patches).toEqual([
       expect.stringContaining(SETTLE_AFTER_ARRIVAL),
       expect.stringContaining(STAGE_THEN_APPLY),
+      expect.stringContaining(HEAVY_QUEUE),
       expect.stringContaining(SEARCH_INDEX_JOB),
     ]);
+    // The stage and the index job run on the heavy jobs' queue; the apply (retried in place) stays on the run's own.
+    const queues = (history.events ?? []).flatMap((event) => {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      return scheduled ? [`${scheduled.activityType?.name} ${scheduled.taskQueue?.name}`] : [];
+    });
+    expect(queues).toEqual([`runGitSyncRequest ${heavyTaskQueue(w.taskQueue)}`, `applyGitSyncImport ${w.taskQueue}`]);
+    expect((await child.describe()).taskQueue).toBe(heavyTaskQueue(w.taskQueue));
     await handle.terminate('test over');
   });
 

@@ -1,5 +1,5 @@
 /**
- * The task queues of the service. Jobs whose cost depends on what users send (OpenAPI processing,
+ * The task queues of the service (pure: the workflows read it too). Jobs whose cost depends on what users send (OpenAPI processing,
  * content imports, PDF export, search indexing) run on a queue of their own, `<TEMPORAL_TASK_QUEUE>-heavy`,
  * so that merges, Git Sync and deletions on the main queue never wait behind them; a worker polls
  * the queues its WORKER_QUEUES names (both by default), so operators can give heavy jobs processes
