@@ -386,7 +386,7 @@ export const EnvSchema = Type.Object({
     entry: (entry) => entry === 'main' || entry === 'heavy',
     message: '{name} entry "{value}" must be main or heavy',
     description:
-      'Task queues a worker process polls: main (merges, Git Sync, deletions) and heavy (OpenAPI, imports, PDF, search indexing: TEMPORAL_TASK_QUEUE-heavy).',
+      'Task queues a worker process polls: main (merges, Git Sync, deletions) and heavy (OpenAPI, imports, PDF, search indexing, Git Sync staging: TEMPORAL_TASK_QUEUE-heavy).',
   }),
   TEMPORAL_CLI_PATH: Type.Optional(text({ description: 'The `temporal` CLI of the dev server; unset: on PATH, then $GOPATH/bin.' })),
   GOPATH: Type.Optional(text({ description: 'Go workspace where `go install` puts the `temporal` CLI; unset: ~/go.' })),
