@@ -27,7 +27,8 @@ const INTEGRATION_SECRET = `integration-secret-${randomBytes(12).toString('hex')
 
 beforeAll(async () => {
   // The same secrets key as the suite's worker (it decrypts what the API encrypts for a job).
-  const config = loadConfig({ ...process.env, PUBLIC_URL: 'http://docs.test' });
+  // Load shedding off, as in every in-process app of the suite (test/support/harness.ts): the test's own work shares its event loop.
+  const config = loadConfig({ ...process.env, PUBLIC_URL: 'http://docs.test', OVERLOAD_EVENT_LOOP_DELAY: '0s' });
   const orm = await initOrm({ databaseUrl: config.databaseUrl!, poolMax: 4 });
   const { client, connection } = await connectTemporal({ address: config.temporalAddress!, namespace: config.temporalNamespace });
   const destination = new Writable({

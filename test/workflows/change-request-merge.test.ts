@@ -5,6 +5,7 @@ import type { ChangeRequestJob, ChangeRequestMergeActivities, MergeOutcome } fro
 import type { SearchIndexActivities } from '../../src/activities/search-index.ts';
 import { HttpError } from '../../src/api/errors.ts';
 import type { MergeConflict } from '../../src/domain/content/merge.ts';
+import { heavyTaskQueue } from '../../src/domain/task-queues.ts';
 import { changeRequestJobWorkflowId, runChangeRequestJob } from '../../src/temporal/change-request-merge.ts';
 import { changeRequestMerge, changeRequestUpdate } from '../../src/workflows/change-request-merge.ts';
 import { searchIndexWorkflowId, startSearchIndexFromActivity } from '../../src/temporal/search-index.ts';
@@ -83,7 +84,8 @@ describe('change-request merge and update workflows', () => {
     const child = w.client.workflow.getHandle(searchIndexWorkflowId(j.spaceId, revision));
     expect(await child.result()).toEqual({ changed: true });
     const description = await child.describe();
-    expect(description.taskQueue).toBe(w.taskQueue);
+    // On the heavy jobs' queue beside the activity's (src/domain/task-queues.ts).
+    expect(description.taskQueue).toBe(heavyTaskQueue(w.taskQueue));
     expect(description.typedSearchAttributes.get(JOB_KIND)).toBe('search-index');
     expect(description.typedSearchAttributes.get(ORGANIZATION_ID)).toBe('org-3');
     expect(indexed.filter((s) => s === j.spaceId)).toHaveLength(1);
