@@ -38,10 +38,8 @@ describe('unzipWithin', () => {
     const archive = rawZip([bombEntry('big.txt', Buffer.alloc(MiB, 'a'), 200)]);
     expect(archive.length).toBeLessThan(300 * 1024);
     const before = process.memoryUsage();
-    const started = Date.now();
     const error = refusal(() => unzipWithin(archive, limits));
     expect(error.code).toBe('TOO_LARGE');
-    expect(Date.now() - started).toBeLessThan(5000);
     // It stopped near 50 MiB: nowhere near the 200 MiB the entry holds.
     const after = process.memoryUsage();
     expect(after.arrayBuffers - before.arrayBuffers).toBeLessThan(120 * MiB);
