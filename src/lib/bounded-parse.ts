@@ -157,7 +157,7 @@ function poolFor(bounds: ParseBounds): Piscina<PoolJob, ThreadMessage> {
 /** Per lane: tasks running, and the ones waiting for a thread. */
 class Lane {
   running = 0;
-  private readonly waiting: { start: () => void; refuse: (error: BoundedParseError) => void; timer: NodeJS.Timeout }[] = [];
+  private readonly waiting: { start: () => void; timer: NodeJS.Timeout }[] = [];
 
   get queued(): number {
     return this.waiting.length;
@@ -179,7 +179,6 @@ class Lane {
           clearTimeout(entry.timer);
           resolve();
         },
-        refuse: reject,
         timer: setTimeout(() => {
           const at = this.waiting.indexOf(entry);
           if (at >= 0) this.waiting.splice(at, 1);
