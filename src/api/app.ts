@@ -70,6 +70,24 @@ export interface AppOptions {
   logger?: Logger | false;
   /** How long an authenticated token stays cached in this process (ms); 0 disables. */
   authCacheTtlMs?: number;
+  /**
+   * Shown every answer as it is sent (its route, status, headers and body); the test suite checks
+   * each against GitBook's schema of its operation with it.
+   */
+  onAnswer?: (answer: SentAnswer) => void;
+}
+
+/** An answer as it leaves a route (`AppOptions.onAnswer`). */
+export interface SentAnswer {
+  method: string;
+  /** The request's path and query, as sent. */
+  url: string;
+  /** The route's path template (`/v1/spaces/:spaceId`), when a route answered. */
+  route: string | undefined;
+  status: number;
+  headers: Record<string, unknown>;
+  /** The body as it goes out: text, bytes, a stream or nothing. */
+  payload: unknown;
 }
 
 /**
@@ -123,6 +141,20 @@ export async function buildApp(
       onError: (error) => app.log.warn({ err: error }, 'change feed: connection lost; answers are read afresh until it is back'),
     });
     app.addHook('onClose', () => feed.stop());
+  }
+  const onAnswer = options.onAnswer;
+  if (onAnswer) {
+    app.addHook('onSend', async (request, reply, payload) => {
+      onAnswer({
+        method: request.method,
+        url: request.url,
+        route: request.routeOptions.url,
+        status: reply.statusCode,
+        headers: reply.getHeaders(),
+        payload,
+      });
+      return payload;
+    });
   }
   app.decorateRequest('em', null as never);
   app.addHook('onRequest', async (request, reply) => {

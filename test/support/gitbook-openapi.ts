@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { ERRATA } from './gitbook-exceptions.ts';
 
 type Json = Record<string, unknown>;
 
@@ -46,41 +47,8 @@ if (!/^3\.1\./.test(document.openapi)) {
   throw new Error(`${specPath} is OpenAPI ${document.openapi}; this helper validates with JSON Schema 2020-12 and expects OpenAPI 3.1`);
 }
 
-/**
- * The one field checked against another schema than the document's: `OpenAPISpecContent.filesystem`
- * (the content of an OpenAPI spec version). The document types it loosely as `type: object`, which
- * refuses an array; GitBook's site renderer casts it to its openapi-parser's `Filesystem`, an ARRAY
- * of `{dir, isEntrypoint, references, filename, specification}` that it finds the entry point in and
- * dereferences (packages/gitbook/src/lib/references.tsx, packages/react-openapi/src/dereference.ts),
- * so an object cannot render. The field is checked against that array instead, no looser than it.
- * If the document changes the field, this throws, so the exception is looked at again.
- */
-const RENDERER_FILESYSTEM: Json = {
-  type: 'array',
-  minItems: 1,
-  items: {
-    type: 'object',
-    required: ['dir', 'isEntrypoint', 'references', 'filename', 'specification'],
-    properties: {
-      dir: { type: 'string' },
-      isEntrypoint: { type: 'boolean' },
-      references: { type: 'array', items: { type: 'string' } },
-      filename: { type: 'string' },
-      specification: {},
-    },
-  },
-  contains: { type: 'object', properties: { isEntrypoint: { const: true } } },
-  minContains: 1,
-  maxContains: 1,
-};
-{
-  const content = document.components.schemas?.OpenAPISpecContent as { properties?: Record<string, Json> } | undefined;
-  const filesystem = content?.properties?.filesystem;
-  if (filesystem?.type !== 'object' || Object.keys(filesystem).some((key) => key !== 'type' && key !== 'description')) {
-    throw new Error(`${specPath} no longer types OpenAPISpecContent.filesystem as a plain object: review RENDERER_FILESYSTEM`);
-  }
-  content!.properties!.filesystem = { description: filesystem.description, ...RENDERER_FILESYSTEM };
-}
+// The corrections of GitBook's schemas, each with its reason, are listed in one place.
+for (const erratum of ERRATA) erratum.apply(document.components.schemas as Record<string, Json>);
 
 /** Path prefix of the API base URL (`{host}/v1` → `/v1`); concrete request paths carry it, templates do not. */
 const basePath = (() => {
@@ -107,16 +75,21 @@ for (const [path, item] of Object.entries(document.paths)) {
 // ajv-formats is CommonJS: the default import is `module.exports`, which carries the plugin as `.default`.
 const addFormats = ajvFormats.default;
 
-let ajv: Ajv2020 | undefined;
+const ajvs = new Map<boolean, Ajv2020>();
 
-function getAjv(): Ajv2020 {
-  if (ajv) return ajv;
-  const instance = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+/**
+ * The document's Ajv: one that stops at the first error (fast, even on GitBook's nested `oneOf`s of
+ * document nodes), and one that lists them all, compiled only to explain a failure.
+ */
+function getAjv(allErrors = true): Ajv2020 {
+  const known = ajvs.get(allErrors);
+  if (known) return known;
+  const instance = new Ajv2020({ strict: false, allErrors, validateFormats: true });
   addFormats(instance);
   for (const keyword of OPENAPI_KEYWORDS) instance.addKeyword(keyword);
   for (const format of FREE_FORMATS) instance.addFormat(format, true);
   instance.addSchema(document as unknown as Json, DOCUMENT_ID);
-  ajv = instance;
+  ajvs.set(allErrors, instance);
   return instance;
 }
 
@@ -179,15 +152,30 @@ function responseSchemaPointer(operationId: string, status: number): string | un
   return pointer([...segments, 'content', 'application/json', 'schema']);
 }
 
-const validators = new Map<string, ValidateFunction | null>();
+const validators = new Map<string, ValidateFunction>();
 
-function compiled(operationId: string, status: number): ValidateFunction | null {
-  const cacheKey = `${operationId} ${status}`;
-  if (validators.has(cacheKey)) return validators.get(cacheKey)!;
-  const target = responseSchemaPointer(operationId, status);
-  const validate = target === undefined ? null : getAjv().compile({ $ref: DOCUMENT_ID + target });
-  validators.set(cacheKey, validate);
+/** The validator of the schema at `target` (a pointer from the document root); cached per instance. */
+function compiledAt(target: string, allErrors: boolean): ValidateFunction {
+  const cacheKey = `${allErrors} ${target}`;
+  let validate = validators.get(cacheKey);
+  if (!validate) {
+    validate = getAjv(allErrors).compile({ $ref: DOCUMENT_ID + target });
+    validators.set(cacheKey, validate);
+  }
   return validate;
+}
+
+/** The errors of `value` against the schema at `target`: none when it is valid. */
+function errorsAt(target: string, value: unknown): string[] {
+  if (compiledAt(target, false)(value)) return [];
+  const explain = compiledAt(target, true);
+  explain(value);
+  const errors = [...new Set((explain.errors ?? []).map(formatError))];
+  if (errors.length < 40) return errors;
+  // Nested `oneOf`s report every branch of every level: the deepest paths say what is wrong.
+  const depth = (e: string) => e.split(' ')[0].split('/').length;
+  const deepest = Math.max(...errors.map(depth));
+  return errors.filter((e) => depth(e) >= deepest - 1).slice(0, 40);
 }
 
 function formatError(error: ErrorObject): string {
@@ -209,14 +197,14 @@ function formatError(error: ErrorObject): string {
 export function responseValidator(operationId: string, status?: number): (body: unknown) => ValidationResult {
   requireOperation(operationId);
   const code = status ?? defaultStatus(operationId);
-  const validate = compiled(operationId, code);
+  const target = responseSchemaPointer(operationId, code);
   return (body: unknown): ValidationResult => {
-    if (validate === null) {
+    if (target === undefined) {
       const empty = body === undefined || body === null || body === '';
       return { valid: empty, errors: empty ? [] : [`/ must be empty: ${operationId} ${code} has no JSON body`] };
     }
-    const valid = validate(body) as boolean;
-    return { valid, errors: valid ? [] : [...new Set((validate.errors ?? []).map(formatError))] };
+    const errors = errorsAt(target, body);
+    return { valid: errors.length === 0, errors };
   };
 }
 
@@ -239,14 +227,19 @@ export function expectMatchesGitBook(operationId: string, body: unknown, status?
  * cannot be met as written, such as a `oneOf` whose branches all accept the same objects.
  */
 export function expectMatchesGitBookSchema(name: string, value: unknown): void {
-  if (!document.components.schemas?.[name]) throw new Error(`Unknown GitBook schema "${name}"`);
-  const validate = getAjv().compile({ $ref: DOCUMENT_ID + pointer(['components', 'schemas', name]) });
-  if (validate(value)) return;
+  const errors = schemaErrors(name, value);
+  if (errors.length === 0) return;
   throw new Error(
     `Value does not match GitBook's ${name} schema:\n` +
-      (validate.errors ?? []).map((e) => `  - ${formatError(e)}`).join('\n') +
+      errors.map((e) => `  - ${e}`).join('\n') +
       `\nvalue: ${JSON.stringify(value, null, 2)?.slice(0, 4000)}`,
   );
+}
+
+/** The errors of `value` against the component schema `name` of GitBook's document: none when it is valid. */
+export function schemaErrors(name: string, value: unknown): string[] {
+  if (!document.components.schemas?.[name]) throw new Error(`Unknown GitBook schema "${name}"`);
+  return errorsAt(pointer(['components', 'schemas', name]), value);
 }
 
 const templates = [...operations].map(([operationId, { method, path }]) => {

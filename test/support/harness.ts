@@ -9,6 +9,7 @@ import { connectTemporal } from '../../src/temporal/client.ts';
 import { createOrganization, findOrCreateUser, issueToken, setMembership } from '../../src/db/accounts.ts';
 import type { Role } from '../../src/domain/roles.ts';
 import { newId } from '../../src/domain/ids.ts';
+import { checkAnswer } from './answer-check.ts';
 
 /**
  * The API under test, in-process, on the real PostgreSQL and Temporal server that `npm test`
@@ -48,7 +49,11 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   const destination = lines && new Writable({ write: (chunk, _encoding, done) => done(void lines.push(String(chunk))) });
   const app = await buildApp(
     { config, orm, temporal: client },
-    { authCacheTtlMs: config.authCacheTtlMs, ...(destination ? { logger: logger('debug', { pretty: false, destination }) } : {}) },
+    {
+      authCacheTtlMs: config.authCacheTtlMs,
+      onAnswer: checkAnswer,
+      ...(destination ? { logger: logger('debug', { pretty: false, destination }) } : {}),
+    },
   );
   await app.ready();
   return {
