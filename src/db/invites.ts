@@ -286,3 +286,17 @@ export async function lockUserGrant(tx: Em, kind: 'space' | 'collection', target
     .executeTakeFirst();
   return row?.role;
 }
+
+/** The organizations among `organizationIds` that have an invite link anyone holding it can use now (not disabled, not expired). */
+export async function organizationsWithActiveInviteLinks(em: Em, organizationIds: string[], now: Date): Promise<Set<string>> {
+  if (organizationIds.length === 0) return new Set();
+  const rows = await db(em)
+    .selectFrom('organization_invite_link as l')
+    .select('l.organization_id')
+    .distinct()
+    .where('l.organization_id', 'in', organizationIds)
+    .where('l.disabled', '=', false)
+    .where((eb) => eb.or([eb('l.expires_at', 'is', null), eb('l.expires_at', '>', now.toISOString())]))
+    .execute();
+  return new Set(rows.map((r) => r.organization_id));
+}

@@ -2,22 +2,28 @@ import type { Organization } from '../../db/entities.ts';
 import type { InstallationRow, IntegrationRow } from '../../db/integrations.ts';
 import { integrationAccess } from '../../domain/integrations.ts';
 import type { Role } from '../../domain/roles.ts';
-import { presentOrganization } from '../orgs/present.ts';
+import { presentOrganization, type OrganizationFacts } from '../orgs/present.ts';
 import type { Urls } from '../object-urls.ts';
 
 /** The caller's memberships: organization id → role (null for a guest). */
 export type Memberships = ReadonlyMap<string, Role | null>;
 
+/** An organization with what it is shown with beside its row. */
+export interface Owner {
+  row: Organization;
+  facts: OrganizationFacts;
+}
+
 /** The owner as GitBook shows it; a caller outside it gets no permission on it. */
-function presentOwner(owner: Organization, memberships: Memberships, urls: Urls) {
-  const presented = presentOrganization(owner, memberships.get(owner.id) ?? null, urls);
-  if (memberships.has(owner.id)) return presented;
+function presentOwner(owner: Owner, memberships: Memberships, urls: Urls) {
+  const presented = presentOrganization(owner.row, memberships.get(owner.row.id) ?? null, urls, owner.facts);
+  if (memberships.has(owner.row.id)) return presented;
   const none = Object.fromEntries(Object.keys(presented.permissions).map((k) => [k, false])) as typeof presented.permissions;
   return { ...presented, permissions: none };
 }
 
 /** Secrets and the script are never part of what is shown. */
-export function presentIntegration(integration: IntegrationRow, owner: Organization, memberships: Memberships, urls: Urls) {
+export function presentIntegration(integration: IntegrationRow, owner: Owner, memberships: Memberships, urls: Urls) {
   const base = urls.integration(integration.name);
   const asset = (name: string) => `${base.assets}${name}?v=${integration.version}`;
   const access = integrationAccess(integration, memberships);
@@ -45,13 +51,14 @@ export function presentIntegration(integration: IntegrationRow, owner: Organizat
   };
 }
 
-export function presentInstallation(installation: InstallationRow, urls: Urls) {
+/** An installation, with the number of spaces it manages (integrations/service.ts `managedSpaces`). */
+export function presentInstallation(installation: InstallationRow, spaces: number, urls: Urls) {
   return {
     id: installation.id,
     status: installation.status as 'active',
     space_selection: installation.spaceSelection as 'all',
     site_selection: installation.siteSelection as 'all',
-    spaces: 0,
+    spaces,
     configuration: installation.configuration,
     externalIds: installation.externalIds,
     target: { organization: installation.organizationId },

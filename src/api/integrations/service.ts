@@ -15,9 +15,10 @@ import {
   organizationIdOrSubdomain,
   updateInstallation as writeInstallation,
   writePublication,
+  type InstallationRow,
   type IntegrationRow,
 } from '../../db/integrations.ts';
-import { transaction } from '../../db/orm.ts';
+import { transaction, type Em } from '../../db/orm.ts';
 import { enabledMemberships, organizationsByIds } from '../../db/organizations.ts';
 import { newId } from '../../domain/ids.ts';
 import {
@@ -35,6 +36,8 @@ import type { Ctx } from '../context.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import { urlsFor } from '../object-urls.ts';
+import { liveSpaceCounts } from '../../db/spaces.ts';
+import { organizationFacts } from '../orgs/service.ts';
 import { presentInstallation, presentIntegration, type Memberships } from './present.ts';
 import type {
   InstallationParams,
@@ -76,8 +79,36 @@ async function present(ctx: Ctx, integrations: IntegrationRow[], memberships: Me
     integrations.map((i) => i.ownerId),
   );
   const byId = new Map(owners.map((o) => [o.id, o]));
+  const facts = await organizationFacts(
+    ctx.em,
+    owners.map((o) => o.id),
+  );
   const urls = urlsOf(ctx);
-  return integrations.map((i) => presentIntegration(i, byId.get(i.ownerId)!, memberships, urls));
+  return integrations.map((i) => presentIntegration(i, { row: byId.get(i.ownerId)!, facts: facts.get(i.ownerId)! }, memberships, urls));
+}
+
+/**
+ * The number of spaces each installation manages: every live space of its organization when its
+ * space selection is `all`; with `selected`, the spaces selected for it, and this service keeps no
+ * per-space selection (no space can be added to an installation), so none.
+ */
+async function managedSpaces(em: Em, installations: InstallationRow[]): Promise<number[]> {
+  const counts = await liveSpaceCounts(
+    em,
+    installations.filter((i) => i.spaceSelection === 'all').map((i) => i.organizationId),
+  );
+  return installations.map((i) => (i.spaceSelection === 'all' ? (counts.get(i.organizationId) ?? 0) : 0));
+}
+
+/** Installations presented with the number of spaces they manage. */
+async function presentInstallations(ctx: Ctx, installations: InstallationRow[]) {
+  const spaces = await managedSpaces(ctx.em, installations);
+  const urls = urlsOf(ctx);
+  return installations.map((installation, i) => presentInstallation(installation, spaces[i], urls));
+}
+
+async function presentOneInstallation(ctx: Ctx, installation: InstallationRow) {
+  return (await presentInstallations(ctx, [installation]))[0];
 }
 
 /** The organization named in a body, which the caller must administer: 404 on `organization` when they are not a member. */
@@ -225,9 +256,8 @@ export async function listInstallations(ctx: Ctx, name: string, query: Static<ty
   const organizationIds = integrationAccess(integration, memberships).admin
     ? undefined
     : [...memberships].filter(([, role]) => atLeast(role, 'admin')).map(([id]) => id);
-  const urls = urlsOf(ctx);
   return paginate(ctx.em, installationListing(ctx.em, integration.name, { organizationIds, externalId: query.externalId }), query, (rows) =>
-    rows.map((i) => presentInstallation(installationRow(i), urls)),
+    presentInstallations(ctx, rows.map(installationRow)),
   );
 }
 
@@ -261,7 +291,7 @@ export async function install(ctx: Ctx, name: string, body: Static<typeof Instal
     updatedAt: now,
   });
   if (!installation) throw conflict(`organization: "${integration.name}" is already installed in this organization`);
-  return presentInstallation(installation, urlsOf(ctx));
+  return presentOneInstallation(ctx, installation);
 }
 
 /** An installation the caller may see: admins of its organization and of the integration's owner; 404 for others outside it. */
@@ -284,7 +314,7 @@ async function loadInstallation(ctx: Ctx, ref: InstallationRef, action: 'read' |
 
 export async function getInstallation(ctx: Ctx, ref: InstallationRef) {
   const { installation } = await loadInstallation(ctx, ref, 'read');
-  return presentInstallation(installation, urlsOf(ctx));
+  return presentOneInstallation(ctx, installation);
 }
 
 /** A configuration that passes the integration's account schema activates a pending installation. */
@@ -301,7 +331,7 @@ export async function updateInstallation(ctx: Ctx, ref: InstallationRef, body: S
   if (body.space_selection !== undefined) changes.spaceSelection = body.space_selection;
   if (body.site_selection !== undefined) changes.siteSelection = body.site_selection;
   const updated = await writeInstallation(ctx.em, installation.id, changes, new Date());
-  return presentInstallation(updated, urlsOf(ctx));
+  return presentOneInstallation(ctx, updated);
 }
 
 export async function uninstall(ctx: Ctx, ref: InstallationRef): Promise<void> {

@@ -46,8 +46,6 @@ export const OrganizationSchema = Type.Object({
   emailDomains: Type.Array(Type.String()),
   plan: Type.String(),
   inviteLinks: Type.Boolean(),
-  sso: Type.Boolean(),
-  ai: Type.Boolean(),
   defaultRole: Type.Union([Type.String(), Type.Null()]),
   mergeRules: MergeRulesSchema,
   trial: Type.Object({ status: Type.String(), count: Type.Integer() }),
