@@ -89,12 +89,13 @@ export function teamMemberListing(em: Em, organizationId: string, teamId: string
 
 /**
  * What a member is shown with: the teams of the organization they are in, the live spaces they reach
- * through grants (theirs or their teams'), and the live spaces of the organization.
+ * through grants (theirs or their teams'), the live spaces of the organization and its sites.
  */
 export interface MemberCounts {
   teams: number;
   granted: number;
   allSpaces: number;
+  allSites: number;
 }
 
 /** The counts of several members of one organization, in one statement. */
@@ -140,12 +141,22 @@ export async function memberCounts(em: Em, organizationId: string, userIds: stri
         .where('s.organization_id', '=', organizationId)
         .where('s.deleted_at', 'is', null)
         .as('allSpaces'),
+      eb
+        .selectFrom('site as si')
+        .select((e) => e.fn.countAll<string>().as('n'))
+        .where('si.organization_id', '=', organizationId)
+        .as('allSites'),
     ])
     .where('u.organization_id', '=', organizationId)
     .where('u.user_id', 'in', userIds)
     .execute();
   for (const row of rows) {
-    out.set(row.id, { teams: Number(row.teams), granted: Number(row.granted), allSpaces: Number(row.allSpaces) });
+    out.set(row.id, {
+      teams: Number(row.teams),
+      granted: Number(row.granted),
+      allSpaces: Number(row.allSpaces),
+      allSites: Number(row.allSites),
+    });
   }
   return out;
 }

@@ -19,6 +19,9 @@ export function activeRole(row: Pick<MemberRow, 'role' | 'disabled'>): Role | nu
 /**
  * A member with their counts. `spaces` is what the member can access: every live space for a
  * member with a role, the spaces reached through grants for a guest, none for a disabled member.
+ * `sites` likewise: a site is reached through the organization role only (no site is granted to a
+ * guest), so every site of the organization for a member with a role, none for a guest or a
+ * disabled member.
  */
 export function presentMember(row: MemberRow, counts: MemberCounts | undefined, urls: Urls) {
   const role = activeRole(row);
@@ -33,7 +36,7 @@ export function presentMember(row: MemberRow, counts: MemberCounts | undefined, 
     sso: row.sso,
     spaces: role === undefined ? 0 : role === null ? (counts?.granted ?? 0) : (counts?.allSpaces ?? 0),
     teams: counts?.teams ?? 0,
-    sites: 0,
+    sites: role === undefined || role === null ? 0 : (counts?.allSites ?? 0),
   };
 }
 
