@@ -40,7 +40,8 @@ export function presentSite(site: SiteRow, role: Role | null, urls: SiteUrlsCont
         }
       : {}),
     visibility: site.visibility,
-    defaultLevel: null,
+    // A site has no level of its own: a reader acts with their organization role (sites/site-access.ts).
+    defaultLevel: 'inherit',
     permissions: {
       view: atLeast(role, 'read'),
       access: atLeast(role, 'read'),

@@ -70,7 +70,7 @@ export const SiteSpaceSchema = Type.Object({
   draft: bool,
   hidden: bool,
   condition: Type.Optional(Type.String()),
-  hasAdvancedCustomizationFeature: bool,
+  hasAdvancedCustomizationFeature: Type.Optional(bool),
   urls: Type.Object({ published: Type.Optional(Type.String()) }),
 });
 export const SiteSpaceList = ListOf(SiteSpaceSchema);

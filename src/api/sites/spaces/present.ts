@@ -1,7 +1,12 @@
 import type { SiteRow, SiteSpaceRow } from '../../../db/sites.ts';
 import { publishedUrl, type SiteUrlsContext } from '../present.ts';
 
-/** Site-space objects from rows: pure, everything they need is passed in. */
+/**
+ * Site-space objects from rows: pure, everything they need is passed in. `draft` is false because
+ * this service has no draft site spaces: a site space is live once added (a site is published or
+ * not as a whole). `hasAdvancedCustomizationFeature`, optional in GitBook's `SiteSpace`, is left out:
+ * this service has no plan features to enable or withhold.
+ */
 
 export function presentSiteSpace(
   row: SiteSpaceRow,
@@ -19,7 +24,6 @@ export function presentSiteSpace(
     draft: false,
     hidden: row.hidden,
     ...(row.condition ? { condition: row.condition } : {}),
-    hasAdvancedCustomizationFeature: false,
     urls: publishedUrl(options.site, options.urls, [options.sectionPath, row.path]),
   };
 }
