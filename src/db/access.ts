@@ -242,8 +242,11 @@ export async function itemAccessFacts(em: Em, kind: ContentKind, item: ContentIt
 
 const date = (value: Date | string) => (value instanceof Date ? value : new Date(value));
 
-/** What a space shows of the repository it syncs with (the `gitSync` field). */
-export type SpaceGitSync = Pick<GitSyncRow, 'repo_name' | 'provider' | 'integration' | 'url' | 'updated_at'>;
+/** What a space shows of the repository it syncs with (the `gitSync` field) and of the state of its syncs. */
+export type SpaceGitSync = Pick<
+  GitSyncRow,
+  'space_id' | 'repo_name' | 'provider' | 'integration' | 'url' | 'updated_at' | 'status' | 'last_applied_at' | 'last_sync_error'
+>;
 
 /** The columns of a space row that make the `Space` the API presents. */
 export const SPACE_ROW_COLUMNS = [
@@ -343,6 +346,9 @@ export async function spaceWithAccessFacts(
         'g.integration as git_integration',
         'g.url as git_url',
         'g.updated_at as git_updated_at',
+        'g.status as git_status',
+        'g.last_applied_at as git_last_applied_at',
+        'g.last_sync_error as git_last_sync_error',
         chainLevels().as('levels'),
         chainGrants('space', eb.ref('sp.id'), eb.ref('sp.organization_id'), userId).as('grants'),
       ])
@@ -356,11 +362,15 @@ export async function spaceWithAccessFacts(
     row.git_url === null
       ? undefined
       : ({
+          space_id: row.id,
           repo_name: row.git_repo_name,
           provider: row.git_provider,
           integration: row.git_integration,
           url: row.git_url,
           updated_at: date(row.git_updated_at!),
+          status: row.git_status!,
+          last_applied_at: row.git_last_applied_at === null ? null : date(row.git_last_applied_at),
+          last_sync_error: row.git_last_sync_error,
         } as SpaceGitSync);
   return { space, facts, gitSync };
 }

@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
 import { DefaultLevel, Id, ListOf, Timestamp } from '../schemas.ts';
-import { SpaceGitSync } from '../git/schemas.ts';
 import { MergeRulesInput, MergeRulesSchema } from '../orgs/schemas.ts';
 
 const bool = Type.Boolean();
@@ -11,6 +10,17 @@ export const Visibility = Type.Union(
 export const EditMode = Type.Union([Type.Literal('live'), Type.Literal('locked')]);
 export const SpaceTitle = Type.String({ maxLength: 50 });
 export const Emoji = Type.String({ maxLength: 50 });
+
+/** `gitSync` on a space: GitBook's `GitSyncState` (see present.ts `presentSpaceGitSync`). */
+export const GitSyncState = Type.Object({
+  installationId: Type.String(),
+  installationProvider: Type.Union([Type.Literal('github'), Type.Literal('gitlab'), Type.Literal('github-legacy')]),
+  installationStatus: Type.Union([Type.Literal('unauthenticated'), Type.Literal('active'), Type.Literal('pending')]),
+  repoName: Type.Optional(Type.String()),
+  integration: Type.Optional(Type.String()),
+  url: Type.String(),
+  updatedAt: Timestamp,
+});
 
 export const SpaceSchema = Type.Object({
   object: Type.Literal('space'),
@@ -24,7 +34,7 @@ export const SpaceSchema = Type.Object({
   editMode: EditMode,
   organization: Type.String(),
   parent: Type.Optional(Type.String()),
-  gitSync: Type.Optional(SpaceGitSync),
+  gitSync: Type.Optional(GitSyncState),
   revision: Type.String(),
   defaultLevel: DefaultLevel,
   comments: Type.Integer(),
