@@ -1,12 +1,16 @@
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors } from '../schemas.ts';
 import {
+  ChangeRequestList,
   ChangeRequestParams,
+  ChangeRequestSchema,
+  ContentChangesAnswer,
   ContentChangesBody,
   ContentChangesQuery,
   CreateChangeRequestBody,
   ListChangeRequestsQuery,
   ListOrgChangeRequestsQuery,
+  MergeResult,
   OrgChangeRequestsParams,
   SpaceParams,
   UpdateChangeRequestBody,
@@ -28,7 +32,13 @@ export const changeRequestRoutes: RoutePlugin = async (app) => {
   app.get(
     '/v1/spaces/:spaceId/change-requests',
     {
-      schema: { tags, summary: 'List change requests', params: SpaceParams, querystring: ListChangeRequestsQuery, response: errors(404) },
+      schema: {
+        tags,
+        summary: 'List change requests',
+        params: SpaceParams,
+        querystring: ListChangeRequestsQuery,
+        response: { 200: ChangeRequestList, ...errors(404) },
+      },
     },
     async (request) => listChangeRequests(ctxOf(request), request.params.spaceId, request.query),
   );
@@ -42,7 +52,7 @@ export const changeRequestRoutes: RoutePlugin = async (app) => {
         operationId: 'listChangeRequestsForOrganization',
         params: OrgChangeRequestsParams,
         querystring: ListOrgChangeRequestsQuery,
-        response: errors(404),
+        response: { 200: ChangeRequestList, ...errors(404) },
       },
     },
     async (request) => listOrganizationChangeRequests(ctxOf(request), request.params.organizationId, request.query),
@@ -56,7 +66,7 @@ export const changeRequestRoutes: RoutePlugin = async (app) => {
         summary: 'Create a change request from the current content',
         params: SpaceParams,
         body: CreateChangeRequestBody,
-        response: errors(403, 404),
+        response: { 201: ChangeRequestSchema, ...errors(403, 404) },
       },
     },
     async (request, reply) => reply.status(201).send(await createChangeRequest(ctxOf(request), request.params.spaceId, request.body)),
@@ -65,7 +75,12 @@ export const changeRequestRoutes: RoutePlugin = async (app) => {
   app.get(
     '/v1/spaces/:spaceId/change-requests/:changeRequestId',
     {
-      schema: { tags, summary: 'Get a change request by id or number', params: ChangeRequestParams, response: errors(404) },
+      schema: {
+        tags,
+        summary: 'Get a change request by id or number',
+        params: ChangeRequestParams,
+        response: { 200: ChangeRequestSchema, ...errors(404) },
+      },
     },
     async (request) => getChangeRequest(ctxOf(request), request.params.spaceId, request.params.changeRequestId),
   );
@@ -78,7 +93,7 @@ export const changeRequestRoutes: RoutePlugin = async (app) => {
         summary: 'Update the subject or status',
         params: ChangeRequestParams,
         body: UpdateChangeRequestBody,
-        response: errors(403, 404, 409),
+        response: { 200: ChangeRequestSchema, ...errors(403, 404, 409) },
       },
     },
     async (request) => updateChangeRequestFields(ctxOf(request), request.params.spaceId, request.params.changeRequestId, request.body),
@@ -93,7 +108,7 @@ export const changeRequestRoutes: RoutePlugin = async (app) => {
         params: ChangeRequestParams,
         querystring: ContentChangesQuery,
         body: ContentChangesBody,
-        response: errors(403, 404, 409),
+        response: { 200: ContentChangesAnswer, ...errors(403, 404, 409) },
       },
     },
     async (request) => {
@@ -105,7 +120,12 @@ export const changeRequestRoutes: RoutePlugin = async (app) => {
   app.post(
     '/v1/spaces/:spaceId/change-requests/:changeRequestId/merge',
     {
-      schema: { tags, summary: 'Merge the change request into the space', params: ChangeRequestParams, response: errors(403, 404, 409) },
+      schema: {
+        tags,
+        summary: 'Merge the change request into the space',
+        params: ChangeRequestParams,
+        response: { 200: MergeResult('merge'), ...errors(403, 404, 409) },
+      },
     },
     async (request) => runChangeRequestMerge(ctxOf(request), 'merge', request.params.spaceId, request.params.changeRequestId),
   );
@@ -117,7 +137,7 @@ export const changeRequestRoutes: RoutePlugin = async (app) => {
         tags,
         summary: 'Pull the space content into the change request',
         params: ChangeRequestParams,
-        response: errors(403, 404, 409),
+        response: { 200: MergeResult('update'), ...errors(403, 404, 409) },
       },
     },
     async (request) => runChangeRequestMerge(ctxOf(request), 'update', request.params.spaceId, request.params.changeRequestId),

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { Id } from '../schemas.ts';
+import { Json, Open, RevisionFile, StringEnum } from '../content/schemas.ts';
+import { Id, Timestamp } from '../schemas.ts';
 
 export const ChangeRequestParams = Type.Object({ spaceId: Id, changeRequestId: Id });
 export const SpaceParams = Type.Object({ spaceId: Id });
@@ -93,3 +94,86 @@ export const ListOrgChangeRequestsQuery = Type.Object({
   finding: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('all')])),
   orderBy: Type.Optional(Type.Union([Type.Literal('updatedAt'), Type.Literal('createdAt')], { default: 'updatedAt' })),
 });
+
+/* Answers: objects let what they do not declare through, as in ../content/schemas.ts. */
+
+/** A person as change requests show them (GitBook's User; a deleted one as `Deleted user`). */
+const ChangeRequestUser = Open({
+  object: StringEnum(['user']),
+  id: Type.String(),
+  displayName: Type.String(),
+  email: Type.Optional(Type.String()),
+  photoURL: Type.Optional(Type.String()),
+  urls: Open({ location: Type.String() }),
+});
+
+/** GitBook's ChangeRequest. */
+export const ChangeRequestSchema = Open(
+  {
+    object: StringEnum(['change-request']),
+    id: Type.String({ description: 'Unique identifier for the change request' }),
+    number: Type.Number({ description: 'Incremental identifier of the change request' }),
+    status: StringEnum(['draft', 'open', 'archived', 'merged']),
+    subject: Type.String(),
+    description: Type.Optional(Type.String({ description: 'Left out when empty, and for a site visitor' })),
+    createdBy: ChangeRequestUser,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    mergedBy: Type.Optional(ChangeRequestUser),
+    mergedAt: Type.Optional(Timestamp),
+    space: Type.String({ description: 'ID of the space in which the change request was created' }),
+    revision: Type.String({ description: 'ID of the active revision in the change request' }),
+    revisionInitial: Type.String({ description: 'ID of the revision of the space the change request was created from' }),
+    revisionMergedAncestor: Type.Optional(Type.String({ description: 'ID of the latest revision of the space brought into it' })),
+    revisionMerged: Type.Optional(Type.String({ description: 'When merged, ID of the revision the merge made' })),
+    comments: Type.Number({ description: 'Count of open comments on the change request' }),
+    outdated: Type.Boolean({ description: 'The space has changed since the change request was last brought up to date' }),
+    conflicts: Type.Optional(Type.Array(Json('A conflict of the last merge or update'))),
+    mergeRulesBypass: Type.Optional(
+      Open(
+        { by: ChangeRequestUser, at: Type.String(), rules: Type.Array(Type.String()) },
+        { description: 'Who merged it past its merge rules' },
+      ),
+    ),
+    urls: Open({ app: Type.String({ format: 'uri' }), location: Type.String({ format: 'uri' }) }),
+  },
+  { description: "GitBook's ChangeRequest" },
+);
+
+export const ChangeRequestList = Open({
+  items: Type.Array(ChangeRequestSchema),
+  count: Type.Number({ description: 'Total count of change requests' }),
+  next: Type.Optional(Open({ page: Type.String({ description: 'Cursor of the next page' }) })),
+});
+
+/** GitBook's ChangeRequestContentUpdate (`compat=false`): the change request, what each operation did, the files added. */
+export const ChangeRequestContentUpdate = Open(
+  {
+    changeRequest: ChangeRequestSchema,
+    changes: Type.Array(
+      Open({
+        object: StringEnum(['created_page', 'updated_page', 'deleted_page']),
+        ref: Type.Optional(Type.String()),
+        page: Json('created and updated pages: a page reference with the URL of its content; deleted pages: its id'),
+      }),
+    ),
+    insertedFiles: Type.Optional(Type.Array(RevisionFile)),
+  },
+  { description: "GitBook's ChangeRequestContentUpdate" },
+);
+
+/**
+ * What a content batch answers: the change request (`compat=true`, the default), or with
+ * `compat=false` GitBook's ChangeRequestContentUpdate. A write: its serializer tells the two apart
+ * by validating the answer.
+ */
+export const ContentChangesAnswer = Type.Union([ChangeRequestSchema, ChangeRequestContentUpdate], {
+  description: 'The change request (`compat=true`, the default), or the change request with what each operation did (`compat=false`)',
+});
+
+/** What merging a change request (`kind` merge) or bringing it up to date (`kind` update) answers. */
+export const MergeResult = (kind: 'merge' | 'update') =>
+  Open({
+    revision: Type.String({ description: 'ID of the resulting revision' }),
+    result: StringEnum([kind, 'conflicts']),
+  });

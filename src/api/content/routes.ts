@@ -2,12 +2,19 @@ import type { FastifyReply } from 'fastify';
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors } from '../schemas.ts';
 import { sendJson } from '../json-answer.ts';
+import { RevisionSchema } from '../revisions/schemas.ts';
 import {
   ContentQuery,
+  DownloadRedirect,
+  FileBytes,
   FileParams,
   FilesQuery,
   PageParams,
   PageQuery,
+  RevisionFile,
+  RevisionFileList,
+  RevisionPage,
+  RevisionPages,
   ScopeParams,
   SignedFileParams,
   SignedFileQuery,
@@ -29,7 +36,7 @@ export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequ
   app.get(
     '/content',
     {
-      schema: { tags, summary: 'Get the revision', params, querystring: ContentQuery, response: errors(404) },
+      schema: { tags, summary: 'Get the revision', params, querystring: ContentQuery, response: { 200: RevisionSchema, ...errors(404) } },
       config,
     },
     // A prepared answer: serialized once per revision (see revisionAnswer).
@@ -39,7 +46,13 @@ export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequ
   app.get(
     '/content/pages',
     {
-      schema: { tags, summary: 'List the pages (as a tree)', params, querystring: ContentQuery, response: errors(404) },
+      schema: {
+        tags,
+        summary: 'List the pages (as a tree)',
+        params,
+        querystring: ContentQuery,
+        response: { 200: RevisionPages, ...errors(404) },
+      },
       config,
     },
     async (request) => listPages(ctxOf(request), request.params, request.query),
@@ -48,7 +61,13 @@ export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequ
   app.get(
     '/content/page/:pageId',
     {
-      schema: { tags, summary: 'Get a page', params: PageParams(changeRequest), querystring: PageQuery, response: errors(404) },
+      schema: {
+        tags,
+        summary: 'Get a page',
+        params: PageParams(changeRequest),
+        querystring: PageQuery,
+        response: { 200: RevisionPage, ...errors(404) },
+      },
       config,
     },
     async (request) => getPage(ctxOf(request), request.params, request.query),
@@ -57,7 +76,7 @@ export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequ
   app.get(
     '/content/files',
     {
-      schema: { tags, summary: 'List the files', params, querystring: FilesQuery, response: errors(404) },
+      schema: { tags, summary: 'List the files', params, querystring: FilesQuery, response: { 200: RevisionFileList, ...errors(404) } },
       config,
     },
     async (request) => listFiles(ctxOf(request), request.params, request.query),
@@ -66,7 +85,13 @@ export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequ
   app.get(
     '/content/files/:fileId',
     {
-      schema: { tags, summary: 'Get a file', params: FileParams(changeRequest), querystring: ContentQuery, response: errors(404) },
+      schema: {
+        tags,
+        summary: 'Get a file',
+        params: FileParams(changeRequest),
+        querystring: ContentQuery,
+        response: { 200: RevisionFile, ...errors(404) },
+      },
       config,
     },
     async (request) => getFile(ctxOf(request), request.params, request.query),
@@ -75,7 +100,12 @@ export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequ
   app.get(
     '/content/files/:fileId/download',
     {
-      schema: { tags, summary: 'Download the bytes of a file', params: FileParams(changeRequest), response: errors(404) },
+      schema: {
+        tags,
+        summary: 'Download the bytes of a file',
+        params: FileParams(changeRequest),
+        response: { 200: FileBytes, 302: DownloadRedirect, ...errors(404) },
+      },
       config,
     },
     async (request, reply) => sendDownload(reply, await downloadFile(ctxOf(request), request.params)),
@@ -109,7 +139,7 @@ export const signedFileRoutes: RoutePlugin = async (app) => {
         security: [],
         params: SignedFileParams,
         querystring: SignedFileQuery,
-        response: errors(400, 403, 404),
+        response: { 200: FileBytes, 302: DownloadRedirect, ...errors(400, 403, 404) },
       },
       config: { public: true },
     },

@@ -7,16 +7,25 @@ import {
   ChangeRequestChangesQuery,
   ContentReusableContentParams,
   DocumentQuery,
+  JsonDocument,
+  RevisionFile,
+  RevisionFileList,
   RevisionFileParams,
   RevisionFilesQuery,
+  RevisionPage,
+  RevisionPageMetaLinks,
   RevisionPageParams,
+  RevisionPages,
   RevisionPageQuery,
   RevisionChangesQuery,
   RevisionParams,
   RevisionPathParams,
   RevisionNestedPathParams,
   RevisionQuery,
+  RevisionReusableContent,
   RevisionReusableContentParams,
+  RevisionSchema,
+  RevisionSemanticChanges,
 } from './schemas.ts';
 import {
   getChangeRequestChanges,
@@ -46,7 +55,16 @@ export const revisionRoutes: RoutePlugin = async (app) => {
 
   app.get(
     '/revisions/:revisionId',
-    { config, schema: { tags, summary: 'Get a revision', params: RevisionParams, querystring: RevisionQuery, response: errors(404) } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Get a revision',
+        params: RevisionParams,
+        querystring: RevisionQuery,
+        response: { 200: RevisionSchema, ...errors(404) },
+      },
+    },
     // A prepared answer: serialized once per revision (see revisionAnswer).
     async (request, reply) => sendJson(request, reply, await getRevisionById(ctxOf(request), request.params, request.query)),
   );
@@ -60,7 +78,7 @@ export const revisionRoutes: RoutePlugin = async (app) => {
         summary: 'List the pages of a revision (as a tree)',
         params: RevisionParams,
         querystring: RevisionQuery,
-        response: errors(404),
+        response: { 200: RevisionPages, ...errors(404) },
       },
     },
     async (request) => listRevisionPages(ctxOf(request), request.params, request.query),
@@ -75,7 +93,7 @@ export const revisionRoutes: RoutePlugin = async (app) => {
         summary: 'Get a page of a revision',
         params: RevisionPageParams,
         querystring: RevisionPageQuery,
-        response: errors(404),
+        response: { 200: RevisionPage, ...errors(404) },
       },
     },
     async (request) => getRevisionPage(ctxOf(request), request.params, request.query),
@@ -92,7 +110,7 @@ export const revisionRoutes: RoutePlugin = async (app) => {
         summary: 'Get a page of a revision by its path',
         params: RevisionPathParams,
         querystring: RevisionPageQuery,
-        response: errors(404),
+        response: { 200: RevisionPage, ...errors(404) },
       },
     },
     async (request) => getRevisionPageByPath(ctxOf(request), request.params, request.query),
@@ -100,7 +118,15 @@ export const revisionRoutes: RoutePlugin = async (app) => {
 
   app.get(
     '/revisions/:revisionId/path/*',
-    { config, schema: { hide: true, params: RevisionNestedPathParams, querystring: RevisionPageQuery, response: errors(404) } },
+    {
+      config,
+      schema: {
+        hide: true,
+        params: RevisionNestedPathParams,
+        querystring: RevisionPageQuery,
+        response: { 200: RevisionPage, ...errors(404) },
+      },
+    },
     async (request) => {
       const { spaceId, revisionId } = request.params;
       return getRevisionPageByPath(ctxOf(request), { spaceId, revisionId, pagePath: request.params['*'] }, request.query);
@@ -116,7 +142,7 @@ export const revisionRoutes: RoutePlugin = async (app) => {
         summary: 'Get the document of a page',
         params: RevisionPageParams,
         querystring: DocumentQuery,
-        response: errors(404),
+        response: { 200: JsonDocument, ...errors(404) },
       },
     },
     async (request, reply) => sendJson(request, reply, await getRevisionPageDocument(ctxOf(request), request.params, request.query)),
@@ -124,7 +150,15 @@ export const revisionRoutes: RoutePlugin = async (app) => {
 
   app.get(
     '/revisions/:revisionId/page/:pageId/meta-links',
-    { config, schema: { tags, summary: 'List the meta links of a page', params: RevisionPageParams, response: errors(404) } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'List the meta links of a page',
+        params: RevisionPageParams,
+        response: { 200: RevisionPageMetaLinks, ...errors(404) },
+      },
+    },
     async (request) => listRevisionPageMetaLinks(ctxOf(request), request.params),
   );
 
@@ -137,7 +171,7 @@ export const revisionRoutes: RoutePlugin = async (app) => {
         summary: 'List the files of a revision',
         params: RevisionParams,
         querystring: RevisionFilesQuery,
-        response: errors(404),
+        response: { 200: RevisionFileList, ...errors(404) },
       },
     },
     async (request) => listRevisionFiles(ctxOf(request), request.params, request.query),
@@ -147,7 +181,13 @@ export const revisionRoutes: RoutePlugin = async (app) => {
     '/revisions/:revisionId/files/:fileId',
     {
       config,
-      schema: { tags, summary: 'Get a file of a revision', params: RevisionFileParams, querystring: RevisionQuery, response: errors(404) },
+      schema: {
+        tags,
+        summary: 'Get a file of a revision',
+        params: RevisionFileParams,
+        querystring: RevisionQuery,
+        response: { 200: RevisionFile, ...errors(404) },
+      },
     },
     async (request) => getRevisionFile(ctxOf(request), request.params, request.query),
   );
@@ -161,7 +201,7 @@ export const revisionRoutes: RoutePlugin = async (app) => {
         summary: 'Get a reusable content',
         params: RevisionReusableContentParams,
         querystring: RevisionQuery,
-        response: errors(404),
+        response: { 200: RevisionReusableContent, ...errors(404) },
       },
     },
     async (request) => getRevisionReusableContent(ctxOf(request), request.params),
@@ -176,7 +216,7 @@ export const revisionRoutes: RoutePlugin = async (app) => {
         summary: 'Get the document of a reusable content',
         params: RevisionReusableContentParams,
         querystring: DocumentQuery,
-        response: errors(404),
+        response: { 200: JsonDocument, ...errors(404) },
       },
     },
     async (request, reply) =>
@@ -192,7 +232,7 @@ export const revisionRoutes: RoutePlugin = async (app) => {
         operationId: 'getRevisionSemanticChanges',
         params: RevisionParams,
         querystring: RevisionChangesQuery,
-        response: errors(404),
+        response: { 200: RevisionSemanticChanges, ...errors(404) },
       },
     },
     async (request) => getRevisionSemanticChanges(ctxOf(request), request.params, request.query),
@@ -207,7 +247,7 @@ export const revisionRoutes: RoutePlugin = async (app) => {
         operationId: 'getChangeRequestChanges',
         params: ChangeRequestChangesParams,
         querystring: ChangeRequestChangesQuery,
-        response: errors(404),
+        response: { 200: RevisionSemanticChanges, ...errors(404) },
       },
     },
     async (request) => getChangeRequestChanges(ctxOf(request), request.params, request.query),
@@ -232,7 +272,7 @@ export const contentReadRoutes: RoutePlugin<ScopeOptions> = async (app, { change
         summary: 'Get a reusable content',
         params: ContentReusableContentParams(changeRequest),
         querystring: RevisionQuery,
-        response: errors(404),
+        response: { 200: RevisionReusableContent, ...errors(404) },
       },
     },
     async (request) => getContentReusableContent(ctxOf(request), request.params),
@@ -240,7 +280,15 @@ export const contentReadRoutes: RoutePlugin<ScopeOptions> = async (app, { change
 
   app.get(
     '/content/page/:pageId/meta-links',
-    { config, schema: { tags, summary: 'List the meta links of a page', params: PageParams(changeRequest), response: errors(404) } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'List the meta links of a page',
+        params: PageParams(changeRequest),
+        response: { 200: RevisionPageMetaLinks, ...errors(404) },
+      },
+    },
     async (request) => listContentPageMetaLinks(ctxOf(request), request.params),
   );
 };

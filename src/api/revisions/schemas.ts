@@ -1,6 +1,19 @@
 import { Type } from 'typebox';
-import { ContentQuery, FilesQuery } from '../content/schemas.ts';
-import { Id } from '../schemas.ts';
+import { ChangeRequestSchema } from '../change-requests/schemas.ts';
+import {
+  ContentQuery,
+  FilesQuery,
+  Json,
+  JsonDocument,
+  Open,
+  RevisionFile,
+  RevisionFileList,
+  RevisionPage,
+  RevisionPages,
+  RevisionReusableContent,
+  StringEnum,
+} from '../content/schemas.ts';
+import { Id, Timestamp } from '../schemas.ts';
 
 export { ContentQuery as RevisionQuery, FilesQuery as RevisionFilesQuery };
 
@@ -52,3 +65,50 @@ export const RevisionChangesQuery = Type.Object({
 
 export const ChangeRequestChangesParams = Type.Object({ spaceId: Id, changeRequestId: Id });
 export const ChangeRequestChangesQuery = Type.Object({ limit: Type.Optional(ChangesLimit) });
+
+/* Answers: objects let what they do not declare through, as in ../content/schemas.ts. */
+
+/**
+ * GitBook's Revision (RevisionTypeEdits, …Merge, …Rollback, …Update, told apart by `type`): always
+ * sent as prepared JSON (../json-answer.ts), so this schema documents it and serializes nothing.
+ */
+export const RevisionSchema = Open(
+  {
+    object: StringEnum(['revision']),
+    id: Type.String(),
+    parents: Type.Array(Type.String(), { description: 'IDs of the parent revisions' }),
+    tags: Type.Array(Json("GitBook's RevisionTag")),
+    createdAt: Timestamp,
+    type: StringEnum(['edits', 'merge', 'rollback', 'update']),
+    mergedFrom: Type.Optional(ChangeRequestSchema),
+    git: Type.Optional(Json("GitBook's GitSyncCommit: the commit this revision was exported to or imported from")),
+    urls: Open({ app: Type.String({ format: 'uri' }) }),
+    pages: Type.Array(RevisionPage),
+    files: Type.Array(RevisionFile),
+    reusableContents: Type.Array(RevisionReusableContent),
+  },
+  { description: "GitBook's Revision" },
+);
+
+/** GitBook's RevisionPageMetaLinks. */
+export const RevisionPageMetaLinks = Open({
+  canonical: Type.Optional(Json("GitBook's RevisionPageMetaLinkTarget")),
+  alternates: Type.Optional(Type.Array(Json("GitBook's RevisionPageMetaLinkTarget"))),
+});
+
+/** GitBook's RevisionSemanticChanges. */
+export const RevisionSemanticChanges = Open({
+  mergedFrom: Type.Optional(ChangeRequestSchema),
+  changes: Type.Array(
+    Open({
+      type: StringEnum(['page_created', 'page_edited', 'page_deleted', 'page_moved', 'file_created', 'file_edited', 'file_deleted']),
+      page: Type.Optional(Json('page changes: the page (id, title, path)')),
+      file: Type.Optional(Json('file changes: the file (id, name, contentType, downloadURL)')),
+      attributes: Type.Optional(Json('edits: each attribute changed, before and after')),
+      parent: Type.Optional(Json('page_moved: the parent page before and after')),
+    }),
+  ),
+  more: Type.Optional(Type.Number({ description: 'How many changes were left out (above `limit`)' })),
+});
+
+export { JsonDocument, RevisionFile, RevisionFileList, RevisionPage, RevisionPages, RevisionReusableContent };

@@ -1,6 +1,14 @@
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors } from '../schemas.ts';
-import { EmbedSchema, PublishedLookup, ResolvePublishedBody, ResolvePublishedQuery, SpaceEmbedParams, UrlQuery } from './schemas.ts';
+import {
+  ContentByUrl,
+  EmbedSchema,
+  PublishedLookup,
+  ResolvePublishedBody,
+  ResolvePublishedQuery,
+  SpaceEmbedParams,
+  UrlQuery,
+} from './schemas.ts';
 import { contentByUrl, embedByUrl, embedInSpace, resolvePublished, resolvePublishedAnswer } from './service.ts';
 import { sendJson } from '../json-answer.ts';
 
@@ -64,7 +72,12 @@ export const urlRoutes: RoutePlugin = async (app) => {
   app.get(
     '/v1/urls/content',
     {
-      schema: { tags, summary: 'Resolve an app URL to its collection, space or page', querystring: UrlQuery, response: errors(404) },
+      schema: {
+        tags,
+        summary: 'Resolve an app URL to its collection, space or page',
+        querystring: UrlQuery,
+        response: { 200: ContentByUrl, ...errors(404) },
+      },
     },
     async (request) => contentByUrl(ctxOf(request), request.query.url),
   );

@@ -1,5 +1,8 @@
 import { Type } from 'typebox';
+import { CollectionSchema } from '../collections/schemas.ts';
+import { RevisionPage } from '../content/schemas.ts';
 import { Id } from '../schemas.ts';
+import { SpaceSchema } from '../spaces/schemas.ts';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, format: 'uri' });
 
@@ -57,3 +60,16 @@ export const EmbedSchema = Type.Object({
 });
 
 export const SpaceEmbedParams = Type.Object({ spaceId: Id });
+
+/**
+ * What an app URL resolves to (GitBook's getContentByUrl): a collection, or a space with, for a
+ * page's URL, the page. One object, the fields of both answers optional; further fields go out as they are.
+ */
+export const ContentByUrl = Type.Object(
+  {
+    collection: Type.Optional(CollectionSchema),
+    space: Type.Optional(SpaceSchema),
+    page: Type.Optional(RevisionPage),
+  },
+  { additionalProperties: true, description: 'Either `collection`, or `space` (with `page` for the URL of a page)' },
+);
