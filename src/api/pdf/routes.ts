@@ -1,6 +1,15 @@
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors } from '../schemas.ts';
-import { ChangeRequestPdfParams, ChangeRequestPdfQuery, PdfDownloadParams, PdfDownloadQuery, PdfUrl, SpacePdfParams } from './schemas.ts';
+import {
+  ChangeRequestPdfParams,
+  ChangeRequestPdfQuery,
+  PdfBytes,
+  PdfDownloadParams,
+  PdfDownloadQuery,
+  PdfRedirect,
+  PdfUrl,
+  SpacePdfParams,
+} from './schemas.ts';
 import { exportChangeRequestPdf, exportSpacePdf, openSignedPdf } from './service.ts';
 
 /**
@@ -50,7 +59,7 @@ export const pdfRoutes: RoutePlugin = async (app) => {
         security: [],
         params: PdfDownloadParams,
         querystring: PdfDownloadQuery,
-        response: errors(403, 404, 410),
+        response: { 200: PdfBytes, 302: PdfRedirect, ...errors(403, 404, 410) },
       },
     },
     async (request, reply) => {

@@ -21,3 +21,12 @@ export const PdfDownloadQuery = Type.Object({
   expires: Type.Integer({ minimum: 0, description: 'Unix time (seconds) after which the link no longer works' }),
   signature: Type.String({ minLength: 1, maxLength: 128 }),
 });
+
+/** The PDF's bytes. */
+export const PdfBytes = {
+  description: 'The PDF',
+  content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+} as const;
+
+/** A redirect to where the PDF is served (a blob store's presigned link): no body. */
+export const PdfRedirect = Type.Null({ description: 'Redirect to a temporary link of the PDF (`location`)' });

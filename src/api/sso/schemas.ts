@@ -18,5 +18,9 @@ export const SsoLoginResult = Type.Object({
   relayState: Type.Optional(Type.String({ description: 'The RelayState the identity provider sent back, if any' })),
 });
 
-export const Metadata = Type.String({ description: 'SAML 2.0 EntityDescriptor' });
+/** This service provider's SAML metadata: XML, not JSON. */
+export const Metadata = {
+  description: 'SAML 2.0 EntityDescriptor',
+  content: { 'application/samlmetadata+xml': { schema: { type: 'string' } } },
+} as const;
 export const Redirect = Type.Null({ description: 'Redirect to the identity provider' });
