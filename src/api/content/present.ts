@@ -1,4 +1,5 @@
 import type { FileRow, RevisionRow } from '../../db/content.ts';
+import { presentCover, presentLayout } from '../../domain/content/page-layout.ts';
 import { allPaths, buildTree, MAX_PAGE_DEPTH, type PageMap, type PageNode, type TreeEntry } from '../../domain/content/tree.ts';
 
 /** GitBook's shapes for revisions, pages and files. */
@@ -20,22 +21,11 @@ export interface PresentOptions {
   markdownKey?: string;
 }
 
-/** Every option GitBook's RevisionPageLayoutOptions requires, at GitBook's defaults; stored options override them. */
-const LAYOUT_DEFAULTS = {
-  width: 'default',
-  cover: true,
-  coverSize: 'hero',
-  coverMask: 'none',
-  title: true,
-  description: true,
-  tableOfContents: true,
-  outline: true,
-  pagination: true,
-  metadata: true,
-  tags: true,
-  actions: true,
-  anchors: true,
-};
+/** The cover GitBook's API answers (`RevisionPageDocumentCover`), when the page has one naming an image. */
+function coverOf(stored: unknown) {
+  const cover = presentCover(stored);
+  return cover ? { cover } : {};
+}
 
 export function presentPage(page: PageNode, path: string, children: unknown[], options: PresentOptions) {
   const app = `${options.publicUrl}/app/spaces/${options.spaceId}/pages/${page.id}`;
@@ -63,8 +53,8 @@ export function presentPage(page: PageNode, path: string, children: unknown[], o
     ...(page.description ? { description: page.description } : {}),
     markdown: options.markdown ? options.markdown(page.markdown) : page.markdown,
     urls: { app },
-    layout: { ...LAYOUT_DEFAULTS, ...(page.layout ?? {}) },
-    ...(page.cover ? { cover: page.cover } : {}),
+    layout: presentLayout(page.layout),
+    ...coverOf(page.cover),
     tags: [],
     pages: children,
   };
@@ -104,6 +94,15 @@ export function presentFile(file: FileRow, options: PresentOptions) {
   };
 }
 
+/**
+ * GitBook's GitSyncCommit from a revision's git metadata: whether this service's export wrote the
+ * commit is stored as `createdByService` and answered under GitBook's name for it.
+ */
+function presentRevisionGit(git: Record<string, unknown>) {
+  const { createdByService, ...commit } = git;
+  return { ...commit, createdByGitBook: createdByService === true || commit.createdByGitBook === true };
+}
+
 /** The fields of GitBook's Revision besides its pages, files and reusable contents. */
 function revisionHead(revision: RevisionRow, options: PresentOptions, mergedFrom?: unknown) {
   return {
@@ -114,7 +113,7 @@ function revisionHead(revision: RevisionRow, options: PresentOptions, mergedFrom
     createdAt: new Date(revision.created_at).toISOString(),
     type: revision.type,
     ...(mergedFrom ? { mergedFrom } : {}),
-    ...(options.metadata && revision.git ? { git: revision.git } : {}),
+    ...(options.metadata && revision.git ? { git: presentRevisionGit(revision.git) } : {}),
     urls: { app: `${options.publicUrl}/app/spaces/${options.spaceId}/revisions/${revision.id}` },
   };
 }

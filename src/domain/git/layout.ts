@@ -3,8 +3,9 @@ import { newId } from '../ids.ts';
 import { positionBetween } from '../positions.ts';
 import { markdownAsText, markdownLimitProblem } from '../content/limits.ts';
 import { parseMarkdown, percentDecode, resolveRelativePath } from '../content/markdown.ts';
-import { buildTree, slugify, type PageMap, type PageNode, type TreeEntry } from '../content/tree.ts';
-import { pageFieldsOf, renderFrontMatter, splitFrontMatter, type PageFrontMatter } from './frontmatter.ts';
+import { allPaths, buildTree, getPage, slugify, type PageMap, type PageNode, type TreeEntry } from '../content/tree.ts';
+import { dumpYaml, pageFieldsOf, renderFrontMatter, splitFrontMatter, type FrontMatterCover, type PageFrontMatter } from './frontmatter.ts';
+import { presentCover, storedLayout } from '../content/page-layout.ts';
 import { isExternal, rewriteLinks, splitSuffix } from './links.ts';
 import {
   cleanPath,
@@ -96,11 +97,42 @@ export interface ImportedLayout {
   warnings: string[];
 }
 
-type Draft =
-  | { kind: 'file'; title: string; file: string; children: Draft[] }
-  | { kind: 'empty'; title: string; children: Draft[] }
-  | { kind: 'group'; title: string; children: Draft[] }
-  | { kind: 'link'; title: string; href: string; children: Draft[] };
+/**
+ * What a page keeps of its files beyond GitBook's page fields, so that a page written back reads
+ * as it was written: front matter keys GitBook does not map (`tags`, `name`…), and the summary's
+ * text and link title for the page when they are not its title. Stored with the page (`git`).
+ */
+export interface GitPageFields {
+  frontMatter?: Record<string, unknown>;
+  /** The summary's entry for the page, valid while the page's title is still `title`. */
+  summary?: { title: string; text?: string; linkTitle?: string };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The git fields a page carries (see GitPageFields), if any. */
+export function gitFieldsOf(node: PageNode): GitPageFields {
+  const git = (node as PageNode & { git?: unknown }).git;
+  if (!isObject(git)) return {};
+  const out: GitPageFields = {};
+  if (isObject(git.frontMatter)) out.frontMatter = git.frontMatter;
+  const summary = git.summary;
+  if (isObject(summary) && typeof summary.title === 'string') {
+    out.summary = { title: summary.title };
+    if (typeof summary.text === 'string') out.summary.text = summary.text;
+    if (typeof summary.linkTitle === 'string') out.summary.linkTitle = summary.linkTitle;
+  }
+  return out;
+}
+
+type Draft = (
+  | { kind: 'file'; file: string }
+  | { kind: 'empty' }
+  | { kind: 'group'; slug?: string }
+  | { kind: 'link'; href: string }
+  /** A second entry for a page file already listed (`page.md#anchor`): a link to that page. */
+  | { kind: 'pageLink'; file: string; suffix: string }
+) & { title: string; linkTitle?: string; children: Draft[] };
 
 /** Where GitBook keeps a space's files, from the root. */
 const ASSETS_DIR = '.gitbook/assets';
@@ -222,28 +254,30 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
       entries.map((entry): Draft => {
         const children = fromEntries(entry.children);
         const title = entry.title;
-        if (entry.href === null || entry.href.trim() === '') return { kind: 'empty', title, children };
-        if (isExternal(entry.href)) return { kind: 'link', title, href: entry.href, children };
-        const { path } = splitSuffix(entry.href);
+        const common = { title, children, ...(entry.linkTitle !== undefined ? { linkTitle: entry.linkTitle } : {}) };
+        if (entry.href === null || entry.href.trim() === '') return { kind: 'empty', ...common };
+        if (isExternal(entry.href)) return { kind: 'link', href: entry.href, ...common };
+        const { path, suffix } = splitSuffix(entry.href);
         let file: string | null = null;
         for (const variant of [path, percentDecode(path)]) {
           const resolved = resolveRelativePath(summaryPath, variant);
           if (resolved !== null && (file = findPage(resolved)) !== null) break;
         }
         if (file !== null && isInclude(file)) file = null;
-        if (file === null || used.has(file)) {
-          warnings.push(file === null ? `SUMMARY.md lists ${entry.href}, which does not exist` : `SUMMARY.md lists ${entry.href} twice`);
-          return { kind: 'empty', title, children };
+        if (file === null) {
+          warnings.push(`SUMMARY.md lists ${entry.href}, which does not exist`);
+          return { kind: 'empty', ...common };
         }
+        if (used.has(file)) return { kind: 'pageLink', file, suffix, ...common };
         used.add(file);
-        return { kind: 'file', title, file, children };
+        return { kind: 'file', file, ...common };
       });
     const parts = parseSummary(input.markdown[summaryPath]);
     drafts = [];
     for (const part of parts) {
       const entries = fromEntries(part.entries);
       if (part.title === null) drafts.push(...entries);
-      else drafts.push({ kind: 'group', title: part.title, children: entries });
+      else drafts.push({ kind: 'group', title: part.title, ...(part.slug !== undefined ? { slug: part.slug } : {}), children: entries });
     }
     if (has(readmePath) && !used.has(readmePath)) drafts.unshift({ kind: 'file', title: '', file: readmePath, children: [] });
   } else {
@@ -258,7 +292,8 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
   const pages: PageMap = {};
   const pageFiles: Record<string, string> = {};
   const pageByFile = new Map<string, string>();
-  const parsed = new Map<string, ReturnType<typeof readPageFile>>();
+  const covers = new Map<string, { file: string; cover: FrontMatterCover }>();
+  const pageLinks = new Map<string, { file: string; suffix: string }>();
   const place = (list: Draft[], parentId: string | null, parentPath: string) => {
     const slugs = new Set<string>();
     let previous: string | null = null;
@@ -267,7 +302,6 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
       if (draft.kind === 'file') {
         const asText = readText(draft.file);
         content = asText === null ? readPageFile(input.markdown[draft.file]) : { ...readPageFile(''), body: asText };
-        parsed.set(draft.file, content);
       }
       const title = (content?.title ?? '') || draft.title || (draft.kind === 'file' ? nameTitle(draft.file) : 'Untitled');
       let slug =
@@ -275,7 +309,9 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
           ? draft.file === readmePath && parentId === null
             ? slugify(title)
             : slugOf(isReadme(draft.file) ? baseName(dirOf(draft.file)) || title : baseName(draft.file))
-          : slugify(title);
+          : draft.kind === 'group' && draft.slug !== undefined
+            ? slugOf(draft.slug)
+            : slugify(title);
       for (let n = 2; slugs.has(slug); n++) slug = `${slug.replace(/-\d+$/, '')}-${n}`;
       slugs.add(slug);
       const slugPath = parentPath === '' ? slug : `${parentPath}/${slug}`;
@@ -286,12 +322,19 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
         id,
         parentId,
         position,
-        type: draft.kind === 'group' ? 'group' : draft.kind === 'link' ? 'link' : 'document',
+        type: draft.kind === 'group' ? 'group' : draft.kind === 'link' || draft.kind === 'pageLink' ? 'link' : 'document',
         title,
         slug,
         markdown: content?.body ?? '',
       };
       if (draft.kind === 'link') node.href = draft.href;
+      if (draft.kind === 'pageLink') pageLinks.set(id, { file: draft.file, suffix: draft.suffix });
+      const git: GitPageFields = {};
+      if (draft.kind !== 'group' && ((draft.title !== '' && draft.title !== title) || draft.linkTitle !== undefined)) {
+        git.summary = { title };
+        if (draft.title !== '' && draft.title !== title) git.summary.text = draft.title;
+        if (draft.linkTitle !== undefined) git.summary.linkTitle = draft.linkTitle;
+      }
       if (content) {
         const f = content.fields;
         if (f.description) node.description = f.description;
@@ -301,8 +344,10 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
         if (f.noIndex) node.noIndex = true;
         if (f.noRobotsIndex) node.noRobotsIndex = true;
         if (f.layout) node.layout = f.layout;
-        if (f.cover) node.cover = f.cover;
+        if (f.cover && draft.kind === 'file') covers.set(id, { file: draft.file, cover: f.cover });
+        if (f.extra) git.frontMatter = f.extra;
       }
+      if (Object.keys(git).length > 0) Object.assign(node, { git });
       pages[id] = node;
       if (draft.kind === 'file') {
         pageFiles[id] = draft.file;
@@ -358,6 +403,27 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
     const node = pages[id];
     if (node.markdown !== '' && !keptAsText.has(file)) node.markdown = rewrite(node.markdown, file);
   }
+  for (const [id, { file, cover }] of covers) {
+    const ref = coverRef(cover.path, file);
+    if (ref === null) {
+      warnings.push(`${file} names a cover, ${cover.path}, which does not exist`);
+      continue;
+    }
+    pages[id].cover = { ref, yPos: cover.yPos ?? 0, ...(cover.height !== undefined ? { height: cover.height } : {}) };
+  }
+  for (const [id, { file, suffix }] of pageLinks) pages[id].href = `gitbook://page/${pageByFile.get(file)}${suffix}`;
+  /** A cover image named in front matter: a URL, or a file of the repository like an image link's. */
+  function coverRef(path: string, file: string): { kind: 'file'; file: string } | { kind: 'url'; url: string } | null {
+    if (/^https?:\/\//i.test(path)) return { kind: 'url', url: path };
+    if (isExternal(path)) return null;
+    for (const variant of new Set([path, percentDecode(path)])) {
+      const resolved = resolveRelativePath(file, variant);
+      if (resolved === null) continue;
+      const asset = assetSet.has(resolved) ? resolved : assetLower.get(resolved.toLowerCase());
+      if (asset !== undefined) return { kind: 'file', file: fileFor(asset) };
+    }
+    return null;
+  }
   for (const [content, file] of includeOf)
     if (content.markdown !== '' && !keptAsText.has(file)) content.markdown = rewrite(content.markdown, file);
   const files = [...fileIds.entries()].map(([path, id]) => ({ id, path, name: baseName(path) }));
@@ -408,12 +474,19 @@ function foldersTree(paths: string[], base: string, readmePath: string): Draft[]
 // Writing
 
 export interface RenderedLayout {
-  /** Text files to write, by path from the repository root. */
+  /** Text files to write, by path from the repository root (kept files included, with the parent's text). */
   texts: Record<string, string>;
   /** Files to write from the blob store, by path from the repository root. */
   assets: { path: string; fileId: string }[];
   /** Page id → path of the file written for it. */
   pageFiles: Record<string, string>;
+  /** Paths of `texts` that are the parent's files as they are: nothing to write. */
+  kept: string[];
+  /**
+   * The parent's files that were the layout's (page files, the summary, reusable contents, the
+   * files of the space): each one not written again is to be removed. Other files are left alone.
+   */
+  owned: string[];
 }
 
 /** Relative path from the file `from` to the file `to` (both from the repository root). */
@@ -423,6 +496,16 @@ export function relativePath(from: string, to: string): string {
   let i = 0;
   while (i < a.length && i < b.length - 1 && a[i] === b[i]) i++;
   return [...a.slice(i).map(() => '..'), ...b.slice(i)].join('/');
+}
+
+/**
+ * A relative path written as GitBook writes link targets in a page: a folder's `README.md` as the
+ * folder (`../guides/`), spaces and parentheses as they are (a markdown destination holding them
+ * is wrapped in `<…>`), only `%`, `#` and `?` escaped.
+ */
+export function linkPath(relative: string): string {
+  const path = isReadme(relative) ? relative.slice(0, -'README.md'.length) || './' : relative;
+  return path.replace(/[%#?]/g, (c) => encodeURIComponent(c));
 }
 
 /**
@@ -438,31 +521,122 @@ export function includePath(content: { id: string; title: string; path: string |
   return path;
 }
 
-/**
- * Renders pages, files and reusable contents into the layout under `projectDirectory` and the
- * `.gitbook.yaml` config (root, readme, summary names). `files` are the revision's files (`id`,
- * `name`); reusable contents go to `.gitbook/includes/` with their title in front matter.
- */
-export function renderLayout(
+/** A parent commit's files, as `readLayout` takes them: what an export is written on top of. */
+export interface ParentLayoutFiles {
+  /** Text of every markdown file, by path from the repository root. */
+  markdown: Record<string, string>;
+  /** Paths of every other file. */
+  assets: string[];
+  /** Text of the parent's `.gitbook.yaml` in the project directory, if there is one. */
+  gitbookYaml?: string | null;
+}
+
+export interface RenderOptions {
+  projectDirectory?: string;
+  config?: GitbookConfig;
+  reusableContents?: { id: string; title: string; path: string | null; markdown: string }[];
+  /**
+   * The files of the commit the result is written on top of. Each page whose file there still
+   * reads back as the page is now (same fields, title, text once its links are read against the
+   * new files, same place in the tree) keeps that file, bytes and path; the same holds for the
+   * summary (kept while the tree it describes is the same), reusable contents and the files of
+   * the space. Pages read there keep their path even when rewritten.
+   */
+  parent?: ParentLayoutFiles | null;
+}
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/** The parent's layout with the ids of the pages, files and reusable contents it has in common with the content. */
+function readParent(
   pages: PageMap,
   files: { id: string; name: string }[],
-  options: {
-    projectDirectory?: string;
-    config?: GitbookConfig;
-    reusableContents?: { id: string; title: string; path: string | null; markdown: string }[];
-  } = {},
-): RenderedLayout {
+  contents: { id: string; path: string | null }[],
+  parent: ParentLayoutFiles,
+  projectDirectory: string,
+): ImportedLayout | null {
+  const idByPath = new Map<string, string>();
+  for (const [id, path] of allPaths(pages)) if (!idByPath.has(path)) idByPath.set(path, id);
+  const byName = new Map<string, string[]>();
+  for (const file of files) byName.set(file.name, [...(byName.get(file.name) ?? []), file.id]);
+  const contentByPath = new Map<string, string>();
+  for (const content of contents) if (content.path !== null) contentByPath.set(cleanPath(content.path), content.id);
+  const used = new Set<string>();
+  let n = 0;
+  const claim = (id: string | undefined, kind: string) => {
+    if (id !== undefined && !used.has(id)) {
+      used.add(id);
+      return id;
+    }
+    return `\0parent-${kind}-${n++}`;
+  };
+  try {
+    return readLayout(
+      { markdown: parent.markdown, assets: parent.assets, gitbookYaml: parent.gitbookYaml, projectDirectory },
+      {
+        pageId: (path) => claim(idByPath.get(path), 'page'),
+        fileId: (path) =>
+          claim(
+            byName.get(baseName(path))?.find((id) => !used.has(id)),
+            'file',
+          ),
+        reusableContentId: (path) => claim(contentByPath.get(path), 'content'),
+      },
+    );
+  } catch (error) {
+    if (error instanceof LayoutError) return null;
+    throw error;
+  }
+}
+
+/**
+ * Renders pages, files and reusable contents into the layout under `projectDirectory` and the
+ * `.gitbook.yaml` config (root, readme, summary names), as GitBook's Git Sync writes it. `files`
+ * are the revision's files (`id`, `name`); reusable contents go to `.gitbook/includes/` with their
+ * title in front matter. With `parent`, only what changed is written again (see RenderOptions).
+ */
+export function renderLayout(pages: PageMap, files: { id: string; name: string }[], options: RenderOptions = {}): RenderedLayout {
   const config = options.config ?? parseGitbookYaml(null);
-  const base = join(cleanPath(options.projectDirectory ?? ''), config.root);
+  const project = cleanPath(options.projectDirectory ?? '');
+  const base = join(project, config.root);
+  const contents = options.reusableContents ?? [];
+  const parent = options.parent ?? null;
+  const previous = parent === null ? null : readParent(pages, files, contents, parent, project);
+  const prevPageFiles: Record<string, string> = previous?.pageFiles ?? {};
+  const prevFilePaths = new Map((previous?.files ?? []).map((f) => [f.id, f.path]));
   const tree = buildTree(pages);
+  const summaryPath = join(base, config.summary);
+  const texts: Record<string, string> = {};
+  const kept: string[] = [];
+  const keep = (path: string) => {
+    texts[path] = parent!.markdown[path];
+    kept.push(path);
+  };
+
+  // Where things go: first what keeps its place in the parent, then the rest, around it.
+  const includeFiles = new Map<string, string>();
+  const includeNames = new Set<string>();
+  for (const content of contents) includeFiles.set(content.id, join(base, includePath(content, includeNames)));
+  const taken = new Set<string>([summaryPath.toLowerCase(), ...[...includeFiles.values()].map((p) => p.toLowerCase())]);
   const pageFiles: Record<string, string> = {};
+  for (const [id, path] of Object.entries(prevPageFiles)) {
+    const node = getPage(pages, id);
+    if (node?.type === 'document' && !taken.has(path.toLowerCase())) {
+      pageFiles[id] = path;
+      taken.add(path.toLowerCase());
+    }
+  }
   const firstDoc = tree.find((e) => e.node.type === 'document');
+  const readme = join(base, config.readme);
   const assign = (entries: TreeEntry[], dir: string) => {
     for (const { node, children } of entries) {
       const path = dir === '' ? node.slug : `${dir}/${node.slug}`;
-      if (node.type === 'document') {
-        if (node === firstDoc?.node) pageFiles[node.id] = join(base, config.readme);
-        else pageFiles[node.id] = join(base, children.length > 0 ? `${path}/README.md` : `${path}.md`);
+      if (node.type === 'document' && pageFiles[node.id] === undefined) {
+        const at = (suffix: string) => join(base, children.length > 0 ? `${path}${suffix}/README.md` : `${path}${suffix}.md`);
+        let file = node === firstDoc?.node && !taken.has(readme.toLowerCase()) ? readme : at('');
+        for (let n = 2; taken.has(file.toLowerCase()); n++) file = at(`-${n}`);
+        pageFiles[node.id] = file;
+        taken.add(file.toLowerCase());
       }
       assign(children, path);
     }
@@ -470,37 +644,70 @@ export function renderLayout(
   assign(tree, '');
 
   const assetPaths = new Map<string, string>();
-  const taken = new Set<string>();
-  const assets: RenderedLayout['assets'] = [];
+  const takenAssets = new Set<string>();
   for (const file of files) {
+    const path = prevFilePaths.get(file.id);
+    if (path !== undefined && !takenAssets.has(path.toLowerCase())) {
+      assetPaths.set(file.id, path);
+      takenAssets.add(path.toLowerCase());
+    }
+  }
+  for (const file of files) {
+    if (assetPaths.has(file.id)) continue;
     const dot = file.name.lastIndexOf('.');
     const stem = dot > 0 ? file.name.slice(0, dot) : file.name;
     const ext = dot > 0 ? file.name.slice(dot) : '';
-    let name = file.name.replace(/[/\\]/g, '_') || file.id;
-    for (let n = 1; taken.has(name.toLowerCase()); n++) name = `${stem} (${n})${ext}`;
-    taken.add(name.toLowerCase());
-    const path = join(base, ASSETS_DIR, name);
+    let path = join(base, ASSETS_DIR, file.name.replace(/[/\\]/g, '_') || file.id);
+    for (let n = 1; takenAssets.has(path.toLowerCase()); n++) path = join(base, ASSETS_DIR, `${stem} (${n})${ext}`.replace(/[/\\]/g, '_'));
+    takenAssets.add(path.toLowerCase());
     assetPaths.set(file.id, path);
-    assets.push({ path, fileId: file.id });
   }
+  const assets: RenderedLayout['assets'] = files.map((file) => ({ path: assetPaths.get(file.id)!, fileId: file.id }));
 
-  const texts: Record<string, string> = {};
+  /** True when every page and file the markdown links to is where it was in the parent. */
+  const targetsStay = (markdown: string) => {
+    for (const m of markdown.matchAll(/gitbook:\/\/(page|file)\/([^#?/\s)"'>\]]+)/gi)) {
+      const id = percentDecode(m[2]);
+      const page = m[1].toLowerCase() === 'page';
+      if ((page ? pageFiles[id] : assetPaths.get(id)) !== (page ? prevPageFiles[id] : prevFilePaths.get(id))) return false;
+    }
+    return true;
+  };
   const relativeLinks = (markdown: string, path: string) =>
     rewriteLinks(markdown, (url) => {
       const match = /^gitbook:\/\/(page|file)\/([^#?/]+)(.*)$/i.exec(url);
       if (!match) return null;
-      const target = match[1].toLowerCase() === 'page' ? pageFiles[percentDecode(match[2])] : assetPaths.get(percentDecode(match[2]));
+      const page = match[1].toLowerCase() === 'page';
+      const target = page ? pageFiles[percentDecode(match[2])] : assetPaths.get(percentDecode(match[2]));
       if (target === undefined) return null;
-      return encodePath(relativePath(path, target)) + (match[1].toLowerCase() === 'page' ? match[3] : '');
+      return linkPath(relativePath(path, target)) + (page ? match[3] : '');
     });
-  const includes = new Set<string>();
-  for (const content of options.reusableContents ?? []) {
-    const path = join(base, includePath(content, includes));
+
+  const prevContents = new Map((previous?.reusableContents ?? []).map((c) => [c.id, c]));
+  for (const content of contents) {
+    const path = includeFiles.get(content.id)!;
+    const prev = prevContents.get(content.id);
+    if (
+      prev !== undefined &&
+      join(base, prev.path) === path &&
+      prev.title === content.title &&
+      prev.markdown === content.markdown &&
+      targetsStay(content.markdown)
+    ) {
+      keep(path);
+      continue;
+    }
     const body = relativeLinks(content.markdown, path);
-    texts[path] = `---\ntitle: ${JSON.stringify(content.title)}\n---\n${body === '' ? '' : `\n${body}`}`;
+    texts[path] = `---\n${dumpYaml({ title: content.title })}---\n${body === '' ? '' : `\n${body}`}`;
   }
+
   for (const [id, path] of Object.entries(pageFiles)) {
     const node = pages[id];
+    const prev = previous === null ? undefined : getPage(previous.pages, id);
+    if (prev !== undefined && prevPageFiles[id] === path && samePage(node, prev) && targetsStay(node.markdown) && coverStays(node)) {
+      keep(path);
+      continue;
+    }
     const body = relativeLinks(node.markdown, path);
     const front = renderFrontMatter({
       description: node.description,
@@ -509,28 +716,108 @@ export function renderLayout(
       hidden: node.hidden,
       noIndex: node.noIndex,
       noRobotsIndex: node.noRobotsIndex,
-      layout: node.layout,
-      cover: node.cover,
+      layout: storedLayout(node.layout),
+      cover: coverFrontMatter(node, path),
+      extra: gitFieldsOf(node).frontMatter ?? null,
     });
     const startsWithH1 = H1.test(body.split('\n', 1)[0] ?? '');
     const heading = startsWithH1 ? '' : `# ${node.title.replace(/\n/g, ' ') || node.slug}\n${body === '' ? '' : '\n'}`;
     texts[path] = `${front}${front === '' ? '' : '\n'}${heading}${body}`;
   }
 
-  const summaryPath = join(base, config.summary);
-  const entryOf = (entry: TreeEntry): SummaryEntry => {
-    const { node } = entry;
-    const href =
-      node.type === 'link' ? (node.href ?? null) : pageFiles[node.id] ? encodePath(relativePath(summaryPath, pageFiles[node.id])) : null;
-    return { title: node.title || node.slug, href, children: entry.children.map(entryOf) };
-  };
-  const parts: SummaryPart[] = [{ title: null, entries: [] }];
-  for (const entry of tree) {
-    if (entry.node.type === 'group') parts.push({ title: entry.node.title || entry.node.slug, entries: entry.children.map(entryOf) });
-    else parts[0].entries.push(entryOf(entry));
+  function coverFrontMatter(node: PageNode, path: string): FrontMatterCover | null {
+    const cover = presentCover(node.cover);
+    if (cover?.ref === undefined) return null;
+    const target = cover.ref.kind === 'file' ? assetPaths.get(cover.ref.file) : undefined;
+    const image = cover.ref.kind === 'url' ? cover.ref.url : target === undefined ? null : relativePath(path, target);
+    return image === null ? null : { path: image, yPos: cover.yPos, ...(cover.height !== undefined ? { height: cover.height } : {}) };
   }
-  texts[summaryPath] = renderSummary(parts);
-  return { texts, assets, pageFiles };
+  function coverStays(node: PageNode): boolean {
+    const ref = presentCover(node.cover)?.ref;
+    return ref?.kind !== 'file' || assetPaths.get(ref.file) === prevFilePaths.get(ref.file);
+  }
+
+  /** The summary's target for a link page: a page of the space as a relative path (with its anchor). */
+  const linkHref = (href: string | null | undefined): string | null => {
+    const match = /^gitbook:\/\/page\/([^#?/]+)(.*)$/i.exec(href ?? '');
+    const target = match ? pageFiles[percentDecode(match[1])] : undefined;
+    return match && target !== undefined ? encodePath(relativePath(summaryPath, target)) + match[2] : (href ?? null);
+  };
+  /** True when the parent's summary describes the tree as it is (same pages, titles, order and files). */
+  const sameTree = (a: TreeEntry[], b: TreeEntry[]): boolean =>
+    a.length === b.length &&
+    a.every(({ node, children }, i) => {
+      const prev = b[i].node;
+      if (node.id !== prev.id || node.type !== prev.type || node.title !== prev.title || node.slug !== prev.slug) return false;
+      if (node.type === 'link' && (node.href !== prev.href || !targetsStay(node.href ?? ''))) return false;
+      if (
+        node.type === 'document' &&
+        (pageFiles[node.id] !== prevPageFiles[node.id] || !sameJson(gitFieldsOf(node).summary, gitFieldsOf(prev).summary))
+      )
+        return false;
+      return sameTree(children, b[i].children);
+    });
+  if (
+    previous !== null &&
+    Object.hasOwn(parent!.markdown, summaryPath) &&
+    Object.keys(previous.pages).length === Object.keys(pages).length &&
+    sameTree(tree, buildTree(previous.pages))
+  ) {
+    keep(summaryPath);
+  } else {
+    const entryOf = (entry: TreeEntry): SummaryEntry => {
+      const { node } = entry;
+      const href =
+        node.type === 'link' ? linkHref(node.href) : pageFiles[node.id] ? encodePath(relativePath(summaryPath, pageFiles[node.id])) : null;
+      const summary = gitFieldsOf(node).summary;
+      const own = summary !== undefined && summary.title === node.title ? summary : undefined;
+      return {
+        title: own?.text ?? (node.title || node.slug),
+        href,
+        ...(own?.linkTitle !== undefined ? { linkTitle: own.linkTitle } : {}),
+        children: entry.children.map(entryOf),
+      };
+    };
+    const parts: SummaryPart[] = [{ title: null, entries: [] }];
+    for (const entry of tree) {
+      const last = parts[parts.length - 1];
+      if (entry.node.type === 'group')
+        parts.push({ title: entry.node.title || entry.node.slug, slug: entry.node.slug, entries: entry.children.map(entryOf) });
+      else if (last.title === null) last.entries.push(entryOf(entry));
+      else parts.push({ title: null, entries: [entryOf(entry)] });
+    }
+    texts[summaryPath] = renderSummary(parts);
+  }
+
+  const owned =
+    previous === null
+      ? []
+      : [
+          ...Object.values(previous.pageFiles),
+          ...(Object.hasOwn(parent!.markdown, summaryPath) ? [summaryPath] : []),
+          ...previous.reusableContents.map((c) => join(base, c.path)),
+          ...previous.files.map((f) => f.path),
+        ];
+  return { texts, assets, pageFiles, kept, owned };
+}
+
+/** True when a page read from the parent is the page as it is now (its fields, title and text). */
+function samePage(node: PageNode, prev: PageNode): boolean {
+  const extra = gitFieldsOf(node).frontMatter;
+  return (
+    node.type === prev.type &&
+    node.title === prev.title &&
+    node.markdown === prev.markdown &&
+    (node.description ?? '') === (prev.description ?? '') &&
+    (node.icon ?? '') === (prev.icon ?? '') &&
+    (node.emoji ?? '') === (prev.emoji ?? '') &&
+    !!node.hidden === !!prev.hidden &&
+    !!node.noIndex === !!prev.noIndex &&
+    !!node.noRobotsIndex === !!prev.noRobotsIndex &&
+    sameJson(storedLayout(node.layout), storedLayout(prev.layout)) &&
+    sameJson(presentCover(node.cover), presentCover(prev.cover)) &&
+    (extra === undefined || sameJson(extra, gitFieldsOf(prev).frontMatter))
+  );
 }
 
 /**

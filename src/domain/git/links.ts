@@ -71,12 +71,14 @@ export function rewriteLinks(markdown: string, rewrite: LinkRewriter): string {
       const dest = destinationAt(markdown, open + 2);
       if (!dest || dest.end > end) return;
       const next = rewrite(unescape(dest.raw), node.type);
-      if (next !== null)
-        edits.push({
-          start: dest.start,
-          end: dest.end,
-          text: markdown[dest.start - 1] === '<' ? next.replace(/[<>]/g, encodeURIComponent) : destination(next),
-        });
+      if (next !== null) {
+        // A target in `<…>` that no longer needs them loses them: the same link reads the same
+        // whichever way it was written (`a%20b.png` or `<a b.png>`).
+        const wrapped = markdown[dest.start - 1] === '<';
+        if (wrapped && destination(next) === next) edits.push({ start: dest.start - 1, end: dest.end + 1, text: next });
+        else
+          edits.push({ start: dest.start, end: dest.end, text: wrapped ? next.replace(/[<>]/g, encodeURIComponent) : destination(next) });
+      }
       return 'skip';
     }
     if (node.type === 'definition') {

@@ -1,7 +1,8 @@
-import type { List, ListItem, Nodes } from 'mdast';
+import type { Heading, List, ListItem, Nodes } from 'mdast';
 import { toString } from 'mdast-util-to-string';
 import { parse as parseYaml } from 'yaml';
 import { parseMarkdown } from '../content/markdown.ts';
+import { slugify } from '../content/tree.ts';
 
 /**
  * `SUMMARY.md` (the page tree of GitBook's git layout) and `.gitbook.yaml`, read and written. Pure.
@@ -15,17 +16,24 @@ export interface SummaryEntry {
   title: string;
   /** The link target as written (percent-escapes kept), or null for an item without a link. */
   href: string | null;
+  /** The link's title (`[Text](page.md "Title")`), when it has one. */
+  linkTitle?: string;
   children: SummaryEntry[];
 }
 
 export interface SummaryPart {
-  /** The `## Heading` of a group; null for the entries before the first heading. */
+  /**
+   * The `## Heading` of a group, without its anchor; null for the entries before the first
+   * heading, and for those after a `***` separator (top-level pages after a group).
+   */
   title: string | null;
+  /** The group's slug: the id of the heading's anchor (`## Title <a href="#slug" id="slug"></a>`), when it has one. */
+  slug?: string;
   entries: SummaryEntry[];
 }
 
-function firstLink(node: Nodes): { title: string; href: string } | null {
-  if (node.type === 'link') return { title: toString(node).trim(), href: node.url };
+function firstLink(node: Nodes): { title: string; href: string; linkTitle?: string } | null {
+  if (node.type === 'link') return { title: toString(node).trim(), href: node.url, ...(node.title ? { linkTitle: node.title } : {}) };
   if ('children' in node) {
     for (const child of node.children as Nodes[]) {
       const found = firstLink(child);
@@ -39,6 +47,7 @@ function readList(list: List): SummaryEntry[] {
   return list.children.map((item: ListItem) => {
     let title = '';
     let href: string | null = null;
+    let linkTitle: string | undefined;
     const children: SummaryEntry[] = [];
     for (const child of item.children) {
       if (child.type === 'list') children.push(...readList(child));
@@ -47,21 +56,42 @@ function readList(list: List): SummaryEntry[] {
         if (link) {
           title = link.title;
           href = link.href;
+          linkTitle = link.linkTitle;
         } else title = toString(child).trim();
       }
     }
-    return { title, href, children };
+    return { title, href, ...(linkTitle !== undefined ? { linkTitle } : {}), children };
   });
 }
 
-/** The parts of a summary, in order. Text outside lists and headings is ignored. */
+const ANCHOR_ID = /\bid=(?:"([^"]*)"|'([^']*)')/i;
+
+/** A group heading's title (its text without inline HTML) and the id of its anchor, if any. */
+function headingOf(node: Heading): { title: string; slug?: string } {
+  let slug: string | undefined;
+  const text: string[] = [];
+  for (const child of node.children) {
+    if (child.type === 'html') {
+      const id = ANCHOR_ID.exec(child.value);
+      if (id && slug === undefined && (id[1] ?? id[2]) !== '') slug = id[1] ?? id[2];
+    } else text.push(toString(child));
+  }
+  return { title: text.join('').trim(), ...(slug !== undefined ? { slug } : {}) };
+}
+
+/**
+ * The parts of a summary, in order: the entries before the first `## Heading`, one part per
+ * heading, and one (without title) after each `***` separator. Text outside lists, headings and
+ * separators is ignored.
+ */
 export function parseSummary(markdown: string): SummaryPart[] {
   const parts: SummaryPart[] = [{ title: null, entries: [] }];
   for (const node of parseMarkdown(markdown).children) {
-    if (node.type === 'heading' && node.depth >= 2) parts.push({ title: toString(node).trim(), entries: [] });
+    if (node.type === 'heading' && node.depth >= 2) parts.push({ ...headingOf(node), entries: [] });
+    else if (node.type === 'thematicBreak') parts.push({ title: null, entries: [] });
     else if (node.type === 'list') parts[parts.length - 1].entries.push(...readList(node));
   }
-  return parts.filter((p, i) => i === 0 || p.title !== null);
+  return parts.filter((p, i) => i === 0 || p.title !== null || p.entries.length > 0);
 }
 
 const escapeTitle = (title: string) => title.replace(/([\\[\]])/g, '\\$1').replace(/\n/g, ' ');
@@ -84,18 +114,31 @@ export function encodePath(path: string): string {
 function writeEntries(entries: SummaryEntry[], depth: number, out: string[]): void {
   for (const entry of entries) {
     const indent = '  '.repeat(depth);
-    out.push(entry.href === null ? `${indent}* ${escapeTitle(entry.title)}` : `${indent}* [${escapeTitle(entry.title)}](${entry.href})`);
+    const linkTitle = entry.linkTitle === undefined ? '' : ` "${entry.linkTitle.replace(/(["\\])/g, '\\$1').replace(/\n/g, ' ')}"`;
+    out.push(
+      entry.href === null
+        ? `${indent}* ${escapeTitle(entry.title)}`
+        : `${indent}* [${escapeTitle(entry.title)}](${entry.href}${linkTitle})`,
+    );
     writeEntries(entry.children, depth + 1, out);
   }
 }
 
-/** Writes a summary; hrefs are written as given (encode them with `encodePath`). */
+/**
+ * Writes a summary as GitBook does; hrefs are written as given (encode them with `encodePath`). A
+ * group whose slug is not the one its title gives carries it as an anchor; entries without a
+ * group after a group follow a `***` separator.
+ */
 export function renderSummary(parts: SummaryPart[]): string {
   const out: string[] = ['# Table of contents', ''];
-  for (const part of parts) {
-    if (part.title !== null) out.push('', `## ${part.title.replace(/\n/g, ' ')}`, '');
+  parts.forEach((part, i) => {
+    if (part.title !== null) {
+      const title = part.title.replace(/\n/g, ' ');
+      const anchor = part.slug !== undefined && part.slug !== slugify(part.title) ? ` <a href="#${part.slug}" id="${part.slug}"></a>` : '';
+      out.push('', `## ${title}${anchor}`, '');
+    } else if (i > 0) out.push('', '***', '');
     writeEntries(part.entries, 0, out);
-  }
+  });
   return `${out.join('\n')}\n`;
 }
 

@@ -121,7 +121,7 @@ describe('readLayout', () => {
       markdown: `See [install](gitbook://page/${byTitle('Install').id}#step-2) and ![logo](gitbook://file/${file('docs/.gitbook/assets/my logo.png')}).\n`,
     });
     expect(byTitle('Install')).toMatchObject({ icon: 'download', hidden: true, slug: 'install' });
-    expect(byTitle('Install').markdown).toContain(`![shot](<gitbook://file/${file('docs/.gitbook/assets/my logo.png')}>)`);
+    expect(byTitle('Install').markdown).toContain(`![shot](gitbook://file/${file('docs/.gitbook/assets/my logo.png')})`);
     expect(byTitle('Install').markdown).toContain('{% tabs %}\n{% tab title="npm" %}');
     expect(byTitle('Guides').markdown).toBe(
       `{% hint style="info" %}\nA [relative link](gitbook://page/${byTitle('API').id}).\n{% endhint %}\n`,
@@ -164,7 +164,7 @@ describe('renderLayout', () => {
     const ids = new Map(Object.values(first.pages).map((p) => [p.id, p.id]));
     const rendered = renderLayout(first.pages, first.files, { config: first.config });
     expect(Object.keys(rendered.texts)).toContain('docs/guides/README.md');
-    expect(rendered.texts['docs/guides/install.md']).toContain('![shot](<../.gitbook/assets/my%20logo.png>)');
+    expect(rendered.texts['docs/guides/install.md']).toContain('![shot](<../.gitbook/assets/my logo.png>)');
     // Ids by slug path as the service keeps them, files by name.
     const slugPaths = new Map<string, string>();
     const paths = (entries: ReturnType<typeof buildTree>, prefix: string) => {
