@@ -261,6 +261,8 @@ function gfmTable(node: Table, ctx: Context): DocBlock {
 }
 
 /** Blocks for a raw HTML block: the HTML GitBook writes, or its text when it is something else. */
+const HINT_STYLES = new Set(['info', 'warning', 'danger', 'success']);
+
 function htmlBlock(node: Html, ctx: Context): DocBlock[] {
   const root = parseHtml(node.value);
   const elements = root.children.filter((c) => c.type === 'element');
@@ -276,6 +278,20 @@ function htmlBlock(node: Html, ctx: Context): DocBlock[] {
       if (attr(div, 'dataWithFrame') === 'true') data.withFrame = true;
       return [{ object: 'block', type: 'images', data, nodes: images, isVoid: false }];
     }
+  }
+  // `<div data-gb-custom-block data-tag="hint" data-style="success">…</div>`: the HTML form GitBook's
+  // Git Sync gives a hint where liquid tags cannot go (indented in a list item).
+  if (div && !stray && attr(div, 'dataGbCustomBlock') !== undefined && attr(div, 'dataTag') === 'hint') {
+    const style = attr(div, 'dataStyle') ?? '';
+    return [
+      {
+        object: 'block',
+        type: 'hint',
+        data: { style: HINT_STYLES.has(style) ? style : 'info' },
+        nodes: fit(hastBlocks(div.children, ctx), ALLOWED.hint),
+        isVoid: false,
+      },
+    ];
   }
   const known = elements.length > 0 && elements.every((c) => c.type === 'element' && BLOCK_TAGS.has(c.tagName) && c.tagName !== 'div');
   if (!known || stray) return [paragraph(textPieces(node.value.trim(), []))];
@@ -405,7 +421,7 @@ function liquidBlock(node: LiquidBlockNode, ctx: Context): DocBlock[] {
   const inner = () => blocks(node.children, ctx);
   switch (TAG_NAMES[tag.name] ?? tag.name) {
     case 'hint': {
-      const style = ['info', 'warning', 'danger', 'success'].includes(attrs.style) ? attrs.style : 'info';
+      const style = HINT_STYLES.has(attrs.style) ? attrs.style : 'info';
       return [
         {
           object: 'block',

@@ -242,6 +242,31 @@ describe('GitBook blocks from markdown', () => {
     ]);
   });
 
+  it("reads the HTML form GitBook's Git Sync gives a hint inside a list item", () => {
+    const doc = convert(
+      '*   Hand off to support\n\n    <div data-gb-custom-block data-tag="hint" data-style="success" class="hint hint-success"><p><strong>Support</strong> first.</p></div>\n* Next\n',
+    );
+    expect(doc.nodes[0]).toMatchObject({
+      type: 'list-unordered',
+      nodes: [
+        {
+          type: 'list-item',
+          nodes: [
+            para('Hand off to support'),
+            {
+              type: 'hint',
+              data: { style: 'success' },
+              nodes: [{ type: 'paragraph', nodes: [{ leaves: [{ text: 'Support', marks: [{ type: 'bold' }] }, { text: ' first.' }] }] }],
+            },
+          ],
+        },
+        { type: 'list-item', nodes: [para('Next')] },
+      ],
+    });
+    // Any other `<div>` stays as written, as text.
+    expect(convert('<div class="custom">x</div>\n').nodes[0]).toMatchObject(para('<div class="custom">x</div>'));
+  });
+
   it('reads columns with their widths', () => {
     const doc = convert(
       '{% columns %}\n{% column width="50%" %}\nLeft\n{% endcolumn %}\n\n{% column %}\nRight\n{% endcolumn %}\n{% endcolumns %}\n',
