@@ -54,6 +54,19 @@ export const ERRATA: Erratum[] = [
     },
   },
   {
+    schema: 'RevisionSemanticChangePageEdited',
+    reason:
+      '`attributes` is a `oneOf` of the document, group and link attribute schemas, which all accept an object with ' +
+      'a `title` (or an `emoji`, a `slug`) and none forbids the others’ properties: a page renamed matches all three, ' +
+      'so no such edit can pass. It is read as `anyOf`.',
+    apply(schemas) {
+      const attributes = propertiesOf(schemas.RevisionSemanticChangePageEdited).attributes;
+      if (!Array.isArray(attributes?.oneOf) || attributes.oneOf.length !== 3) fail('RevisionSemanticChangePageEdited', 'attributes.oneOf');
+      attributes!.anyOf = attributes!.oneOf;
+      delete attributes!.oneOf;
+    },
+  },
+  {
     schema: 'PlainObject',
     reason:
       'it does not say `type: object`, so a string (an integration block’s property) matches both it and ' +
@@ -94,6 +107,27 @@ export const ERRATA: Erratum[] = [
         minContains: 1,
         maxContains: 1,
       };
+    },
+  },
+];
+
+/**
+ * Where this service's contract (service-api.md) differs from GitBook's schema, which is then
+ * read as the contract says.
+ */
+export const CONTRACT_DIFFERENCES: Erratum[] = [
+  {
+    schema: 'Translation',
+    reason:
+      'the contract creates translation settings from a `title` alone (`POST /v1/orgs/{organizationId}/translations`, ' +
+      'body: `title` required) and answers them before a `source` and a `language` are set; GitBook requires both in ' +
+      'every answer. They are optional here, and checked as GitBook types them whenever they are set.',
+    apply(schemas) {
+      const required = schemas.Translation?.required;
+      if (!Array.isArray(required) || !required.includes('source') || !required.includes('language')) {
+        fail('Translation', 'source and language are no longer both required');
+      }
+      schemas.Translation.required = (required as string[]).filter((field) => field !== 'source' && field !== 'language');
     },
   },
 ];

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { ERRATA } from './gitbook-exceptions.ts';
+import { CONTRACT_DIFFERENCES, ERRATA } from './gitbook-exceptions.ts';
 
 type Json = Record<string, unknown>;
 
@@ -47,8 +47,8 @@ if (!/^3\.1\./.test(document.openapi)) {
   throw new Error(`${specPath} is OpenAPI ${document.openapi}; this helper validates with JSON Schema 2020-12 and expects OpenAPI 3.1`);
 }
 
-// The corrections of GitBook's schemas, each with its reason, are listed in one place.
-for (const erratum of ERRATA) erratum.apply(document.components.schemas as Record<string, Json>);
+// The corrections of GitBook's schemas and the contract's differences, each with its reason, are listed in one place.
+for (const erratum of [...ERRATA, ...CONTRACT_DIFFERENCES]) erratum.apply(document.components.schemas as Record<string, Json>);
 
 /** Path prefix of the API base URL (`{host}/v1` → `/v1`); concrete request paths carry it, templates do not. */
 const basePath = (() => {
