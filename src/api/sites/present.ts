@@ -40,8 +40,7 @@ export function presentSite(site: SiteRow, role: Role | null, urls: SiteUrlsCont
         }
       : {}),
     visibility: site.visibility,
-    // A site has no level of its own: a reader acts with their organization role (sites/site-access.ts).
-    defaultLevel: 'inherit',
+    defaultLevel: null,
     permissions: {
       view: atLeast(role, 'read'),
       access: atLeast(role, 'read'),
