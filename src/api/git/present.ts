@@ -1,24 +1,24 @@
-import type { SpaceGitSync } from '../../db/access.ts';
 import type { GitSyncRow } from '../../db/git-sync.ts';
 import { redactText } from '../../domain/git/errors.ts';
+import { gitSyncInstallationStatus, gitSyncProvider } from '../spaces/present.ts';
 
 /** Git Sync rows → API objects. Pure. */
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
-export function presentSpaceGitSync(row: SpaceGitSync) {
+/**
+ * A space's Git Sync as GitBook's GitSyncState (as `gitSync` on the space, spaces/present.ts),
+ * with what this service adds: the branch, the last sync's outcome and the push webhook.
+ */
+export function presentGitInfo(row: GitSyncRow, webhookUrl: string) {
   return {
+    installationId: row.space_id,
+    installationProvider: gitSyncProvider(row.url ?? '', row.provider),
+    installationStatus: gitSyncInstallationStatus(row),
     repoName: row.repo_name ?? '',
-    installationProvider: row.provider ?? 'git',
     integration: row.integration ?? 'git-sync',
     url: row.url ?? '',
     updatedAt: iso(row.updated_at),
-  };
-}
-
-export function presentGitInfo(row: GitSyncRow, webhookUrl: string) {
-  return {
-    ...presentSpaceGitSync(row),
     ...(row.ref ? { ref: row.ref } : {}),
     status: row.status,
     ...(row.last_commit ? { lastSyncedCommit: row.last_commit } : {}),

@@ -29,9 +29,12 @@ const common = {
 export const ImportGitBody = Type.Object({ ...common, standalone: Type.Optional(Type.Boolean()) });
 export const ExportGitBody = Type.Object({ ...common, commitMessage: Type.String({ minLength: 1, maxLength: 10_000 }) });
 
+/** GitBook's GitSyncState of the space, with the branch, the last sync's outcome and the push webhook. */
 export const GitInfo = Type.Object({
+  installationId: Type.String(),
+  installationProvider: Type.Union([Type.Literal('github'), Type.Literal('gitlab'), Type.Literal('github-legacy')]),
+  installationStatus: Type.Union([Type.Literal('unauthenticated'), Type.Literal('active'), Type.Literal('pending')]),
   repoName: Type.String(),
-  installationProvider: Type.String(),
   integration: Type.String(),
   url: Type.String(),
   updatedAt: Timestamp,
@@ -42,15 +45,6 @@ export const GitInfo = Type.Object({
   lastSyncError: Type.Optional(Type.Object({ code: Type.String(), message: Type.String(), at: Timestamp })),
   conflictChangeRequest: Type.Optional(Type.String()),
   webhook: Type.Optional(Type.Object({ provider: Type.String(), repository: Type.String(), branch: Type.String(), url: Type.String() })),
-});
-
-/** `gitSync` on a space. */
-export const SpaceGitSync = Type.Object({
-  repoName: Type.String(),
-  installationProvider: Type.String(),
-  integration: Type.String(),
-  url: Type.String(),
-  updatedAt: Timestamp,
 });
 
 export const WebhookBody = Type.Object({
