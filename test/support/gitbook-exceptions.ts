@@ -67,6 +67,18 @@ export const ERRATA: Erratum[] = [
     },
   },
   {
+    schema: 'OrganizationSAMLProvider',
+    reason:
+      'GitBook creates a provider from a `label` alone (its createOrganizationSAMLProvider body requires nothing else) and ' +
+      'calls it `pending` until the identity provider’s details are set, yet requires every answer’s `ssoURL` to be a URL: ' +
+      'a pending provider has none. Its `ssoURL` may be empty; once set it is checked as a URL.',
+    apply(schemas) {
+      const properties = propertiesOf(schemas.OrganizationSAMLProvider);
+      if (properties.ssoURL?.$ref !== '#/components/schemas/URL') fail('OrganizationSAMLProvider', 'ssoURL is no longer a URL');
+      properties.ssoURL = { anyOf: [properties.ssoURL, { const: '' }] };
+    },
+  },
+  {
     schema: 'PlainObject',
     reason:
       'it does not say `type: object`, so a string (an integration block’s property) matches both it and ' +
