@@ -15,17 +15,19 @@ import {
 } from '../db/git-sync.ts';
 import { forkEm, transaction, type Orm } from '../db/orm.ts';
 import { appliedAt } from '../domain/git/import-decision.ts';
-import { renderLayout } from '../domain/git/layout.ts';
+import { renderLayout, type ParentLayoutFiles } from '../domain/git/layout.ts';
 import { cleanPath, parseGitbookYaml } from '../domain/git/summary.ts';
 import { git, gitRemote, type GitRemote } from '../lib/git-cli.ts';
 import { beat } from '../lib/heartbeat.ts';
 import type { GitSyncActivityOptions } from './git-sync-options.ts';
 import { outcomeOf, recordFailure, type GitSyncOutcome } from './git-sync-outcome.ts';
-import { ensureCache, fetchRef, withCache } from './git-sync-repository.ts';
+import { ensureCache, fetchRef, listTree, withCache } from './git-sync-repository.ts';
+import { readMarkdown } from './git-sync-stage.ts';
 
 /**
  * An export: the space's current content rendered into the GitBook layout on top of the branch's
- * tip, committed in the repository cache and pushed, then recorded in one transaction. The commit
+ * tip (each page, the summary, each reusable content and file that reads back there as it is now
+ * keeps its file as it is; only what changed is written), committed in the repository cache and pushed, then recorded in one transaction. The commit
  * is noted on the request before the push, so an attempt that dies after pushing is recognised by
  * the next one (the branch already at that commit) and recorded as applied, never pushed twice.
  */
@@ -61,7 +63,20 @@ export async function runExport(
       );
     }
     const config = parseGitbookYaml(yaml);
-    const rendered = renderLayout(pages, files, { projectDirectory: project, config, reusableContents });
+    // The parent's files: what still reads back as the content is now is kept as it is there.
+    let parentFiles: ParentLayoutFiles | null = null;
+    if (parent) {
+      const entries = (await listTree(gitDir, parent)).filter(
+        (e) => e.type === 'blob' && e.mode !== '120000' && (project === '' || e.path.startsWith(`${project}/`)),
+      );
+      const readable = entries.filter((e) => isMarkdown(e.path) && e.size <= o.markdown.maxFileBytes);
+      parentFiles = {
+        markdown: await readMarkdown(gitDir, readable),
+        assets: entries.filter((e) => !isMarkdown(e.path)).map((e) => e.path),
+        gitbookYaml: yaml,
+      };
+    }
+    const rendered = renderLayout(pages, files, { projectDirectory: project, config, reusableContents, parent: parentFiles });
     beat({ phase: 'writing', pages: Object.keys(rendered.pageFiles).length, files: rendered.assets.length });
     const work = await mkdtemp(join(tmpdir(), 'git-export-'));
     try {
@@ -70,13 +85,10 @@ export async function runExport(
       await mkdir(tree);
       if (parent) await git(['read-tree', parent], { gitDir, env });
       else await git(['read-tree', '--empty'], { gitDir, env });
-      const base = cleanPath([project, config.root].filter(Boolean).join('/'));
-      const inBase = (p: string) => base === '' || p.startsWith(`${base}/`);
-      const assetsDir = cleanPath(`${base}/.gitbook/assets`);
-      const managed = (await git(['ls-files', '-z'], { gitDir, env }))
-        .toString('utf8')
-        .split('\0')
-        .filter((p) => p !== '' && inBase(p) && (isMarkdown(p) || p.startsWith(`${assetsDir}/`)));
+      // The parent's layout files that are not written again go (removed pages and files); every
+      // other file of the branch stays as it is.
+      const renderedPaths = new Set([...Object.keys(rendered.texts), ...rendered.assets.map((a) => a.path)]);
+      const managed = [...new Set(rendered.owned)].filter((p) => !renderedPaths.has(p));
       if (managed.length > 0) {
         // update-index refuses to run without a work tree (the cache is bare); it reads nothing from it.
         await git(['--work-tree', tree, 'update-index', '--force-remove', '-z', '--stdin'], {
@@ -86,7 +98,9 @@ export async function runExport(
         });
       }
       const written: string[] = [];
+      const kept = new Set(rendered.kept);
       for (const [path, text] of Object.entries(rendered.texts)) {
+        if (kept.has(path)) continue;
         await mkdir(dirname(join(tree, path)), { recursive: true });
         await writeFile(join(tree, path), text);
         written.push(path);
@@ -99,12 +113,13 @@ export async function runExport(
         await writeFile(join(tree, asset.path), bytes);
         written.push(asset.path);
       }
-      await git(['--work-tree', tree, 'add', '--pathspec-from-file=-', '--pathspec-file-nul'], {
-        gitDir,
-        env,
-        input: `${written.join('\0')}\0`,
-        cwd: tree,
-      });
+      if (written.length > 0)
+        await git(['--work-tree', tree, 'add', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+          gitDir,
+          env,
+          input: `${written.join('\0')}\0`,
+          cwd: tree,
+        });
       const treeId = (await git(['write-tree'], { gitDir, env })).toString().trim();
       const parentTree = parent ? (await git(['rev-parse', `${parent}^{tree}`], { gitDir })).toString().trim() : null;
       let commit = parent;

@@ -93,7 +93,10 @@ const READ_BATCH_BYTES = 4 * 1024 * 1024;
  * decoded and let go before the next is read, so no more than one batch of raw blobs is held
  * beside the texts.
  */
-async function readMarkdown(gitDir: string, entries: { path: string; oid: string; size: number }[]): Promise<Record<string, string>> {
+export async function readMarkdown(
+  gitDir: string,
+  entries: { path: string; oid: string; size: number }[],
+): Promise<Record<string, string>> {
   const markdown: Record<string, string> = {};
   for (let start = 0; start < entries.length;) {
     let end = start;
