@@ -4,7 +4,7 @@ import { positionBetween } from '../positions.ts';
 import { markdownAsText, markdownLimitProblem } from '../content/limits.ts';
 import { parseMarkdown, percentDecode, resolveRelativePath } from '../content/markdown.ts';
 import { allPaths, buildTree, getPage, slugify, type PageMap, type PageNode, type TreeEntry } from '../content/tree.ts';
-import { dumpYaml, pageFieldsOf, renderFrontMatter, splitFrontMatter, type FrontMatterCover, type PageFrontMatter } from './frontmatter.ts';
+import { pageFieldsOf, renderFrontMatter, splitFrontMatter, type FrontMatterCover, type PageFrontMatter } from './frontmatter.ts';
 import { presentCover, storedLayout } from '../content/page-layout.ts';
 import { isExternal, rewriteLinks, splitSuffix } from './links.ts';
 import {
@@ -227,7 +227,8 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
   const lowerIndex = new Map<string, string>();
   for (const path of Object.keys(input.markdown)) if (!lowerIndex.has(path.toLowerCase())) lowerIndex.set(path.toLowerCase(), path);
   const findPage = (path: string): string | null => {
-    for (const candidate of [path, `${path}/README.md`, `${path}.md`]) {
+    // `../` up to the repository root names its README.
+    for (const candidate of path === '' ? ['README.md'] : [path, `${path}/README.md`, `${path}.md`]) {
       if (has(candidate)) return candidate;
       const lower = lowerIndex.get(candidate.toLowerCase());
       if (lower !== undefined) return lower;
@@ -698,7 +699,7 @@ export function renderLayout(pages: PageMap, files: { id: string; name: string }
       continue;
     }
     const body = relativeLinks(content.markdown, path);
-    texts[path] = `---\n${dumpYaml({ title: content.title })}---\n${body === '' ? '' : `\n${body}`}`;
+    texts[path] = `---\ntitle: ${JSON.stringify(content.title)}\n---\n${body === '' ? '' : `\n${body}`}`;
   }
 
   for (const [id, path] of Object.entries(pageFiles)) {

@@ -54,6 +54,7 @@ describe('SUMMARY.md as GitBook writes it', () => {
       ['skill/write.md', 'Write'],
     ])
       markdown[path] = `# ${title}\n\nText.\n`;
+    markdown['skill/write.md'] = '# Write\n\nBack [home](../) and to the [skill](./).\n';
     const layout = readLayout({ markdown, assets: [] });
     expect(layout.warnings).toEqual([]);
     const pages = Object.values(layout.pages);
@@ -66,6 +67,12 @@ describe('SUMMARY.md as GitBook writes it', () => {
       parentId: group.id,
     });
     expect(pages.find((p) => p.title === 'Skill')).toMatchObject({ parentId: null });
+    // Links to a folder's README, the root's included, are written and read as the folder.
+    const home = pages.find((p) => p.title === 'Home')!;
+    const skill = pages.find((p) => p.title === 'Skill')!;
+    expect(pages.find((p) => p.title === 'Write')!.markdown).toBe(
+      `Back [home](gitbook://page/${home.id}) and to the [skill](gitbook://page/${skill.id}).\n`,
+    );
     // Without the parent: the summary and the files come out as they were, in their places.
     const out = renderLayout(layout.pages, layout.files, { config: layout.config });
     expect(out.texts).toEqual(markdown);

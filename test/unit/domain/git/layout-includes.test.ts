@@ -51,7 +51,7 @@ describe('reusable contents in the git layout', () => {
         .sort(),
     ).toEqual(['.gitbook/includes/intro.md', '.gitbook/includes/legal notice.md']);
     expect(rendered.texts['.gitbook/includes/intro.md']).toBe(
-      '---\ntitle: Shared intro\n---\n\n# A heading of the content\n\nSee [install](../../guides/install.md).\n',
+      '---\ntitle: "Shared intro"\n---\n\n# A heading of the content\n\nSee [install](../../guides/install.md).\n',
     );
     const again = readLayout(
       { markdown: rendered.texts, assets: [] },
