@@ -138,9 +138,32 @@ describe('merge rules: enforcement', () => {
   it('require_change_request_subject and require_change_request_description', async () => {
     const s = await setup([{ rule: 'require_change_request_subject' }, { rule: 'require_change_request_description' }], '');
     expectRefused(await s.merge(), ['require_change_request_subject', 'require_change_request_description']);
-    const patched = await as('edit').patch(s.base, { subject: 'Typos', description: 'Fixes the typos of the intro' });
+    // An empty document is no description.
+    const empty = await as('edit').patch(s.base, { subject: 'Typos', description: { object: 'document', data: {}, nodes: [] } });
+    expect(empty.status).toBe(200);
+    expect(empty.body.description).toBeUndefined();
+    expectRefused(await s.merge(), ['require_change_request_description']);
+    // GitBook's client sends a JSON document; the text is kept and answered as one.
+    const description = {
+      object: 'document',
+      data: {},
+      nodes: [
+        {
+          object: 'block',
+          type: 'paragraph',
+          data: {},
+          nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Fixes the typos', marks: [] }] }],
+        },
+      ],
+    };
+    const patched = await as('edit').patch(s.base, { description });
     expect(patched.status).toBe(200);
-    expect(patched.body.description).toBe('Fixes the typos of the intro');
+    expect(patched.body.description).toEqual({ ...description, nodes: [{ ...description.nodes[0], isVoid: false }] });
+    // Plain text is taken too.
+    expect(
+      (await as('edit').patch(s.base, { description: 'Fixes the typos of the intro' })).body.description.nodes[0].nodes[0].leaves[0].text,
+    ).toBe('Fixes the typos of the intro');
+    expect((await as('edit').patch(s.base, { description: { object: 'document', nodes: 'x' } })).status).toBe(400);
     expect((await s.merge()).body.result).toBe('merge');
   });
 

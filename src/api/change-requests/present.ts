@@ -2,6 +2,7 @@ import type { ChangeRequestRow } from '../../db/change-requests.ts';
 import type { FileRow } from '../../db/content.ts';
 import type { User } from '../../db/entities.ts';
 import type { MergeRulesContextRows } from '../../db/merge-rules.ts';
+import { descriptionDocument } from '../../domain/change-request-description.ts';
 import type { ChangeOutcome } from '../../domain/content/operations.ts';
 import { plainContext } from '../../domain/expressions.ts';
 import type { MergeRulesEvaluationContext } from '../../domain/merge-rules.ts';
@@ -54,7 +55,7 @@ export function presentChangeRequest(r: ChangeRequestRow, facts: ChangeRequestFa
     number: r.number,
     status: r.status,
     subject: r.subject,
-    ...(r.description && !visitor ? { description: r.description } : {}),
+    ...(r.description && !visitor ? { description: descriptionDocument(r.description) } : {}),
     createdBy: ghost(r.created_by),
     createdAt: new Date(r.created_at).toISOString(),
     updatedAt: new Date(r.updated_at).toISOString(),

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { Json, Open, RevisionFile, StringEnum } from '../content/schemas.ts';
+import { Json, JsonDocument, Open, RevisionFile, StringEnum } from '../content/schemas.ts';
+import { MAX_DESCRIPTION_CHARS } from '../../domain/change-request-description.ts';
 import { Id, Timestamp } from '../schemas.ts';
 
 export const ChangeRequestParams = Type.Object({ spaceId: Id, changeRequestId: Id });
@@ -18,7 +19,22 @@ export const CreateChangeRequestBody = Type.Object({ subject: Type.Optional(Type
 export const UpdateChangeRequestBody = Type.Object(
   {
     subject: Type.Optional(Type.String({ maxLength: 100 })),
-    description: Type.Optional(Type.String({ maxLength: 10_000 })),
+    description: Type.Optional(
+      Type.Union(
+        [
+          Type.String({ maxLength: MAX_DESCRIPTION_CHARS }),
+          Type.Object(
+            {
+              object: Type.Literal('document'),
+              data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+              nodes: Type.Array(Type.Unknown(), { maxItems: MAX_DESCRIPTION_CHARS }),
+            },
+            { additionalProperties: true },
+          ),
+        ],
+        { description: "GitBook's JSONDocument (its text is kept), or the text itself" },
+      ),
+    ),
     status: Type.Optional(Type.Union(['draft', 'open', 'archived'].map((s) => Type.Literal(s)))),
   },
   { minProperties: 1 },
@@ -115,7 +131,10 @@ export const ChangeRequestSchema = Open(
     number: Type.Number({ description: 'Incremental identifier of the change request' }),
     status: StringEnum(['draft', 'open', 'archived', 'merged']),
     subject: Type.String(),
-    description: Type.Optional(Type.String({ description: 'Left out when empty, and for a site visitor' })),
+    description: Type.Optional({
+      ...JsonDocument,
+      description: "GitBook's JSONDocument of its text; left out when empty, and for a site visitor",
+    }),
     createdBy: ChangeRequestUser,
     createdAt: Timestamp,
     updatedAt: Timestamp,

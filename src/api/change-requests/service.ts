@@ -18,6 +18,7 @@ import { countOpenComments } from '../../db/comments.ts';
 import { recordChangeRequestEdit } from '../../db/reviews.ts';
 import { loadPageMap, revisionSpace, writeRevision, type FileRow } from '../../db/content.ts';
 import { transaction, type Em } from '../../db/orm.ts';
+import { descriptionText, MAX_DESCRIPTION_CHARS } from '../../domain/change-request-description.ts';
 import { measureImage } from '../../domain/files.ts';
 import { newId } from '../../domain/ids.ts';
 import { checkMergeRules, describeUnmet, effectiveMergeRules, needsEvaluationContext } from '../../domain/merge-rules.ts';
@@ -114,7 +115,10 @@ export async function getChangeRequest(ctx: Ctx, spaceId: string, changeRequestI
   return present(ctx, await requireChangeRequest(ctx.em, space.id, changeRequestId));
 }
 
-/** Subject and status: the author with at least `edit`, or `review`; a merged change request no longer changes. */
+/**
+ * Subject, status and description (GitBook's JSON document, of which its text is kept, or the
+ * text): the author with at least `edit`, or `review`; a merged change request no longer changes.
+ */
 export async function updateChangeRequestFields(
   ctx: Ctx,
   spaceId: string,
@@ -126,7 +130,12 @@ export async function updateChangeRequestFields(
   if (!(cr.created_by === ctx.caller.user.id && role !== null && role !== 'read' && role !== 'comment'))
     requireRole(role, 'review', 'update this change request');
   if (cr.status === 'merged') throw conflict(`Change request #${cr.number} is merged and cannot change`);
-  return present(ctx, await updateChangeRequest(ctx.em, cr.id, body));
+  const { description, ...fields } = body;
+  const text = description === undefined || typeof description === 'string' ? description : descriptionText(description);
+  if (text !== undefined && text.length > MAX_DESCRIPTION_CHARS) {
+    throw badRequest(`body.description holds more than ${MAX_DESCRIPTION_CHARS} characters of text`);
+  }
+  return present(ctx, await updateChangeRequest(ctx.em, cr.id, { ...fields, ...(text !== undefined ? { description: text } : {}) }));
 }
 
 /**
