@@ -104,7 +104,12 @@ describe('a revision by id', () => {
     expect(first.body.git).toBeUndefined();
     // An export records the commit on a revision that already exists (and may have been read).
     await transaction(forkEm(t.orm), (tx) => setRevisionGit(tx, revisionId, { oid: 'c0ffee', message: 'Export' }));
-    expect((await admin().get(base())).body.git).toEqual({ oid: 'c0ffee', message: 'Export' });
+    expect((await admin().get(base())).body.git).toEqual({
+      oid: 'c0ffee',
+      message: 'Export',
+      createdByService: false,
+      createdByGitBook: false,
+    });
     expect((await admin().get(`${base()}?metadata=false`)).body.git).toBeUndefined();
     // The same pages and files, whichever way the revision is read.
     const again = (await admin().get(base())).body;

@@ -96,11 +96,12 @@ export function presentFile(file: FileRow, options: PresentOptions) {
 
 /**
  * GitBook's GitSyncCommit from a revision's git metadata: whether this service's export wrote the
- * commit is stored as `createdByService` and answered under GitBook's name for it.
+ * commit is stored as `createdByService` (the contract's name) and answered under GitBook's name
+ * for it too, which GitBook's schema requires.
  */
 function presentRevisionGit(git: Record<string, unknown>) {
-  const { createdByService, ...commit } = git;
-  return { ...commit, createdByGitBook: createdByService === true || commit.createdByGitBook === true };
+  const created = git.createdByService === true || git.createdByGitBook === true;
+  return { ...git, createdByService: created, createdByGitBook: created };
 }
 
 /** The fields of GitBook's Revision besides its pages, files and reusable contents. */
