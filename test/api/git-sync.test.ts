@@ -132,7 +132,10 @@ describe('git import', () => {
     const done = await info(spaceId, (i) => i.lastSyncedCommit === commit);
     expect(done).toMatchObject({
       status: 'ok',
-      installationProvider: 'git',
+      installationId: spaceId,
+      // A host that is neither GitHub's nor GitLab's syncs as GitBook's GitLab Git Sync does (spaces/present.ts).
+      installationProvider: 'gitlab',
+      installationStatus: 'active',
       repoName: 'sample',
       url: git.url('sample', false),
       ref: 'refs/heads/main',
