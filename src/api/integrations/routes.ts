@@ -1,6 +1,7 @@
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors, NoContent } from '../schemas.ts';
 import {
+  AssetBytes,
   AssetParams,
   InstallationList,
   InstallationParams,
@@ -85,7 +86,12 @@ export const integrationRoutes: RoutePlugin = async (app) => {
   app.get(
     '/v1/integrations/:integrationName/assets/:asset',
     {
-      schema: { tags, summary: 'Get the icon or a preview image of an integration', params: AssetParams },
+      schema: {
+        tags,
+        summary: 'Get the icon or a preview image of an integration',
+        params: AssetParams,
+        response: { 200: AssetBytes, ...errors(404) },
+      },
     },
     async (request, reply) => {
       const image = await getAsset(ctxOf(request), request.params.integrationName, request.params.asset);

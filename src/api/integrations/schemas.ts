@@ -173,6 +173,12 @@ export const InstallationList = ListOf(InstallationSchema);
 
 export const NameParams = Type.Object({ integrationName: IntegrationName });
 export const InstallationParams = Type.Object({ integrationName: IntegrationName, installationId: Id });
+/** An integration's icon or preview image: its bytes, as the image type it was uploaded with. */
+export const AssetBytes = {
+  description: 'The image, as the type it was uploaded with (SVG is served inert)',
+  content: { 'image/*': { schema: { type: 'string', format: 'binary' } } },
+} as const;
+
 export const AssetParams = Type.Object({
   integrationName: IntegrationName,
   asset: literals(['icon', 'preview-0', 'preview-1', 'preview-2']),
