@@ -12,6 +12,8 @@ export default {
     ],
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // Every successful answer an in-process API gives is checked against GitBook's schema of its operation.
+  setupFilesAfterEnv: ['<rootDir>/test/support/answer-check-setup.ts'],
   // Many tests wait on workflows that one shared worker runs for the whole suite: on a loaded 2-core
   // machine a test driving several jobs in turn can need minutes.
   testTimeout: 180_000,
