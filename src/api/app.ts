@@ -140,6 +140,8 @@ export async function buildApp(
       onLive: (live) => [deps.spaceAnswers, deps.lookupAnswers].forEach((answers) => answers.setLive(live)),
       onError: (error) => app.log.warn({ err: error }, 'change feed: connection lost; answers are read afresh until it is back'),
     });
+    // A kept answer is served once the writes committed anywhere before its request have been heard.
+    for (const answers of [deps.spaceAnswers, deps.lookupAnswers]) answers.catchUpWith(() => feed.caughtUp());
     app.addHook('onClose', () => feed.stop());
   }
   const onAnswer = options.onAnswer;
@@ -193,7 +195,7 @@ export async function buildApp(
     failureMax: deps.config.rateLimit.authFailures,
     failureWindowMs: deps.config.rateLimit.windowMs,
   });
-  registerMetrics(app);
+  registerMetrics(app, { space: deps.spaceAnswers, lookup: deps.lookupAnswers });
   registerMemoryReducer(app, { isProbe: (route) => PROBES.has(route), largeBody: LARGE_BODY });
   registerGitSyncResend(app, deps);
 

@@ -41,7 +41,8 @@ export function preparedAnswer(serialized: string | Buffer | ArrayBuffer): JsonA
 }
 
 /**
- * The answer `cache` keeps under `key` while it holds (domain/read-cache.ts); otherwise `read`
+ * The answer `cache` keeps under `key` while it holds (domain/read-cache.ts: once every write
+ * committed before the request, in any process, has been heard, none touched it); otherwise `read`
  * afresh, serialized by `serialize` (the route's serializer) and kept, unless a write was counted
  * while it was read. A refusal `read` throws is never kept.
  */
@@ -51,7 +52,7 @@ export async function keptAnswer<T>(
   read: () => Promise<T>,
   serialize: (value: T) => string | Buffer | ArrayBuffer,
 ): Promise<JsonAnswer> {
-  const kept = cache.get(key);
+  const kept = await cache.current(key);
   if (kept) return kept;
   const ticket = cache.ticket();
   const answer = preparedAnswer(serialize(await read()));

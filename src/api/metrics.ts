@@ -1,10 +1,28 @@
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { ReadCache } from '../domain/read-cache.ts';
 
-/** Prometheus metrics at /metrics: process metrics plus request latency per route and status. */
-export function registerMetrics(app: FastifyInstance): void {
+/**
+ * Prometheus metrics at /metrics: process metrics, request latency per route and status, and the
+ * answers kept between writes (`kept_answers_total`: served from a cache, or asked for and read
+ * afresh), by cache.
+ */
+export function registerMetrics(app: FastifyInstance, caches: Record<string, Pick<ReadCache<NonNullable<unknown>>, 'stats'>> = {}): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  new Counter({
+    name: 'kept_answers_total',
+    help: 'Answers kept between writes: served from the cache, or missed (read afresh), by cache',
+    labelNames: ['cache', 'outcome'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [cache, answers] of Object.entries(caches)) {
+        this.inc({ cache, outcome: 'served' }, answers.stats.served);
+        this.inc({ cache, outcome: 'missed' }, answers.stats.missed);
+      }
+    },
+  });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration in seconds, by method, route and status code',

@@ -40,11 +40,43 @@ export class ReadCache<V extends NonNullable<unknown>> {
   readonly #maxAgeMs: number;
   readonly #now: () => number;
   #live = false;
+  #caughtUp: () => Promise<boolean> = async () => false;
+  #served = 0;
+  #missed = 0;
 
   constructor(maxBytes: number, sizeOf: (value: V, key: string) => number, maxAgeMs: number, now: () => number = Date.now) {
     this.#entries = new SizedLru<string, Remembered<V>>(maxBytes, (entry, key) => sizeOf(entry.value, key) + 64);
     this.#maxAgeMs = maxAgeMs;
     this.#now = now;
+  }
+
+  /**
+   * How to catch up with the writes other processes committed (the change feed's `caughtUp`):
+   * `current` serves a kept answer only once every write committed before it was asked has been
+   * heard, so a client that wrote through another process reads its write here too.
+   */
+  catchUpWith(caughtUp: () => Promise<boolean>): void {
+    this.#caughtUp = caughtUp;
+  }
+
+  /**
+   * The answer kept for `key`, if it still holds once every write committed anywhere before this
+   * call has been counted (`catchUpWith`); undefined otherwise, and when that cannot be known.
+   */
+  async current(key: string): Promise<V | undefined> {
+    if (!this.#live || !this.#entries.has(key)) {
+      this.#missed++;
+      return undefined;
+    }
+    const value = (await this.#caughtUp()) ? this.get(key) : undefined;
+    if (value === undefined) this.#missed++;
+    else this.#served++;
+    return value;
+  }
+
+  /** Answers served from what was kept (`current`), and asked for and not served. */
+  get stats(): { served: number; missed: number } {
+    return { served: this.#served, missed: this.#missed };
   }
 
   /** Whether other processes' writes are being heard; each change also counts as a write. */
@@ -63,7 +95,11 @@ export class ReadCache<V extends NonNullable<unknown>> {
     return this.#live && this.#maxAgeMs > 0 ? { writes, at: this.#now() } : undefined;
   }
 
-  /** The answer kept for `key`, if it still holds. */
+  /**
+   * The answer kept for `key`, if it still holds with the writes counted so far. Only for an answer
+   * that must agree with this process's own writes alone; one that a client may have changed through
+   * another process is read with `current`.
+   */
   get(key: string): V | undefined {
     if (!this.#live) return undefined;
     const entry = this.#entries.get(key);

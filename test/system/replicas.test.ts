@@ -178,6 +178,7 @@ function via(n: number) {
     get: (path: string) => send(origin, 'GET', path, { token }),
     post: (path: string, body?: unknown) => send(origin, 'POST', path, { token, body }),
     put: (path: string, body?: unknown) => send(origin, 'PUT', path, { token, body }),
+    patch: (path: string, body?: unknown) => send(origin, 'PATCH', path, { token, body }),
     delete: (path: string) => send(origin, 'DELETE', path, { token }),
   };
 }
@@ -219,6 +220,12 @@ async function activityWorkers(workflowId: string): Promise<number[]> {
 }
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+/** The space answers an API process has served from what it kept (its /metrics). */
+async function keptServed(origin: string): Promise<number> {
+  const text = await (await fetch(`${origin}/metrics`)).text();
+  return Number(/^kept_answers_total\{cache="space",outcome="served"\} (\d+)/m.exec(text)?.[1] ?? 0);
+}
 
 describe('two API processes and two workers on one database', () => {
   it('serializes concurrent merges into one space: every change lands, on one chain of revisions', async () => {
@@ -288,6 +295,33 @@ describe('two API processes and two workers on one database', () => {
     expect(ranOn.every((w) => w === 1 || w === 2)).toBe(true);
     report('merges', { changeRequests: N, wallMs: mergeMs, activitiesPerWorker: [1, 2].map((w) => ranOn.filter((x) => x === w).length) });
   });
+
+  it('reads what was just written through the other process: 1,000 write/read pairs, alternating sides, none stale', async () => {
+    const N = 1000;
+    const spaceId = await newSpace(0, 'Read your writes');
+    const stale: { pair: number; wrote: string; read: string }[] = [];
+    const servedBefore = await Promise.all(origins.map(keptServed));
+    const started = Date.now();
+    for (const i of range(N)) {
+      const writer = via(i);
+      const reader = via(i + 1);
+      // The reader's process keeps its answer: with no write heard since, the next read may be served from it.
+      expect((await reader.get(`/v1/spaces/${spaceId}`)).status).toBe(200);
+      const title = `Title ${i}`;
+      expect((await writer.patch(`/v1/spaces/${spaceId}`, { title })).status).toBe(200);
+      const after = await reader.get(`/v1/spaces/${spaceId}`);
+      expect(after.status).toBe(200);
+      if (after.body.title !== title) stale.push({ pair: i, wrote: title, read: after.body.title });
+      // Read again with nothing written since: served from what the read before kept.
+      const again = await reader.get(`/v1/spaces/${spaceId}`);
+      if (again.body.title !== title) stale.push({ pair: i, wrote: title, read: again.body.title });
+    }
+    const served = (await Promise.all(origins.map(keptServed))).map((n, i) => n - servedBefore[i]);
+    report('read your writes', { pairs: N, stale: stale.length, wallMs: Date.now() - started, servedFromKept: served });
+    expect(stale).toEqual([]);
+    // The answers were kept and served between writes (the check above is not passed by keeping nothing).
+    expect(served.reduce((a, b) => a + b, 0)).toBeGreaterThan(N / 2);
+  }, 300_000);
 
   it('numbers change requests created concurrently through both APIs 1..N, gapless and unique', async () => {
     const N = 30;

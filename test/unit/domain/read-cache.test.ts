@@ -79,4 +79,31 @@ describe('ReadCache', () => {
     expect(cache.get('a')).toBeDefined();
     expect(cache.get('c')).toBeDefined();
   });
+
+  it('serves a kept answer (current) only once it has caught up with the writes of other processes', async () => {
+    const { cache } = liveCache();
+    cache.set('a', cache.ticket(), 'answer');
+    // Catching up hears a write another process committed before the request: the answer is read afresh.
+    cache.catchUpWith(async () => {
+      noteWrite();
+      return true;
+    });
+    expect(await cache.current('a')).toBeUndefined();
+    cache.set('a', cache.ticket(), 'new answer');
+    // Caught up with nothing new: served.
+    cache.catchUpWith(async () => true);
+    expect(await cache.current('a')).toBe('new answer');
+    // Not known to be caught up (the feed did not answer): not served, though nothing was heard.
+    cache.catchUpWith(async () => false);
+    expect(await cache.current('a')).toBeUndefined();
+    expect(cache.stats).toEqual({ served: 1, missed: 2 });
+  });
+
+  it('does not wait to catch up when it keeps nothing for the key', async () => {
+    const { cache } = liveCache();
+    let asked = 0;
+    cache.catchUpWith(async () => (asked++, true));
+    expect(await cache.current('absent')).toBeUndefined();
+    expect(asked).toBe(0);
+  });
 });
