@@ -11,6 +11,7 @@ import { registerAuth, requestToken } from './auth.ts';
 import { LRUCache } from 'lru-cache';
 import { cacheBytes, setCacheMemory } from '../domain/lru.ts';
 import { noteWrite, ReadCache } from '../domain/read-cache.ts';
+import { entryBytes } from '../domain/sizeof.ts';
 import { watchChanges } from '../db/change-feed.ts';
 import type { JsonAnswer } from './json-answer.ts';
 import { RateWindows, spokenDuration, type WindowCount } from '../domain/rate-window.ts';
@@ -111,6 +112,8 @@ export async function buildApp(
     lookupAnswers: new ReadCache<JsonAnswer>(cacheBytes('lookupAnswers'), answerBytes, authCacheTtlMs),
     background: new BackgroundTasks(BACKGROUND_TASKS),
   };
+  // Verified tokens, kept between writes as the answers are (api/auth.ts).
+  const tokens = new ReadCache<Caller>(cacheBytes('apiTokens'), (caller, key) => entryBytes(key, caller), authCacheTtlMs);
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     genReqId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 128) : randomUUID()),
@@ -137,11 +140,11 @@ export async function buildApp(
   if (authCacheTtlMs > 0) {
     const feed = watchChanges(String(deps.orm.config.get('clientUrl')), {
       onChange: noteWrite,
-      onLive: (live) => [deps.spaceAnswers, deps.lookupAnswers].forEach((answers) => answers.setLive(live)),
+      onLive: (live) => [deps.spaceAnswers, deps.lookupAnswers, tokens].forEach((kept) => kept.setLive(live)),
       onError: (error) => app.log.warn({ err: error }, 'change feed: connection lost; answers are read afresh until it is back'),
     });
     // A kept answer is served once the writes committed anywhere before its request have been heard.
-    for (const answers of [deps.spaceAnswers, deps.lookupAnswers]) answers.catchUpWith(() => feed.caughtUp());
+    for (const kept of [deps.spaceAnswers, deps.lookupAnswers, tokens]) kept.catchUpWith(() => feed.caughtUp());
     app.addHook('onClose', () => feed.stop());
   }
   const onAnswer = options.onAnswer;
@@ -192,10 +195,11 @@ export async function buildApp(
   if (deps.config.rateLimit.max > 0) registerRateLimit(app, deps.config.rateLimit);
   registerAuth(app, {
     cacheTtlMs: authCacheTtlMs,
+    tokens,
     failureMax: deps.config.rateLimit.authFailures,
     failureWindowMs: deps.config.rateLimit.windowMs,
   });
-  registerMetrics(app, { space: deps.spaceAnswers, lookup: deps.lookupAnswers });
+  registerMetrics(app, { space: deps.spaceAnswers, lookup: deps.lookupAnswers, tokens });
   registerMemoryReducer(app, { isProbe: (route) => PROBES.has(route), largeBody: LARGE_BODY });
   registerGitSyncResend(app, deps);
 

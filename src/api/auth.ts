@@ -3,6 +3,7 @@ import { liveToken, touchToken } from '../db/accounts.ts';
 import { lookupTokenByHash, touchLookupToken } from '../db/sites.ts';
 import { hashToken, LOOKUP_TOKEN_PREFIX } from '../domain/ids.ts';
 import { cacheBytes, SizedLru } from '../domain/lru.ts';
+import type { ReadCache } from '../domain/read-cache.ts';
 import { entryBytes } from '../domain/sizeof.ts';
 import { looksLikeJwt } from '../domain/sites/site-token.ts';
 import type { Caller } from './context.ts';
@@ -57,6 +58,11 @@ const tokens = new WeakMap<FastifyRequest, { value: string; hash: string } | nul
 export interface AuthOptions {
   /** How long an authenticated token stays cached in this process (ms); 0 disables. */
   cacheTtlMs: number;
+  /**
+   * Verified API and site lookup tokens, kept between writes (domain/read-cache.ts): a token revoked
+   * or deleted through any process is refused by every process at once (Migration0031TokenFeed).
+   */
+  tokens: ReadCache<Caller>;
   /** Failed authentications one client address may make per window before it is answered 429; 0: no limit. */
   failureMax: number;
   failureWindowMs: number;
@@ -64,10 +70,11 @@ export interface AuthOptions {
 
 /**
  * Bearer-token authentication for every route that is not marked `config: { public: true }`.
- * Tokens are looked up by their SHA-256 hash; the token itself is never stored or logged. A short
- * cache keeps the lookup off the hot path; a revoked token stops working within that time. Each
- * API process has its own cache, of its share of CACHE_MEMORY (`apiTokens`, domain/lru.ts: about
- * 550 bytes a token, so 3,800 tokens in the 2 MiB of the default). A token minted by an SSO sign-in
+ * Tokens are looked up by their SHA-256 hash; the token itself is never stored or logged. Verified
+ * tokens are kept between writes (`tokens`) for AUTH_CACHE_TTL at most: a token revoked through any
+ * process stops working on every process at once. Each API process has its own cache, of its share
+ * of CACHE_MEMORY (`apiTokens`, domain/lru.ts: about 550 bytes a token, so 3,800 tokens in the 2 MiB
+ * of the default). A token minted by an SSO sign-in
  * carries the organization it was minted for (`Caller.organizationId`): access.ts refuses it
  * everywhere else. Two tokens of limited use are told apart by their shape: a site visitor's token
  * (a JWT, site-tokens.ts: checked against its site's state, which is cached as long) works only on
@@ -78,7 +85,6 @@ export interface AuthOptions {
  * `failureMax` in a window, that address is answered 429 until the window ends.
  */
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
-  const cache = new SizedLru<string, { caller: Caller; expires: number }>(cacheBytes('apiTokens'), (value, key) => entryBytes(key, value));
   const failures = new SizedLru<string, { count: number; resetAt: number }>(cacheBytes('authFailures'), (value, key) =>
     entryBytes(key, value),
   );
@@ -106,11 +112,11 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   ): Promise<Caller | null> {
     // A site visitor's token is a JWT, checked against its site's state (remembered as long as tokens are).
     if (looksLikeJwt(token)) return siteTokenCaller(request.em, request.server.deps, token, options.cacheTtlMs);
-    const hit = cache.get(hash);
-    if (hit && hit.expires > now) return hit.caller;
-    if (hit) cache.delete(hash);
+    const kept = await options.tokens.current(hash);
+    if (kept) return kept;
+    const ticket = options.tokens.ticket();
     const caller = token.startsWith(LOOKUP_TOKEN_PREFIX) ? await lookupCaller(request, hash, now) : await apiCaller(request, hash, now);
-    if (caller && options.cacheTtlMs > 0) cache.set(hash, { caller, expires: now + options.cacheTtlMs });
+    if (caller) options.tokens.set(hash, ticket, caller);
     return caller;
   }
 

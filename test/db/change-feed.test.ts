@@ -30,17 +30,21 @@ describe('the change feed', () => {
     const { feed, live } = await liveFeed(events);
     await live;
     try {
+      // (Other tests write to the same database meanwhile: their announcements count too, so the
+      // count is compared with what it was before this writer's own.)
       for (let i = 1; i <= 200; i++) {
+        const before = events.changes;
         await writer.query(`notify data_changed`);
         // The writer's transaction has committed: caught up, this feed has heard it.
         expect(await feed.caughtUp()).toBe(true);
-        expect(events.changes).toBe(i);
+        expect(events.changes).toBeGreaterThan(before);
       }
       // Many callers at once share round trips, and each is caught up.
+      const before = events.changes;
       await writer.query(`notify data_changed`);
       const all = await Promise.all(Array.from({ length: 50 }, () => feed.caughtUp()));
       expect(all.every(Boolean)).toBe(true);
-      expect(events.changes).toBe(201);
+      expect(events.changes).toBeGreaterThan(before);
     } finally {
       await feed.stop();
     }

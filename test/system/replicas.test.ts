@@ -12,6 +12,7 @@ import { createScratchDatabase, freePort } from '../../src/lib/infra.ts';
 import { spaceDeletionWorkflowId } from '../../src/temporal/space-deletion.ts';
 import { changeRequestJobWorkflowId } from '../../src/temporal/change-request-merge.ts';
 import { initOrm } from '../../src/db/orm.ts';
+import { findOrCreateUser, issueToken, revokeToken } from '../../src/db/accounts.ts';
 
 /**
  * The service as several replicas: two API processes and two worker processes, as production
@@ -322,6 +323,31 @@ describe('two API processes and two workers on one database', () => {
     // The answers were kept and served between writes (the check above is not passed by keeping nothing).
     expect(served.reduce((a, b) => a + b, 0)).toBeGreaterThan(N / 2);
   }, 300_000);
+
+  it('refuses a token revoked through one process on the other at once: site lookup tokens deleted, API tokens revoked', async () => {
+    const N = 20;
+    const lookup = (n: number, token: string) =>
+      send(origins[n % 2], 'POST', '/v1/urls/published', { token, body: { url: 'https://nowhere.replicas.test/' } });
+    const admitted = (status: number) => status !== 401 && status !== 403;
+    for (const i of range(N)) {
+      const created = await via(i).post(`/v1/orgs/${org.id}/site-lookup-tokens`, { label: `Renderer ${i}` });
+      expect(created.status).toBe(201);
+      // Verified, and kept, by the other process.
+      expect(admitted((await lookup(i + 1, created.body.token)).status)).toBe(true);
+      expect(admitted((await lookup(i + 1, created.body.token)).status)).toBe(true);
+      expect((await via(i).delete(`/v1/orgs/${org.id}/site-lookup-tokens/${created.body.id}`)).status).toBe(205);
+      expect((await lookup(i + 1, created.body.token)).status).toBe(401);
+    }
+    for (const i of range(N)) {
+      const em = t.orm.em.fork();
+      const user = await findOrCreateUser(em, `revoked-${i}@replicas.test`, `Revoked ${i}`);
+      const { token, tokenId } = await issueToken(em, user.id, 'revoked at once');
+      await Promise.all(origins.map(async (origin) => expect((await send(origin, 'GET', '/v1/user', { token })).status).toBe(200)));
+      await revokeToken(t.orm.em.fork(), { tokenId });
+      const after = await Promise.all(origins.map(async (origin) => (await send(origin, 'GET', '/v1/user', { token })).status));
+      expect(after).toEqual([401, 401]);
+    }
+  });
 
   it('numbers change requests created concurrently through both APIs 1..N, gapless and unique', async () => {
     const N = 30;
