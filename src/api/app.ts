@@ -137,6 +137,7 @@ export async function buildApp(
   });
   app.decorate('deps', deps);
   // Answers kept between writes hold only while other processes' writes are heard (AUTH_CACHE_TTL 0: none are kept).
+  let feedCaughtUp: () => Promise<boolean> = async () => false;
   if (authCacheTtlMs > 0) {
     const feed = watchChanges(String(deps.orm.config.get('clientUrl')), {
       onChange: noteWrite,
@@ -144,7 +145,8 @@ export async function buildApp(
       onError: (error) => app.log.warn({ err: error }, 'change feed: connection lost; answers are read afresh until it is back'),
     });
     // A kept answer is served once the writes committed anywhere before its request have been heard.
-    for (const kept of [deps.spaceAnswers, deps.lookupAnswers, tokens]) kept.catchUpWith(() => feed.caughtUp());
+    feedCaughtUp = () => feed.caughtUp();
+    for (const kept of [deps.spaceAnswers, deps.lookupAnswers, tokens]) kept.catchUpWith(feedCaughtUp);
     app.addHook('onClose', () => feed.stop());
   }
   const onAnswer = options.onAnswer;
@@ -162,8 +164,12 @@ export async function buildApp(
     });
   }
   app.decorateRequest('em', null as never);
+  app.decorateRequest('caughtUp', null as never);
   app.addHook('onRequest', async (request, reply) => {
     request.em = forkEm(deps.orm);
+    // Asked at most once per request, after it arrived: every kept answer it reads shares it.
+    let caughtUp: Promise<boolean> | undefined;
+    request.caughtUp = () => (caughtUp ??= feedCaughtUp());
     reply.header('x-request-id', request.id);
     // PostgreSQL cannot hold U+0000 in text or jsonb: refused here, with a clear 400, for every route.
     if (/%00/.test(request.url)) throw badRequest('The request URL must not contain the character U+0000 (%00)');

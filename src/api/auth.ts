@@ -112,7 +112,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   ): Promise<Caller | null> {
     // A site visitor's token is a JWT, checked against its site's state (remembered as long as tokens are).
     if (looksLikeJwt(token)) return siteTokenCaller(request.em, request.server.deps, token, options.cacheTtlMs);
-    const kept = await options.tokens.current(hash);
+    const kept = await options.tokens.current(hash, request.caughtUp);
     if (kept) return kept;
     const ticket = options.tokens.ticket();
     const caller = token.startsWith(LOOKUP_TOKEN_PREFIX) ? await lookupCaller(request, hash, now) : await apiCaller(request, hash, now);

@@ -80,6 +80,11 @@ declare module 'fastify' {
     /** A unit of work of its own for this request. */
     em: Em;
     caller: Caller;
+    /**
+     * Whether every write committed anywhere before this request has been heard (the change
+     * feed's `caughtUp`), asked once for the request and shared by every kept answer it reads.
+     */
+    caughtUp: () => Promise<boolean>;
   }
 }
 
@@ -93,11 +98,19 @@ export interface Ctx {
   caller: Caller;
   deps: AppDeps;
   log: FastifyBaseLogger;
+  /** The request's catching up with other processes' writes (FastifyRequest.caughtUp), if any. */
+  caughtUp?: () => Promise<boolean>;
 }
 
 /** The service context of a request. */
-export function ctxOf(request: { em: Em; caller: Caller; server: { deps: AppDeps }; log: FastifyBaseLogger }): Ctx {
-  return { em: request.em, caller: request.caller, deps: request.server.deps, log: request.log };
+export function ctxOf(request: {
+  em: Em;
+  caller: Caller;
+  server: { deps: AppDeps };
+  log: FastifyBaseLogger;
+  caughtUp?: () => Promise<boolean>;
+}): Ctx {
+  return { em: request.em, caller: request.caller, deps: request.server.deps, log: request.log, caughtUp: request.caughtUp };
 }
 
 /**

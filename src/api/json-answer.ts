@@ -44,15 +44,16 @@ export function preparedAnswer(serialized: string | Buffer | ArrayBuffer): JsonA
  * The answer `cache` keeps under `key` while it holds (domain/read-cache.ts: once every write
  * committed before the request, in any process, has been heard, none touched it); otherwise `read`
  * afresh, serialized by `serialize` (the route's serializer) and kept, unless a write was counted
- * while it was read. A refusal `read` throws is never kept.
+ * while it was read. A refusal `read` throws is never kept. `caughtUp`: the request's (Ctx.caughtUp).
  */
 export async function keptAnswer<T>(
   cache: ReadCache<JsonAnswer>,
   key: string,
   read: () => Promise<T>,
   serialize: (value: T) => string | Buffer | ArrayBuffer,
+  caughtUp?: () => Promise<boolean>,
 ): Promise<JsonAnswer> {
-  const kept = await cache.current(key);
+  const kept = await cache.current(key, caughtUp);
   if (kept) return kept;
   const ticket = cache.ticket();
   const answer = preparedAnswer(serialize(await read()));

@@ -61,14 +61,15 @@ export class ReadCache<V extends NonNullable<unknown>> {
 
   /**
    * The answer kept for `key`, if it still holds once every write committed anywhere before this
-   * call has been counted (`catchUpWith`); undefined otherwise, and when that cannot be known.
+   * call has been counted (`catchUpWith`, or `caughtUp`: a request's own, asked once and shared by
+   * every answer it reads); undefined otherwise, and when that cannot be known.
    */
-  async current(key: string): Promise<V | undefined> {
+  async current(key: string, caughtUp: () => Promise<boolean> = this.#caughtUp): Promise<V | undefined> {
     if (!this.#live || !this.#entries.has(key)) {
       this.#missed++;
       return undefined;
     }
-    const value = (await this.#caughtUp()) ? this.get(key) : undefined;
+    const value = (await caughtUp()) ? this.get(key) : undefined;
     if (value === undefined) this.#missed++;
     else this.#served++;
     return value;

@@ -126,7 +126,7 @@ export async function getSpaceAnswer(
   const { caller } = ctx;
   if (caller.visitor || caller.siteLookup) return getSpace(ctx, spaceId);
   const key = `${spaceId}\n${caller.user.id}\n${caller.organizationId ?? ''}`;
-  return keptAnswer(ctx.deps.spaceAnswers, key, () => getSpace(ctx, spaceId), serialize);
+  return keptAnswer(ctx.deps.spaceAnswers, key, () => getSpace(ctx, spaceId), serialize, ctx.caughtUp);
 }
 
 /** Title and emoji need `edit`; access, visibility and edit mode need `admin`. A locked space keeps its title and emoji. */

@@ -214,7 +214,7 @@ export async function resolvePublishedAnswer(
     input.visitorType ?? '',
     JSON.stringify(input.unsignedClaims ?? {}),
   ].join('\n');
-  return keptAnswer(ctx.deps.lookupAnswers, key, () => resolvePublished(ctx, input), serialize);
+  return keptAnswer(ctx.deps.lookupAnswers, key, () => resolvePublished(ctx, input), serialize, ctx.caughtUp);
 }
 
 /**
