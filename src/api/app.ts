@@ -6,6 +6,7 @@ import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps, Caller } from './context.ts';
+import type { SiteTokenState } from '../db/sites.ts';
 import { sharedServices, type SharedServices } from '../lib/shared-services.ts';
 import { registerAuth, requestToken } from './auth.ts';
 import { LRUCache } from 'lru-cache';
@@ -97,7 +98,8 @@ export interface SentAnswer {
  * here from the configuration otherwise.
  */
 export async function buildApp(
-  given: Omit<AppDeps, keyof SharedServices | 'spaceAnswers' | 'lookupAnswers' | 'background'> & Partial<SharedServices>,
+  given: Omit<AppDeps, keyof SharedServices | 'spaceAnswers' | 'lookupAnswers' | 'siteTokenStates' | 'background'> &
+    Partial<SharedServices>,
   options: AppOptions = {},
 ): Promise<FastifyInstance> {
   const { blobs, secrets, pdfSigningKey, fileUrlKey, siteTokenKey } = given;
@@ -110,6 +112,7 @@ export async function buildApp(
       : sharedServices(given.config)),
     spaceAnswers: new ReadCache<JsonAnswer>(cacheBytes('spaceAnswers'), answerBytes, authCacheTtlMs),
     lookupAnswers: new ReadCache<JsonAnswer>(cacheBytes('lookupAnswers'), answerBytes, authCacheTtlMs),
+    siteTokenStates: new ReadCache<SiteTokenState>(cacheBytes('siteTokenStates'), (state, key) => entryBytes(key, state), authCacheTtlMs),
     background: new BackgroundTasks(BACKGROUND_TASKS),
   };
   // Verified tokens, kept between writes as the answers are (api/auth.ts).
@@ -141,12 +144,12 @@ export async function buildApp(
   if (authCacheTtlMs > 0) {
     const feed = watchChanges(String(deps.orm.config.get('clientUrl')), {
       onChange: noteWrite,
-      onLive: (live) => [deps.spaceAnswers, deps.lookupAnswers, tokens].forEach((kept) => kept.setLive(live)),
+      onLive: (live) => [deps.spaceAnswers, deps.lookupAnswers, deps.siteTokenStates, tokens].forEach((kept) => kept.setLive(live)),
       onError: (error) => app.log.warn({ err: error }, 'change feed: connection lost; answers are read afresh until it is back'),
     });
     // A kept answer is served once the writes committed anywhere before its request have been heard.
     feedCaughtUp = () => feed.caughtUp();
-    for (const kept of [deps.spaceAnswers, deps.lookupAnswers, tokens]) kept.catchUpWith(feedCaughtUp);
+    for (const kept of [deps.spaceAnswers, deps.lookupAnswers, deps.siteTokenStates, tokens]) kept.catchUpWith(feedCaughtUp);
     app.addHook('onClose', () => feed.stop());
   }
   const onAnswer = options.onAnswer;
@@ -205,7 +208,7 @@ export async function buildApp(
     failureMax: deps.config.rateLimit.authFailures,
     failureWindowMs: deps.config.rateLimit.windowMs,
   });
-  registerMetrics(app, { space: deps.spaceAnswers, lookup: deps.lookupAnswers, tokens });
+  registerMetrics(app, { space: deps.spaceAnswers, lookup: deps.lookupAnswers, tokens, siteTokenStates: deps.siteTokenStates });
   registerMemoryReducer(app, { isProbe: (route) => PROBES.has(route), largeBody: LARGE_BODY });
   registerGitSyncResend(app, deps);
 

@@ -110,8 +110,8 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     { value: token, hash }: { value: string; hash: string },
     now: number,
   ): Promise<Caller | null> {
-    // A site visitor's token is a JWT, checked against its site's state (remembered as long as tokens are).
-    if (looksLikeJwt(token)) return siteTokenCaller(request.em, request.server.deps, token, options.cacheTtlMs);
+    // A site visitor's token is a JWT, checked against its site's state (kept between writes as tokens are).
+    if (looksLikeJwt(token)) return siteTokenCaller(request.em, request.server.deps, token, options.cacheTtlMs, request.caughtUp);
     const kept = await options.tokens.current(hash, request.caughtUp);
     if (kept) return kept;
     const ticket = options.tokens.ticket();

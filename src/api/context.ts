@@ -3,6 +3,7 @@ import type { Static, TSchema } from 'typebox';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config.ts';
 import type { Em, Orm } from '../db/orm.ts';
+import type { SiteTokenState } from '../db/sites.ts';
 import type { SharedServices } from '../lib/shared-services.ts';
 import type { ReadCache } from '../domain/read-cache.ts';
 import type { JsonAnswer } from './json-answer.ts';
@@ -23,6 +24,8 @@ export interface AppDeps extends SharedServices {
   spaceAnswers: ReadCache<JsonAnswer>;
   /** Answers of `POST /v1/urls/published`, by the caller's reach and the request, kept the same way (api/urls/service.ts). */
   lookupAnswers: ReadCache<JsonAnswer>;
+  /** What site visitors' tokens must still hold, by site and share link, kept the same way (api/site-tokens.ts). */
+  siteTokenStates: ReadCache<SiteTokenState>;
   /** Work started for a request and finished after its answer; closing the app waits for it. */
   background: BackgroundTasks;
 }

@@ -52,62 +52,57 @@ export async function siteTokenFor(deps: AppDeps, authKeySealed: string, claims:
 
 /**
  * Tokens whose signature checked out, with their claims, until they expire: a reader's page view
- * presents one token several times. With them, the caller each stood for, until the site's state
- * it was checked against (its site published, its key, its share link: `states`) must be read
- * again, so a token stops working as soon as it would have without this. Within the
- * `verifiedSiteTokens` share of CACHE_MEMORY (about 1.5 kB a token with its claims and caller).
+ * presents one token several times. Within the `verifiedSiteTokens` share of CACHE_MEMORY (about
+ * 1 kB a token with its claims).
  */
-const verified = sharedCache<string, { claims: SiteTokenClaims; expires: number; caller?: Caller; callerUntil?: number }>(
-  'verifiedSiteTokens',
-  (value, key) => entryBytes(key, value),
+const verified = sharedCache<string, { claims: SiteTokenClaims; expires: number }>('verifiedSiteTokens', (value, key) =>
+  entryBytes(key, value),
 );
 
 /**
- * What a token must still hold, by site and share link, remembered as API tokens are
- * (AUTH_CACHE_TTL): a reader's page view presents one token four times or more, and each read
- * would otherwise start with this row. Within the `siteTokenStates` share of CACHE_MEMORY (about
- * 1 kB an entry: the site's state with the ids of the spaces it publishes).
+ * The state a site's tokens must hold (site published, visibility, key, share link, the spaces it
+ * publishes and their revisions), kept between writes (AppDeps.siteTokenStates): a reader's page
+ * view presents one token four times or more, and each read would otherwise start with this row.
+ * A change to any of it in any process (the site unpublished, a share link deactivated, a space
+ * deleted) is heard before a kept state is served again.
  */
-const states = sharedCache<string, { state: SiteTokenState; expires: number }>('siteTokenStates', (value, key) => entryBytes(key, value));
-
-/** The state a site's tokens must hold, and until when (ms) it may be used as read. */
 async function tokenState(
   em: Em,
+  deps: AppDeps,
   siteId: string,
   shareLink: string,
-  cacheTtlMs: number,
-): Promise<{ state: SiteTokenState; expires: number } | undefined> {
+  caughtUp?: () => Promise<boolean>,
+): Promise<SiteTokenState | undefined> {
   const key = `${siteId}\n${shareLink}`;
-  const now = Date.now();
-  const hit = states().get(key);
-  if (hit && hit.expires > now) return hit;
+  const kept = await deps.siteTokenStates.current(key, caughtUp);
+  if (kept) return kept;
+  const ticket = deps.siteTokenStates.ticket();
   const state = await siteTokenState(em, siteId, shareLink);
-  if (!state || cacheTtlMs <= 0) {
-    states().delete(key);
-    return state && { state, expires: now };
-  }
-  const read = { state, expires: now + cacheTtlMs };
-  states().set(key, read);
-  return read;
+  if (state) deps.siteTokenStates.set(key, ticket, state);
+  return state;
 }
 
 /**
  * The caller a site visitor's token stands for, or null when it does not verify or no longer
- * holds (key rotated, site unpublished or its visibility changed, share link deactivated). The
- * site's state is read again once `cacheTtlMs` has passed since this process last read it (as
- * for API tokens: a revocation takes effect within AUTH_CACHE_TTL; at once with 0).
+ * holds (key rotated, site unpublished or its visibility changed, share link deactivated): checked
+ * against the site's state on every request, as kept between writes (`tokenState`), so a
+ * revocation through any process takes effect at once. `cacheTtlMs`: AUTH_CACHE_TTL, how long the
+ * visitor's reads may keep what they read (`Caller.visitor.rememberMs`).
  */
-export async function siteTokenCaller(em: Em, deps: AppDeps, token: string, cacheTtlMs: number): Promise<Caller | null> {
+export async function siteTokenCaller(
+  em: Em,
+  deps: AppDeps,
+  token: string,
+  cacheTtlMs: number,
+  caughtUp?: () => Promise<boolean>,
+): Promise<Caller | null> {
   const nowMs = Date.now();
-  // The caller this token stood for, while the site's state it was checked against may still be used.
   const known = verified().get(token);
-  if (known?.caller && known.callerUntil !== undefined && known.callerUntil > nowMs) return known.caller;
   const peeked = peekSiteToken(token);
   if (!peeked) return null;
   // Read with the share link the token names; the signature then vouches for that name.
-  const read = await tokenState(em, peeked.siteId, peeked.shareLink, cacheTtlMs);
-  if (!read) return null;
-  const { state } = read;
+  const state = await tokenState(em, deps, peeked.siteId, peeked.shareLink, caughtUp);
+  if (!state) return null;
   const fingerprint = keyFingerprint(state.authKeySealed);
   const now = Math.floor(nowMs / 1000);
   let claims = known && known.expires > now ? known.claims : null;
@@ -115,12 +110,13 @@ export async function siteTokenCaller(em: Em, deps: AppDeps, token: string, cach
     const key = siteTokenKey(await deps.siteTokenKey(), peeked.siteId, fingerprint);
     claims = await verifySiteToken(token, key, now);
     if (!claims || claims.site !== peeked.siteId || (claims.shareLink ?? '') !== peeked.shareLink) return null;
+    verified().set(token, { claims, expires: peeked.expires });
   }
   if (!tokenStillHolds(claims, peeked.fingerprint, { ...state, fingerprint })) return null;
   const pinned = await pinnedRevision(em, claims, state, deps.config.visitorRevisionGraceMs, nowMs);
   const live = new Set(state.spaceIds);
   const id = `visitor:${claims.site}`;
-  const caller: Caller = {
+  return {
     user: { id, displayName: 'Site visitor', email: '', photoUrl: null },
     tokenId: id,
     organizationId: claims.organization,
@@ -134,11 +130,6 @@ export async function siteTokenCaller(em: Em, deps: AppDeps, token: string, cach
       ...(claims.minter ? { minter: claims.minter } : {}),
     },
   };
-  // Until the state it was checked against must be read again, the revision it reads is no longer
-  // published, or the token expires.
-  const callerUntil = Math.min(read.expires, pinned.until, peeked.expires * 1000);
-  verified().set(token, { claims, expires: peeked.expires, caller, callerUntil });
-  return caller;
 }
 
 /**

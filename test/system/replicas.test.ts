@@ -349,6 +349,24 @@ describe('two API processes and two workers on one database', () => {
     }
   });
 
+  it("refuses a site visitor's token on the other process at once once its site is unpublished", async () => {
+    const spaceId = await newSpace(0, 'Published to visitors');
+    const created = await via(0).post(`/v1/orgs/${org.id}/sites`, { title: 'Visited', visibility: 'public', spaces: [spaceId] });
+    expect(created.status).toBe(201);
+    const base = `/v1/orgs/${org.id}/sites/${created.body.id}`;
+    for (const i of range(10)) {
+      expect((await via(i).post(`${base}/publish`)).status).toBe(200);
+      const resolved = await via(i).post('/v1/urls/published', { url: `http://docs.test/sites/${org.id}/${created.body.id}/` });
+      expect(resolved.status).toBe(200);
+      const visitor = (n: number) => send(origins[n % 2], 'GET', `/v1/spaces/${spaceId}`, { token: resolved.body.apiToken });
+      // Read twice through the other process: its site's state is kept there.
+      expect((await visitor(i + 1)).status).toBe(200);
+      expect((await visitor(i + 1)).status).toBe(200);
+      expect((await via(i).post(`${base}/unpublish`)).status).toBe(200);
+      expect((await visitor(i + 1)).status).toBe(401);
+    }
+  });
+
   it('numbers change requests created concurrently through both APIs 1..N, gapless and unique', async () => {
     const N = 30;
     const spaceId = await newSpace(1, 'Numbered');
