@@ -291,7 +291,10 @@ export const EnvSchema = Type.Object({
   PUBLIC_URL: Type.Optional(
     url({ protocols: ['http:', 'https:'], description: 'Public base URL of the API, for absolute URLs; default http://localhost:$PORT.' }),
   ),
-  AUTH_CACHE_TTL: duration({ default: '5s', description: 'How long an API process remembers a verified API token (0: not at all).' }),
+  AUTH_CACHE_TTL: duration({
+    default: '5s',
+    description: 'The most an API process keeps verified tokens and answers between writes (0: not at all).',
+  }),
   RATE_LIMIT_MAX: count({
     default: '1000',
     min: 0,
