@@ -9,6 +9,8 @@ declare module 'autocannon' {
     body?: string;
     /** A sequence of requests each connection sends in turn, over and over. */
     requests?: { method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string }[];
+    /** Called with each connection's client as it is made. */
+    setupClient?: (client: { setRequests(requests: NonNullable<Options['requests']>): void }) => void;
   }
   interface Histogram {
     average: number;

@@ -41,7 +41,27 @@ interface RawResult {
   duration: number;
 }
 
-const { options, duration } = workerData as { options: Options; duration: number };
+const { options: given, duration, staggered } = workerData as { options: Options; duration: number; staggered?: boolean };
+/**
+ * With `staggered`, each connection starts its sequence at a step of its own, spread evenly over
+ * it: connections walking a long list of different requests do not ask for the same one at the
+ * same time (autocannon starts every connection at the first).
+ */
+const options: Options =
+  staggered && given.requests && given.requests.length > 1
+    ? {
+        ...given,
+        setupClient: (() => {
+          const steps = given.requests!;
+          const stride = Math.max(1, Math.floor(steps.length / (given.connections ?? 1)));
+          let made = 0;
+          return (client) => {
+            const start = (made++ * stride) % steps.length;
+            client.setRequests([...steps.slice(start), ...steps.slice(0, start)]);
+          };
+        })(),
+      }
+    : given;
 await autocannon({ ...options, duration: 1 });
 // The measured run starts now (bench/load.ts reads the server's CPU from here).
 parentPort!.postMessage('measuring');

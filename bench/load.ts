@@ -75,6 +75,8 @@ export async function load(
     headers?: Record<string, string>;
     body?: string;
     sequence?: SequenceStep[];
+    /** Each connection starts `sequence` at a step of its own, spread evenly over it (load-worker.ts). */
+    staggered?: boolean;
     serverPid?: number;
   },
 ): Promise<LoadResult> {
@@ -89,7 +91,9 @@ export async function load(
   const { serverPid } = options;
   let cpuAtStart: number | undefined;
   const r = await new Promise<WorkerLoadResult>((resolve, reject) => {
-    const worker = new Worker(new URL('./load-worker.ts', import.meta.url), { workerData: { options: base, duration: options.duration } });
+    const worker = new Worker(new URL('./load-worker.ts', import.meta.url), {
+      workerData: { options: base, duration: options.duration, staggered: options.staggered === true },
+    });
     worker.on('message', (message: 'measuring' | WorkerLoadResult) => {
       if (message !== 'measuring') return resolve(message);
       if (serverPid !== undefined) cpuAtStart = processCpu(serverPid);
