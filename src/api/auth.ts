@@ -74,10 +74,10 @@ export interface AuthOptions {
  * tokens are kept between writes (`tokens`) for AUTH_CACHE_TTL at most: a token revoked through any
  * process stops working on every process at once. Each API process has its own cache, of its share
  * of CACHE_MEMORY (`apiTokens`, domain/lru.ts: about 550 bytes a token, so 3,800 tokens in the 2 MiB
- * of the default). A token minted by an SSO sign-in
- * carries the organization it was minted for (`Caller.organizationId`): access.ts refuses it
- * everywhere else. Two tokens of limited use are told apart by their shape: a site visitor's token
- * (a JWT, site-tokens.ts: checked against its site's state, which is cached as long) works only on
+ * of the default). A token minted by an SSO sign-in carries the organization it was minted for
+ * (`Caller.organizationId`): access.ts refuses it everywhere else. Two tokens of limited use are
+ * told apart by their shape: a site visitor's token (a JWT, site-tokens.ts: checked on every request
+ * against its site's state, which is kept between writes the same way) works only on
  * routes marked `config: { visitor: true }`, a site lookup token (`dmsl_…`, hashed at rest like
  * API tokens) only on routes marked `config: { siteLookup: true }`; anywhere else they answer 403.
  * Failed authentications are counted per client address (in the `authFailures` share, about 200
