@@ -22,7 +22,7 @@ import { beat } from '../lib/heartbeat.ts';
 import type { GitSyncActivityOptions } from './git-sync-options.ts';
 import { outcomeOf, recordFailure, type GitSyncOutcome } from './git-sync-outcome.ts';
 import { ensureCache, fetchRef, listTree, withCache } from './git-sync-repository.ts';
-import { readMarkdown } from './git-sync-stage.ts';
+import { markdownWithinLimits, readMarkdown } from './git-sync-stage.ts';
 
 /**
  * An export: the space's current content rendered into the GitBook layout on top of the branch's
@@ -69,7 +69,9 @@ export async function runExport(
       const entries = (await listTree(gitDir, parent)).filter(
         (e) => e.type === 'blob' && e.mode !== '120000' && (project === '' || e.path.startsWith(`${project}/`)),
       );
-      const readable = entries.filter((e) => isMarkdown(e.path) && e.size <= o.markdown.maxFileBytes);
+      // Read within the limits an import reads (GIT_MAX_MARKDOWN_*): a branch holding more is refused, readably.
+      const readable = entries.filter((e) => isMarkdown(e.path));
+      markdownWithinLimits(o, readable);
       parentFiles = {
         markdown: await readMarkdown(gitDir, readable),
         assets: entries.filter((e) => !isMarkdown(e.path)).map((e) => e.path),

@@ -55,9 +55,10 @@ const isMarkdown = (path: string) => /\.(md|markdown)$/i.test(path);
 /**
  * Refuses a commit whose markdown is more than one import reads (GIT_MAX_MARKDOWN_*), before any of
  * it is read: more files than `maxFiles`, one file over `maxFileBytes` (or over the limit of any
- * file), or more than `maxTotalBytes` in all. Sizes are git's own (the tree listing's).
+ * file), or more than `maxTotalBytes` in all. Sizes are git's own (the tree listing's). An export
+ * reads the branch it writes on top of within the same limits.
  */
-function markdownWithinLimits(o: GitSyncActivityOptions, entries: { path: string; size: number }[]): void {
+export function markdownWithinLimits(o: GitSyncActivityOptions, entries: { path: string; size: number }[]): void {
   const { maxFiles, maxFileBytes, maxTotalBytes } = o.markdown;
   if (entries.length > maxFiles) {
     throw new GitSyncError(

@@ -108,6 +108,31 @@ describe('Git Sync reads a bounded amount of markdown', () => {
     expect(await requestState(space.id)).toEqual({ state: 'failed', code: 'TOO_MANY_FILES' });
   });
 
+  it('refuses to export on top of a branch holding more markdown than one import reads, and leaves the branch as it was', async () => {
+    git.commit('export-within', pages(10, 1000));
+    const { outcome: imported, space } = await importRepository('export-within');
+    expect(imported).toMatchObject({ state: 'applied' });
+    // The branch grows past the limits; an export onto it would read it all.
+    const tip = git.commit('export-within', pages(60, 50));
+    const requestId = `bounds-export-${++requests}-${Date.now()}`;
+    await insertGitSyncRequest(t.orm.em.fork(), {
+      id: requestId,
+      spaceId: space.id,
+      kind: 'export',
+      requestedAt: new Date(),
+      requestedBy: null,
+      params: { url: git.url('export-within', false), ref: 'refs/heads/main', commitMessage: 'Export' },
+      credentials: box.seal(JSON.stringify({ username: 'git-user', password: 's3cret-pass' }), requestSecretContext(requestId)),
+    });
+    const outcome = await activities().runGitSyncRequest(requestId);
+    expect(outcome).toMatchObject({
+      state: 'failed',
+      code: 'TOO_MANY_FILES',
+      message: expect.stringMatching(/61 markdown files.*limit of 20/),
+    });
+    expect(git.head('export-within')).toBe(tip);
+  });
+
   it('refuses one markdown file over the markdown limit, though far below the limit of any file (FILE_TOO_LARGE)', async () => {
     git.commit('big-page', { 'README.md': `# Big\n\n${'y'.repeat(64 * 1024)}\n` });
     const { outcome, space } = await importRepository('big-page');
