@@ -40,7 +40,7 @@ export interface ChangeFeed {
 }
 
 /**
- * Listens on CHANGE_CHANNEL over a connection of its own (not one of the pool's: a pooled
+ * Listens on CHANGE_CHANNEL (or `channel`) over a connection of its own (not one of the pool's: a pooled
  * connection is handed to other work between statements), with TCP keep-alive so that a peer gone
  * silently is noticed. Live once listening; a lost connection is reported as not live at once,
  * then opened again after `retryMs`, doubling up to 30 s while it keeps failing, and is live again
@@ -56,9 +56,10 @@ export interface ChangeFeed {
 export function watchChanges(
   databaseUrl: string,
   events: ChangeFeedEvents,
-  options: { retryMs?: number; barrierTimeoutMs?: number } = {},
+  options: { retryMs?: number; barrierTimeoutMs?: number; channel?: string } = {},
 ): ChangeFeed {
   const retryMs = options.retryMs ?? 1000;
+  const channel = options.channel ?? CHANGE_CHANNEL;
   const barrierTimeoutMs = options.barrierTimeoutMs ?? 2000;
   const barrierChannel = `data_changed_barrier_${randomBytes(8).toString('hex')}`;
   let client: pg.Client | undefined;
@@ -131,14 +132,14 @@ export function watchChanges(
     client = connection;
     connection.on('notification', (message) => {
       if (client !== connection) return;
-      if (message.channel === CHANGE_CHANNEL) events.onChange();
+      if (message.channel === channel) events.onChange();
       else if (message.channel === barrierChannel) heardBarrier(message.payload ?? '');
     });
     connection.on('error', (error) => client === connection && lost(error));
     connection.on('end', () => client === connection && lost(new Error('the database closed the connection')));
     try {
       await connection.connect();
-      await connection.query(`listen ${CHANGE_CHANNEL}`);
+      await connection.query(`listen ${channel}`);
       await connection.query(`listen ${barrierChannel}`);
       if (client === connection && !stopped) {
         wait = retryMs;
