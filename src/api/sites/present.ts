@@ -1,5 +1,6 @@
 import type { SiteRow } from '../../db/sites.ts';
 import { atLeast, type Role } from '../../domain/roles.ts';
+import { EMPTY_ADAPTIVE_SCHEMA } from '../../domain/sites/adaptive.ts';
 import { effectiveCustomization, type JsonObject } from '../../domain/sites/customization.ts';
 import { siteBaseUrl, siteUrl } from '../../domain/sites/urls.ts';
 
@@ -69,15 +70,6 @@ export function presentSite(site: SiteRow, role: Role | null, urls: SiteUrlsCont
 export function publishedUrl(site: SiteRow, urls: SiteUrlsContext, parts: (string | null | undefined)[]) {
   return site.published ? { published: siteUrl(baseOf(site, urls), parts) } : {};
 }
-
-/** The schema GitBook starts a site with: no claims. */
-export const EMPTY_ADAPTIVE_SCHEMA = {
-  type: 'object',
-  properties: {
-    unsigned: { type: 'object', description: 'Unsigned claims of the site visitor.', properties: {}, additionalProperties: false },
-  },
-  additionalProperties: false,
-};
 
 export function presentAdaptiveSchema(site: SiteRow) {
   return {

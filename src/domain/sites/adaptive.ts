@@ -97,6 +97,15 @@ function describe(errors: ErrorObject[] | null | undefined, root: string): strin
   return `${where} ${first.message}`;
 }
 
+/** The schema GitBook starts a site with, until one is set: no claims. */
+export const EMPTY_ADAPTIVE_SCHEMA = {
+  type: 'object',
+  properties: {
+    unsigned: { type: 'object', description: 'Unsigned claims of the site visitor.', properties: {}, additionalProperties: false },
+  },
+  additionalProperties: false,
+};
+
 /** What is wrong with an adaptive schema, or null when it is acceptable. */
 export function adaptiveSchemaProblem(schema: unknown): string | null {
   if (!checkForm(schema)) return describe(checkForm.errors, 'jsonSchema');
