@@ -70,7 +70,7 @@ const answerBytes = (answer: JsonAnswer, key: string) => answer.bytes + 2 * key.
 
 export interface AppOptions {
   logger?: Logger | false;
-  /** How long an authenticated token stays cached in this process (ms); 0 disables. */
+  /** AUTH_CACHE_TTL: how long a verified token or an answer kept between writes is kept at most (ms); 0: nothing is kept. */
   authCacheTtlMs?: number;
   /**
    * Shown every answer as it is sent (its route, status, headers and body); the test suite checks
@@ -98,7 +98,10 @@ export interface SentAnswer {
  * here from the configuration otherwise.
  */
 export async function buildApp(
-  given: Omit<AppDeps, keyof SharedServices | 'spaceAnswers' | 'lookupAnswers' | 'siteTokenStates' | 'background'> &
+  given: Omit<
+    AppDeps,
+    keyof SharedServices | 'spaceAnswers' | 'lookupAnswers' | 'siteTokenStates' | 'publishedSites' | 'visitorRevisions' | 'background'
+  > &
     Partial<SharedServices>,
   options: AppOptions = {},
 ): Promise<FastifyInstance> {
@@ -113,10 +116,21 @@ export async function buildApp(
     spaceAnswers: new ReadCache<JsonAnswer>(cacheBytes('spaceAnswers'), answerBytes, authCacheTtlMs),
     lookupAnswers: new ReadCache<JsonAnswer>(cacheBytes('lookupAnswers'), answerBytes, authCacheTtlMs),
     siteTokenStates: new ReadCache<SiteTokenState>(cacheBytes('siteTokenStates'), (state, key) => entryBytes(key, state), authCacheTtlMs),
+    publishedSites: new ReadCache<JsonAnswer>(cacheBytes('publishedSites'), answerBytes, authCacheTtlMs),
+    visitorRevisions: new ReadCache<JsonAnswer>(cacheBytes('visitorRevisions'), answerBytes, authCacheTtlMs),
     background: new BackgroundTasks(BACKGROUND_TASKS),
   };
   // Verified tokens, kept between writes as the answers are (api/auth.ts).
   const tokens = new ReadCache<Caller>(cacheBytes('apiTokens'), (caller, key) => entryBytes(key, caller), authCacheTtlMs);
+  // Every cache of answers kept between writes, by its name in /metrics (kept_answers_total).
+  const kept = {
+    space: deps.spaceAnswers,
+    lookup: deps.lookupAnswers,
+    tokens,
+    siteTokenStates: deps.siteTokenStates,
+    publishedSites: deps.publishedSites,
+    visitorRevisions: deps.visitorRevisions,
+  };
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     genReqId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 128) : randomUUID()),
@@ -144,12 +158,12 @@ export async function buildApp(
   if (authCacheTtlMs > 0) {
     const feed = watchChanges(String(deps.orm.config.get('clientUrl')), {
       onChange: noteWrite,
-      onLive: (live) => [deps.spaceAnswers, deps.lookupAnswers, deps.siteTokenStates, tokens].forEach((kept) => kept.setLive(live)),
+      onLive: (live) => Object.values(kept).forEach((cache) => cache.setLive(live)),
       onError: (error) => app.log.warn({ err: error }, 'change feed: connection lost; answers are read afresh until it is back'),
     });
     // A kept answer is served once the writes committed anywhere before its request have been heard.
     feedCaughtUp = () => feed.caughtUp();
-    for (const kept of [deps.spaceAnswers, deps.lookupAnswers, deps.siteTokenStates, tokens]) kept.catchUpWith(feedCaughtUp);
+    for (const cache of Object.values(kept)) cache.catchUpWith(feedCaughtUp);
     app.addHook('onClose', () => feed.stop());
   }
   const onAnswer = options.onAnswer;
@@ -203,12 +217,11 @@ export async function buildApp(
   await registerLoadShedding(app, { maxDelayMs: deps.config.overloadEventLoopDelayMs });
   if (deps.config.rateLimit.max > 0) registerRateLimit(app, deps.config.rateLimit);
   registerAuth(app, {
-    cacheTtlMs: authCacheTtlMs,
     tokens,
     failureMax: deps.config.rateLimit.authFailures,
     failureWindowMs: deps.config.rateLimit.windowMs,
   });
-  registerMetrics(app, { space: deps.spaceAnswers, lookup: deps.lookupAnswers, tokens, siteTokenStates: deps.siteTokenStates });
+  registerMetrics(app, kept);
   registerMemoryReducer(app, { isProbe: (route) => PROBES.has(route), largeBody: LARGE_BODY });
   registerGitSyncResend(app, deps);
 

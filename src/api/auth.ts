@@ -56,8 +56,6 @@ export function requestToken(request: FastifyRequest): { value: string; hash: st
 const tokens = new WeakMap<FastifyRequest, { value: string; hash: string } | null>();
 
 export interface AuthOptions {
-  /** How long an authenticated token stays cached in this process (ms); 0 disables. */
-  cacheTtlMs: number;
   /**
    * Verified API and site lookup tokens, kept between writes (domain/read-cache.ts): a token revoked
    * or deleted through any process is refused by every process at once (Migration0031TokenFeed).
@@ -111,7 +109,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     now: number,
   ): Promise<Caller | null> {
     // A site visitor's token is a JWT, checked against its site's state (kept between writes as tokens are).
-    if (looksLikeJwt(token)) return siteTokenCaller(request.em, request.server.deps, token, options.cacheTtlMs, request.caughtUp);
+    if (looksLikeJwt(token)) return siteTokenCaller(request.em, request.server.deps, token, request.caughtUp);
     const kept = await options.tokens.current(hash, request.caughtUp);
     if (kept) return kept;
     const ticket = options.tokens.ticket();

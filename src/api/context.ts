@@ -26,6 +26,17 @@ export interface AppDeps extends SharedServices {
   lookupAnswers: ReadCache<JsonAnswer>;
   /** What site visitors' tokens must still hold, by site and share link, kept the same way (api/site-tokens.ts). */
   siteTokenStates: ReadCache<SiteTokenState>;
+  /**
+   * Site visitors' answers of `GET /v1/orgs/{org}/sites/{site}/published`, by site, share link,
+   * spaces and claims, kept the same way (api/sites/publishing.ts).
+   */
+  publishedSites: ReadCache<JsonAnswer>;
+  /**
+   * Site visitors' answers of `GET /v1/spaces/{space}/revisions/{revision}` at the revision their
+   * token names, by revision, space and presentation, kept the same way and served without reading
+   * the revision row (api/revisions/service.ts).
+   */
+  visitorRevisions: ReadCache<JsonAnswer>;
   /** Work started for a request and finished after its answer; closing the app waits for it. */
   background: BackgroundTasks;
 }
@@ -63,11 +74,8 @@ export interface VisitorGrant {
   claims: Record<string, unknown>;
   /** The revision the visitor's lookup answered with: readable even once its space has moved on. */
   revision: { spaceId: string; revisionId: string };
-  /**
-   * How long what this grant rests on may be remembered by this process (AUTH_CACHE_TTL, ms; 0:
-   * read again on every request): the site's state, and what a read of its content depends on.
-   */
-  rememberMs: number;
+  /** The share link the token was minted through, if any: answers kept for visitors are kept by it. */
+  shareLink?: string;
   /**
    * `token:<id>` of the API token whose lookup minted the visitor's token; absent when the site
    * renderer's site lookup token did. The rate limit tells them apart (app.ts).

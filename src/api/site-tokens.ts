@@ -86,16 +86,9 @@ async function tokenState(
  * The caller a site visitor's token stands for, or null when it does not verify or no longer
  * holds (key rotated, site unpublished or its visibility changed, share link deactivated): checked
  * against the site's state on every request, as kept between writes (`tokenState`), so a
- * revocation through any process takes effect at once. `cacheTtlMs`: AUTH_CACHE_TTL, how long the
- * visitor's reads may keep what they read (`Caller.visitor.rememberMs`).
+ * revocation through any process takes effect at once.
  */
-export async function siteTokenCaller(
-  em: Em,
-  deps: AppDeps,
-  token: string,
-  cacheTtlMs: number,
-  caughtUp?: () => Promise<boolean>,
-): Promise<Caller | null> {
+export async function siteTokenCaller(em: Em, deps: AppDeps, token: string, caughtUp?: () => Promise<boolean>): Promise<Caller | null> {
   const nowMs = Date.now();
   const known = verified().get(token);
   const peeked = peekSiteToken(token);
@@ -126,7 +119,7 @@ export async function siteTokenCaller(
       spaceIds: claims.spaces.filter((spaceId) => live.has(spaceId)),
       claims: claims.claims,
       revision: { spaceId: claims.space, revisionId: pinned.revisionId },
-      rememberMs: cacheTtlMs,
+      ...(claims.shareLink ? { shareLink: claims.shareLink } : {}),
       ...(claims.minter ? { minter: claims.minter } : {}),
     },
   };

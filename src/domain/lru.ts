@@ -62,13 +62,15 @@ export const CACHE_SHARES = {
   /** Site visitors' tokens minted (api/site-tokens.ts). */
   mintedSiteTokens: 1 / 16,
   /** Site visitors' tokens whose signature checked out (api/site-tokens.ts). */
-  verifiedSiteTokens: 1 / 16,
+  verifiedSiteTokens: 1 / 32,
   /** What site visitors' tokens must still hold, by site and share link, for AUTH_CACHE_TTL (api/site-tokens.ts). */
   siteTokenStates: 1 / 64,
   /** Structures of published sites as readers read them, by structure version (api/sites/structure.ts). */
   readerStructures: 1 / 32,
-  /** Published sites as their visitors read them, serialized, for AUTH_CACHE_TTL (api/sites/publishing.ts). */
-  publishedSites: 1 / 16,
+  /** Published sites as their visitors read them, serialized, between writes, for AUTH_CACHE_TTL at most (api/sites/publishing.ts). */
+  publishedSites: 1 / 32,
+  /** Revisions as site visitors read them, served without reading the revision row, likewise (api/revisions/service.ts). */
+  visitorRevisions: 1 / 16,
   /** Counts of listings of more than 10,000 items (api/pagination.ts). */
   largeCounts: 1 / 128,
   /** Compiled configuration schemas of integrations (domain/integrations.ts). */

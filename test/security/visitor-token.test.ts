@@ -53,7 +53,6 @@ const grantFor = (organizationId: string) => ({
   spaceIds: ['sp'],
   claims: {},
   revision: { spaceId: 'sp', revisionId: 'r1' },
-  rememberMs: 0,
 });
 
 describe("a site visitor's token", () => {

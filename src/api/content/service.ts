@@ -120,9 +120,11 @@ async function signedLinks(ctx: Ctx, spaceId: string, revisionId: string): Promi
  * Revisions as answered, serialized: a revision's pages, files and reusable contents never change,
  * so a reader's page view (which reads the whole revision) costs one indexed row and a copy of
  * these bytes instead of reading and presenting every page. Keyed by revision and by what the
- * answer depends on (where the content lives, the signed links' expiry, `metadata`); the head
- * (git metadata an export sets later, the change request it was merged from) is checked on every
- * read and the answer rebuilt when it changed. Bounded by bytes held; see docs/scaling.md.
+ * answer depends on (where the content lives, the signed links' expiry, `metadata`, the visitor's
+ * claims); the head (git metadata an export sets later, the change request it was merged from) is
+ * checked on every read and the answer rebuilt when it changed. Bounded by bytes held; see
+ * docs/scaling.md. A site visitor's whole answer, head included, is also kept between writes
+ * (AppDeps.visitorRevisions, api/revisions/service.ts), so a page view need not read the row.
  */
 export const REVISION_CACHE_BYTES = 32 * 1024 * 1024;
 interface CachedRevision {
@@ -130,8 +132,6 @@ interface CachedRevision {
   tail: Buffer;
   head: string;
   answer: JsonAnswer;
-  /** When the head was last checked against the revision row (ms since the epoch). */
-  checkedAt: number;
 }
 const revisionAnswers = new SizedLru<string, CachedRevision>(REVISION_CACHE_BYTES, (c) => c.tail.length + c.answer.bytes);
 
@@ -141,10 +141,7 @@ export async function revisionAnswer(ctx: Ctx, revision: RevisionRow, options: P
   const mergedFrom = revision.type === 'merge' ? await presentMergedFrom(ctx, revision.id) : undefined;
   const head = revisionHeadJson(revision, options, mergedFrom);
   const cached = revisionAnswers.get(key);
-  if (cached?.head === head) {
-    cached.checkedAt = Date.now();
-    return cached.answer;
-  }
+  if (cached?.head === head) return cached.answer;
   let tail = cached?.tail;
   if (!tail) {
     const [pages, files, reusableContents] = await Promise.all([
@@ -155,23 +152,16 @@ export async function revisionAnswer(ctx: Ctx, revision: RevisionRow, options: P
     tail = Buffer.from(revisionTailJson(pages, files, options, reusableContents.map(presentReusableContent)));
   }
   const answer = new JsonAnswer(Buffer.concat([Buffer.from(head.slice(0, -1)), tail]));
-  revisionAnswers.set(key, { tail, head, answer, checkedAt: Date.now() });
+  revisionAnswers.set(key, { tail, head, answer });
   return answer;
 }
 
 /**
- * The answer for revision `revisionId` as revisionAnswer last built or checked it, if that was less
- * than `maxAgeMs` ago; undefined otherwise. For a site visitor, whose access is itself remembered
- * that long (AUTH_CACHE_TTL): a page view then reads no revision row. The cache's key holds the
- * space the answer was built for (`options.base`), so an answer is never served for another space.
+ * What a revision's answer is kept by (revisionAnswer, and a site visitor's whole answer in
+ * AppDeps.visitorRevisions): the revision, and every presentation option the answer depends on,
+ * among them the space it is read in (`options.base`), so an answer is never served for another space.
  */
-export function recentRevisionAnswer(revisionId: string, options: PresentOptions, maxAgeMs: number): JsonAnswer | undefined {
-  if (maxAgeMs <= 0) return undefined;
-  const cached = revisionAnswers.get(revisionAnswerKey(revisionId, options));
-  return cached && Date.now() - cached.checkedAt < maxAgeMs ? cached.answer : undefined;
-}
-
-function revisionAnswerKey(revisionId: string, options: PresentOptions): string {
+export function revisionAnswerKey(revisionId: string, options: PresentOptions): string {
   return `${revisionId}\n${options.publicUrl}\n${options.base}\n${options.downloadKey ?? ''}\n${options.metadata}\n${options.markdownKey ?? ''}`;
 }
 

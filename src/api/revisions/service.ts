@@ -17,9 +17,9 @@ import { presentFile, presentPage, presentTree, withDocument, type PresentOption
 import type { ScopeRef } from '../content/schemas.ts';
 import {
   presentOptions as contentPresentOptions,
-  recentRevisionAnswer,
   resolveTarget,
   revisionAnswer,
+  revisionAnswerKey,
   visitorQuery,
 } from '../content/service.ts';
 import type { Ctx } from '../context.ts';
@@ -86,17 +86,29 @@ function presentOptions(ctx: Ctx, spaceId: string, revisionId: string, query: Me
   return contentPresentOptions(ctx, { space: { id: spaceId }, revisionId, changeRequest: null }, query);
 }
 
-/** The revision, as a prepared answer (see revisionAnswer). */
+/**
+ * The revision, as a prepared answer (see revisionAnswer). A site visitor at the revision its token
+ * names (vouchedSpace: every page view asks for it) is answered from what this process kept between
+ * writes (AppDeps.visitorRevisions), without reading the revision row: by space, revision and
+ * presentation, served only once every write committed anywhere before the request has been heard
+ * and none was counted since it was read, so a space deleted or a revision's head changed through
+ * any process is never answered from it.
+ */
 export async function getRevisionById(ctx: Ctx, params: RevisionRef, query: MetadataQuery): Promise<JsonAnswer> {
-  // A site visitor at the revision its token names: the answer as checked within the time its access is remembered.
   const vouched = vouchedSpace(ctx.caller, params.spaceId, params.revisionId);
-  if (vouched && ctx.caller.visitor) {
-    const options = await presentOptions(ctx, vouched.id, vouched.revisionId, query);
-    const recent = recentRevisionAnswer(vouched.revisionId, options, ctx.caller.visitor.rememberMs);
-    if (recent) return recent;
+  if (!vouched) {
+    const { spaceId, revision } = await resolveRevision(ctx, params);
+    return revisionAnswer(ctx, revision, await presentOptions(ctx, spaceId, revision.id, query));
   }
-  const { spaceId, revision } = await resolveRevision(ctx, params);
-  return revisionAnswer(ctx, revision, await presentOptions(ctx, spaceId, revision.id, query));
+  const options = await presentOptions(ctx, vouched.id, vouched.revisionId, query);
+  const kept = ctx.deps.visitorRevisions;
+  const key = `${vouched.id}\n${revisionAnswerKey(vouched.revisionId, options)}`;
+  const answer = await kept.current(key, ctx.caughtUp);
+  if (answer) return answer;
+  const ticket = kept.ticket();
+  const read = await revisionAnswer(ctx, await readableRevision(ctx, vouched, vouched.revisionId), options);
+  kept.set(key, ticket, read);
+  return read;
 }
 
 export async function listRevisionPages(ctx: Ctx, params: RevisionRef, query: MetadataQuery) {

@@ -1,8 +1,7 @@
 import { updateSite as updateSiteRow } from '../../db/sites.ts';
-import { sharedCache } from '../../domain/lru.ts';
 import { sortOrdered } from '../../domain/sites/order.ts';
 import type { Ctx } from '../context.ts';
-import { preparedAnswer, type JsonAnswer } from '../json-answer.ts';
+import { keptAnswer, type JsonAnswer } from '../json-answer.ts';
 import { presentCustomization, presentSite } from './present.ts';
 import { freshSite, publishedReader, requireSite, siteUrls } from './site-access.ts';
 import { readerStructure, structurePresenter } from './structure.ts';
@@ -53,21 +52,13 @@ export async function getPublishedSite(ctx: Ctx, organizationId: string, siteId:
 export type PublishedSite = Awaited<ReturnType<typeof getPublishedSite>>;
 
 /**
- * Published sites as their visitors read them, serialized, by site and by what the answer depends
- * on for a visitor (the claims conditions see, the spaces the site publishes), each for as long as
- * the visitor's access itself is remembered (AUTH_CACHE_TTL): every page view of a reader asks for
- * it, and a change to the site reaches readers within that time, as its unpublishing does. Within
- * the `publishedSites` share of CACHE_MEMORY (the answer's bytes, twice once compressed).
- */
-const visitorSites = sharedCache<string, { answer: JsonAnswer; expires: number }>(
-  'publishedSites',
-  (value, key) => 2 * key.length + value.answer.bytes,
-);
-
-/**
- * The published site (getPublishedSite); for the site's own visitor, as a prepared answer kept as
- * `visitorSites` says, serialized by `serialize` (the route's serializer, so it is the answer
- * Fastify would have sent).
+ * The published site (getPublishedSite); for the site's own visitor, as a prepared answer kept
+ * between writes (AppDeps.publishedSites: every page view of a reader asks for it): by site and by
+ * what the answer depends on for a visitor (the share link their token came through, the spaces the
+ * site publishes to them, the claims conditions see), served only once every write committed
+ * anywhere before the request has been heard and none was counted since it was read, so a site
+ * unpublished or changed, or a space deleted, through any process is never answered from it.
+ * Serialized by `serialize` (the route's serializer, so it is the answer Fastify would have sent).
  */
 export async function getPublishedSiteAnswer(
   ctx: Ctx,
@@ -77,14 +68,8 @@ export async function getPublishedSiteAnswer(
   serialize: (site: PublishedSite) => string | Buffer | ArrayBuffer,
 ): Promise<PublishedSite | JsonAnswer> {
   const visitor = ctx.caller.visitor;
-  if (!visitor || visitor.rememberMs <= 0 || visitor.organizationId !== organizationId || visitor.siteId !== siteId) {
-    return getPublishedSite(ctx, organizationId, siteId, shareKey);
-  }
-  const key = `${organizationId}\n${siteId}\n${visitor.spaceIds.join(',')}\n${JSON.stringify(visitor.claims)}`;
-  const now = Date.now();
-  const hit = visitorSites().get(key);
-  if (hit && hit.expires > now) return hit.answer;
-  const answer = preparedAnswer(serialize(await getPublishedSite(ctx, organizationId, siteId, shareKey)));
-  visitorSites().set(key, { answer, expires: now + visitor.rememberMs });
-  return answer;
+  const read = () => getPublishedSite(ctx, organizationId, siteId, shareKey);
+  if (!visitor || visitor.organizationId !== organizationId || visitor.siteId !== siteId) return read();
+  const key = [organizationId, siteId, visitor.shareLink ?? '', visitor.spaceIds.join(','), JSON.stringify(visitor.claims)].join('\n');
+  return keptAnswer(ctx.deps.publishedSites, key, read, serialize, ctx.caughtUp);
 }

@@ -231,7 +231,7 @@ export const siteRoutes: RoutePlugin = async (app) => {
         response: { 200: PublishedSiteSchema, ...errors(404) },
       },
     },
-    // A site visitor's answer is prepared once for a while (see getPublishedSiteAnswer), serialized as this route serializes.
+    // A site visitor's answer is kept between writes (see getPublishedSiteAnswer), serialized as this route serializes.
     async (request, reply) =>
       sendJson(
         request,
