@@ -222,10 +222,25 @@ async function activityWorkers(workflowId: string): Promise<number[]> {
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
-/** The space answers an API process has served from what it kept (its /metrics). */
-async function keptServed(origin: string): Promise<number> {
+/** The answers of one cache (`space` by default) an API process has served from what it kept (its /metrics). */
+async function keptServed(origin: string, cache = 'space'): Promise<number> {
   const text = await (await fetch(`${origin}/metrics`)).text();
-  return Number(/^kept_answers_total\{cache="space",outcome="served"\} (\d+)/m.exec(text)?.[1] ?? 0);
+  return Number(new RegExp(`^kept_answers_total\\{cache="${cache}",outcome="served"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+}
+
+/**
+ * Reads with `read` through `origin` until one is served there from what `cache` kept: a write
+ * announced meanwhile (by another test file's process too) makes a read afresh, and the next one
+ * is served. Every read must be answered 200.
+ */
+async function servedFromKept(origin: string, cache: string, read: () => Promise<Answer>): Promise<Answer> {
+  const before = await keptServed(origin, cache);
+  for (let i = 0; i < 50; i++) {
+    const res = await read();
+    expect(res.status).toBe(200);
+    if ((await keptServed(origin, cache)) > before) return res;
+  }
+  throw new Error(`no answer of ${cache} was served from what was kept in 50 reads`);
 }
 
 describe('two API processes and two workers on one database', () => {
@@ -301,7 +316,7 @@ describe('two API processes and two workers on one database', () => {
     const N = 1000;
     const spaceId = await newSpace(0, 'Read your writes');
     const stale: { pair: number; wrote: string; read: string }[] = [];
-    const servedBefore = await Promise.all(origins.map(keptServed));
+    const servedBefore = await Promise.all(origins.map((origin) => keptServed(origin)));
     const started = Date.now();
     for (const i of range(N)) {
       const writer = via(i);
@@ -317,7 +332,7 @@ describe('two API processes and two workers on one database', () => {
       const again = await reader.get(`/v1/spaces/${spaceId}`);
       if (again.body.title !== title) stale.push({ pair: i, wrote: title, read: again.body.title });
     }
-    const served = (await Promise.all(origins.map(keptServed))).map((n, i) => n - servedBefore[i]);
+    const served = (await Promise.all(origins.map((origin) => keptServed(origin)))).map((n, i) => n - servedBefore[i]);
     report('read your writes', { pairs: N, stale: stale.length, wallMs: Date.now() - started, servedFromKept: served });
     expect(stale).toEqual([]);
     // The answers were kept and served between writes (the check above is not passed by keeping
@@ -367,6 +382,53 @@ describe('two API processes and two workers on one database', () => {
       expect((await via(i).post(`${base}/unpublish`)).status).toBe(200);
       expect((await visitor(i + 1)).status).toBe(401);
     }
+  });
+
+  it("refuses a site visitor's kept published site and revision on the other process at once: site unpublished, space deleted, share link deactivated", async () => {
+    /** A site of a new space published through the first process, and its visitor's reads through the second, kept there. */
+    async function visited(title: string, visibility: 'public' | 'share-link' = 'public') {
+      const spaceId = await newSpace(0, title);
+      const created = await via(0).post(`/v1/orgs/${org.id}/sites`, { title, visibility, spaces: [spaceId] });
+      expect(created.status).toBe(201);
+      const base = `/v1/orgs/${org.id}/sites/${created.body.id}`;
+      expect((await via(0).post(`${base}/publish`)).status).toBe(200);
+      const link = visibility === 'share-link' ? (await via(0).post(`${base}/share-links`, { name: 'Partner' })).body : undefined;
+      const url = `http://docs.test/sites/${org.id}/${created.body.id}/${link ? `?shareKey=${link.key}` : ''}`;
+      const resolved = await via(0).post('/v1/urls/published', { url });
+      expect(resolved.status).toBe(200);
+      const token = resolved.body.apiToken as string;
+      const site = () => send(origins[1], 'GET', `${base}/published`, { token });
+      const revision = () => send(origins[1], 'GET', `/v1/spaces/${spaceId}/revisions/${resolved.body.revision}?metadata=true`, { token });
+      // Served from what the second process kept, while nothing changes: the refusals below are not
+      // passed by keeping nothing.
+      expect(JSON.stringify((await servedFromKept(origins[1], 'publishedSites', site)).body)).toContain(spaceId);
+      expect((await servedFromKept(origins[1], 'visitorRevisions', revision)).body.id).toBe(resolved.body.revision);
+      return { spaceId, base, link, site, revision };
+    }
+
+    // The site renamed: the next answer has the new title, not the one kept.
+    const unpublished = await visited('Unpublished while read');
+    expect((await via(0).patch(unpublished.base, { title: 'Renamed while read' })).status).toBe(200);
+    expect((await unpublished.site()).body.site.title).toBe('Renamed while read');
+    // The site unpublished: the visitor's token is refused, whatever was kept.
+    await servedFromKept(origins[1], 'publishedSites', unpublished.site);
+    expect((await via(0).post(`${unpublished.base}/unpublish`)).status).toBe(200);
+    expect((await unpublished.site()).status).toBe(401);
+    expect((await unpublished.revision()).status).toBe(401);
+
+    // The space deleted: its revision is no longer readable, and the published site no longer lists it.
+    const deleted = await visited('Deleted while read');
+    expect((await via(0).delete(`/v1/spaces/${deleted.spaceId}`)).status).toBe(205);
+    expect((await deleted.revision()).status).toBe(404);
+    const without = await deleted.site();
+    expect(without.status).toBe(200);
+    expect(JSON.stringify(without.body)).not.toContain(deleted.spaceId);
+
+    // The share link the token came through deactivated.
+    const shared = await visited('Shared while read', 'share-link');
+    expect((await via(0).patch(`${shared.base}/share-links/${shared.link.id}`, { active: false })).status).toBe(200);
+    expect((await shared.site()).status).toBe(401);
+    expect((await shared.revision()).status).toBe(401);
   });
 
   it('numbers change requests created concurrently through both APIs 1..N, gapless and unique', async () => {
