@@ -5,8 +5,10 @@ import { JOB_KIND, ORGANIZATION_ID, SPACE_ID } from '../workflows/search-attribu
 /**
  * How the API hands Git Sync requests to the space's `git-sync/<spaceId>` workflow: signal-with-
  * start, so the first request starts it and later ones join the queue of the running one. The
- * signal carries the request id and timestamp only (parameters and sealed credentials stay in
- * the database). Operators list a space's syncs with `DocsSpaceId = "<id>" AND DocsJobKind = "git-sync"`.
+ * signal carries the request id, its timestamp and whether an API client asked for it (a request
+ * with a `requestedBy`; a webhook push has none), which the workflow takes without settling;
+ * parameters and sealed credentials stay in the database. Operators list a space's syncs with
+ * `DocsSpaceId = "<id>" AND DocsJobKind = "git-sync"`.
  */
 
 export const GIT_SYNC_KIND = 'git-sync';
@@ -29,7 +31,9 @@ export async function enqueueGitSync(
     workflowId: gitSyncWorkflowId(input.spaceId),
     args: [{ spaceId: input.spaceId, organizationId: input.organizationId }],
     signal: gitSyncRequestSignal,
-    signalArgs: [{ requestId: input.requestId, requestedAt: input.requestedAt.getTime() }],
+    signalArgs: [
+      { requestId: input.requestId, requestedAt: input.requestedAt.getTime(), ...(input.requestedBy !== null ? { client: true } : {}) },
+    ],
     typedSearchAttributes: [
       { key: ORGANIZATION_ID, value: input.organizationId },
       { key: SPACE_ID, value: input.spaceId },

@@ -31,6 +31,11 @@ export interface GitSyncRequestSignal {
   requestId: string;
   /** The request's timestamp (ms since the epoch): the order requests are applied in. */
   requestedAt: number;
+  /**
+   * An API client asked for it (`POST …/git/import` or `…/git/export`): it is taken at once, not
+   * after SETTLE (absent: a webhook push, or a signal sent before clients were told apart).
+   */
+  client?: boolean;
 }
 
 export interface GitSyncWorkflowInput {
@@ -75,12 +80,16 @@ const { recordGitSyncFailure } = proxyActivities<GitSyncActivities>({
  *   a timer per request (before: SETTLE before every request);
  * - HEAVY_QUEUE: the stage (fetching and reading a commit: its cost is the repository's) and the
  *   search-index job it leads to run on the heavy jobs' queue, so they never delay a merge (before:
- *   on the run's own queue).
+ *   on the run's own queue);
+ * - CLIENT_AT_ONCE: the settling is for webhook pushes only: the run waits until SETTLE has passed
+ *   since the latest push arrived while a push is pending, and takes requests of API clients
+ *   (`client` on the signal) at once when none is (before: SETTLE_AFTER_ARRIVAL for every request).
  */
 export const STAGE_THEN_APPLY = 'git-sync-stage-then-apply';
 export const SEARCH_INDEX_JOB = 'git-sync-search-index-job';
 export const SETTLE_AFTER_ARRIVAL = 'git-sync-settle-after-arrival';
 export const HEAVY_QUEUE = 'git-sync-heavy-queue';
+export const CLIENT_AT_ONCE = 'git-sync-client-at-once';
 
 /** One request, to its outcome. */
 async function runRequest(requestId: string): Promise<GitSyncOutcome> {
@@ -92,7 +101,7 @@ async function runRequest(requestId: string): Promise<GitSyncOutcome> {
 
 /** Requests handled by one run before it continues as new (keeps the history short). */
 const MAX_PER_RUN = 100;
-/** Requests arriving this close together are ordered by timestamp before the first is applied. */
+/** Webhook pushes arriving this close together are ordered by timestamp before the first is applied. */
 const SETTLE = '500 milliseconds';
 const SETTLE_MS = 500;
 const IDLE = '2 minutes';
@@ -105,19 +114,26 @@ export async function gitSync(
   let running: string | null = null;
   let applied = 0;
   const outcomes: Record<string, GitSyncOutcome['state']> = {};
-  // When the latest request arrived (the workflow's clock); requests carried over count as arriving now.
+  // When the latest request, and the latest webhook push, arrived (the workflow's clock); requests
+  // carried over count as arriving now.
   let lastArrival = Date.now();
+  let lastPushArrival = lastArrival;
   setHandler(gitSyncRequestSignal, (request) => {
     if (seen.has(request.requestId)) return;
     seen.add(request.requestId);
     pending.push(request);
     lastArrival = Date.now();
+    if (request.client !== true) lastPushArrival = lastArrival;
   });
   setHandler(gitSyncStatusQuery, () => ({ pending: pending.map((r) => r.requestId), running, applied }));
 
   for (;;) {
     if (!(await condition(() => pending.length > 0, IDLE))) return { applied, outcomes };
-    if (patched(SETTLE_AFTER_ARRIVAL)) {
+    if (patched(CLIENT_AT_ONCE)) {
+      // A client's request alone is taken now; a pending push waits for the pushes close behind it.
+      const settling = pending.some((r) => r.client !== true) ? Math.min(SETTLE_MS, lastPushArrival + SETTLE_MS - Date.now()) : 0;
+      if (settling > 0) await sleep(settling);
+    } else if (patched(SETTLE_AFTER_ARRIVAL)) {
       const settling = Math.min(SETTLE_MS, lastArrival + SETTLE_MS - Date.now());
       if (settling > 0) await sleep(settling);
     } else await sleep(SETTLE);

@@ -4,6 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { GitSyncActivities, GitSyncOutcome, StagedImport } from '../../src/activities/git-sync.ts';
 import type { SearchIndexActivities } from '../../src/activities/search-index.ts';
 import {
+  CLIENT_AT_ONCE,
   gitSync,
   gitSyncRequestSignal,
   gitSyncStatusQuery,
@@ -77,14 +78,14 @@ function space(): { input: GitSyncWorkflowInput; id: (name: string) => string; w
 }
 const ranFor = (prefix: string) => ran.filter((r) => r.startsWith(`${prefix}/`));
 
-/** Signal-with-start, as the API and the webhook receiver send a request. */
-function send(s: ReturnType<typeof space>, requestId: string, requestedAt: number) {
+/** Signal-with-start, as the webhook receiver (or, with `client`, the API) sends a request. */
+function send(s: ReturnType<typeof space>, requestId: string, requestedAt: number, client = false) {
   return w.client.workflow.signalWithStart(gitSync, {
     taskQueue: w.taskQueue,
     workflowId: s.workflowId,
     args: [s.input],
     signal: gitSyncRequestSignal,
-    signalArgs: [{ requestId, requestedAt }],
+    signalArgs: [{ requestId, requestedAt, ...(client ? { client: true } : {}) }],
   });
 }
 
@@ -130,6 +131,40 @@ describe('git-sync workflow', () => {
     });
     // One settling, before the first request; none before each of the four that waited behind it.
     expect(settles).toHaveLength(1);
+    await handle.terminate('test over');
+  });
+
+  it("takes an API client's request at once, while webhook pushes still settle before they are taken", async () => {
+    const s = space();
+    const t0 = Date.now();
+    await send(s, s.id('client'), t0, true);
+    const handle = w.client.workflow.getHandle(s.workflowId);
+    await eventually(async () => (await handle.query(gitSyncStatusQuery)).applied === 1);
+    await send(s, s.id('push'), t0 + 1);
+    await eventually(async () => (await handle.query(gitSyncStatusQuery)).applied === 2);
+    expect(ranFor(s.input.spaceId)).toEqual([s.id('client'), s.id('push')]);
+    // In the history, per request: the signal that brought it, then any settling timer (not the idle
+    // one of minutes) before its stage was scheduled.
+    const events = (await handle.fetchHistory()).events ?? [];
+    const steps: string[] = [];
+    for (const event of events) {
+      const signalled = event.workflowExecutionSignaledEventAttributes;
+      if (signalled) {
+        const [payload] = signalled.input?.payloads ?? [];
+        steps.push(`signal ${(JSON.parse(Buffer.from(payload.data ?? []).toString('utf8')) as { requestId: string }).requestId}`);
+      }
+      const timeout = event.timerStartedEventAttributes?.startToFireTimeout;
+      if (timeout && Number(timeout.seconds ?? 0) < 1) steps.push('settle');
+      if (event.activityTaskScheduledEventAttributes?.activityType?.name === 'runGitSyncRequest') steps.push('stage');
+    }
+    expect(steps).toEqual([`signal ${s.id('client')}`, 'stage', `signal ${s.id('push')}`, 'settle', 'stage']);
+    const patches = events.flatMap((event) => {
+      const marker = event.markerRecordedEventAttributes;
+      if (marker?.markerName !== 'core_patch') return [];
+      return Object.values(marker.details ?? {}).flatMap((p) => (p.payloads ?? []).map((x) => Buffer.from(x.data ?? []).toString('utf8')));
+    });
+    expect(patches).toContainEqual(expect.stringContaining(CLIENT_AT_ONCE));
+    expect(patches).not.toContainEqual(expect.stringContaining(SETTLE_AFTER_ARRIVAL));
     await handle.terminate('test over');
   });
 
@@ -207,7 +242,7 @@ describe('git-sync workflow', () => {
       return Object.values(marker.details ?? {}).flatMap((p) => (p.payloads ?? []).map((x) => Buffer.from(x.data ?? []).toString('utf8')));
     });
     expect(patches).toEqual([
-      expect.stringContaining(SETTLE_AFTER_ARRIVAL),
+      expect.stringContaining(CLIENT_AT_ONCE),
       expect.stringContaining(STAGE_THEN_APPLY),
       expect.stringContaining(HEAVY_QUEUE),
       expect.stringContaining(SEARCH_INDEX_JOB),
