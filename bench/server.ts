@@ -3,7 +3,8 @@
  *
  * - `api`: the real API (buildApp with PostgreSQL through MikroORM and a Temporal client), logger off;
  * - `bare`: a bare Fastify 5 server with `GET /bare/spaces/:id` doing the same single indexed query
- *   (`select * from space where id = $1`) through a `pg.Pool` and returning the row as JSON.
+ *   (`select * from space where id = $1`) through a `pg.Pool` and returning the row as JSON, and
+ *   `POST /bare/published/:id` doing the same for a POST with a JSON body.
  *
  * Both listen on 127.0.0.1 on a free port, with database pools of the same size (BENCH_POOL_MAX,
  * default 10 as in the production API process). The child reports its URL over IPC and stops on
@@ -60,6 +61,18 @@ async function startBare(): Promise<FastifyInstance> {
     '/bare/answer',
     { schema: { body: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } } },
     async (_request, reply) => reply.type('application/json').send(fixed),
+  );
+  // The published row's baseline: a POST with the lookup's body (validated as the API validates
+  // one) answered with one indexed read, the row of the space named in the path.
+  app.post(
+    '/bare/published/:id',
+    { schema: { body: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } } },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      const { rows } = await pool.query('select * from space where id = $1', [id]);
+      if (rows.length === 0) return reply.status(404).send({ error: 'not found' });
+      return rows[0];
+    },
   );
   return app;
 }
