@@ -4,13 +4,14 @@
  * - Import of a generated GitBook repository (nested folders, SUMMARY.md, links between pages,
  *   GitBook blocks, 200 small image assets) served over smart HTTP by `git http-backend`, against
  *   `git clone --depth 1` plus reading and parsing every markdown file of the same repository with
- *   the same parser, in the same round. The import is the real activity (fetch into a fresh cache,
- *   read the layout, stream assets to a fresh blob store, write one revision; the search index
- *   follows in a job of its own, not measured), called in-process so the figure does not include
- *   Temporal's scheduling.
- * - The same import of a repository with assets like real ones (generateHeavyRepository: 200
- *   screenshots and GIFs of 100 KB to 2 MB of random bytes, 65 MB, names with spaces and
- *   parentheses, 200 pages showing them), against `git clone --depth 1` of it alone.
+ *   the same parser, in the same round. The import is the real pair of activities (the stage:
+ *   fetch into a fresh cache, read the layout, stream assets to a fresh blob store; then the apply:
+ *   write one revision; the search index follows in a job of its own, not measured), called
+ *   in-process so the figure does not include Temporal's scheduling.
+ * - The same import of a repository laid out like real ones, with their assets' sizes
+ *   (generateHeavyRepository: 200 screenshots and GIFs of 100 KB to 2 MB of random bytes, 65 MB, a
+ *   third of them shown by no page, SVG icons, names with spaces, parentheses and `@`, 200 pages in
+ *   nested folders showing them), against `git clone --depth 1` of it alone.
  *   Rounds alternate baseline and import, so load drifts hit both.
  * - The answer of `POST …/git/import` (the request row; the signal-with-start of the space's sync
  *   workflow follows the answer), p95 over sequential calls, against a bare Temporal workflow start
@@ -123,53 +124,99 @@ function fakeImage(kind: 'png' | 'gif', size: number, width: number, height: num
   return bytes;
 }
 
+/** A small SVG icon, as the icons GitBook's documentation shows beside its menu names. */
+const svgIcon = (name: string, dark: boolean) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16"><title>${name}</title>` +
+  `<path d="M2 3h12v2H2zm0 4h12v2H2zm0 4h12v2H2z" fill="${dark ? '#e8e8e8' : '#1f1f1f'}"/></svg>\n`;
+
 /**
- * A GitBook repository with assets like real ones: `assets` screenshots and GIFs of 100 KB to 2 MB
- * of random bytes behind real PNG and GIF headers (one in four a GIF of 300 KB to 2 MB, the others
- * PNGs of 100 to 400 KB, most near 100 KB), named as GitBook names them (`image (12).png`,
- * `Screenshot 2024-03-05 at 10.15.32 (3).png`: spaces and parentheses), and `pages` pages in
- * sections of 20, each showing one or two of them (as a GitBook figure or as markdown).
+ * A GitBook repository laid out like GitBook's own documentation (test/fixtures/repos/
+ * gitbook-documentation) and Fluent Bit's (test/fixtures/repos/fluent-bit-docs), with the sizes
+ * their large files have (the fixtures replaced those by small ones):
+ * - `assets` screenshots and GIFs in `.gitbook/assets/`, 100 KB to 2 MB of random bytes behind real
+ *   PNG and GIF headers (one in four a GIF of 300 KB to 2 MB, the others PNGs of 100 to 400 KB, most
+ *   near 100 KB), named as GitBook names them (`25_12_10_git_sync@2x (3).png`, `Screen Shot
+ *   2024-12-13 at 3.38.30 PM (5).png`, `image (12).png`, `demo (7).gif`: spaces, parentheses, `@`);
+ *   one in three is shown by no page (the assets folder of a real repository keeps old ones);
+ * - beside them, light and dark SVG icons of a few hundred bytes (one pair per ten assets);
+ * - `pages` pages in sections of 20, each section a folder with a README and groups of five pages in
+ *   subfolders (pages three and four folders deep); a page shows one screenshot as a GitBook figure
+ *   (`<figure><img src="../../.gitbook/assets/name with spaces.png" …>`, the name not escaped, as
+ *   GitBook writes it), every other one a second as markdown (`![…](<…>)`) and every third one an
+ *   icon pair (`<picture><source srcset=…>`).
  */
 export function generateHeavyRepository(pages: number, assets: number): { files: Record<string, string | Buffer>; bytes: number } {
   const random = seeded(17);
   const files: Record<string, string | Buffer> = {};
-  const names: string[] = [];
+  const shown: string[] = [];
   let bytes = 0;
   for (let a = 0; a < assets; a++) {
     const gif = a % 4 === 3;
     const u = random();
     const size = Math.round(gif ? 300_000 * (2_000_000 / 300_000) ** u : 100_000 * 4 ** (u * u));
+    const day = String(1 + (a % 28)).padStart(2, '0');
     const name = gif
       ? `demo (${a}).gif`
       : a % 3 === 0
-        ? `Screenshot 2024-03-${String(1 + (a % 28)).padStart(2, '0')} at 10.${String(a % 60).padStart(2, '0')}.32 (${a}).png`
-        : `image (${a}).png`;
-    names.push(name);
+        ? `Screen Shot 2024-03-${day} at ${1 + (a % 12)}.${String(a % 60).padStart(2, '0')}.32 PM (${a}).png`
+        : a % 3 === 1
+          ? `25_${String(1 + (a % 12)).padStart(2, '0')}_${day}_${['git_sync', 'insights', 'site_structure', 'editor'][a % 4]}@2x (${a}).png`
+          : `image (${a}).png`;
+    if (a % 3 !== 2) shown.push(name);
     files[`.gitbook/assets/${name}`] = fakeImage(gif ? 'gif' : 'png', size, 640 + (a % 5) * 320, 360 + (a % 4) * 180);
     bytes += size;
   }
+  const icons: string[] = [];
+  for (let i = 0; i < Math.ceil(assets / 10); i++) {
+    const name = `25_01_10_${['actions', 'history', 'settings', 'search'][i % 4]}_icon_${i}`;
+    icons.push(name);
+    for (const dark of [false, true]) {
+      const icon = svgIcon(name, dark);
+      files[`.gitbook/assets/${name}_${dark ? 'dark' : 'light'} (1).svg`] = icon;
+      bytes += icon.length;
+    }
+  }
   const perSection = 20;
+  const perGroup = 5;
   const summary = ['# Table of contents', '', '* [Introduction](README.md)'];
   files['README.md'] = '# Introduction\n\nA product guide with screenshots.\n';
   let made = 1;
   for (let s = 0; made < pages; s++) {
-    summary.push(`* [Section ${s}](section-${s}/README.md)`);
+    summary.push('', `## Part ${s}`, '', `* [Section ${s}](section-${s}/README.md)`);
     files[`section-${s}/README.md`] = `# Section ${s}\n\nWhat section ${s} covers.\n`;
     made++;
     for (let p = 0; p < perSection - 1 && made < pages; p++, made++) {
-      summary.push(`  * [Page ${s}.${p}](section-${s}/page-${p}.md)`);
-      const first = names[made % names.length];
-      const second = names[(made * 7 + 3) % names.length];
-      files[`section-${s}/page-${p}.md`] = [
+      const group = Math.floor(p / perGroup);
+      const up = '../'.repeat(group === 0 ? 1 : 2);
+      const folder = group === 0 ? `section-${s}` : `section-${s}/group-${group}`;
+      summary.push(`${group === 0 ? '  ' : '    '}* [Page ${s}.${p}](${folder}/page-${p}.md)`);
+      if (group > 0 && p % perGroup === 0) {
+        // The group's own page, counted among the pages.
+        summary.splice(summary.length - 1, 0, `  * [Group ${s}.${group}](${folder}/README.md)`);
+        files[`${folder}/README.md`] = `# Group ${s}.${group}\n\nThe steps of part ${group}.\n`;
+        made++;
+      }
+      const first = shown.length > 0 ? shown[made % shown.length] : null;
+      const second = shown.length > 0 ? shown[(made * 7 + 3) % shown.length] : null;
+      const icon = icons.length > 0 ? icons[made % icons.length] : null;
+      const menu = icon
+        ? ` <picture><source srcset="${up}.gitbook/assets/${icon}_dark (1).svg" media="(prefers-color-scheme: dark)">` +
+          `<img src="${up}.gitbook/assets/${icon}_light (1).svg" alt=""></picture>`
+        : '';
+      files[`${folder}/page-${p}.md`] = [
         `# Page ${s}.${p}`,
         '',
-        `Step ${p} of section ${s}: open the settings and follow [the next page](page-${p + 1}.md).`,
+        `Step ${p} of section ${s}: open the **Actions menu**${p % 3 === 0 ? menu : ''} and follow [the next page](page-${p + 1}.md).`,
         '',
-        `<figure><img src="../.gitbook/assets/${first.replaceAll(' ', '%20')}" alt=""><figcaption><p>Step ${p}</p></figcaption></figure>`,
-        '',
+        ...(first
+          ? [
+              `<figure><img src="${up}.gitbook/assets/${first}" alt="A screenshot of step ${p}"><figcaption><p>Step ${p}</p></figcaption></figure>`,
+              '',
+            ]
+          : []),
         'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore.'.repeat(2),
         '',
-        ...(names.length > 0 && p % 2 === 0 ? [`![The result](<../.gitbook/assets/${second}>)`, ''] : []),
+        ...(second && p % 2 === 0 ? [`![The result](<${up}.gitbook/assets/${second}>)`, ''] : []),
       ].join('\n');
     }
   }
@@ -225,13 +272,20 @@ async function importRounds(
       params: { url: server.url(repository, false), ref: 'refs/heads/main' },
       credentials: box.seal(JSON.stringify({ username: 'git-user', password: 's3cret-pass' }), requestSecretContext(requestId)),
     });
+    // The two activities the workflow runs: the stage, then the apply of its bundle.
     t = performance.now();
-    const outcome = await activities.runGitSyncRequest(requestId);
+    const staged = await activities.runGitSyncRequest(requestId, { stageOnly: true });
+    if (staged.state !== 'staged') throw new Error(`the import was not staged: ${JSON.stringify(staged)}`);
+    const stageMs = performance.now() - t;
+    const outcome = await activities.applyGitSyncImport({ requestId, bundle: staged.bundle });
     imports.push(performance.now() - t);
     if (outcome.state !== 'applied') throw new Error(`the import did not apply: ${JSON.stringify(outcome)}`);
     rmSync(join(scratch, `blobs-${repository}-${round}`), { recursive: true, force: true });
     rmSync(join(scratch, `cache-${repository}-${round}`), { recursive: true, force: true });
-    log(`git-import: ${repository} round ${round + 1}: import ${imports[round].toFixed(0)} ms, baseline ${baselines[round].toFixed(0)} ms`);
+    log(
+      `git-import: ${repository} round ${round + 1}: import ${imports[round].toFixed(0)} ms ` +
+        `(stage ${stageMs.toFixed(0)}, apply ${(imports[round] - stageMs).toFixed(0)}), baseline ${baselines[round].toFixed(0)} ms`,
+    );
   }
   return { imports, baselines };
 }
