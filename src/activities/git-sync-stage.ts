@@ -9,14 +9,15 @@ import {
 import { loadGitSync, spaceRevisionOf, type GitSyncRequestRow } from '../db/git-sync.ts';
 import { forkEm, type Orm } from '../db/orm.ts';
 import { contentTypeOf } from '../domain/files.ts';
-import { allPaths, pageDepthProblem, type PageMap } from '../domain/content/tree.ts';
+import { allPaths, type PageMap } from '../domain/content/tree.ts';
 import { GitSyncError } from '../domain/git/errors.ts';
 import { importRoute, needsContent } from '../domain/git/import-decision.ts';
-import { assetsFolder, layoutRedirects, readLayout } from '../domain/git/layout.ts';
-import { cleanPath } from '../domain/git/summary.ts';
-import { newId } from '../domain/ids.ts';
+import { assetsFolder } from '../domain/git/layout.ts';
+import { cleanPath, LayoutError } from '../domain/git/summary.ts';
+import { BoundedParseError, boundedTask, runBounded } from '../lib/bounded-parse.ts';
 import { readBlobs, type GitRemote } from '../lib/git-cli.ts';
-import { beat } from '../lib/heartbeat.ts';
+import { beat, cancellationSignal, throwIfCancelled } from '../lib/heartbeat.ts';
+import type { CommitLayout, CommitLayoutInput, readCommitLayout } from './git-sync-layout.ts';
 import type { GitSyncActivityOptions } from './git-sync-options.ts';
 import { recordFailure, type GitSyncOutcome, type StagedImport } from './git-sync-outcome.ts';
 import { storeGitBlobs } from './git-sync-assets.ts';
@@ -24,8 +25,9 @@ import { commitMessage, ensureCache, fetchRef, listTree, withCache } from './git
 
 /**
  * The stage of an import: everything slow and nothing written to the space. It fetches the ref
- * into the repository cache, reads the commit's GitBook layout, stores its files in the blob store
- * and writes all of it as one JSON bundle to the blob store; `applyImport` (git-sync-apply.ts)
+ * into the repository cache, reads the commit's GitBook layout (in a thread of the parsing pool,
+ * git-sync-layout.ts) while its files stream to the blob store on the event loop, and writes all
+ * of it as one JSON bundle to the blob store; `applyImport` (git-sync-apply.ts)
  * writes from the bundle in one transaction. Safe to run again: blobs are content-addressed and a
  * fetch of a cached commit is quick.
  */
@@ -118,11 +120,37 @@ export async function readMarkdown(
   return markdown;
 }
 
-/** Slug path → page id of the revisions given, earlier ones winning. */
-function idsByPath(...maps: PageMap[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const map of maps) for (const [id, path] of allPaths(map)) if (!out.has(path)) out.set(path, id);
+/** Slug path → page id of the revisions given, earlier ones winning (the first entry of a path wins). */
+function idsByPath(...maps: PageMap[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (const map of maps) for (const [id, path] of allPaths(map)) out.push([path, id]);
   return out;
+}
+
+const LAYOUT = boundedTask<typeof readCommitLayout>(new URL('./git-sync-layout.ts', import.meta.url), 'readCommitLayout');
+const LAYOUT_ERROR_CODES = new Set<string>(['NOT_GITBOOK_LAYOUT', 'INVALID_GITBOOK_YAML', 'FILE_TOO_LARGE']);
+
+/**
+ * The commit's layout, read in a thread of the parsing pool (git-sync-layout.ts): the markdown's
+ * parsing never holds the event loop that stores the files meanwhile. What the repository does
+ * wrong reads as it does on the event loop (LayoutError); a thread that runs out of memory or time
+ * over it, as markdown too large to import; a pool busy or broken is thrown for a retry.
+ */
+async function layoutOf(input: CommitLayoutInput): Promise<CommitLayout> {
+  try {
+    return await runBounded(LAYOUT, [input], { signal: cancellationSignal() });
+  } catch (error) {
+    throwIfCancelled();
+    if (!(error instanceof BoundedParseError)) throw error;
+    if (error.reason === 'rejected' && LAYOUT_ERROR_CODES.has(error.code))
+      throw new LayoutError(error.code as LayoutError['code'], error.message);
+    if (error.reason === 'out-of-memory' || error.reason === 'timeout')
+      throw new GitSyncError(
+        'MARKDOWN_TOO_LARGE',
+        `Reading the commit's pages ${error.reason === 'timeout' ? 'took too long' : 'needed too much memory'}`,
+      );
+    throw error;
+  }
 }
 
 /**
@@ -166,38 +194,16 @@ async function readCommit(
   const storing = storeGitBlobs(gitDir, o.blobs, toStore(early), { signal: abort.signal, onStored });
   storing.catch(() => undefined); // awaited below, or abandoned (and awaited) when reading the pages fails
   try {
-    const markdown = await readMarkdown(gitDir, markdownEntries);
-    const pathIds = idsByPath(current.pages, ancestor ?? {});
-    const fileByName = new Map<string, FileRow>();
-    for (const file of current.files) if (!fileByName.has(file.name)) fileByName.set(file.name, file);
-    const includeIds = new Map<string, string>();
-    for (const content of current.reusableContents) if (content.path !== null) includeIds.set(content.path, content.id);
-    const usedPages = new Set<string>();
-    const usedFiles = new Set<string>();
-    const layout = readLayout(
-      {
-        markdown,
-        assets: entries.filter((e) => !isMarkdown(e.path)).map((e) => e.path),
-        gitbookYaml,
-        projectDirectory: project,
-      },
-      {
-        pageId: (path) => {
-          const known = pathIds.get(path);
-          const id = known && !usedPages.has(known) ? known : newId();
-          usedPages.add(id);
-          return id;
-        },
-        fileId: (path) => {
-          const known = fileByName.get(path.slice(path.lastIndexOf('/') + 1))?.id;
-          const id = known && !usedFiles.has(known) ? known : newId();
-          usedFiles.add(id);
-          return id;
-        },
-        reusableContentId: (path) => includeIds.get(path) ?? newId(),
-      },
-    );
-    const tooDeep = pageDepthProblem(layout.pages);
+    const layout = await layoutOf({
+      markdown: await readMarkdown(gitDir, markdownEntries),
+      assets: entries.filter((e) => !isMarkdown(e.path)).map((e) => e.path),
+      gitbookYaml: gitbookYaml ?? null,
+      projectDirectory: project,
+      pageIds: idsByPath(current.pages, ancestor ?? {}),
+      fileIds: current.files.map((file) => [file.name, file.id]),
+      reusableContentIds: current.reusableContents.flatMap((content) => (content.path !== null ? [[content.path, content.id]] : [])),
+    });
+    const { tooDeep } = layout;
     if (tooDeep) throw new GitSyncError('NOT_GITBOOK_LAYOUT', `The repository nests its pages too deeply: ${tooDeep}`);
     const byPath = new Map(entries.map((e) => [e.path, e]));
     for (const file of layout.files) {
@@ -229,7 +235,7 @@ async function readCommit(
       files,
       reusableContents: layout.reusableContents,
       warnings: layout.warnings,
-      redirects: layoutRedirects(layout, project),
+      redirects: layout.redirects,
     };
   } catch (error) {
     abort.abort(error);
