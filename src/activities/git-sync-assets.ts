@@ -25,8 +25,12 @@ export interface BlobToStore {
   image: boolean;
 }
 
-/** Blobs up to this size are read whole into memory; larger ones are streamed. */
-const IN_MEMORY = 1024 * 1024;
+/**
+ * Blobs up to this size are read whole into memory; larger ones are streamed. Screenshots and GIFs
+ * of documentation (up to a few MB) are read whole: git goes straight on to the next blob while one
+ * is written, where a stream holds git until the store has taken all but its buffer.
+ */
+const IN_MEMORY = 4 * 1024 * 1024;
 /** At most this many blobs are being stored at once (the store's writes overlap git's reading)… */
 const CONCURRENCY = 4;
 /** …holding at most this many bytes between them (a stream counts for its buffer). */
@@ -98,6 +102,8 @@ export async function storeGitBlobs(
           },
           (error: unknown) => {
             failure ??= { error };
+            // A stream the store gave up on is read by no one: git's reading must not wait on it.
+            blob.stream?.destroy();
           },
         )
         .finally(() => {

@@ -89,7 +89,7 @@ describe('storeGitBlobs', () => {
   it('stores each blob once, byte for byte, with the dimensions of images small and large', async () => {
     const store = new LocalBlobStore(join(root, 'store-a'));
     const small = png(300_000, 640, 480);
-    const large = png(2_500_000, 1920, 1080);
+    const large = png(5_000_000, 1920, 1080);
     const other = randomBytes(1_500_000);
     const [smallOid, largeOid, otherOid] = [small, large, other].map(write);
     const stored = await storeGitBlobs(gitDir, store, [
@@ -130,7 +130,7 @@ describe('storeGitBlobs', () => {
       downloadUrl: () => store.downloadUrl(),
     };
     const many = Array.from({ length: 12 }, () => ({ oid: write(randomBytes(40_000)), image: false }));
-    const large = { oid: write(randomBytes(2_000_000)), image: false };
+    const large = { oid: write(randomBytes(5_000_000)), image: false };
     await expect(storeGitBlobs(gitDir, failing, [...many, large])).rejects.toThrow('disk full');
     await expect(storeGitBlobs(gitDir, failing, [large, ...many])).rejects.toThrow('disk full');
   });
