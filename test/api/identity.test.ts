@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { sql } from '../support/fixtures.ts';
 import { createOrganization, issueToken, revokeToken, setMembership } from '../../src/db/accounts.ts';
+import { taskPoolState } from '../../src/lib/bounded-parse.ts';
 
 let t: TestApp;
 let org: TestOrg;
@@ -148,6 +149,11 @@ describe('errors and operations endpoints', () => {
     expect(ready.json().checks).toEqual({ database: 'ok', temporal: 'ok' });
     const metrics = await t.app.inject({ url: '/metrics' });
     expect(metrics.body).toContain('http_request_duration_seconds');
+    // The parsing pool as it is now, whatever other tests of this process left in it.
+    const pool = taskPoolState();
+    expect(metrics.body).toMatch(new RegExp(`^parsing_pool_threads ${pool.threads}$`, 'm'));
+    expect(metrics.body).toMatch(/^parsing_pool_tasks\{lane="interactive",state="running"\} \d+$/m);
+    expect(metrics.body).toMatch(/^parsing_pool_tasks\{lane="job",state="queued"\} \d+$/m);
     const doc = (await t.app.inject({ url: '/openapi.json' })).json();
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/spaces/{spaceId}', '/v1/orgs/{organizationId}/collections']));
