@@ -404,3 +404,83 @@ export async function matchingSections(
     .where((eb) => eb(ownTextVector(eb.ref('title'), eb.ref('body')), '@@', webSearchQuery(query)))
     .execute();
 }
+
+/** The tsvector `search_section.tsv` is generated as (page title A, heading B, text C), for texts that are not stored. */
+function sectionVector(pageTitle: Expression<unknown>, title: Expression<unknown>, body: Expression<unknown>): RawBuilder<string> {
+  return sql<string>`setweight(to_tsvector('simple', ${pageTitle}), 'A') || setweight(to_tsvector('simple', ${title}), 'B') || setweight(to_tsvector('simple', ${body}), 'C')`;
+}
+
+/** Lists of equal length side by side as rows `t(<columns>)` numbered from 1 (`n`): one parameter a list. */
+function rowsOf<C extends string>(columns: readonly C[], lists: string[][]) {
+  const arrays = sql.join(lists.map((values) => textList(values)));
+  const names = sql.join([...columns, 'n'].map((c) => sql.id(c)));
+  return sql<Record<C, string> & { n: string }>`unnest(${arrays}) with ordinality`.as<'t'>(sql`t(${names})`);
+}
+
+/** A text of a section as some reader sees it: its page's title, heading and text, as the index row holds them. */
+export interface SectionText {
+  pageTitle: string;
+  title: string;
+  body: string;
+}
+
+/** How a `SectionText` meets a query: `matches` as the index's rows do, `own` as `matchingSections` does, `rank` as `searchSpace` ranks. */
+export interface SectionMatch {
+  matches: boolean;
+  own: boolean;
+  rank: number;
+}
+
+/**
+ * How each of the texts meets `query`, in one statement, with the index's own text-search
+ * semantics (the `tsv` column's expression, `websearch_to_tsquery` and `ts_rank` with the same
+ * configuration): for sections whose text is not the one indexed (what a site visitor may read of
+ * a page, api/sites/search). A text of the page title alone (empty heading and text) tells
+ * whether the title matches. Answers in the order of `texts`.
+ */
+export async function sectionsMatching(em: Em, query: string, texts: SectionText[]): Promise<SectionMatch[]> {
+  if (texts.length === 0) return [];
+  const rows = await db(em)
+    .with('q', (qc) => qc.selectNoFrom(webSearchQuery(query).as('query')))
+    .selectFrom(
+      rowsOf(['page_title', 'title', 'body'], [texts.map((x) => x.pageTitle), texts.map((x) => x.title), texts.map((x) => x.body)]),
+    )
+    .crossJoin('q')
+    .select((eb) => {
+      const tsv = sectionVector(eb.ref('t.page_title'), eb.ref('t.title'), eb.ref('t.body'));
+      return [
+        't.n',
+        matches(tsv, eb.ref('q.query')).as('matches'),
+        matches(ownTextVector(eb.ref('t.title'), eb.ref('t.body')), eb.ref('q.query')).as('own'),
+        sectionRank(tsv, eb.ref('q.query')).as('rank'),
+      ];
+    })
+    .orderBy('t.n')
+    .execute();
+  return rows.map((r) => ({ matches: r.matches, own: r.own, rank: Number(r.rank) }));
+}
+
+/**
+ * Of pages of revisions (`revisionIds[i]`, `pageIds[i]`), in one query: those the revision holds,
+ * each with its markdown when the markdown holds a `{%` tag (null otherwise: the text of a page
+ * without conditional content does not leave the database).
+ */
+export async function conditionalDocuments(
+  em: Em,
+  revisionIds: string[],
+  pageIds: string[],
+): Promise<{ revision_id: string; page_id: string; markdown: string | null }[]> {
+  if (pageIds.length === 0) return [];
+  return db(em)
+    .selectFrom(rowsOf(['revision_id', 'page_id'], [revisionIds, pageIds]))
+    .innerJoin('revision_page as rp', (join) => join.onRef('rp.revision_id', '=', 't.revision_id').onRef('rp.page_id', '=', 't.page_id'))
+    .innerJoin('revision as r', 'r.id', 'rp.revision_id')
+    .leftJoin('page_document as d', (join) => join.onRef('d.space_id', '=', 'r.space_id').onRef('d.hash', '=', 'rp.document_hash'))
+    .select((eb) => ['rp.revision_id', 'rp.page_id', holdingTag(eb.ref('d.markdown')).as('markdown')])
+    .execute();
+}
+
+/** The text when it holds a Liquid tag opening (`{%`), else null. */
+function holdingTag(text: Expression<unknown>): RawBuilder<string | null> {
+  return sql<string | null>`case when strpos(${text}, '{%') > 0 then ${text} end`;
+}

@@ -89,16 +89,25 @@ export async function presentOptions(
  * exclude, on any read. Answers built with it are kept by the claims (`markdownKey`).
  */
 function visitorMarkdown(claims: Record<string, unknown>): Pick<PresentOptions, 'markdown' | 'markdownKey'> {
+  return {
+    markdown: visibleMarkdown(claims),
+    markdownKey: createHash('sha256').update(JSON.stringify(claims)).digest('base64url'),
+  };
+}
+
+/**
+ * Markdown as a visitor with these claims reads it: the branches their claims exclude removed.
+ * Reads and site search (api/sites/search) both go through it, so search never answers a visitor
+ * text their page reads would not show.
+ */
+export function visibleMarkdown(claims: Record<string, unknown>): (markdown: string) => string {
   let context: object | undefined;
   // Built on the first condition met: most answers are kept, and most pages have none.
   const contextOf = () => {
     const { unsigned, ...signed } = claims;
     return (context ??= conditionContext({ signed, unsigned: isRecord(unsigned) ? unsigned : {} }));
   };
-  return {
-    markdown: (markdown) => conditionalMarkdown(markdown, (expression) => conditionHolds(expression, contextOf())),
-    markdownKey: createHash('sha256').update(JSON.stringify(claims)).digest('base64url'),
-  };
+  return (markdown) => conditionalMarkdown(markdown, (expression) => conditionHolds(expression, contextOf()));
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
