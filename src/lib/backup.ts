@@ -38,6 +38,25 @@ const COPIES_AT_ONCE = 8;
 /** Bad input (a missing directory, a non-empty target, a wrong manifest): the scripts print it and exit 2. */
 export class BackupInputError extends Error {}
 
+/**
+ * A restore whose blob store lacks blobs the restored service database references (the backup did
+ * not hold them either): the databases are restored, but the service would answer those files with
+ * errors. `report.missingBlobs` names them.
+ */
+export class MissingBlobsError extends Error {
+  readonly report: RestoreReport;
+
+  constructor(report: RestoreReport) {
+    const missing = report.missingBlobs;
+    super(
+      `${missing.length} of the ${report.referencedBlobs} blobs the restored service database references are in neither the backup nor the blob store ` +
+        `(first: ${missing.slice(0, 5).join(', ')}); the databases are restored, the service is not whole: ` +
+        'put those blobs into the store, or restore a complete backup again with --force',
+    );
+    this.report = report;
+  }
+}
+
 /** Where blobs are read or written: the store the configuration selects. */
 export type BlobLocation = { kind: 'local'; dir: string } | { kind: 's3'; config: S3Config };
 
@@ -281,8 +300,11 @@ async function storeOf(location: BlobLocation): Promise<BlobStore> {
   return new S3BlobStore(location.config);
 }
 
+/** The store for logs: the directory, or the bucket and its endpoint (masked: an endpoint may carry credentials). */
 function describe(location: BlobLocation): string {
-  return location.kind === 'local' ? location.dir : `s3://${location.config.bucket} at ${location.config.endpoint ?? 'AWS S3'}`;
+  if (location.kind === 'local') return location.dir;
+  const { bucket, endpoint } = location.config;
+  return `s3://${bucket} at ${endpoint ? maskUrl(endpoint) : 'AWS S3'}`;
 }
 
 /** Runs `work` on every item, `COPIES_AT_ONCE` at a time; the first failure stops the rest and is thrown. */
@@ -459,7 +481,8 @@ export async function readManifest(dir: string): Promise<Manifest> {
  * Restores a backup: every database into its target (created when missing; refused when it holds
  * tables, unless `force`), then the blobs into the store, then checks that every blob the restored
  * service database references is in the store and hands queued Git Sync requests to the job
- * service again. Every target is checked before anything is written.
+ * service again; a store that lacks any of them fails the restore (`MissingBlobsError`, after the
+ * rest is done). Every target is checked before anything is written.
  */
 export async function restore(options: RestoreOptions): Promise<RestoreReport> {
   const log = options.log ?? (() => {});
@@ -540,6 +563,7 @@ export async function restore(options: RestoreOptions): Promise<RestoreReport> {
   log(`  ${report.referencedBlobs} blobs referenced by the service database, ${report.missingBlobs.length} missing`);
   if (report.gitSyncRequestsResent > 0)
     log(`  ${report.gitSyncRequestsResent} queued Git Sync requests will be sent to the job service again`);
+  if (report.missingBlobs.length > 0) throw new MissingBlobsError(report);
   return report;
 }
 
