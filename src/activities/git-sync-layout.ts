@@ -1,5 +1,6 @@
 import { pageDepthProblem, type PageMap } from '../domain/content/tree.ts';
 import { layoutRedirects, readLayout, type ImportedFile, type LayoutReusableContent } from '../domain/git/layout.ts';
+import { isStackOverflow, LayoutError } from '../domain/git/summary.ts';
 import { newId } from '../domain/ids.ts';
 
 /**
@@ -34,8 +35,23 @@ export interface CommitLayout {
   tooDeep: string | null;
 }
 
-/** Reads the layout; pages and files keep the ids given where their paths and names match, each id used once. Throws LayoutError. */
+/**
+ * Reads the layout; pages and files keep the ids given where their paths and names match, each id
+ * used once. Throws LayoutError; markdown nested so deeply that reading it overflows the thread's
+ * stack (nesting the markdown limits do not bound) is one too (`MARKDOWN_LIMIT`), so that the import
+ * fails for good with that reason instead of being retried as a thread that failed.
+ */
 export function readCommitLayout(input: CommitLayoutInput): CommitLayout {
+  try {
+    return readCommitLayoutUnguarded(input);
+  } catch (error) {
+    if (isStackOverflow(error))
+      throw new LayoutError('MARKDOWN_LIMIT', "The repository's markdown nests too deeply to be read (limit MAX_NESTING)");
+    throw error;
+  }
+}
+
+function readCommitLayoutUnguarded(input: CommitLayoutInput): CommitLayout {
   const pathIds = new Map<string, string>();
   for (const [path, id] of input.pageIds) if (!pathIds.has(path)) pathIds.set(path, id);
   const fileByName = new Map<string, string>();

@@ -128,7 +128,7 @@ function idsByPath(...maps: PageMap[]): [string, string][] {
 }
 
 const LAYOUT = boundedTask<typeof readCommitLayout>(new URL('./git-sync-layout.ts', import.meta.url), 'readCommitLayout');
-const LAYOUT_ERROR_CODES = new Set<string>(['NOT_GITBOOK_LAYOUT', 'INVALID_GITBOOK_YAML', 'FILE_TOO_LARGE']);
+const LAYOUT_ERROR_CODES = new Set<string>(['NOT_GITBOOK_LAYOUT', 'INVALID_GITBOOK_YAML', 'FILE_TOO_LARGE', 'MARKDOWN_LIMIT']);
 
 /**
  * The commit's layout, read in a thread of the parsing pool (git-sync-layout.ts): the markdown's

@@ -174,6 +174,69 @@ describe('Git Sync reads a bounded amount of markdown', () => {
     expect(page.markdown.length).toBeGreaterThan(20_000);
   });
 
+  describe('a hostile SUMMARY.md fails the import with the markdown limit it passes, and the worker goes on', () => {
+    /** Room for the files below: the summary's own limits decide, not the byte limits. */
+    const ROOMY = { maxFiles: 20, maxFileBytes: 16 * 1024 * 1024, maxTotalBytes: 32 * 1024 * 1024 };
+    const repo = (summary: string) => ({ 'README.md': '# Home\n', 'a.md': '# A\n', 'SUMMARY.md': summary });
+
+    /** The import of `summary` fails for good with MARKDOWN_LIMIT naming `limit`; the space and the worker are as before. */
+    async function refused(name: string, summary: string, message: RegExp) {
+      git.commit(name, repo(summary));
+      const { outcome, space } = await importRepository(name, ROOMY);
+      expect(outcome).toMatchObject({ state: 'failed', code: 'MARKDOWN_LIMIT', message: expect.stringMatching(message) });
+      expect(await requestState(space.id)).toEqual({ state: 'failed', code: 'MARKDOWN_LIMIT' });
+      const revisions = await sql<{ n: string }>(t.orm.em.fork(), 'select count(*) as n from revision where space_id = ?', [space.id]);
+      expect(Number(revisions[0].n)).toBe(1);
+      // The API answers, and the next import (same process, same parsing pool) reads its summary.
+      expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+      git.commit(`${name}-after`, repo('# Table of contents\n\n* [Home](README.md)\n  * [A](a.md)\n'));
+      const after = await importRepository(`${name}-after`, ROOMY);
+      expect(after.outcome).toMatchObject({ state: 'applied' });
+      const tree = (await org.members.admin.api.get(`/v1/spaces/${after.space.id}/content/pages`)).body.pages;
+      expect(tree.map((p: { title: string; pages: { title: string }[] }) => [p.title, p.pages.map((c) => c.title)])).toEqual([
+        ['Home', ['A']],
+      ]);
+    }
+
+    it.each([
+      ['5,000 levels of list items on one line', 'one-line-5k', `${'* '.repeat(5_000)}[a](a.md)\n`],
+      ['50,000 levels of list items on one line', 'one-line-50k', `${'* '.repeat(50_000)}[a](a.md)\n`],
+      ['200,000 levels of quotes around a list', 'quotes-200k', `${'> '.repeat(200_000)}* [a](a.md)\n`],
+      ['200,000 levels of ordered and bullet items', 'mixed-200k', `${'1. - '.repeat(100_000)}[a](a.md)\n`],
+      [
+        '600 levels of items, each indented under the one before',
+        'indented-600',
+        Array.from({ length: 600 }, (_, i) => `${'  '.repeat(i)}* [Level ${i}](a.md)\n`).join(''),
+      ],
+    ])('%s (MAX_NESTING)', async (_what, name, summary) => {
+      await refused(name, summary, /SUMMARY\.md.*nested too deeply.*limit MAX_NESTING/);
+    });
+
+    it('a 10 MB SUMMARY.md (MAX_PAGE_SIZE)', async () => {
+      const line = '* [A page with a long enough title](a.md)\n';
+      await refused(
+        'summary-10mb',
+        line.repeat(Math.ceil((10 * 1024 * 1024) / line.length)),
+        /SUMMARY\.md.*too large.*limit MAX_PAGE_SIZE/,
+      );
+    });
+
+    it('square brackets nested inside one item (MAX_BRACKET_NESTING)', async () => {
+      await refused('summary-brackets', `* ${'['.repeat(20_000)}a${']'.repeat(20_000)}(a.md)\n`, /SUMMARY\.md.*limit MAX_BRACKET_NESTING/);
+    });
+
+    it('strong emphasis nested 6,000 levels inside one item, which no limit bounds, is read without overflowing a stack', async () => {
+      // Each level is a level of the item's tree; the summary's own walks of it take no stack
+      // frame per level. (Deeper, the parser's stack overflows: a failure named MARKDOWN_LIMIT, see
+      // the unit tests; slower still, the thread's deadline ends it as MARKDOWN_TOO_LARGE.)
+      git.commit('summary-strong', repo(`* ${'**'.repeat(6_000)}[Deep](a.md)${'**'.repeat(6_000)}\n`));
+      const { outcome, space } = await importRepository('summary-strong', ROOMY);
+      expect(outcome).toMatchObject({ state: 'applied' });
+      const tree = (await org.members.admin.api.get(`/v1/spaces/${space.id}/content/pages`)).body.pages;
+      expect(tree.map((p: { title: string }) => p.title)).toEqual(['Home', 'A']);
+    });
+  });
+
   it('has defaults well above a real documentation repository (about 200 pages, a few MB)', () => {
     const { gitMarkdown } = loadConfig({});
     expect(gitMarkdown.maxFiles).toBeGreaterThanOrEqual(10 * 200);

@@ -15,6 +15,8 @@ export const GIT_SYNC_ERROR_CODES = [
   'FILE_TOO_LARGE',
   'TOO_MANY_FILES',
   'MARKDOWN_TOO_LARGE',
+  /** A file the layout needs whole (SUMMARY.md) passes a markdown limit (../content/limits.ts), named in the message. */
+  'MARKDOWN_LIMIT',
   'PUSH_REJECTED',
   'TIMEOUT',
   'GIT_ERROR',

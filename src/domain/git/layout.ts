@@ -273,7 +273,7 @@ export function readLayout(input: LayoutInput, ids: LayoutIds = {}): ImportedLay
         used.add(file);
         return { kind: 'file', file, ...common };
       });
-    const parts = parseSummary(input.markdown[summaryPath]);
+    const parts = parseSummary(input.markdown[summaryPath], summaryPath);
     drafts = [];
     for (const part of parts) {
       const entries = fromEntries(part.entries);

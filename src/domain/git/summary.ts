@@ -1,6 +1,6 @@
 import type { Heading, List, ListItem, Nodes } from 'mdast';
-import { toString } from 'mdast-util-to-string';
 import { parse as parseYaml } from 'yaml';
+import { markdownLimitProblem } from '../content/limits.ts';
 import { parseMarkdown } from '../content/markdown.ts';
 import { slugify } from '../content/tree.ts';
 
@@ -32,36 +32,64 @@ export interface SummaryPart {
   entries: SummaryEntry[];
 }
 
+/**
+ * The text of a node as mdast-util-to-string gives it (values, image alts, children's texts in
+ * order), read without recursion: inline nesting (emphasis in emphasis…) is not bounded by the
+ * markdown limits, so no walk of an item may take one stack frame per level.
+ */
+function textOf(node: Nodes): string {
+  let out = '';
+  const stack: Nodes[] = [node];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    if ('value' in next && typeof next.value === 'string') out += next.value;
+    else if ('alt' in next && next.alt) out += next.alt;
+    else if ('children' in next) for (let i = next.children.length - 1; i >= 0; i--) stack.push(next.children[i] as Nodes);
+  }
+  return out;
+}
+
+/** The first link under a node, in document order (read without recursion, as `textOf`). */
 function firstLink(node: Nodes): { title: string; href: string; linkTitle?: string } | null {
-  if (node.type === 'link') return { title: toString(node).trim(), href: node.url, ...(node.title ? { linkTitle: node.title } : {}) };
-  if ('children' in node) {
-    for (const child of node.children as Nodes[]) {
-      const found = firstLink(child);
-      if (found) return found;
-    }
+  const stack: Nodes[] = [node];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    if (next.type === 'link') return { title: textOf(next).trim(), href: next.url, ...(next.title ? { linkTitle: next.title } : {}) };
+    if ('children' in next) for (let i = next.children.length - 1; i >= 0; i--) stack.push(next.children[i] as Nodes);
   }
   return null;
 }
 
-function readList(list: List): SummaryEntry[] {
-  return list.children.map((item: ListItem) => {
-    let title = '';
-    let href: string | null = null;
-    let linkTitle: string | undefined;
-    const children: SummaryEntry[] = [];
-    for (const child of item.children) {
-      if (child.type === 'list') children.push(...readList(child));
-      else if (title === '' && href === null) {
-        const link = firstLink(child);
-        if (link) {
-          title = link.title;
-          href = link.href;
-          linkTitle = link.linkTitle;
-        } else title = toString(child).trim();
+/**
+ * The entries of a list, each with the entries of the lists nested in its item, read without
+ * recursion: lists waiting to be read are taken in the order they were found, so the lists of one
+ * item fill its children in document order.
+ */
+function readList(top: List): SummaryEntry[] {
+  const entries: SummaryEntry[] = [];
+  const pending: { list: List; into: SummaryEntry[] }[] = [{ list: top, into: entries }];
+  for (let next = 0; next < pending.length; next++) {
+    const { list, into } = pending[next];
+    for (const item of list.children as ListItem[]) {
+      let title = '';
+      let href: string | null = null;
+      let linkTitle: string | undefined;
+      const children: SummaryEntry[] = [];
+      for (const child of item.children) {
+        if (child.type === 'list') pending.push({ list: child, into: children });
+        else if (title === '' && href === null) {
+          const link = firstLink(child);
+          if (link) {
+            title = link.title;
+            href = link.href;
+            linkTitle = link.linkTitle;
+          } else title = textOf(child).trim();
+        }
       }
+      into.push({ title, href, ...(linkTitle !== undefined ? { linkTitle } : {}), children });
     }
-    return { title, href, ...(linkTitle !== undefined ? { linkTitle } : {}), children };
-  });
+  }
+  return entries;
 }
 
 const ANCHOR_ID = /\bid=(?:"([^"]*)"|'([^']*)')/i;
@@ -74,7 +102,7 @@ function headingOf(node: Heading): { title: string; slug?: string } {
     if (child.type === 'html') {
       const id = ANCHOR_ID.exec(child.value);
       if (id && slug === undefined && (id[1] ?? id[2]) !== '') slug = id[1] ?? id[2];
-    } else text.push(toString(child));
+    } else text.push(textOf(child));
   }
   return { title: text.join('').trim(), ...(slug !== undefined ? { slug } : {}) };
 }
@@ -83,15 +111,35 @@ function headingOf(node: Heading): { title: string; slug?: string } {
  * The parts of a summary, in order: the entries before the first `## Heading`, one part per
  * heading, and one (without title) after each `***` separator. Text outside lists, headings and
  * separators is ignored.
+ *
+ * A summary is read as a page is (../content/limits.ts): past one of the limits of every page
+ * (`MAX_NESTING`, `MAX_PAGE_SIZE`…) it is refused before it is parsed, with a LayoutError
+ * (`MARKDOWN_LIMIT`) naming the limit, rather than read as text (which lists no page). Nesting the
+ * limits do not bound (emphasis in emphasis…) that still overflows the parser's stack is refused the
+ * same way. `name` is the summary's path, for the messages.
  */
-export function parseSummary(markdown: string): SummaryPart[] {
+export function parseSummary(markdown: string, name = 'SUMMARY.md'): SummaryPart[] {
+  const problem = markdownLimitProblem(markdown);
+  if (problem !== null) throw new LayoutError('MARKDOWN_LIMIT', `${name} cannot be read: ${problem.message}`);
+  let root;
+  try {
+    root = parseMarkdown(markdown);
+  } catch (error) {
+    if (isStackOverflow(error)) throw new LayoutError('MARKDOWN_LIMIT', `${name} nests too deeply to be read (limit MAX_NESTING)`);
+    throw error;
+  }
   const parts: SummaryPart[] = [{ title: null, entries: [] }];
-  for (const node of parseMarkdown(markdown).children) {
+  for (const node of root.children) {
     if (node.type === 'heading' && node.depth >= 2) parts.push({ ...headingOf(node), entries: [] });
     else if (node.type === 'thematicBreak') parts.push({ title: null, entries: [] });
     else if (node.type === 'list') parts[parts.length - 1].entries.push(...readList(node));
   }
   return parts.filter((p, i) => i === 0 || p.title !== null || p.entries.length > 0);
+}
+
+/** Whether an error is V8's stack overflow (a RangeError, not one of the project's own). */
+export function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /maximum call stack size exceeded/i.test(error.message);
 }
 
 const escapeTitle = (title: string) => title.replace(/([\\[\]])/g, '\\$1').replace(/\n/g, ' ');
@@ -153,7 +201,7 @@ export interface GitbookConfig {
 }
 
 export class LayoutError extends Error {
-  readonly code: 'NOT_GITBOOK_LAYOUT' | 'INVALID_GITBOOK_YAML' | 'FILE_TOO_LARGE';
+  readonly code: 'NOT_GITBOOK_LAYOUT' | 'INVALID_GITBOOK_YAML' | 'FILE_TOO_LARGE' | 'MARKDOWN_LIMIT';
   constructor(code: LayoutError['code'], message: string) {
     super(message);
     this.name = 'LayoutError';
