@@ -24,6 +24,7 @@ const nested = (levels: number): string => (levels === 0 ? '0' : `{a:[0,0,0,0,0,
 /** The probe's inputs, as markdown of a page. */
 const STALLS: Record<string, string> = {
   brackets: '['.repeat(30_000) + 'x' + ']'.repeat(30_000),
+  emphasis: '**'.repeat(6_000) + 'x' + '**'.repeat(6_000) + '\n',
   elif:
     '{% if visitor.claims.unsigned.b0 %}\nB0\n' +
     Array.from({ length: 11_999 }, (_, i) => `{% elif visitor.claims.unsigned.b${i + 1} %}\nB\n`).join('') +

@@ -15,6 +15,7 @@ import { startImportFixtures, zipOf, type ImportFixtures } from '../support/impo
 
 const PROBES: Record<string, { markdown: string; limit: string }> = {
   brackets: { markdown: '['.repeat(30_000) + 'x' + ']'.repeat(30_000), limit: 'MAX_BRACKET_NESTING' },
+  emphasis: { markdown: '**'.repeat(6_000) + 'x' + '**'.repeat(6_000) + '\n', limit: 'MAX_EMPHASIS_NESTING' },
   elif: {
     markdown:
       '{% if visitor.claims.unsigned.b0 %}\nB0\n' +

@@ -61,6 +61,17 @@ describe('measureMarkdown', () => {
     expect(measureMarkdown('1. a\n   1. b\n\nnext\n- c\n').nesting).toBe(2);
   });
 
+  it('counts emphasis open at once, not emphasis side by side, words with underscores or code spans', () => {
+    expect(measureMarkdown('***all*** and **bold** and *it* and __u__\n').emphasisNesting).toBe(3);
+    expect(measureMarkdown('*a* '.repeat(5_000) + '\n').emphasisNesting).toBe(1);
+    expect(measureMarkdown('snake_case_name '.repeat(5_000) + '\n').emphasisNesting).toBe(0);
+    expect(measureMarkdown('`**kwargs` '.repeat(5_000) + '\n').emphasisNesting).toBe(0);
+    expect(measureMarkdown('|a|b|\n|-|-|\n' + '|**x**|*y*|\n'.repeat(5_000)).emphasisNesting).toBe(2);
+    // A paragraph ends what it left open.
+    expect(measureMarkdown('*open\n\n*open\n').emphasisNesting).toBe(1);
+    expect(markdownLimitProblem('**'.repeat(MARKDOWN_LIMITS.MAX_EMPHASIS_NESTING / 2) + 'x' + '**'.repeat(100) + '\n')).toBeNull();
+  });
+
   it('costs one pass: a megabyte of brackets is measured, not parsed', () => {
     const text = '['.repeat(500_000) + ']'.repeat(499_999);
     expect(measureMarkdown(text).bracketNesting).toBe(500_000);
@@ -80,6 +91,9 @@ describe('markdownLimitProblem', () => {
 
   it('refuses each probe input, naming the limit', () => {
     expect(refused('['.repeat(30_000) + 'x' + ']'.repeat(30_000))).toBe('MAX_BRACKET_NESTING');
+    expect(refused('**'.repeat(6_000) + 'x' + '**'.repeat(6_000))).toBe('MAX_EMPHASIS_NESTING');
+    expect(refused('*_'.repeat(2_000) + 'x' + '_*'.repeat(2_000))).toBe('MAX_EMPHASIS_NESTING');
+    expect(refused('**a '.repeat(2_000) + 'x' + ' a**'.repeat(2_000))).toBe('MAX_EMPHASIS_NESTING');
     expect(refused('['.repeat(20_000) + 'x' + ']'.repeat(20_000))).toBe('MAX_BRACKET_NESTING');
     expect(refused(elifs(12_000))).toBe('MAX_CONDITION_BRANCHES');
     expect(refused(table(500, 900))).toBe('MAX_TABLE_COLUMNS');

@@ -2,7 +2,8 @@
  * Limits on what a page of markdown may hold, set well above what real GitBook content holds (see
  * "Limits and budgets" in docs/security.md for the maxima measured on public GitBook-layout
  * repositories): past them, parsing and converting a page costs more than any real page does
- * (micromark's footnote tokenizer is quadratic on nested brackets, every nesting level is a
+ * (micromark's footnote tokenizer is quadratic on nested brackets, its emphasis resolution on
+ * emphasis opened inside emphasis, every nesting level is a
  * level of recursion somewhere, a table's cells each become a fragment).
  *
  * `measureMarkdown` reads a text in one linear pass without parsing it (it must stay cheap on a
@@ -23,6 +24,8 @@ export const MARKDOWN_LIMITS = {
   MAX_LIQUID_NESTING: 50,
   /** Square brackets open at once within a paragraph (real maximum: 2). */
   MAX_BRACKET_NESTING: 32,
+  /** Emphasis delimiters (`*`, `_`) open at once within a paragraph (real maximum: 3, `***`). */
+  MAX_EMPHASIS_NESTING: 200,
   /** Columns of one table (real maximum: 9). */
   MAX_TABLE_COLUMNS: 100,
   /** Cells of one table (real maximum: 580). */
@@ -50,6 +53,7 @@ export interface MarkdownFigures {
   htmlNesting: number;
   liquidNesting: number;
   bracketNesting: number;
+  emphasisNesting: number;
   tableRows: number;
   tableColumns: number;
   tableCells: number;
@@ -124,6 +128,7 @@ const describe: Record<MarkdownLimit, string> = {
   MAX_HTML_NESTING: 'HTML elements are nested too deeply: at most {max} levels (got {value})',
   MAX_LIQUID_NESTING: 'blocks ({% … %} tags) are nested too deeply: at most {max} levels (got {value})',
   MAX_BRACKET_NESTING: 'square brackets are nested too deeply: at most {max} open at once (got {value})',
+  MAX_EMPHASIS_NESTING: 'emphasis is nested too deeply: at most {max} * or _ open at once (got {value})',
   MAX_TABLE_COLUMNS: 'a table has too many columns: at most {max} (got {value})',
   MAX_TABLE_CELLS: 'a table has too many cells: at most {max} (got {value})',
   MAX_CONDITION_BRANCHES: 'an {% if %} block has too many branches: at most {max} (got {value})',
@@ -265,6 +270,7 @@ function scan(text: string, check: Check, validate: boolean): MarkdownFigures {
     htmlNesting: 0,
     liquidNesting: 0,
     bracketNesting: 0,
+    emphasisNesting: 0,
     tableRows: 0,
     tableColumns: 0,
     tableCells: 0,
@@ -282,6 +288,7 @@ function scan(text: string, check: Check, validate: boolean): MarkdownFigures {
   const liquid: { name: string; branches: number }[] = [];
   let html: string[] = [];
   let brackets = 0;
+  let emphasis = 0;
   let previousBlank = true;
   let previousLine = '';
   let table: { columns: number; rows: number } | null = null;
@@ -368,6 +375,7 @@ function scan(text: string, check: Check, validate: boolean): MarkdownFigures {
     if (blank) {
       // A blank line ends paragraphs (brackets), tables and HTML blocks (GitBook's `<details>` aside).
       brackets = 0;
+      emphasis = 0;
       table = null;
       html = html.filter((name) => name === 'details');
       previousBlank = true;
@@ -439,10 +447,48 @@ function scan(text: string, check: Check, validate: boolean): MarkdownFigures {
       }
     }
 
+    // Emphasis delimiters open at once (see emphasisOpen).
+    if (prose.includes('*') || prose.includes('_'))
+      emphasis = emphasisOpen(prose, emphasis, (open) => see('emphasisNesting', 'MAX_EMPHASIS_NESTING', open));
+
     previousBlank = false;
     previousLine = line;
   }
   return figures;
+}
+
+const isSpace = (c: string | undefined) => c === undefined || /\s/.test(c);
+const isPunctuation = (c: string | undefined) => c !== undefined && /[\p{P}\p{S}]/u.test(c);
+
+/**
+ * The emphasis delimiters left open after `prose` (a line's text outside code spans), from `open`
+ * before it, each count reached on the way told to `seen`: CommonMark's delimiter runs of `*` or
+ * `_` that may open emphasis (left-flanking) add their length, runs that may only close take theirs
+ * back. Micromark resolves emphasis by looking
+ * back through the delimiters still open, so its cost grows with the square of how many are open
+ * at once (4,000 nested take about half a second; emphasis side by side stays linear). An `_`
+ * inside a word (`snake_case`) neither opens nor closes; escaped delimiters are text. One pass.
+ */
+function emphasisOpen(prose: string, open: number, seen: (open: number) => void): number {
+  for (let i = 0; i < prose.length;) {
+    const c = prose[i];
+    if ((c !== '*' && c !== '_') || prose[i - 1] === '\\') {
+      i++;
+      continue;
+    }
+    let end = i;
+    while (prose[end] === c) end++;
+    const before = prose[i - 1];
+    const after = prose[end];
+    const left = !isSpace(after) && (!isPunctuation(after) || isSpace(before) || isPunctuation(before));
+    const right = !isSpace(before) && (!isPunctuation(before) || isSpace(after) || isPunctuation(after));
+    const opens = c === '*' ? left : left && (!right || isPunctuation(before));
+    const closes = c === '*' ? right : right && (!left || isPunctuation(after));
+    if (opens) seen((open += end - i));
+    else if (closes) open = Math.max(0, open - (end - i));
+    i = end;
+  }
+  return open;
 }
 
 /** The figures of a text (for measuring real content; see MarkdownFigures). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { LayoutError, parseSummary, renderSummary, type SummaryEntry } from '../../../../src/domain/git/summary.ts';
+import { isStackOverflow, LayoutError, parseSummary, renderSummary, type SummaryEntry } from '../../../../src/domain/git/summary.ts';
 import { readCommitLayout } from '../../../../src/activities/git-sync-layout.ts';
 
 /** A summary's nesting: what the markdown limits refuse before parsing, and what its walks read without recursion. */
@@ -41,9 +41,9 @@ describe('parseSummary and nesting', () => {
     expect(error.message).toMatch(new RegExp(`^docs/SUMMARY\\.md cannot be read: .*\\(limit ${limit}\\)$`));
   });
 
-  it('reads the first link and the title under 2,000 levels of emphasis without recursion', () => {
+  it('reads the first link and the title under nested emphasis', () => {
     const [part] = parseSummary(
-      `* ${'*_'.repeat(1_000)}[Deep **title**](deep.md "T")${'_*'.repeat(1_000)}\n* ${'**'.repeat(2_000)}Plain${'**'.repeat(2_000)}\n`,
+      `* ${'*_'.repeat(20)}[Deep **title**](deep.md "T")${'_*'.repeat(20)}\n* ${'**'.repeat(20)}Plain${'**'.repeat(20)}\n`,
     );
     expect(part.entries).toEqual([
       { title: 'Deep title', href: 'deep.md', linkTitle: 'T', children: [] },
@@ -51,13 +51,27 @@ describe('parseSummary and nesting', () => {
     ]);
   });
 
-  it("refuses inline nesting that overflows the parser's stack with MARKDOWN_LIMIT, in the summary and in the layout thread", () => {
-    const deep = `* ${'**'.repeat(6_000)}[a](a.md)${'**'.repeat(6_000)}\n`;
-    const error = refusal(() => parseSummary(deep));
+  it('refuses emphasis nested past MAX_EMPHASIS_NESTING before parsing it (micromark is quadratic on it)', () => {
+    const error = refusal(() => parseSummary(`* ${'**'.repeat(6_000)}[a](a.md)${'**'.repeat(6_000)}\n`));
     expect(error.code).toBe('MARKDOWN_LIMIT');
-    expect(error.message).toMatch(/^SUMMARY\.md nests too deeply to be read/);
-    // A page (no limit bounds its emphasis either) read by the layout thread's task.
-    const input = {
+    expect(error.message).toMatch(/^SUMMARY\.md cannot be read: .*\(limit MAX_EMPHASIS_NESTING\)$/);
+  });
+
+  it("tells the parser's stack overflow apart from other errors (read as MARKDOWN_LIMIT by the layout)", () => {
+    const overflow = (): number => overflow() + 1;
+    let caught: unknown;
+    try {
+      overflow();
+    } catch (error) {
+      caught = error;
+    }
+    expect(isStackOverflow(caught)).toBe(true);
+    expect(isStackOverflow(new RangeError('Invalid array length'))).toBe(false);
+    expect(isStackOverflow(new Error('Maximum call stack size exceeded'))).toBe(false);
+  });
+
+  it('reads a page past the emphasis limit as text in the layout thread, as an import stores it', () => {
+    const layout = readCommitLayout({
       markdown: { 'README.md': '# Home\n', 'deep.md': `# Deep\n\n${'**'.repeat(6_000)}[x](README.md)${'**'.repeat(6_000)}\n` },
       assets: [],
       gitbookYaml: null,
@@ -65,9 +79,7 @@ describe('parseSummary and nesting', () => {
       pageIds: [],
       fileIds: [],
       reusableContentIds: [],
-    };
-    const layoutError = refusal(() => readCommitLayout(input));
-    expect(layoutError.code).toBe('MARKDOWN_LIMIT');
-    expect(layoutError.message).toMatch(/nests too deeply to be read \(limit MAX_NESTING\)/);
+    });
+    expect(JSON.stringify(layout)).toContain('MAX_EMPHASIS_NESTING');
   });
 });
