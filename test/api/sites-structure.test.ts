@@ -153,6 +153,35 @@ describe('sections', () => {
     expect(clash.status).toBe(409);
   });
 
+  it('refuses to stage a draft (nothing here is staged: it would go live), and takes draft false', async () => {
+    const s = await site();
+    const sec = (await admin().post(`${siteUrl(s.id)}/sections`, { spaceId: (await space('Live')).id, draft: false })).body;
+    expect(sec.draft).toBe(false);
+    const group = (await admin().post(`${siteUrl(s.id)}/section-groups`, { title: 'Group', draft: false })).body;
+    const siteSpace = (await admin().post(`${siteUrl(s.id)}/site-spaces`, { spaceId: (await space('Also live')).id, draft: false })).body;
+    const writes: [string, string, Record<string, unknown>][] = [
+      ['post', `${siteUrl(s.id)}/sections`, { spaceId: (await space('Staged')).id }],
+      ['patch', `${siteUrl(s.id)}/sections/${sec.id}`, {}],
+      ['post', `${siteUrl(s.id)}/section-groups`, { title: 'Staged group' }],
+      ['patch', `${siteUrl(s.id)}/section-groups/${group.id}`, {}],
+      ['post', `${siteUrl(s.id)}/site-spaces`, { spaceId: (await space('Staged space')).id }],
+      ['patch', `${siteUrl(s.id)}/site-spaces/${siteSpace.id}`, {}],
+    ];
+    const structure = async () => [
+      (await admin().get(`${siteUrl(s.id)}/sections`)).body,
+      (await admin().get(`${siteUrl(s.id)}/section-groups`)).body,
+      (await admin().get(`${siteUrl(s.id)}/site-spaces`)).body,
+    ];
+    const before = await structure();
+    for (const [method, url, body] of writes) {
+      const res =
+        method === 'post' ? await admin().post(url, { ...body, draft: true }) : await admin().patch(url, { ...body, draft: true });
+      expect([url, res.status]).toEqual([url, 400]);
+      expect(res.body.error.message).toMatch(/draft/);
+    }
+    expect(await structure()).toEqual(before);
+  });
+
   it('keeps order under move and delete, with exactly one default promoted on delete', async () => {
     const s = await site();
     const made = [];

@@ -11,6 +11,16 @@ const lit = (values: string[]) => Type.Union(values.map((v) => Type.Literal(v)))
  * A string within bounds, or null. One `type: [string, null]` schema rather than a union, so the
  * API's type coercion never reads an empty string as null: "" is a string, held to its bounds.
  */
+/**
+ * GitBook's `draft` on a section, section group or site-space written: staged, not live. Nothing is
+ * staged here (what is added to a site is live at once, and answered `draft: false`), so only
+ * `false` is taken: a `true` refused with a 400 rather than dropped, which would publish what its
+ * sender meant to stage.
+ */
+export const LiveOnly = Type.Optional(
+  Type.Literal(false, { description: 'Only false: sections, section groups and site-spaces are live once added (no draft mode).' }),
+);
+
 export function nullable(schema: { minLength?: number; maxLength?: number; pattern?: string; format?: string }) {
   return Type.Unsafe<string | null>({ type: ['string', 'null'], ...schema });
 }

@@ -1,7 +1,11 @@
 import type { GroupRow, SectionRow, SiteRow } from '../../../db/sites.ts';
 import { publishedUrl, type SiteUrlsContext } from '../present.ts';
 
-/** Site section and section group objects from rows: pure, everything they need is passed in. */
+/**
+ * Site section and section group objects from rows: pure, everything they need is passed in.
+ * `draft` is false: nothing of a site's structure is staged here, and a write asking for a draft is
+ * refused (schemas.ts `LiveOnly`).
+ */
 
 export function presentSection(
   row: SectionRow,

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Id, ListQuery } from '../../schemas.ts';
-import { NullableCondition, GroupTitle, Icon, SectionDescription, SectionPath, SectionTitle, nullable } from '../schemas.ts';
+import { NullableCondition, GroupTitle, Icon, LiveOnly, SectionDescription, SectionPath, SectionTitle, nullable } from '../schemas.ts';
 
 export const SectionParams = Type.Object({ organizationId: Id, siteId: Id, siteSectionId: Id });
 export const GroupParams = Type.Object({ organizationId: Id, siteId: Id, siteSectionGroupId: Id });
@@ -14,6 +14,7 @@ export const AddSectionBody = Type.Object({
   title: Type.Optional(Type.Union([Type.String({ minLength: 2, maxLength: 64 }), Type.Null()])),
   icon: Type.Optional(Type.Union([Icon, Type.Null()])),
   siteSectionGroupId: Type.Optional(Id),
+  draft: LiveOnly,
 });
 
 export const UpdateSectionBody = Type.Object({
@@ -24,6 +25,7 @@ export const UpdateSectionBody = Type.Object({
   icon: Type.Optional(Type.Union([Icon, Type.Null()])),
   description: Type.Optional(Type.Union([SectionDescription, Type.Null()])),
   siteSectionGroupId: Type.Optional(Type.Union([Id, Type.Null()])),
+  draft: LiveOnly,
 });
 
 const SectionPointer = Type.Object({ type: Type.Literal('site-section'), siteSection: Id });
@@ -35,11 +37,13 @@ export const AddGroupBody = Type.Object({
   title: GroupTitle,
   icon: Type.Optional(Type.Union([Icon, Type.Null()])),
   sections: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
+  draft: LiveOnly,
 });
 
 export const UpdateGroupBody = Type.Object({
   title: Type.Optional(GroupTitle),
   icon: Type.Optional(Type.Union([Icon, Type.Null()])),
+  draft: LiveOnly,
 });
 
 export const AddSectionToGroupBody = Type.Object({ sectionId: Id });

@@ -4,7 +4,7 @@ import { publishedUrl, type SiteUrlsContext } from '../present.ts';
 /**
  * Site-space objects from rows: pure, everything they need is passed in. `draft` is false because
  * this service has no draft site spaces: a site space is live once added (a site is published or
- * not as a whole). `hasAdvancedCustomizationFeature`, optional in GitBook's `SiteSpace`, is left out:
+ * not as a whole), and a write asking for a draft is refused (schemas.ts `LiveOnly`). `hasAdvancedCustomizationFeature`, optional in GitBook's `SiteSpace`, is left out:
  * this service has no plan features to enable or withhold.
  */
 

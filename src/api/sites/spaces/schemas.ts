@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Id, ListQuery } from '../../schemas.ts';
-import { NullableCondition, SectionPath, SiteTitle, nullable } from '../schemas.ts';
+import { LiveOnly, NullableCondition, SectionPath, SiteTitle, nullable } from '../schemas.ts';
 
 export const SiteSpaceParams = Type.Object({ organizationId: Id, siteId: Id, siteSpaceId: Id });
 
@@ -14,6 +14,7 @@ export const AddSiteSpaceBody = Type.Object({
   spaceId: nullable({ minLength: 1, maxLength: 64 }),
   sectionId: Type.Optional(Id),
   title: Type.Optional(SiteTitle),
+  draft: LiveOnly,
 });
 
 export const UpdateSiteSpaceBody = Type.Object({
@@ -21,6 +22,7 @@ export const UpdateSiteSpaceBody = Type.Object({
   condition: Type.Optional(NullableCondition),
   spaceId: Type.Optional(Id),
   hidden: Type.Optional(Type.Boolean()),
+  draft: LiveOnly,
 });
 
 const Pointer = Type.Object({ type: Type.Literal('site-space'), siteSpace: Id });
