@@ -266,19 +266,8 @@ async function* directoryBlobs(dir: string): AsyncGenerator<{ hash: string; size
 
 /** Every blob of the bucket (objects under their sha256 key), listed through the S3 API. */
 async function* bucketBlobs(config: S3Config): AsyncGenerator<{ hash: string; size: number }> {
-  const { S3Client, ListObjectsV2Command } = await import('@aws-sdk/client-s3');
-  // Built as the service's own S3 store builds its client (src/lib/s3-blob-store.ts).
-  const client = new S3Client({
-    endpoint: config.endpoint,
-    region: config.region,
-    forcePathStyle: config.forcePathStyle,
-    credentials:
-      config.accessKeyId && config.secretAccessKey
-        ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey }
-        : undefined,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  const [{ ListObjectsV2Command }, { s3Client }] = await Promise.all([import('@aws-sdk/client-s3'), import('./s3-blob-store.ts')]);
+  const client = s3Client(config);
   try {
     let token: string | undefined;
     do {

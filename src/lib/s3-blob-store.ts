@@ -16,6 +16,22 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from '../config.ts';
 import { blobKey, sha256, type BlobStore, type BlobStream, type DownloadOptions } from './blob-keys.ts';
 
+/** The S3 client of a configured store (the blob store's, and the backup's listing of it). */
+export function s3Client(config: S3Config): S3Client {
+  return new S3Client({
+    endpoint: config.endpoint,
+    region: config.region,
+    forcePathStyle: config.forcePathStyle,
+    credentials:
+      config.accessKeyId && config.secretAccessKey
+        ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey }
+        : undefined,
+    // Checksums only when an operation requires them: S3-compatible stores differ in what they accept.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}
+
 /** Parts of a multipart upload (S3's minimum part is 5 MiB; the last may be smaller). */
 const PART_SIZE = 8 * 1024 * 1024;
 
@@ -37,18 +53,7 @@ export class S3BlobStore implements BlobStore {
   constructor(config: S3Config) {
     this.bucket = config.bucket;
     this.redirect = config.downloads === 'redirect';
-    this.client = new S3Client({
-      endpoint: config.endpoint,
-      region: config.region,
-      forcePathStyle: config.forcePathStyle,
-      credentials:
-        config.accessKeyId && config.secretAccessKey
-          ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey }
-          : undefined,
-      // Checksums only when an operation requires them: S3-compatible stores differ in what they accept.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+    this.client = s3Client(config);
   }
 
   async put(bytes: Buffer): Promise<string> {
