@@ -114,4 +114,32 @@ export const Space = defineEntity({
 });
 export type Space = InferEntity<typeof Space>;
 
-export const entities = [Organization, User, Member, ApiToken, Collection, Space];
+/** One change made through the API or a job (Migration0032AuditLog; src/db/audit.ts). Never updated. */
+export const AuditEvent = defineEntity({
+  name: 'AuditEvent',
+  tableName: 'audit_event',
+  properties: {
+    id: p.string().primary(),
+    organizationId: p.string(),
+    occurredAt: p.datetime(),
+    action: p.string(),
+    actorType: p.string(),
+    actorId: p.string(),
+    actorLabel: p.string().nullable(),
+    /** How the actor signed the request: `api` (a user's own token), `sso` (a token an SSO sign-in minted), `saml` (the sign-in itself). */
+    tokenKind: p.string().nullable(),
+    source: p.string(),
+    targetType: p.string(),
+    targetId: p.string(),
+    targetLabel: p.string().nullable(),
+    ipAddress: p.string().nullable(),
+    correlationId: p.string(),
+    executionId: p.string().nullable(),
+    causedByEventId: p.string().nullable(),
+    schemaVersion: p.integer(),
+    payload: p.json<Record<string, unknown>>(),
+  },
+});
+export type AuditEvent = InferEntity<typeof AuditEvent>;
+
+export const entities = [Organization, User, Member, ApiToken, Collection, Space, AuditEvent];
