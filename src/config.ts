@@ -34,6 +34,10 @@ export interface Config {
   blobDir: string;
   /** Set when BLOB_STORE=s3: file bytes and PDFs live in an S3-compatible bucket instead of blobDir. */
   s3: S3Config | undefined;
+  /** How long a blob stays after its last write or its last reference went (BLOB_GRACE, default 24h; docs/operations.md, "Deleting blobs"). */
+  blobGraceMs: number;
+  /** How often the blob-collection schedule runs (BLOB_COLLECT_EVERY, default 1h). */
+  blobCollectEveryMs: number;
   logLevel: string;
   /** How long a verified API token is remembered by an API process; revocation takes effect within it. */
   authCacheTtlMs: number;
@@ -164,6 +168,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     spaceRetentionMs: v.SPACE_RETENTION,
     dataDir: v.DATA_DIR,
     blobDir: v.BLOB_DIR ?? `${v.DATA_DIR}/blobs`,
+    blobGraceMs: v.BLOB_GRACE,
+    blobCollectEveryMs: v.BLOB_COLLECT_EVERY,
     s3:
       v.BLOB_STORE === 's3'
         ? {

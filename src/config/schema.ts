@@ -400,6 +400,17 @@ export const EnvSchema = Type.Object({
   SPACE_RETENTION: duration({ default: '7d', positive: true, description: 'How long a deleted space stays restorable.' }),
   DATA_DIR: text({ default: '.data', description: 'Directory of local state: embedded PostgreSQL, dev server, blobs, caches.' }),
   BLOB_DIR: Type.Optional(text({ description: 'Directory of the local blob store; default $DATA_DIR/blobs.' })),
+  BLOB_GRACE: duration({
+    default: '24h',
+    positive: true,
+    description:
+      'How long a blob stays after its last write or its last reference went before it may be collected; longer than any job holds a hash it wrote without referencing it.',
+  }),
+  BLOB_COLLECT_EVERY: duration({
+    default: '1h',
+    min: '1s',
+    description: 'How often the blob-collection schedule deletes the blobs no row references any more.',
+  }),
   // Blob store
   BLOB_STORE: oneOf(['local', 's3'], { default: 'local', description: 'Where file bytes and PDFs live: local (BLOB_DIR) or s3.' }),
   S3_ENDPOINT: Type.Optional(

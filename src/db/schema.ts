@@ -9,6 +9,7 @@ import { entities as openapi } from './openapi-entities.ts';
 import { entities as sites } from './site-entities.ts';
 import { entities as reviews } from './review-entities.ts';
 import { entities as invites } from './invite-entities.ts';
+import { entities as blobs } from './blob-entities.ts';
 
 /**
  * Every table the migrations create, mapped as an entity, one import per resource group. A group
@@ -27,4 +28,5 @@ export const entities = [
   ...sites,
   ...reviews,
   ...invites,
+  ...blobs,
 ];

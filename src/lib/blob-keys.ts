@@ -38,6 +38,24 @@ export interface BlobStore {
   downloadUrl(sha256: string, options: DownloadOptions): Promise<string | null>;
 }
 
+/**
+ * A store the service collects from (docs/operations.md, "Deleting blobs"): only the collection
+ * deletes, and only a blob whose registry row it holds locked (src/db/blobs.ts).
+ */
+export interface CollectedBlobStore extends BlobStore {
+  /** Deletes the blob's object; an absent one is fine. */
+  delete(sha256: string): Promise<void>;
+}
+
+/**
+ * Where a store registers a blob before writing it (src/db/blobs.ts): committed before the store
+ * checks for the object and writes it when missing, so a collection racing the write either sees
+ * the fresh registration and keeps the blob, or has deleted it and the write puts it back.
+ */
+export interface BlobRegistrar {
+  register(sha256: string, size: number): Promise<void>;
+}
+
 export function sha256(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }

@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from '../config.ts';
-import { blobKey, sha256, type BlobStore, type BlobStream, type DownloadOptions } from './blob-keys.ts';
+import { blobKey, sha256, type BlobRegistrar, type BlobStream, type CollectedBlobStore, type DownloadOptions } from './blob-keys.ts';
 
 /** The S3 client of a configured store (the blob store's, and the backup's listing of it). */
 export function s3Client(config: S3Config): S3Client {
@@ -43,21 +43,26 @@ function isNotFound(error: unknown): boolean {
 /**
  * Any S3-compatible object store: blobs are objects `ab/cd/abcd…` in one bucket. Bytes in memory
  * are put with their length; streams go up in parts (at most one part in memory) under a temporary
- * key, then are copied to their sha256 key once it is known.
+ * key, then are copied to their sha256 key once it is known. With a registry, every write registers
+ * the blob before it checks for the object and writes it.
  */
-export class S3BlobStore implements BlobStore {
+export class S3BlobStore implements CollectedBlobStore {
   private readonly client: S3Client;
   private readonly bucket: string;
   private readonly redirect: boolean;
+  private readonly registry: BlobRegistrar | undefined;
 
-  constructor(config: S3Config) {
+  constructor(config: S3Config, registry?: BlobRegistrar) {
     this.bucket = config.bucket;
     this.redirect = config.downloads === 'redirect';
     this.client = s3Client(config);
+    this.registry = registry;
   }
 
   async put(bytes: Buffer): Promise<string> {
     const hash = sha256(bytes);
+    // Registered first, checked after: never the other way round (docs/operations.md, "Deleting blobs").
+    await this.registry?.register(hash, bytes.length);
     if (await this.has(hash)) return hash;
     await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: blobKey(hash), Body: bytes, ContentLength: bytes.length }));
     return hash;
@@ -70,6 +75,7 @@ export class S3BlobStore implements BlobStore {
     const parts: { ETag: string; PartNumber: number }[] = [];
     let pending: Buffer[] = [];
     let pendingBytes = 0;
+    let size = 0;
     const flush = async () => {
       const chunk = Buffer.concat(pending, pendingBytes);
       pending = [];
@@ -95,6 +101,7 @@ export class S3BlobStore implements BlobStore {
       for await (const data of body) {
         const chunk = Buffer.isBuffer(data) ? data : Buffer.from(data as Uint8Array);
         hasher.update(chunk);
+        size += chunk.length;
         pending.push(chunk);
         pendingBytes += chunk.length;
         if (pendingBytes >= PART_SIZE) await flush();
@@ -109,6 +116,7 @@ export class S3BlobStore implements BlobStore {
         new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: temporary, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
       );
       uploadId = undefined;
+      await this.registry?.register(hash, size);
       if (!(await this.has(hash))) {
         await this.client.send(
           new CopyObjectCommand({ Bucket: this.bucket, Key: blobKey(hash), CopySource: `${this.bucket}/${temporary}` }),
@@ -151,6 +159,11 @@ export class S3BlobStore implements BlobStore {
       if (isNotFound(error)) return false;
       throw error;
     }
+  }
+
+  async delete(hash: string): Promise<void> {
+    // S3 answers 204 for a key that does not exist.
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: blobKey(hash) }));
   }
 
   async downloadUrl(hash: string, options: DownloadOptions): Promise<string | null> {

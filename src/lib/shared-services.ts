@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
-import { blobStoreFor, type BlobStore } from './blob-store.ts';
+import { blobRegistry } from '../db/blobs.ts';
+import { blobStoreFor, type CollectedBlobStore } from './blob-store.ts';
 import { configureTaskPool } from './bounded-parse.ts';
 import { lazySecretBox, type SecretBox } from './secrets.ts';
 import { lazySigningKey } from './signed-urls.ts';
@@ -10,8 +11,11 @@ import { lazySigningKey } from './signed-urls.ts';
  * runs the API and the worker in one process, and they share one set.
  */
 export interface SharedServices {
-  /** Where file bytes live (`BLOB_STORE`). */
-  blobs: BlobStore;
+  /**
+   * Where file bytes live (`BLOB_STORE`). Every write registers its blob first (src/db/blobs.ts,
+   * on a small pool of its own), so the collection never deletes what a writer is storing.
+   */
+  blobs: CollectedBlobStore;
   /** The box that seals stored secrets with `SECRETS_KEY`, loaded on first use. */
   secrets: () => Promise<SecretBox>;
   /** The key that signs PDF links, derived from `SECRETS_KEY` on first use. */
@@ -26,7 +30,7 @@ export function sharedServices(config: Config): SharedServices {
   // The process's one parsing pool (./bounded-parse.ts), sized before its first task.
   if (config.parseThreads > 0) configureTaskPool({ threads: config.parseThreads });
   return {
-    blobs: blobStoreFor(config),
+    blobs: blobStoreFor(config, config.databaseUrl ? blobRegistry(config.databaseUrl) : undefined),
     secrets: lazySecretBox(config),
     pdfSigningKey: lazySigningKey(config, 'pdf'),
     fileUrlKey: lazySigningKey(config, 'file-download'),
