@@ -28,6 +28,8 @@ export interface Config {
   temporalDevPort: number;
   /** Port of the embedded PostgreSQL `npm start` runs when DATABASE_URL is unset. */
   embeddedPostgresPort: number;
+  /** How long audit events are kept (AUDIT_RETENTION, default 365 days). */
+  auditRetentionMs: number;
   spaceRetentionMs: number;
   dataDir: string;
   /** Directory of the local blob store (file bytes by sha256); default `blobs` under DATA_DIR. */
@@ -166,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalDevPort: v.TEMPORAL_DEV_PORT,
     embeddedPostgresPort: v.EMBEDDED_POSTGRES_PORT,
     spaceRetentionMs: v.SPACE_RETENTION,
+    auditRetentionMs: v.AUDIT_RETENTION,
     dataDir: v.DATA_DIR,
     blobDir: v.BLOB_DIR ?? `${v.DATA_DIR}/blobs`,
     blobGraceMs: v.BLOB_GRACE,

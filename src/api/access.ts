@@ -11,6 +11,7 @@ import {
   type DeletedFilter,
 } from '../db/access.ts';
 import type { Em } from '../db/orm.ts';
+import { noteAuditOrganization } from '../db/audit.ts';
 import { atLeast, effectiveRole, isRole, type Role } from '../domain/roles.ts';
 import type { Caller, Ctx, VisitorGrant } from './context.ts';
 import { forbidden, notFound } from './errors.ts';
@@ -49,6 +50,8 @@ export async function orgRole(em: Em, caller: Caller, organizationId: string): P
 export async function loadOrganization(em: Em, caller: Caller, organizationId: string) {
   const [organization, role] = await Promise.all([findOrganization(em, organizationId), orgRole(em, caller, organizationId)]);
   if (!organization || role === undefined) throw notFound('Organization');
+  // The organization a change of this request is recorded in (src/db/audit.ts), when it is one.
+  noteAuditOrganization(em, organization.id);
   return { organization, role };
 }
 
@@ -87,6 +90,7 @@ export async function loadSpace(em: Em, caller: Caller, spaceId: string, state: 
   if (!found?.facts.is_member || !inScope(caller, found.space.organizationId)) throw notFound('Space');
   const role = roleFrom(asRole(found.facts.org_role), found.space, found.facts);
   if (!atLeast(role, 'read')) throw notFound('Space');
+  noteAuditOrganization(em, found.space.organizationId);
   return { space: found.space, role, gitSync: found.gitSync };
 }
 
@@ -135,6 +139,7 @@ export async function loadCollection(em: Em, caller: Caller, collectionId: strin
   const facts = await itemAccessFacts(em, 'collection', collection, caller.user.id);
   const role = facts?.is_member ? roleFrom(asRole(facts.org_role), collection, facts) : undefined;
   if (role === undefined || !atLeast(role, 'read')) throw notFound('Collection');
+  noteAuditOrganization(em, collection.organizationId);
   return { collection, role };
 }
 

@@ -58,6 +58,8 @@ import { gitRoutes, gitWebhookRoutes } from './git/routes.ts';
 import { resendGitSyncRequests } from './git/service.ts';
 import { BackgroundTasks } from '../lib/background.ts';
 import { overloaded, registerLoadShedding } from './overload.ts';
+import { auditRoutes } from './audit/routes.ts';
+import { registerAuditRecording } from './audit/service.ts';
 
 /**
  * Tasks a process runs after their answers at most at once (AppDeps.background): Git Sync signals
@@ -265,6 +267,8 @@ export async function buildApp(
     return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
   });
 
+  // Every catalogued change records its audit event (domain/audit.ts): added before the routes it wraps.
+  registerAuditRecording(app);
   await app.register(userRoutes);
   await app.register(organizationRoutes);
   await app.register(collectionRoutes);
@@ -304,6 +308,7 @@ export async function buildApp(
   await app.register(siteLookupTokenRoutes);
   await app.register(gitRoutes);
   await app.register(gitWebhookRoutes);
+  await app.register(auditRoutes);
   // Reads of revisions by id, and the reusable contents and meta links of content and change requests.
   await app.register(revisionRoutes, { prefix: SPACE_CONTENT_PREFIX });
   await app.register(contentReadRoutes, { prefix: SPACE_CONTENT_PREFIX, changeRequest: false });

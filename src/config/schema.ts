@@ -398,6 +398,11 @@ export const EnvSchema = Type.Object({
   EMBEDDED_POSTGRES_PORT: port({ default: '54329', description: 'Port of the embedded PostgreSQL `npm start` runs.' }),
   // Behaviour
   SPACE_RETENTION: duration({ default: '7d', positive: true, description: 'How long a deleted space stays restorable.' }),
+  AUDIT_RETENTION: duration({
+    default: '365d',
+    positive: true,
+    description: 'How long audit events are kept; older ones are no longer answered and are deleted as new events are recorded.',
+  }),
   DATA_DIR: text({ default: '.data', description: 'Directory of local state: embedded PostgreSQL, dev server, blobs, caches.' }),
   BLOB_DIR: Type.Optional(text({ description: 'Directory of the local blob store; default $DATA_DIR/blobs.' })),
   BLOB_GRACE: duration({

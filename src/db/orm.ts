@@ -4,6 +4,7 @@ import { CompiledQuery, sql, type DatabaseConnection } from 'kysely';
 import { entities } from './schema.ts';
 import { migrations } from './migrations/index.ts';
 import { countWrites } from './write-count.ts';
+import { attachAudit, auditOf, recordAudit, transactionWrote } from './audit.ts';
 
 export type Orm = MikroORM;
 export type Em = EntityManager;
@@ -65,9 +66,37 @@ export async function migrate(orm: Orm): Promise<string[]> {
  * Runs `work` in a transaction on `em`: committed when it returns, rolled back when it throws. A
  * call inside another transaction joins it. Code outside src/db holds an `Em` only to hand it on:
  * this, `forkEm` and the functions of src/db/<area>.ts are how it uses one.
+ *
+ * When `em` carries an audit intent (a request's or a job's, src/db/audit.ts), the transaction
+ * carries it too, and the outermost one records it before it commits if it has written anything
+ * (once per request and action): the event commits with the change, or neither does.
  */
-export function transaction<T>(em: Em, work: (tx: Em) => Promise<T>): Promise<T> {
-  return em.transactional(work);
+export async function transaction<T>(em: Em, work: (tx: Em) => Promise<T>): Promise<T> {
+  const intent = auditOf(em);
+  if (!intent) return em.transactional(work);
+  if (em.isInTransaction()) {
+    return em.transactional((tx) => {
+      attachAudit(tx, intent);
+      return work(tx);
+    });
+  }
+  const recorded = intent.recordedId;
+  try {
+    return await em.transactional(async (tx) => {
+      attachAudit(tx, intent);
+      const result = await work(tx);
+      if (!intent.recordedId) {
+        // Changes the unit of work still holds are written first, so they count as written.
+        await tx.flush();
+        if (await transactionWrote(tx)) await recordAudit(tx, intent);
+      }
+      return result;
+    });
+  } catch (error) {
+    // Rolled back: the event recorded in it is gone with it.
+    intent.recordedId = recorded;
+    throw error;
+  }
 }
 
 /** A fresh entity manager for one unit of work (a request, an activity): its own identity map, no transaction. */

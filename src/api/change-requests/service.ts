@@ -1,3 +1,4 @@
+import { refineAudit } from '../../db/audit.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Static } from 'typebox';
 import {
@@ -106,7 +107,12 @@ export async function createChangeRequest(ctx: Ctx, spaceId: string, body: Stati
   const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
   requireRole(role, 'edit', 'create change requests in this space');
   if (space.editMode === 'locked') throw forbidden('The space is locked: unlock it (editMode "live") to create change requests');
-  const row = await transaction(ctx.em, (tx) => insertChangeRequest(tx, space.id, body.subject ?? '', ctx.caller.user.id));
+  const row = await transaction(ctx.em, async (tx) => {
+    const created = await insertChangeRequest(tx, space.id, body.subject ?? '', ctx.caller.user.id);
+    // The audit event names the change request created (src/db/audit.ts).
+    refineAudit(tx, { type: 'change-request', id: created.id, label: created.subject || undefined });
+    return created;
+  });
   return present(ctx, row);
 }
 

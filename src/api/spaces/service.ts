@@ -1,3 +1,4 @@
+import { refineAudit } from '../../db/audit.ts';
 import type { Static } from 'typebox';
 import type { Space } from '../../db/entities.ts';
 import {
@@ -86,7 +87,7 @@ export async function createSpaceFor(ctx: Ctx, organizationId: string, body: Sta
     if (body.visibility === 'in-collection' && body.parent === undefined) {
       throw badRequest('visibility in-collection is only for spaces in a collection');
     }
-    return createSpace(
+    const created = await createSpace(
       tx,
       {
         organizationId,
@@ -99,6 +100,9 @@ export async function createSpaceFor(ctx: Ctx, organizationId: string, body: Sta
       },
       body.empty ? { kind: 'empty' } : { kind: 'page' },
     );
+    // The audit event names the space created (src/db/audit.ts).
+    refineAudit(tx, { type: 'space', id: created.id, label: created.title || undefined });
+    return created;
   });
   await indexNewSpace(ctx, space);
   return fresh(ctx, space.id);

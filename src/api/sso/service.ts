@@ -1,3 +1,4 @@
+import { noteAuditOrganization, refineAuditActor } from '../../db/audit.ts';
 import type { Static } from 'typebox';
 import type { CacheProvider, Profile, SAML } from '@node-saml/node-saml';
 import { issueToken } from '../../db/accounts.ts';
@@ -181,6 +182,9 @@ async function consumeResponse(em: Em, providerId: string, samlResponse: string,
       );
     }
     const { userId } = user;
+    // The sign-in is the signed-in person's change, in the provider's organization (src/db/audit.ts).
+    noteAuditOrganization(tx, provider.organizationId);
+    refineAuditActor(tx, { type: 'user', id: userId, label: identity.displayName || identity.email }, 'saml');
     const member = await joinAsSsoMember(tx, provider.organizationId, userId, provider.defaultRole ?? null, at);
     if (member.disabled) throw forbidden('Your membership of this organization is disabled');
     if (provider.defaultTeamId) await joinTeamOf(tx, provider.defaultTeamId, provider.organizationId, userId, at);
