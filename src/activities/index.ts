@@ -9,6 +9,7 @@ import { pdfActivities } from './pdf-export.ts';
 import { contentImportActivities } from './content-import.ts';
 import { gitSyncActivities } from './git-sync.ts';
 import { searchIndexActivities } from './search-index.ts';
+import { blobCollectionActivities } from './blob-collection.ts';
 
 /**
  * Every activity the worker registers, one module per job (named like its workflow). Each
@@ -21,6 +22,7 @@ export function createActivities(deps: { orm: Orm; config: Config; services: Sha
     ...spaceDeletionActivities(orm),
     ...changeRequestMergeActivities(orm, { publicUrl: config.publicUrl }),
     ...searchIndexActivities(orm),
+    ...blobCollectionActivities(orm, { blobs, graceMs: config.blobGraceMs }),
     ...openapiActivities(orm, config.fetch),
     ...pdfActivities(orm, { blobs, chromiumPath: config.chromiumPath, publicUrl: config.publicUrl }),
     ...contentImportActivities(orm, { blobs, policy: config.fetch, limits: config.contentImport, secrets }),

@@ -19,20 +19,24 @@ function ago(ms: number): RawBuilder<string> {
   return sql<string>`now() - ${ms} * interval '1 millisecond'`;
 }
 
-/** Registers a blob about to be written: its row touched now (inserted if missing), its hash queued. One transaction. */
+/**
+ * Registers a blob about to be written: its hash queued, its row touched now (inserted if missing).
+ * One transaction, locking the candidate first as the collection does, so neither waits for the
+ * other in the opposite order: while a collection holds the candidate, this waits for it.
+ */
 export async function registerBlob(em: Em, sha256: string, size: number): Promise<void> {
   await transaction(em, async (tx) => {
+    await db(tx)
+      .insertInto('blob_candidate')
+      .values({ sha256, since: sql<Date>`now()` })
+      .onConflict((oc) => oc.column('sha256').doUpdateSet({ since: sql<Date>`greatest(blob_candidate.since, excluded.since)` }))
+      .execute();
     await db(tx)
       .insertInto('blob')
       .values({ sha256, size: String(size), touched_at: sql<Date>`now()` })
       .onConflict((oc) =>
         oc.column('sha256').doUpdateSet({ touched_at: sql<Date>`now()`, size: sql<string>`coalesce(blob.size, excluded.size)` }),
       )
-      .execute();
-    await db(tx)
-      .insertInto('blob_candidate')
-      .values({ sha256, since: sql<Date>`now()` })
-      .onConflict((oc) => oc.column('sha256').doUpdateSet({ since: sql<Date>`greatest(blob_candidate.since, excluded.since)` }))
       .execute();
   });
 }
@@ -126,6 +130,7 @@ export async function collectBlob(
 ): Promise<BlobOutcome> {
   return transaction(em, async (tx) => {
     const q = db(tx);
+    // The candidate first: a writer registering the blob holds it until it commits (`registerBlob`).
     const candidate = await q
       .selectFrom('blob_candidate')
       .select('since')
@@ -133,6 +138,7 @@ export async function collectBlob(
       .forUpdate()
       .skipLocked()
       .executeTakeFirst();
+    if (!candidate) return 'busy';
     const row = await q
       .selectFrom('blob')
       .select((eb) => ['touched_at', eb('touched_at', '<', ago(graceMs)).as('old')])
@@ -142,7 +148,7 @@ export async function collectBlob(
       .executeTakeFirst();
     if (!row) {
       const held = await q.selectFrom('blob').select('sha256').where('sha256', '=', sha256).executeTakeFirst();
-      if (held || !candidate) return 'busy';
+      if (held) return 'busy';
       // Not registered: register it now, so it is collected (if still unreferenced) one grace from now.
       await q
         .insertInto('blob')
@@ -156,7 +162,6 @@ export async function collectBlob(
         .execute();
       return 'adopted';
     }
-    if (!candidate) return 'busy';
     if (!row.old) {
       await q
         .updateTable('blob_candidate')

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { Space } from './entities.ts';
 import { db, type Read } from './kysely.ts';
 import type { Listing } from './listing.ts';
-import type { Em } from './orm.ts';
+import { unreferencedSince } from './blobs.ts';
+import { transaction, type Em } from './orm.ts';
 
 /** The space table: new spaces, their changes, the lists of them, and deletion. */
 
@@ -159,16 +160,24 @@ export async function undeleteSpace(em: Em, spaceId: string, retentionMs: number
  * requested with, so a space restored (or deleted again later) in the meantime is left alone.
  */
 
-/** Removes the deleted space and everything hanging off it (foreign keys cascade). Returns whether a row went. */
+/**
+ * Removes the deleted space and everything hanging off it (foreign keys cascade). Returns whether a
+ * row went. The blobs its rows referenced are queued for collection as unreferenced since the
+ * deletion (src/db/blobs.ts), so those no other row references are due at once when the retention
+ * is longer than BLOB_GRACE.
+ */
 export async function purgeDeletedSpace(em: Em, spaceId: string, deletedAt: string): Promise<boolean> {
-  const removed = await db(em)
-    .deleteFrom('space')
-    .where('id', '=', spaceId)
-    .where('deleted_at', 'is not', null)
-    .where('deleted_at', '=', deletedAt)
-    .returning('id')
-    .executeTakeFirst();
-  return removed !== undefined;
+  return transaction(em, async (tx) => {
+    await unreferencedSince(tx, deletedAt);
+    const removed = await db(tx)
+      .deleteFrom('space')
+      .where('id', '=', spaceId)
+      .where('deleted_at', 'is not', null)
+      .where('deleted_at', '=', deletedAt)
+      .returning('id')
+      .executeTakeFirst();
+    return removed !== undefined;
+  });
 }
 
 /** Clears this deletion of the space, if it is still in place. Returns whether it was. */

@@ -4,6 +4,8 @@ import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import { createActivities } from '../activities/index.ts';
 import type { SharedServices } from '../lib/shared-services.ts';
+import { upsertBlobCollectionSchedule } from './blob-collection.ts';
+import { connectTemporal } from './client.ts';
 
 export interface WorkerOptions {
   address: string;
@@ -39,5 +41,14 @@ export async function createWorker(options: WorkerOptions): Promise<{ workers: W
       Worker.create({ connection, namespace: options.namespace, taskQueue, workflowBundle, activities }),
     ),
   );
+  // The worker of the main queue keeps the blob collection's schedule as the configuration says.
+  if (options.taskQueues.includes(options.config.temporalTaskQueue)) {
+    const { client, connection: scheduling } = await connectTemporal({ address: options.address, namespace: options.namespace });
+    try {
+      await upsertBlobCollectionSchedule(client, options.config.temporalTaskQueue, options.config.blobCollectEveryMs);
+    } finally {
+      await scheduling.close();
+    }
+  }
   return { workers, connection };
 }

@@ -6,3 +6,4 @@ export { pdfExport } from './pdf-export.ts';
 export { contentImport } from './content-import.ts';
 export { gitSync } from './git-sync.ts';
 export { searchIndex } from './search-index.ts';
+export { blobCollection } from './blob-collection.ts';

@@ -1,4 +1,5 @@
-import { condition, defineQuery, defineSignal, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, defineQuery, defineSignal, log, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { BlobCollectionActivities } from '../activities/blob-collection.ts';
 import type { SpaceDeletionActivities } from '../activities/space-deletion.ts';
 
 export interface SpaceDeletionInput {
@@ -25,8 +26,18 @@ const { purgeDeletedSpace, restoreDeletedSpace } = proxyActivities<SpaceDeletion
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '10m' },
 });
 
+const { collectBlobs } = proxyActivities<BlobCollectionActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '10m' },
+});
+
+/** Deletions started before this change end at the purge; later ones also collect the blobs the purge freed. */
+export const PURGE_COLLECTS_BLOBS = 'purge-collects-blobs';
+
 /**
- * Keeps a deleted space restorable for the retention period, then purges it for good.
+ * Keeps a deleted space restorable for the retention period, then purges it for good, and deletes
+ * the blobs only it referenced (docs/operations.md, "Deleting blobs").
  * A `restore` signal ends the wait without purging. The purge itself is guarded by `deletedAt`,
  * so a restore racing the timer, a retry or a reset from the UI never removes a restored space.
  */
@@ -54,6 +65,13 @@ export async function spaceDeletion(input: SpaceDeletionInput): Promise<SpaceDel
   }
   state = 'purging';
   const purged = await purgeDeletedSpace({ spaceId: input.spaceId, deletedAt: input.deletedAt });
+  if (purged && patched(PURGE_COLLECTS_BLOBS)) {
+    // The purge queued its blobs as unreferenced since the deletion, so with a retention longer
+    // than BLOB_GRACE they are due now: the ones no other row references go with the space.
+    let after;
+    do after = (await collectBlobs({ after })).next;
+    while (after);
+  }
   state = purged ? 'purged' : 'already-gone';
   log.info('Space deletion finished', { spaceId: input.spaceId, state, workflowId: workflowInfo().workflowId });
   return { state, purgeAt };

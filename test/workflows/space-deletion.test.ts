@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { BlobCollectionActivities } from '../../src/activities/blob-collection.ts';
 import type { PurgeInput, SpaceDeletionActivities } from '../../src/activities/space-deletion.ts';
 import { purgeNowSignal, restoreSignal, spaceDeletion, statusQuery, type SpaceDeletionInput } from '../../src/workflows/space-deletion.ts';
 import { eventually } from '../support/harness.ts';
@@ -6,12 +7,12 @@ import { gate, startWorkflowWorker, type WorkflowWorker } from '../support/workf
 
 /** The space-deletion workflow: retention timer, restore and purge-now signals, status query. */
 let w: WorkflowWorker;
-const calls: { purge: PurgeInput[]; restore: PurgeInput[] } = { purge: [], restore: [] };
+const calls: { purge: PurgeInput[]; restore: PurgeInput[]; collect: number } = { purge: [], restore: [], collect: 0 };
 /** What the purge answers per space (default: a row was removed); a gate holds it until opened. */
 const purgeAnswer = new Map<string, boolean>();
 const purgeGate = new Map<string, Promise<void>>();
 
-const activities: SpaceDeletionActivities = {
+const activities: SpaceDeletionActivities & BlobCollectionActivities = {
   async purgeDeletedSpace(input) {
     calls.purge.push(input);
     await purgeGate.get(input.spaceId);
@@ -20,6 +21,12 @@ const activities: SpaceDeletionActivities = {
   async restoreDeletedSpace(input) {
     calls.restore.push(input);
     return true;
+  },
+  // Two calls: the first stops with a cursor, as a large queue's does, and the workflow calls again from it.
+  async collectBlobs(input) {
+    calls.collect += 1;
+    const counts = { collected: 1, referenced: 0, recent: 0, busy: 0, adopted: 0 };
+    return input.after ? { counts } : { counts, next: { since: new Date().toISOString(), sha256: '0'.repeat(64) } };
   },
 };
 
@@ -84,6 +91,17 @@ describe('space-deletion workflow', () => {
     purgeAnswer.set(input.spaceId, false);
     const handle = await start(input);
     expect(await handle.result()).toEqual({ state: 'already-gone', purgeAt: purgeAt(input) });
+  });
+
+  it('collects the blobs a purge freed, calling again from each cursor, and none when the space was already gone', async () => {
+    const before = calls.collect;
+    const input = deletion(500);
+    expect(await (await start(input)).result()).toEqual({ state: 'purged', purgeAt: purgeAt(input) });
+    expect(calls.collect - before).toBe(2);
+    const gone = deletion(500);
+    purgeAnswer.set(gone.spaceId, false);
+    expect(await (await start(gone)).result()).toEqual({ state: 'already-gone', purgeAt: purgeAt(gone) });
+    expect(calls.collect - before).toBe(2);
   });
 
   it('purges at once when the retention has already passed (a deletion resumed late)', async () => {
