@@ -43,6 +43,24 @@ describe('configuration', () => {
     expect(config.spaceRetentionMs).toBe(3000);
   });
 
+  it('reads the blob collection settings, and refuses a grace of zero or an interval under a second', () => {
+    expect(loadConfig({})).toMatchObject({ blobGraceMs: 24 * 3_600_000, blobCollectEveryMs: 3_600_000 });
+    expect(loadConfig({ BLOB_GRACE: '2d', BLOB_COLLECT_EVERY: '15m' })).toMatchObject({
+      blobGraceMs: 2 * 86_400_000,
+      blobCollectEveryMs: 900_000,
+    });
+    let error: ConfigError | undefined;
+    try {
+      loadConfig({ BLOB_GRACE: '0s', BLOB_COLLECT_EVERY: '500ms' });
+    } catch (e) {
+      error = e as ConfigError;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error!.problems.join('\n')).toMatch(/BLOB_GRACE="0s" must be longer than zero/);
+    expect(error!.problems.join('\n')).toMatch(/BLOB_COLLECT_EVERY="500ms" must be at least 1s/);
+    expect(() => loadConfig({ BLOB_GRACE: 'a day' })).toThrow(/BLOB_GRACE/);
+  });
+
   it('reads the fetch policy (FETCH_*), the Chromium path and GOPATH', () => {
     const defaults = loadConfig({});
     expect(defaults.fetch).toEqual({ allowPrivate: false, allowHosts: [], timeoutMs: 10_000, maxBytes: 10 * 1024 * 1024, maxRedirects: 5 });
