@@ -1,4 +1,6 @@
 import { forkEm, transaction, type Em, type Orm } from '../db/orm.ts';
+import { jobIntent, recordAudit, type AuditCause } from '../db/audit.ts';
+import { JOB_ACTIONS } from '../domain/audit.ts';
 import {
   lockChangeRequestForMerge,
   markChangeRequestMerged,
@@ -26,6 +28,8 @@ export interface ChangeRequestJob {
   admin?: boolean;
   /** The merging user's role on the space, as custom merge rules see it (`space.permissions`). */
   role?: Role;
+  /** The request that asked for the job: its events are the request's effects (src/db/audit.ts). */
+  audit?: AuditCause;
 }
 
 export interface MergeOutcome {
@@ -85,6 +89,19 @@ export interface ChangeRequestMergeOptions {
 }
 
 /** Activities of the `change-request-merge` workflows (merge and update). */
+/** The audit event of a merge or an update a job applied, in its transaction: the revision it made is its payload. */
+function jobEvent(kind: 'changeRequestMerge' | 'changeRequestUpdate', job: ChangeRequestJob, cr: LockedChangeRequest, revision: string) {
+  return jobIntent({
+    action: JOB_ACTIONS[kind].action,
+    userId: job.userId,
+    organizationId: cr.organization_id,
+    target: { type: 'change-request', id: cr.id },
+    cause: job.audit,
+    fallbackCorrelationId: `${kind}/${cr.id}/${revision}`,
+    payload: { spaceId: job.spaceId, revision },
+  });
+}
+
 export function changeRequestMergeActivities(orm: Orm, options: ChangeRequestMergeOptions) {
   return {
     /**
@@ -143,6 +160,7 @@ export function changeRequestMergeActivities(orm: Orm, options: ChangeRequestMer
             userId: job.userId,
             bypass,
           });
+          await recordAudit(em, jobEvent('changeRequestMerge', job, cr, revision));
           return { result: 'merge', revision };
         }),
       );
@@ -184,6 +202,7 @@ export function changeRequestMergeActivities(orm: Orm, options: ChangeRequestMer
           await markChangeRequestUpdated(em, cr.id, revision, cr.space_revision);
           // The update writes the change request's new revision: an edit by whoever asked for it.
           await recordChangeRequestEdit(em, cr.id, revision, job.userId);
+          await recordAudit(em, jobEvent('changeRequestUpdate', job, cr, revision));
           return { result: 'update', revision };
         }),
       );

@@ -48,8 +48,8 @@ export interface AuditIntent {
   causedByEventId?: string;
   /** Allowlisted details (ids and names only: domain/audit.ts `requestPayload`). */
   payload: Record<string, unknown>;
-  /** How long events are kept (AUDIT_RETENTION), in ms. */
-  retentionMs: number;
+  /** How long events are kept (AUDIT_RETENTION), in ms; unset: this recording deletes no expired event. */
+  retentionMs?: number;
   /** The id of the event once recorded. */
   recordedId?: string;
 }
@@ -88,10 +88,86 @@ export function refineAuditActor(em: Em, actor: AuditActor, tokenKind?: string):
   if (tokenKind) intent.tokenKind = tokenKind;
 }
 
+/**
+ * What a job needs to record its events as effects of the request that started it: the request's
+ * correlation id and its event. The request's event is recorded now, in a transaction of its own,
+ * when it is not yet (the job, not the request, makes the change).
+ */
+export interface AuditCause {
+  correlationId: string;
+  causedByEventId?: string;
+}
+
+export async function auditCause(em: Em): Promise<AuditCause | undefined> {
+  const intent = intents.get(em);
+  if (!intent) return undefined;
+  if (!intent.recordedId) await em.transactional((tx) => recordAudit(tx, intent));
+  return { correlationId: intent.correlationId, ...(intent.recordedId ? { causedByEventId: intent.recordedId } : {}) };
+}
+
+/**
+ * The intent of a job's change (source `workflow`): its actor is the user who started it, or
+ * `system`; it shares the correlation id of the request that started it (else `fallback`, stable
+ * across the job's retries: a retried step records once).
+ */
+export function jobIntent(job: {
+  action: string;
+  userId?: string | null;
+  organizationId: string;
+  target: AuditTarget;
+  cause?: AuditCause;
+  fallbackCorrelationId: string;
+  executionId?: string;
+  payload?: Record<string, unknown>;
+}): AuditIntent {
+  return {
+    action: job.action,
+    actor: job.userId ? { type: 'user', id: job.userId } : { type: 'system', id: 'system' },
+    source: 'workflow',
+    target: job.target,
+    organizationId: job.organizationId,
+    correlationId: job.cause?.correlationId ?? job.fallbackCorrelationId,
+    ...(job.cause?.causedByEventId ? { causedByEventId: job.cause.causedByEventId } : {}),
+    ...(job.executionId ? { executionId: job.executionId } : {}),
+    payload: job.payload ?? {},
+  };
+}
+
 /** Whether the current transaction of `em` has written anything. */
 export async function transactionWrote(em: Em): Promise<boolean> {
   const { rows } = await sql<{ txid: string | null }>`select txid_current_if_assigned()::text as txid`.execute(db(em));
   return rows[0]?.txid != null;
+}
+
+/**
+ * Resolves, before its request runs, the organization of an intent whose route names none (nor a
+ * space or collection, which access checks note): what the route acts on may be gone by the time
+ * the event is recorded (an invitation accepted, an integration deleted).
+ */
+export async function prepareAudit(em: Em, intent: AuditIntent): Promise<void> {
+  const hints = intent.hints ?? {};
+  if (intent.organizationId || hints.organizationId || hints.spaceId || hints.collectionId) return;
+  let found: { organization_id: string } | undefined;
+  if (hints.installationId) {
+    found = await db(em)
+      .selectFrom('integration_installation')
+      .select('organization_id')
+      .where('id', '=', hints.installationId)
+      .executeTakeFirst();
+  } else if (hints.integrationName) {
+    found = await db(em)
+      .selectFrom('integration')
+      .select('owner_id as organization_id')
+      .where('name', '=', hints.integrationName)
+      .executeTakeFirst();
+  } else if (hints.inviteId) {
+    found = await db(em)
+      .selectFrom('organization_email_invite')
+      .select('organization_id')
+      .where('id', '=', hints.inviteId)
+      .executeTakeFirst();
+  }
+  if (found) intent.organizationId = found.organization_id;
 }
 
 /** At most this many expired events are deleted by each event recorded: retention at a bounded cost. */
@@ -150,7 +226,7 @@ export async function recordAudit(em: Em, intent: AuditIntent): Promise<string |
     .onConflict((oc) => oc.columns(['correlation_id', 'action']).doNothing())
     .returning('id')
     .executeTakeFirst();
-  await purgeExpiredEvents(em, intent.retentionMs, RETENTION_BATCH);
+  if (intent.retentionMs !== undefined) await purgeExpiredEvents(em, intent.retentionMs, RETENTION_BATCH);
   intent.recordedId = inserted?.id ?? (await eventIdOf(em, intent.correlationId, intent.action));
   return intent.recordedId;
 }

@@ -113,8 +113,8 @@ const ROWS: Row[] = [
   ['POST /v1/spaces/:spaceId/change-requests', 'change_request.created', 'Change request created', own],
   [`PATCH ${CR}`, 'change_request.updated', 'Change request updated', own],
   [`POST ${CR}/content`, 'change_request.content_edited', 'Change request content edited', own],
-  [`POST ${CR}/merge`, 'change_request.merged', 'Change request merged', own],
-  [`POST ${CR}/update`, 'change_request.updated_from_space', 'Change request updated with its space', own],
+  [`POST ${CR}/merge`, 'change_request.merge_requested', 'Change request merge requested', own],
+  [`POST ${CR}/update`, 'change_request.update_requested', 'Update of a change request with its space requested', own],
   [`POST ${CR}/reviews`, 'change_request.reviewed', 'Change request reviewed', { target: 'changeRequestId', ...own }],
   [`POST ${CR}/requested-reviewers`, 'change_request.reviewers_requested', 'Reviewers requested on a change request', own],
   [
@@ -230,8 +230,8 @@ export const NOT_CHANGES: Record<string, string> = {
 
 /** Actions recorded by jobs (source `workflow`), by job kind. */
 export const JOB_ACTIONS = {
-  changeRequestMerge: { action: 'change_request.merge_applied', label: 'Change request merge applied by a job' },
-  changeRequestUpdate: { action: 'change_request.update_applied', label: 'Change request update applied by a job' },
+  changeRequestMerge: { action: 'change_request.merged', label: 'Change request merged into its space' },
+  changeRequestUpdate: { action: 'change_request.updated_from_space', label: 'Change request updated with its space' },
   gitSyncImport: { action: 'git_sync.import_applied', label: 'Git Sync import applied' },
   gitSyncExport: { action: 'git_sync.export_applied', label: 'Git Sync export pushed' },
   contentImport: { action: 'content_import.applied', label: 'Content import applied' },

@@ -1,6 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { Static } from 'typebox';
-import { attachAudit, auditEventById, auditEventsListing, recordAudit, refineAudit, type AuditIntent } from '../../db/audit.ts';
+import {
+  attachAudit,
+  auditEventById,
+  auditEventsListing,
+  prepareAudit,
+  recordAudit,
+  refineAudit,
+  type AuditIntent,
+} from '../../db/audit.ts';
 import { transaction } from '../../db/orm.ts';
 import {
   answerLabel,
@@ -67,7 +75,14 @@ function requestIntent(request: FastifyRequest, url: string, entry: RouteAudit, 
     // Routes outside /v1 that change something are pushes of other systems (a git host's webhook).
     source: url.startsWith('/hooks/') ? 'webhook' : 'api',
     target: routeTarget(url, entry, params),
-    hints: { organizationId: params.organizationId, spaceId: params.spaceId, collectionId: params.collectionId },
+    hints: {
+      organizationId: params.organizationId,
+      spaceId: params.spaceId,
+      collectionId: params.collectionId,
+      integrationName: params.integrationName,
+      installationId: params.installationId,
+      inviteId: params.inviteId,
+    },
     // The client's address, as Fastify gives it: from X-Forwarded-For of the proxies TRUST_PROXY trusts only.
     ipAddress: request.ip,
     correlationId: request.id,
@@ -88,9 +103,9 @@ function refineFromAnswer(request: FastifyRequest, reply: FastifyReply, answer: 
 /**
  * Makes every catalogued mutating route record its event: an `onRoute` hook, so it must be added
  * before the routes. A route of scope `request` runs its handler in one transaction (the request's
- * unit of work becomes that transaction's while it runs), and its answer is sent once it committed;
- * a route of scope `service` leaves its transactions to its service, and records the event on its
- * own when it succeeded without writing (it handed the change to a job).
+ * unit of work becomes that transaction's while it runs); a route of scope `service` leaves its
+ * transactions to its service, and records the event on its own when it succeeded without writing
+ * (it handed the change to a job). Either way the answer is sent once the event is committed.
  */
 /** What a held `reply.send` gives back to the handler while its answer waits for the commit. */
 const HELD = Object.freeze({ held: true });
@@ -106,16 +121,13 @@ export function registerAuditRecording(app: FastifyInstance): void {
     const handler = route.handler as RouteHandlerMethod;
     route.handler = async function audited(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
       const intent = requestIntent(request, url, entry, retentionMs);
+      await prepareAudit(request.em, intent);
       attachAudit(request.em, intent);
-      if (entry.scope === 'service') {
-        const answer = await handler.call(this, request, reply);
-        if (!intent.recordedId && reply.statusCode < 400) await transaction(request.em, (tx) => recordAudit(tx, intent));
-        return answer;
-      }
       const own = request.em;
       const send = reply.send;
       let sent: { payload: unknown } | undefined;
-      // What the handler sends waits for the commit: a client never sees an answer its change may still lose.
+      // What the handler sends waits for its event: a client never sees an answer whose change may
+      // still be lost, nor an answer before the event is there to read.
       // Not the reply itself in return: a reply is a thenable that settles once sent, which would wait for ever.
       reply.send = function held(payload?: unknown) {
         sent = { payload };
@@ -123,12 +135,18 @@ export function registerAuditRecording(app: FastifyInstance): void {
       } as unknown as typeof reply.send;
       let answer: unknown;
       try {
-        answer = await transaction(own, async (tx) => {
-          request.em = tx;
-          const value = await handler.call(this, request, reply);
-          refineFromAnswer(request, reply, sent ? sent.payload : value, entry);
-          return value;
-        });
+        if (entry.scope === 'service') {
+          answer = await handler.call(this, request, reply);
+          // Succeeded without writing itself (a job makes the change): the request's event on its own.
+          if (!intent.recordedId && reply.statusCode < 400) await transaction(own, (tx) => recordAudit(tx, intent));
+        } else {
+          answer = await transaction(own, async (tx) => {
+            request.em = tx;
+            const value = await handler.call(this, request, reply);
+            refineFromAnswer(request, reply, sent ? sent.payload : value, entry);
+            return value;
+          });
+        }
       } finally {
         request.em = own;
         reply.send = send;

@@ -1,4 +1,4 @@
-import { refineAudit } from '../../db/audit.ts';
+import { auditCause, refineAudit } from '../../db/audit.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Static } from 'typebox';
 import {
@@ -179,11 +179,14 @@ export async function runChangeRequestMerge(ctx: Ctx, kind: 'merge' | 'update', 
   const admin = role === 'admin';
   // Checked here for a prompt answer, and again by the merge inside its transaction.
   if (kind === 'merge' && cr.status !== 'merged') await assertMergeRules(ctx, space.id, cr.id, { userId: caller.user.id, admin, role });
+  // The request's event first: the job's event names it as its cause.
+  const audit = await auditCause(ctx.em);
   const outcome = await runChangeRequestJob(deps.temporal, deps.config.temporalTaskQueue, kind, {
     spaceId: space.id,
     changeRequestId: cr.id,
     userId: caller.user.id,
     organizationId: space.organizationId,
+    ...(audit ? { audit } : {}),
     ...(kind === 'merge' ? { admin, ...(role ? { role } : {}) } : {}),
   });
   if (outcome.result === 'refused') {
