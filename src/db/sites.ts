@@ -648,9 +648,23 @@ export async function deleteShareLink(em: Em, id: string): Promise<void> {
  * organization of a space it publishes; see Migration0013Sites). So the hot path is one small
  * indexed statement, and a second one only after a change.
  */
-const visitorSites = (em: Em, keyHash: string) =>
+const visitorSites = (em: Em, keyHashes: string) =>
   db(em)
     .selectFrom('site as s')
+    // The active share link whose key is one of `keyHashes` (a comma-separated list of hex hashes:
+    // a prepared statement's parameters are text), with the hash it matched.
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('site_share_link as l')
+          .select(['l.id as share_link_id', 'l.key_hash as share_key_hash'])
+          .whereRef('l.site_id', '=', 's.id')
+          .where('l.key_hash', '=', eb.fn.any(sql<string[]>`string_to_array(${keyHashes}, ',')`))
+          .where('l.active', '=', true)
+          .limit(1)
+          .as('l'),
+      (join) => join.onTrue(),
+    )
     .select([
       's.id',
       's.organization_id',
@@ -665,19 +679,9 @@ const visitorSites = (em: Em, keyHash: string) =>
       's.auth_key_sealed',
       's.fallback_url',
       's.structure_version',
-    ])
-    .select((eb) =>
-      eb
-        .selectFrom('site_share_link as l')
-        .select('l.id')
-        .whereRef('l.site_id', '=', 's.id')
-        .where('l.key_hash', '=', keyHash)
-        .where('l.active', '=', true)
-        .limit(1)
-        .$asScalar()
-        .$castTo<string | null>()
-        .as('share_link_id'),
-    );
+      'l.share_link_id',
+      'l.share_key_hash',
+    ]);
 
 /** What resolution needs of a site. */
 export type VisitorSite = Pick<
@@ -709,9 +713,11 @@ export interface SiteForVisitor {
   shareKeyActive: boolean;
   /** The active share link whose key was given, if any. */
   shareLinkId: string | null;
+  /** The hash of that share link's key: which of the keys given matched. */
+  shareKeyHash: string | null;
 }
 
-type VisitorSiteRaw = VisitorSite & { structure_version: string; share_link_id: string | null };
+type VisitorSiteRaw = VisitorSite & { structure_version: string; share_link_id: string | null; share_key_hash: string | null };
 interface VisitorStructure {
   sections: VisitorSection[];
   siteSpaces: VisitorSiteSpace[];
@@ -798,19 +804,23 @@ async function visitorStructure(em: Em, siteId: string, version: string): Promis
 
 async function withStructure(em: Em, row: VisitorSiteRaw | undefined): Promise<SiteForVisitor | undefined> {
   if (!row) return undefined;
-  const { structure_version: version, share_link_id: shareLinkId, ...site } = row;
+  const { structure_version: version, share_link_id: shareLinkId, share_key_hash: shareKeyHash, ...site } = row;
   const structure = await visitorStructure(em, site.id, version);
-  return { site, ...structure, shareKeyActive: shareLinkId !== null, shareLinkId };
+  return { site, ...structure, shareKeyActive: shareLinkId !== null, shareLinkId, shareKeyHash };
 }
 
-/** A site by organization and basename (or id). */
+/**
+ * A site by organization and basename (or id), with the active share link whose key hashes to one
+ * of `keyHashes`, if any.
+ */
 export async function siteForVisitorByKey(
   em: Em,
   organizationId: string,
   siteKey: string,
-  keyHash: string,
+  keyHashes: readonly string[],
 ): Promise<SiteForVisitor | undefined> {
-  const [row] = await prepared(em, 'visitor-site-by-key', [organizationId, siteKey, keyHash], ([organizationId, siteKey, keyHash]) =>
+  const keys = keyHashes.join(',');
+  const [row] = await prepared(em, 'visitor-site-by-key', [organizationId, siteKey, keys], ([organizationId, siteKey, keyHash]) =>
     visitorSites(em, keyHash)
       .where('s.organization_id', '=', organizationId)
       .where((eb) => eb.or([eb('s.basename', '=', siteKey), eb('s.id', '=', siteKey)]))
@@ -826,19 +836,20 @@ export async function siteForVisitorByKey(
 /**
  * A site by custom hostname or proxy origin (the longest proxy prefix wins). A proxy counts only
  * while no other organization holds the host as a custom hostname, so addresses claimed before
- * hosts had one owner still resolve to that host's owner.
+ * hosts had one owner still resolve to that host's owner. With it, the active share link whose key
+ * hashes to one of `keyHashes`, if any.
  */
 export async function siteForVisitorByHost(
   em: Em,
   hostname: string,
   proxies: string[],
-  keyHash: string,
+  keyHashes: readonly string[],
 ): Promise<SiteForVisitor | undefined> {
   // One statement per number of proxy prefixes (a shape of its own each).
   const [row] = await prepared(
     em,
     `visitor-site-by-host/${proxies.length}`,
-    [hostname, keyHash, ...proxies],
+    [hostname, keyHashes.join(','), ...proxies],
     ([hostname, keyHash, ...proxies]) =>
       visitorSites(em, keyHash)
         .where((eb) =>

@@ -379,7 +379,7 @@ describe('share links', () => {
       name: 'Partners',
       active: true,
       key: expect.any(String),
-      urls: { published: `http://docs.test/sites/${org.id}/${s.id}/?shareKey=${created.body.key}` },
+      urls: { published: `http://docs.test/sites/${org.id}/${s.id}/${created.body.key}` },
     });
     const stored = await t.orm.em.fork().getConnection().execute('select key_hash from site_share_link where id = ?', [created.body.id]);
     expect(stored[0].key_hash).not.toContain(created.body.key);

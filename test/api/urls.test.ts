@@ -296,6 +296,71 @@ describe('share-link sites', () => {
     expect((await admin().delete(`${site(s.site.id)}/share-links/${link.id}`)).status).toBe(205);
     expect((await resolve({ url: withKey })).status).toBe(404);
   });
+
+  it('resolve with the key as the first path segment, the form the renderer reads and links with', async () => {
+    const s = await publishedSite('share-link', 'Shared in the path');
+    const base = `${SITES}/${org.id}/${s.site.id}`;
+    const link = (await admin().post(`${site(s.site.id)}/share-links`, { name: 'Readers' })).body;
+    // The share link's published URL is the path form, and it opens the site.
+    expect(link.urls.published).toBe(`${base}/${link.key}`);
+    const root = await resolve({ url: link.urls.published });
+    expect(root.status).toBe(200);
+    expect(root.body).toMatchObject({ site: s.site.id, shareKey: link.key, siteBasePath: `/sites/${org.id}/${s.site.id}/${link.key}/` });
+
+    const page = await resolve({ url: `${base}/${link.key}/${s.apiSection.path}/overview` });
+    expect(page.status).toBe(200);
+    expect(page.body).toMatchObject({
+      page: s.api.ids.overview,
+      shareKey: link.key,
+      pathname: 'overview',
+      basePath: `/sites/${org.id}/${s.site.id}/${link.key}/${s.apiSection.path}/`,
+      siteBasePath: `/sites/${org.id}/${s.site.id}/${link.key}/`,
+    });
+    // Its token reads the site's content as the query form's does.
+    const reader = client(t.app, page.body.apiToken);
+    expect((await reader.get(`/v1/spaces/${s.api.id}/revisions/${page.body.revision}`)).status).toBe(200);
+
+    // Without a key, with a key of the same form that opens nothing, or with the key further down the path: 404.
+    expect((await resolve({ url: `${base}/${s.apiSection.path}/overview` })).status).toBe(404);
+    expect((await resolve({ url: `${base}/${'A'.repeat(32)}/${s.apiSection.path}/overview` })).status).toBe(404);
+    expect((await resolve({ url: `${base}/${s.apiSection.path}/${link.key}/overview` })).status).toBe(404);
+    // The key of another site's link opens nothing here.
+    const elsewhere = await publishedSite('share-link', 'Another shared site');
+    const foreign = (await admin().post(`${site(elsewhere.site.id)}/share-links`, { name: 'Theirs' })).body;
+    expect((await resolve({ url: `${base}/${foreign.key}/${s.apiSection.path}/overview` })).status).toBe(404);
+    expect(
+      (await resolve({ url: `${SITES}/${org.id}/${elsewhere.site.id}/${foreign.key}/${elsewhere.apiSection.path}/overview` })).status,
+    ).toBe(200);
+
+    // Deactivated, the path form closes as the query form does.
+    await admin().patch(`${site(s.site.id)}/share-links/${link.id}`, { active: false });
+    expect((await resolve({ url: `${base}/${link.key}/${s.apiSection.path}/overview` })).status).toBe(404);
+    await admin().patch(`${site(s.site.id)}/share-links/${link.id}`, { active: true });
+
+    // Under a custom hostname and a proxy prefix, the key follows the site's base.
+    const tag = `sk${Date.now().toString(36)}`;
+    await admin().patch(site(s.site.id), { hostname: `docs.${tag}.example.com` });
+    const onHost = await resolve({ url: `https://docs.${tag}.example.com/${link.key}/${s.apiSection.path}/overview` });
+    expect(onHost.status).toBe(200);
+    expect(onHost.body).toMatchObject({ page: s.api.ids.overview, shareKey: link.key, siteBasePath: `/${link.key}/` });
+    await admin().patch(site(s.site.id), { hostname: null, proxy: `www.${tag}.example.com/help` });
+    const onProxy = await resolve({ url: `https://www.${tag}.example.com/help/${link.key}/${s.apiSection.path}/overview` });
+    expect(onProxy.status).toBe(200);
+    expect(onProxy.body).toMatchObject({ page: s.api.ids.overview, shareKey: link.key, siteBasePath: `/help/${link.key}/` });
+    await admin().patch(site(s.site.id), { proxy: null });
+  });
+
+  it("leave a public site's page paths alone when a segment only looks like a key", async () => {
+    const slug = 'getting-started-with-our-api-now';
+    expect(slug).toHaveLength(32);
+    const space = await spaceWith('Keylike', [{ title: 'Keylike', slug }]);
+    const created = (await admin().post(`/v1/orgs/${org.id}/sites`, { title: 'Keylike', visibility: 'public', spaces: [space.id] })).body;
+    expect((await admin().post(`${site(created.id)}/publish`)).status).toBe(200);
+    const res = await resolve({ url: `${SITES}/${org.id}/${created.id}/${slug}` });
+    expect(res.status).toBe(200);
+    expect(res.body.page).toBe(space.ids[slug]);
+    expect(res.body.shareKey).toBeUndefined();
+  });
 });
 
 describe('visitor-auth sites', () => {

@@ -12,7 +12,7 @@ import {
 import { unsignedClaimsProblem } from '../../domain/sites/adaptive.ts';
 import { conditionContext } from '../../domain/sites/conditions.ts';
 import { lookupPage, resolveSitePath, visibleStructure, type PageEntry, type PageIndex } from '../../domain/sites/resolve.ts';
-import { parsePublishedUrl, siteUrl, type SiteLocator } from '../../domain/sites/urls.ts';
+import { parsePublishedUrl, shareKeyCandidates, siteUrl, type SiteLocator } from '../../domain/sites/urls.ts';
 import { verifyVisitorToken } from '../../domain/sites/visitor.ts';
 import { loadCollection, loadSpace } from '../access.ts';
 import type { Ctx } from '../context.ts';
@@ -43,10 +43,10 @@ export interface PublishedRequest {
 
 const NOT_FOUND = 'Published content';
 
-async function findSite(ctx: Ctx, locator: SiteLocator, keyHash: string): Promise<SiteForVisitor | undefined> {
+async function findSite(ctx: Ctx, locator: SiteLocator, keyHashes: string[]): Promise<SiteForVisitor | undefined> {
   return locator.kind === 'own'
-    ? siteForVisitorByKey(ctx.em, locator.organizationId, locator.siteKey, keyHash)
-    : siteForVisitorByHost(ctx.em, locator.hostname, locator.proxies, keyHash);
+    ? siteForVisitorByKey(ctx.em, locator.organizationId, locator.siteKey, keyHashes)
+    : siteForVisitorByHost(ctx.em, locator.hostname, locator.proxies, keyHashes);
 }
 
 /** The site's base as the URL named it (origin plus path, no trailing slash) and the path parts after it. */
@@ -68,13 +68,29 @@ function splitBase(locator: SiteLocator, found: SiteForVisitor): { base: string;
   return { base: locator.origin, segments: locator.segments };
 }
 
+/**
+ * The share key the URL carries, if any: its `shareKey` query parameter, or else the path segment
+ * right after the site's base when it is the key of one of the site's active share links (the
+ * segment is then part of the base the answer gives: `basePath`, `siteBasePath`). `active` tells
+ * whether it opens one of the site's active share links.
+ */
+function keyOf(
+  queryKey: string | undefined,
+  found: SiteForVisitor,
+  split: { base: string; segments: string[] },
+): { shareKey?: string; active: boolean; base: string; segments: string[] } {
+  if (queryKey) return { shareKey: queryKey, active: found.shareKeyActive, ...split };
+  const [first, ...rest] = split.segments;
+  if (first === undefined || found.shareKeyHash === null || hashShareKey(first) !== found.shareKeyHash) return { active: false, ...split };
+  return { shareKey: first, active: true, base: `${split.base}/${encodeURIComponent(first)}`, segments: rest };
+}
+
 /** Who may read the site, with the visitor's signed claims and when their JWT expires (unix seconds), if they came with one. */
 type Access = { ok: true; signed: Record<string, unknown>; notAfter?: number } | { ok: false };
 
-async function visitorAccess(ctx: Ctx, found: SiteForVisitor, token: string | undefined): Promise<Access> {
-  const { site } = found;
+async function visitorAccess(ctx: Ctx, site: SiteForVisitor['site'], keyActive: boolean, token: string | undefined): Promise<Access> {
   if (!site.published) return { ok: false };
-  if (site.visibility === 'share-link') return found.shareKeyActive ? { ok: true, signed: {} } : { ok: false };
+  if (site.visibility === 'share-link') return keyActive ? { ok: true, signed: {} } : { ok: false };
   if (site.visibility === 'visitor-auth') {
     const verified = await verifyVisitorToken(token, await openSigningKey(ctx.deps, site));
     return verified.ok ? { ok: true, signed: verified.claims, notAfter: verified.expires } : { ok: false };
@@ -88,13 +104,14 @@ const siteSpaceNode = (s: VisitorSiteSpace) => ({ ...s, sectionId: s.section_id,
 export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
   const locator = parsePublishedUrl(input.url, ctx.deps.config.sitesUrl);
   if (!locator) throw notFound(NOT_FOUND);
-  const shareKey = locator.query.get('shareKey') ?? undefined;
-  const found = await findSite(ctx, locator, shareKey ? hashShareKey(shareKey) : '');
+  const queryKey = locator.query.get('shareKey') ?? undefined;
+  const found = await findSite(ctx, locator, (queryKey ? [queryKey] : shareKeyCandidates(locator)).map(hashShareKey));
   // A site lookup token resolves its organization's sites only; a visitor's token its own site only.
   if (!found || !mayResolve(ctx, found)) throw notFound(NOT_FOUND);
   const { site } = found;
+  const { shareKey, active: keyActive, base, segments } = keyOf(queryKey, found, splitBase(locator, found));
   const token = input.jwtToken ?? locator.query.get('jwt_token') ?? undefined;
-  const access = await visitorAccess(ctx, found, token);
+  const access = await visitorAccess(ctx, site, keyActive, token);
   if (!access.ok) {
     if (input.redirectOnError && site.published && site.visibility === 'visitor-auth' && site.fallback_url) {
       return { target: 'external' as const, site: site.id, redirect: site.fallback_url };
@@ -111,7 +128,6 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
   }
   const context = conditionContext({ signed: access.signed, unsigned });
   const visible = visibleStructure(found.sections.map(sectionNode), found.siteSpaces.map(siteSpaceNode), context);
-  const { base, segments } = splitBase(locator, found);
   const resolved = resolveSitePath(visible.sections, visible.siteSpaces, segments);
   if (!resolved) throw notFound(NOT_FOUND);
 
@@ -124,7 +140,8 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
     if (moved) lookup = { kind: 'redirect', page: moved };
   }
   const page = lookup.kind === 'missing' ? undefined : lookup.page;
-  const query = shareKey ? { shareKey } : undefined;
+  // A key in the path is part of `base`; one in the query stays in the query.
+  const query = queryKey ? { shareKey: queryKey } : undefined;
   const canonical = siteUrl(baseOf(site, siteUrls(ctx.deps)), [
     resolved.sectionIsDefault ? null : resolved.section?.path,
     resolved.siteSpaceIsDefault ? null : resolved.siteSpace.path,
@@ -156,7 +173,7 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
       claims,
       ...(input.visitorType ? { visitorType: input.visitorType } : {}),
       visibility: site.visibility,
-      ...(site.visibility === 'share-link' && found.shareLinkId ? { shareLink: found.shareLinkId } : {}),
+      ...(site.visibility === 'share-link' && keyActive && found.shareLinkId ? { shareLink: found.shareLinkId } : {}),
       ...(minter ? { minter } : {}),
     },
     access.notAfter,
@@ -264,7 +281,7 @@ export async function embedByUrl(ctx: Ctx, url: string) {
   const resolved = await resolvePublished(ctx, { url, redirectOnError: false });
   if (!('page' in resolved) || !resolved.page) throw notFound(NOT_FOUND);
   const locator = parsePublishedUrl(url, ctx.deps.config.sitesUrl)!;
-  const found = (await findSite(ctx, locator, ''))!;
+  const found = (await findSite(ctx, locator, []))!;
   const index = await revisionPageIndex(ctx.em, resolved.revision);
   const page = index.byId.get(resolved.page)!;
   return { title: page.title, site: found.site.title, type: 'link' as const };

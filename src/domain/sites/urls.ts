@@ -7,7 +7,9 @@
  * After the site's base come the section path (when the site has sections), the site-space path,
  * then the page path (slugs from the top level down). Every part after the base is optional:
  * missing parts resolve to the default section, the default site-space and the first page.
- * A share-link site's URL carries the key as the `shareKey` query parameter.
+ * A share-link site's URL carries the key as the first path segment after the base
+ * (`{base}/{key}/…`, the form GitBook's renderer reads and builds its links from) or, in the older
+ * form, as the `shareKey` query parameter.
  */
 
 export type SiteLocator =
@@ -63,6 +65,19 @@ export function parsePublishedUrl(input: string, sitesUrl: string): SiteLocator 
     proxies.push([hostname, ...segments.slice(0, depth)].join('/'));
   }
   return { kind: 'host', hostname, proxies, origin: url.origin, segments, query: url.searchParams };
+}
+
+/** A share link's key as this service makes them: 24 random bytes in base64url. */
+const SHARE_KEY = /^[A-Za-z0-9_-]{32}$/;
+
+/**
+ * The path segments of a published URL that may be a share link's key: those of the key's form
+ * where the key can stand, right after a site's base. Under the service's own scheme that is the
+ * first segment; under a host, the first, or the one after any proxy prefix.
+ */
+export function shareKeyCandidates(locator: SiteLocator): string[] {
+  const positions = locator.kind === 'own' ? 1 : Math.min(locator.segments.length, MAX_PROXY_DEPTH + 1);
+  return [...new Set(locator.segments.slice(0, positions).filter((segment) => SHARE_KEY.test(segment)))];
 }
 
 export interface SiteAddress {

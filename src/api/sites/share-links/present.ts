@@ -12,6 +12,8 @@ export function presentShareLink(row: ShareLinkRow, site: SiteRow, urls: SiteUrl
     name: row.name,
     active: row.active,
     ...(key ? { key } : {}),
-    urls: key ? { published: siteUrl(baseOf(site, urls), [], { shareKey: key }) } : {},
+    // The key as the first path segment after the site's base: the form GitBook's renderer resolves
+    // and keeps in every link it builds (the lookup also reads `?shareKey=`).
+    urls: key ? { published: siteUrl(baseOf(site, urls), [key]) } : {},
   };
 }

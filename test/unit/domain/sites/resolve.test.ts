@@ -7,7 +7,7 @@ import {
   type SectionNode,
   type SiteSpaceNode,
 } from '../../../../src/domain/sites/resolve.ts';
-import { parsePublishedUrl, siteBaseUrl, siteUrl } from '../../../../src/domain/sites/urls.ts';
+import { parsePublishedUrl, shareKeyCandidates, siteBaseUrl, siteUrl } from '../../../../src/domain/sites/urls.ts';
 import { conditionContext } from '../../../../src/domain/sites/conditions.ts';
 import type { PageMap } from '../../../../src/domain/content/tree.ts';
 
@@ -29,6 +29,19 @@ describe('parsePublishedUrl', () => {
       proxies: ['company.com/docs', 'company.com/docs/v2', 'company.com/docs/v2/page'],
       segments: ['docs', 'v2', 'page'],
     });
+  });
+
+  it("names the segments that may be a share key: of the key's form, where a site's base can end", () => {
+    const key = 'Ab3_-'.padEnd(32, 'x');
+    expect(shareKeyCandidates(parsePublishedUrl(`${SITES}/org1/api/${key}/guides`, SITES)!)).toEqual([key]);
+    // Under the service's scheme the key follows the site at once.
+    expect(shareKeyCandidates(parsePublishedUrl(`${SITES}/org1/api/guides/${key}`, SITES)!)).toEqual([]);
+    // Under a host, after the origin or any proxy prefix.
+    expect(shareKeyCandidates(parsePublishedUrl(`https://a.com/help/${key}/page`, SITES)!)).toEqual([key]);
+    // Not of the form: too short, too long, or a character base64url has not.
+    for (const segment of [key.slice(1), `${key}x`, `${key.slice(1)}.`]) {
+      expect(shareKeyCandidates(parsePublishedUrl(`https://a.com/${encodeURIComponent(segment)}`, SITES)!)).toEqual([]);
+    }
   });
 
   it('refuses what cannot name a site', () => {
