@@ -126,13 +126,15 @@ const DURATION = '^(\\d+(\\.\\d+)?|(\\d+(\\.\\d+)?(ms|s|m|h|d|w))+)$';
 
 /**
  * A duration in milliseconds: `7d`, `36h`, `90m`, `15s`, `250ms`, `1d12h`, or a bare number of
- * seconds (of milliseconds with `bare: 'ms'`). Bounds are durations too; `positive` refuses zero.
+ * seconds (of milliseconds with `bare: 'ms'`). Bounds are durations too; `positive` refuses zero;
+ * `zeroOff` accepts 0 (off) besides the bounds.
  */
-function duration(options: Options & { bare?: 's' | 'ms'; positive?: true; min?: string; max?: string }) {
-  const { bare = 's', positive, min, max, ...rest } = options;
+function duration(options: Options & { bare?: 's' | 'ms'; positive?: true; min?: string; max?: string; zeroOff?: true }) {
+  const { bare = 's', positive, min, max, zeroOff, ...rest } = options;
   const toMs = (value: string) => (bare === 'ms' && /^\d+$/.test(value) ? Number(value) : parseDuration(value));
   const [low, high] = [positive ? 1 : toMs(min ?? '0'), max === undefined ? Infinity : toMs(max)];
-  const bounds = positive ? 'must be longer than zero' : max !== undefined ? `must be from ${min} to ${max}` : `must be at least ${min}`;
+  const range = positive ? 'must be longer than zero' : max !== undefined ? `must be from ${min} to ${max}` : `must be at least ${min}`;
+  const bounds = zeroOff ? `must be 0 (off) or ${range.replace(/^must be /, '')}` : range;
   return setting({
     ...rest,
     pattern: DURATION,
@@ -140,7 +142,10 @@ function duration(options: Options & { bare?: 's' | 'ms'; positive?: true; min?:
       bare === 'ms'
         ? '{name}="{value}" must be milliseconds or a duration such as 10s or 1m30s'
         : '{name}: "{value}" is not a duration (examples: 7d, 12h, 30m, 5s, 500ms)',
-    checks: low > 0 || high < Infinity ? [[(value) => toMs(value) >= low && toMs(value) <= high, `{name}="{value}" ${bounds}`]] : [],
+    checks:
+      low > 0 || high < Infinity
+        ? [[(value) => (zeroOff && toMs(value) === 0) || (toMs(value) >= low && toMs(value) <= high), `{name}="{value}" ${bounds}`]]
+        : [],
     decode: toMs,
   });
 }
@@ -414,7 +419,9 @@ export const EnvSchema = Type.Object({
   BLOB_COLLECT_EVERY: duration({
     default: '1h',
     min: '1s',
-    description: 'How often the blob-collection schedule deletes the blobs no row references any more.',
+    zeroOff: true,
+    description:
+      'How often the blob-collection schedule deletes the blobs no row references any more; 0: workers leave the schedule as it is (none is created).',
   }),
   // Blob store
   BLOB_STORE: oneOf(['local', 's3'], { default: 'local', description: 'Where file bytes and PDFs live: local (BLOB_DIR) or s3.' }),

@@ -21,24 +21,28 @@ function ago(ms: number): RawBuilder<string> {
 
 /**
  * Registers a blob about to be written: its hash queued, its row touched now (inserted if missing).
- * One transaction, locking the candidate first as the collection does, so neither waits for the
- * other in the opposite order: while a collection holds the candidate, this waits for it.
+ * One statement, so one round trip and one commit, locking the candidate first as the collection
+ * does (the row's upsert reads the candidate's, so runs after it), so neither waits for the other
+ * in the opposite order: while a collection holds the candidate, this waits for it.
  */
 export async function registerBlob(em: Em, sha256: string, size: number): Promise<void> {
-  await transaction(em, async (tx) => {
-    await db(tx)
-      .insertInto('blob_candidate')
-      .values({ sha256, since: sql<Date>`now()` })
-      .onConflict((oc) => oc.column('sha256').doUpdateSet({ since: sql<Date>`greatest(blob_candidate.since, excluded.since)` }))
-      .execute();
-    await db(tx)
-      .insertInto('blob')
-      .values({ sha256, size: String(size), touched_at: sql<Date>`now()` })
-      .onConflict((oc) =>
-        oc.column('sha256').doUpdateSet({ touched_at: sql<Date>`now()`, size: sql<string>`coalesce(blob.size, excluded.size)` }),
-      )
-      .execute();
-  });
+  await db(em)
+    .with('queued', (q) =>
+      q
+        .insertInto('blob_candidate')
+        .values({ sha256, since: sql<Date>`now()` })
+        .onConflict((oc) => oc.column('sha256').doUpdateSet({ since: sql<Date>`greatest(blob_candidate.since, excluded.since)` }))
+        .returning('sha256'),
+    )
+    .insertInto('blob')
+    .columns(['sha256', 'size', 'touched_at'])
+    .expression((eb) =>
+      eb.selectFrom('queued').select((e) => ['queued.sha256', e.val(String(size)).as('size'), sql<Date>`now()`.as('touched_at')]),
+    )
+    .onConflict((oc) =>
+      oc.column('sha256').doUpdateSet({ touched_at: sql<Date>`now()`, size: sql<string>`coalesce(blob.size, excluded.size)` }),
+    )
+    .execute();
 }
 
 /** Where the stores register what they write: a pool of its own, so a registration commits on its own, whatever transaction the writer is in. */

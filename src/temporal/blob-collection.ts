@@ -1,10 +1,4 @@
-import {
-  ScheduleAlreadyRunning,
-  ScheduleNotFoundError,
-  ScheduleOverlapPolicy,
-  type Client,
-  type ScheduleOptionsStartWorkflowAction,
-} from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
 import { blobCollection, type BlobCollectionInput } from '../workflows/blob-collection.ts';
 import { JOB_KIND } from '../workflows/search-attributes.ts';
 
@@ -54,16 +48,6 @@ export async function upsertBlobCollectionSchedule(client: Client, taskQueue: st
       spec: spec(everyMs),
       action: action(taskQueue),
     }));
-  }
-}
-
-/** Removes the schedule of a task queue no worker will poll again (a test run's); a missing one is fine. */
-export async function deleteBlobCollectionSchedule(client: Client, taskQueue: string): Promise<void> {
-  try {
-    await client.schedule.getHandle(blobCollectionScheduleId(taskQueue)).delete();
-  } catch (error) {
-    if (error instanceof ScheduleNotFoundError) return;
-    throw error;
   }
 }
 

@@ -41,8 +41,8 @@ export async function createWorker(options: WorkerOptions): Promise<{ workers: W
       Worker.create({ connection, namespace: options.namespace, taskQueue, workflowBundle, activities }),
     ),
   );
-  // The worker of the main queue keeps the blob collection's schedule as the configuration says.
-  if (options.taskQueues.includes(options.config.temporalTaskQueue)) {
+  // The worker of the main queue keeps the blob collection's schedule as the configuration says (0: leaves it be).
+  if (options.taskQueues.includes(options.config.temporalTaskQueue) && options.config.blobCollectEveryMs > 0) {
     const { client, connection: scheduling } = await connectTemporal({ address: options.address, namespace: options.namespace });
     try {
       await upsertBlobCollectionSchedule(client, options.config.temporalTaskQueue, options.config.blobCollectEveryMs);

@@ -45,6 +45,7 @@ describe('configuration', () => {
 
   it('reads the blob collection settings, and refuses a grace of zero or an interval under a second', () => {
     expect(loadConfig({})).toMatchObject({ blobGraceMs: 24 * 3_600_000, blobCollectEveryMs: 3_600_000 });
+    expect(loadConfig({ BLOB_COLLECT_EVERY: '0' }).blobCollectEveryMs).toBe(0);
     expect(loadConfig({ BLOB_GRACE: '2d', BLOB_COLLECT_EVERY: '15m' })).toMatchObject({
       blobGraceMs: 2 * 86_400_000,
       blobCollectEveryMs: 900_000,
@@ -57,7 +58,7 @@ describe('configuration', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect(error!.problems.join('\n')).toMatch(/BLOB_GRACE="0s" must be longer than zero/);
-    expect(error!.problems.join('\n')).toMatch(/BLOB_COLLECT_EVERY="500ms" must be at least 1s/);
+    expect(error!.problems.join('\n')).toMatch(/BLOB_COLLECT_EVERY="500ms" must be 0 \(off\) or at least 1s/);
     expect(() => loadConfig({ BLOB_GRACE: 'a day' })).toThrow(/BLOB_GRACE/);
   });
 
