@@ -100,6 +100,14 @@ describe('GitBook client: sites', () => {
     const published = (await api.orgs.getPublishedContentSite(org.id, siteId)).data;
     expectMatchesGitBook('getPublishedContentSite', published);
     expect(published.structure.type).toBe('sections');
+    // The site's structure on its own: the published site's, for the same readers.
+    const structure = (await api.orgs.getSiteStructure(org.id, siteId)).data;
+    expectMatchesGitBook('getSiteStructure', structure);
+    expect(structure).toEqual(published.structure);
+    expect(structure.structure.map((item: any) => item.object)).toEqual(expect.arrayContaining(['site-section', 'site-section-group']));
+    // Outsiders and strangers to the organization see no site there.
+    const outsider = new GitBookAPI({ endpoint: api.endpoint, authToken: (await createTestOrg(t, 'Outsiders')).members.admin.token });
+    await expect(outsider.orgs.getSiteStructure(org.id, siteId)).rejects.toMatchObject({ code: 404 });
 
     expect((await api.orgs.deleteSiteSectionGroupById(org.id, siteId, group.data.id)).status).toBe(205);
     expect((await api.orgs.deleteSiteSectionById(org.id, siteId, section.data.id)).status).toBe(205);

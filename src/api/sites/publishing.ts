@@ -3,7 +3,7 @@ import { sortOrdered } from '../../domain/sites/order.ts';
 import type { Ctx } from '../context.ts';
 import { keptAnswer, type JsonAnswer } from '../json-answer.ts';
 import { presentCustomization, presentSite } from './present.ts';
-import { freshSite, publishedReader, requireSite, siteUrls } from './site-access.ts';
+import { freshSite, publishedReader, requireSite, siteUrls, type PublishedReader } from './site-access.ts';
 import { readerStructure, structurePresenter } from './structure.ts';
 
 /** Publishing a site, and the published site as members and share-key holders read it. */
@@ -22,21 +22,7 @@ export async function setPublished(ctx: Ctx, organizationId: string, siteId: str
 export async function getPublishedSite(ctx: Ctx, organizationId: string, siteId: string, shareKey?: string) {
   const reader = await publishedReader(ctx, organizationId, siteId, shareKey);
   const { site, role } = reader;
-  const viaShareKey = reader.asVisitor;
-  const structure = await readerStructure(ctx, reader);
-  const p = await structurePresenter(ctx, site, structure, role ?? undefined);
-  let tree;
-  if (structure.sections.length > 0) {
-    const items = sortOrdered([
-      ...structure.groups
-        .filter((g) => !viaShareKey || structure.sections.some((s) => s.group_id === g.id))
-        .map((g) => ({ id: g.id, position: g.position, out: p.group(g) })),
-      ...structure.sections.filter((s) => !s.group_id).map((s) => ({ id: s.id, position: s.position, out: p.section(s) })),
-    ]);
-    tree = { type: 'sections' as const, structure: items.map((i) => i.out) };
-  } else {
-    tree = { type: 'siteSpaces' as const, structure: p.siteSpacesIn(null) };
-  }
+  const { tree, structure } = await structureTree(ctx, reader);
   const customization = presentCustomization(site);
   return {
     object: 'published-content-site' as const,
@@ -47,6 +33,33 @@ export async function getPublishedSite(ctx: Ctx, organizationId: string, siteId:
     customizations: { site: customization, siteSpaces: Object.fromEntries(structure.siteSpaces.map((s) => [s.id, customization])) },
     scripts: [],
   };
+}
+
+/**
+ * `GET …/sites/{siteId}/structure` (getSiteStructure): the site's navigation as the published site
+ * answers it, to the same readers: its members (everything, published or not) and holders of an
+ * active share key of a published share-link site (what their conditions show).
+ */
+export async function getSiteStructure(ctx: Ctx, organizationId: string, siteId: string, shareKey?: string) {
+  return (await structureTree(ctx, await publishedReader(ctx, organizationId, siteId, shareKey))).tree;
+}
+
+/** The structure a reader sees: sections and groups in order, or the root site-spaces of a site without sections. */
+async function structureTree(ctx: Ctx, reader: PublishedReader) {
+  const { site, role } = reader;
+  const viaShareKey = reader.asVisitor;
+  const structure = await readerStructure(ctx, reader);
+  const p = await structurePresenter(ctx, site, structure, role ?? undefined);
+  if (structure.sections.length > 0) {
+    const items = sortOrdered([
+      ...structure.groups
+        .filter((g) => !viaShareKey || structure.sections.some((s) => s.group_id === g.id))
+        .map((g) => ({ id: g.id, position: g.position, out: p.group(g) })),
+      ...structure.sections.filter((s) => !s.group_id).map((s) => ({ id: s.id, position: s.position, out: p.section(s) })),
+    ]);
+    return { structure, tree: { type: 'sections' as const, structure: items.map((i) => i.out) } };
+  }
+  return { structure, tree: { type: 'siteSpaces' as const, structure: p.siteSpacesIn(null) } };
 }
 
 export type PublishedSite = Awaited<ReturnType<typeof getPublishedSite>>;

@@ -11,6 +11,7 @@ import {
   OrgParams,
   PublishedQuery,
   PublishedSiteSchema,
+  SiteStructureSchema,
   PublishingAuthBody,
   PublishingAuthSchema,
   SiteList,
@@ -21,7 +22,7 @@ import {
 import { getAdaptiveSchema, putAdaptiveSchema } from './adaptive-schema.ts';
 import { changeCustomization, getCustomization } from './customization.ts';
 import { createSite, deleteSite, getSite, listSites } from './lifecycle.ts';
-import { getPublishedSiteAnswer, setPublished } from './publishing.ts';
+import { getPublishedSiteAnswer, getSiteStructure, setPublished } from './publishing.ts';
 import { updateSite } from './settings.ts';
 import { getPublishingAuth, regeneratePublishingAuth, updatePublishingAuth } from './visitor-auth.ts';
 
@@ -217,6 +218,22 @@ export const siteRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request) => changeCustomization(ctxOf(request), request.params.organizationId, request.params.siteId, request.body, false),
+  );
+
+  app.get(
+    `${one}/structure`,
+    {
+      config: { visitor: true },
+      schema: {
+        tags,
+        summary:
+          "Get the site's navigation: sections and section groups in order, or its root site-spaces (for members, with a share key, or for the site's visitor)",
+        params: SiteParams,
+        querystring: PublishedQuery,
+        response: { 200: SiteStructureSchema, ...errors(404) },
+      },
+    },
+    async (request) => getSiteStructure(ctxOf(request), request.params.organizationId, request.params.siteId, request.query.shareKey),
   );
 
   app.get(

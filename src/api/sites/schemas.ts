@@ -226,13 +226,16 @@ export const PublishingAuthBody = Type.Object({
 
 export const PublishedQuery = Type.Object({ shareKey: Type.Optional(Type.String({ maxLength: 512 })) });
 
+/** GitBook's SiteStructure: sections and section groups in order, or the root site-spaces of a site without sections. */
+export const SiteStructureSchema = Type.Union([
+  Type.Object({ type: Type.Literal('sections'), structure: Type.Array(Type.Union([SiteSectionSchema, SiteSectionGroupSchema])) }),
+  Type.Object({ type: Type.Literal('siteSpaces'), structure: Type.Array(SiteSpaceSchema) }),
+]);
+
 export const PublishedSiteSchema = Type.Object({
   object: Type.Literal('published-content-site'),
   site: SiteSchema,
-  structure: Type.Union([
-    Type.Object({ type: Type.Literal('sections'), structure: Type.Array(Type.Union([SiteSectionSchema, SiteSectionGroupSchema])) }),
-    Type.Object({ type: Type.Literal('siteSpaces'), structure: Type.Array(SiteSpaceSchema) }),
-  ]),
+  structure: SiteStructureSchema,
   customizations: Type.Object({ site: CustomizationSchema, siteSpaces: Type.Record(Type.String(), CustomizationSchema) }),
   scripts: Type.Array(Type.Unknown()),
 });
