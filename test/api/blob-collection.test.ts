@@ -4,6 +4,7 @@ import { spaceDeletionActivities } from '../../src/activities/space-deletion.ts'
 import { blobRegistry, collectBlob, type BlobOutcome } from '../../src/db/blobs.ts';
 import { forkEm } from '../../src/db/orm.ts';
 import { blobStoreFor, sha256, type CollectedBlobStore } from '../../src/lib/blob-store.ts';
+import { blobCollectionScheduleId, upsertBlobCollectionSchedule } from '../../src/temporal/blob-collection.ts';
 import { spaceDeletionWorkflowId } from '../../src/temporal/space-deletion.ts';
 import { blobCollection } from '../../src/workflows/blob-collection.ts';
 import { spaceDeletion } from '../../src/workflows/space-deletion.ts';
@@ -217,6 +218,29 @@ function purgeTests(kind: 'local' | 's3', env: () => Record<string, string>) {
 
 describe('blob collection on the local store', () => {
   purgeTests('local', () => ({}));
+});
+
+describe('the blob-collection schedule', () => {
+  it('is created for the task queue, starting blobCollection every BLOB_COLLECT_EVERY, and brought up to date at the next start', async () => {
+    const t = await startTestApp();
+    const queue = `blob-schedule-${Date.now()}`;
+    const handle = t.temporal.schedule.getHandle(blobCollectionScheduleId(queue));
+    try {
+      await upsertBlobCollectionSchedule(t.temporal, queue, 3_600_000);
+      let described = await handle.describe();
+      expect(described.scheduleId).toBe(`blob-collection/${queue}`);
+      expect(described.spec.intervals?.map((i) => i.every)).toEqual([3_600_000]);
+      expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'blobCollection', taskQueue: queue });
+      await handle.pause('paused by an operator');
+      await upsertBlobCollectionSchedule(t.temporal, queue, 15 * 60_000);
+      described = await handle.describe();
+      expect(described.spec.intervals?.map((i) => i.every)).toEqual([15 * 60_000]);
+      expect(described.state.paused).toBe(true);
+    } finally {
+      await handle.delete().catch(() => {});
+      await t.close();
+    }
+  });
 });
 
 describe('blob collection on S3 (MinIO)', () => {
