@@ -1,3 +1,5 @@
+import { jobIntent, recordAudit } from '../db/audit.ts';
+import { JOB_ACTIONS } from '../domain/audit.ts';
 import { log } from '@temporalio/activity';
 import { mkdtemp, readdir, readFile, rm, lstat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -750,6 +752,20 @@ export function contentImportActivities(orm: Orm, options: ContentImportOptions)
             await moveImportTarget(em, target, input.revisionId);
             // An import into a change request is an edit of it by whoever asked for the import.
             if (target.change_request_id) await recordChangeRequestEdit(em, target.change_request_id, input.revisionId, input.userId);
+            // The audit event of what the job wrote, in its transaction: once, however often the step is retried.
+            await recordAudit(
+              em,
+              jobIntent({
+                action: JOB_ACTIONS.contentImport.action,
+                userId: input.userId,
+                spaceId: input.spaceId,
+                target: target.change_request_id
+                  ? { type: 'change-request', id: target.change_request_id }
+                  : { type: 'space', id: input.spaceId },
+                fallbackCorrelationId: `content-import/${input.revisionId}`,
+                payload: { spaceId: input.spaceId, revision: input.revisionId },
+              }),
+            );
             // Cancelled meanwhile: throwing here rolls the revision back, so the target stays as it was.
             throwIfCancelled();
             return done;

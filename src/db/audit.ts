@@ -113,7 +113,9 @@ export async function auditCause(em: Em): Promise<AuditCause | undefined> {
 export function jobIntent(job: {
   action: string;
   userId?: string | null;
-  organizationId: string;
+  /** The organization, or the space it is resolved from. */
+  organizationId?: string;
+  spaceId?: string;
   target: AuditTarget;
   cause?: AuditCause;
   fallbackCorrelationId: string;
@@ -125,7 +127,8 @@ export function jobIntent(job: {
     actor: job.userId ? { type: 'user', id: job.userId } : { type: 'system', id: 'system' },
     source: 'workflow',
     target: job.target,
-    organizationId: job.organizationId,
+    ...(job.organizationId ? { organizationId: job.organizationId } : {}),
+    hints: { spaceId: job.spaceId },
     correlationId: job.cause?.correlationId ?? job.fallbackCorrelationId,
     ...(job.cause?.causedByEventId ? { causedByEventId: job.cause.causedByEventId } : {}),
     ...(job.executionId ? { executionId: job.executionId } : {}),

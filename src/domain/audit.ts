@@ -232,11 +232,7 @@ export const NOT_CHANGES: Record<string, string> = {
 export const JOB_ACTIONS = {
   changeRequestMerge: { action: 'change_request.merged', label: 'Change request merged into its space' },
   changeRequestUpdate: { action: 'change_request.updated_from_space', label: 'Change request updated with its space' },
-  gitSyncImport: { action: 'git_sync.import_applied', label: 'Git Sync import applied' },
-  gitSyncExport: { action: 'git_sync.export_applied', label: 'Git Sync export pushed' },
-  contentImport: { action: 'content_import.applied', label: 'Content import applied' },
-  openapiProcessing: { action: 'openapi_spec.processed', label: 'OpenAPI specification processed' },
-  spacePurge: { action: 'space.purged', label: 'Deleted space purged' },
+  contentImport: { action: 'content_import.applied', label: 'Imported content written' },
 } as const;
 export type JobKind = keyof typeof JOB_ACTIONS;
 

@@ -624,3 +624,22 @@ it('records a merge applied by its job, caused by the request that asked for it'
     caused_by_event_id: request.id,
   });
 });
+
+it('records what a content import job wrote, as the person who asked for it', async () => {
+  const spaceId = await newSpace();
+  const res = await admin().post(`/v1/spaces/${spaceId}/content/import`, { source: 'markdown', url: `${fx.base}/docs/audit.md` });
+  expect(res.status).toBe(201);
+  const rows = await sql<any>(t.orm.em.fork(), 'select * from audit_event where action = ? and target_id = ?', [
+    'content_import.applied',
+    spaceId,
+  ]);
+  expect(rows).toHaveLength(1);
+  expect(rows[0]).toMatchObject({
+    source: 'workflow',
+    actor_type: 'user',
+    actor_id: org.members.admin.userId,
+    organization_id: org.id,
+    target_type: 'space',
+    payload: { spaceId, revision: res.body.revision },
+  });
+});

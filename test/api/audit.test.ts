@@ -171,6 +171,30 @@ describe('recording', () => {
   });
 });
 
+describe('retention', () => {
+  it('never answers an event past AUDIT_RETENTION, and deletes expired events as new ones are recorded', async () => {
+    const em = t.orm.em.fork();
+    const old = `expired-${Math.random().toString(36).slice(2)}`;
+    // Events recorded 400 days ago (the retention is 365 days by default).
+    for (let i = 0; i < 3; i++) {
+      await sql(
+        em,
+        `insert into audit_event (id, organization_id, occurred_at, action, actor_type, actor_id, source, target_type, target_id, correlation_id)
+         values (gen_random_uuid()::text, ?, now() - interval '400 days', 'collection.created', 'user', ?, 'api', 'collection', ?, ?)`,
+        [org.id, org.members.admin.userId, old, `${old}-${i}`],
+      );
+    }
+    const [expired] = await sql<{ id: string }>(em, 'select id from audit_event where target_id = ? limit 1', [old]);
+    expect((await events(`?target=${old}`)).body).toEqual({ items: [], count: 0 });
+    expect((await admin().get(`/v1/orgs/${org.id}/audit-events/${expired.id}`)).status).toBe(404);
+    // The next change recorded deletes them.
+    const res = await send(org.members.admin.token, 'POST', `/v1/orgs/${org.id}/collections`, { title: 'Fresh' });
+    expect(res.status).toBe(201);
+    expect(await sql(em, 'select id from audit_event where target_id = ?', [old])).toEqual([]);
+    expect(await eventsOf(res.requestId)).toHaveLength(1);
+  });
+});
+
 describe('reading', () => {
   let filtered: TestOrg;
   const ids: string[] = [];

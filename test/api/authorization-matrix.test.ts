@@ -584,6 +584,9 @@ const rows: Record<string, Row> = {
   },
   'GET /v1/urls/embed': { rule: 'user', everyone: 404, query: () => 'url=http%3A%2F%2Fdocs.test%2Fnowhere' },
   'GET /v1/orgs/{organizationId}/site-lookup-tokens': { rule: 'admin', scope: 'org' },
+  'GET /v1/orgs/{organizationId}/audit-events': { rule: 'admin', scope: 'org' },
+  'GET /v1/orgs/{organizationId}/audit-events/{auditEventId}': { rule: 'admin', scope: 'org' },
+  'GET /v1/orgs/{organizationId}/audit-event-actions': { rule: 'admin', scope: 'org' },
   'POST /v1/orgs/{organizationId}/site-lookup-tokens': { rule: 'admin', scope: 'org', body: () => ({ label: 'Renderer' }) },
   'DELETE /v1/orgs/{organizationId}/site-lookup-tokens/{lookupTokenId}': {
     rule: 'admin',
@@ -731,6 +734,7 @@ beforeAll(async () => {
   await ok(admin().patch(`/v1/orgs/${org.id}/link-invites/${p.inviteId}`, { disabled: true }), 'disabled invite link');
   p.lookupTokenId = (await ok(admin().post(`/v1/orgs/${org.id}/site-lookup-tokens`, { label: 'Matrix' }), 'lookup token')).id;
   lookupToken = (await ok(admin().post(`/v1/orgs/${org.id}/site-lookup-tokens`, { label: 'Renderer' }), 'lookup token')).token;
+  p.auditEventId = (await ok(admin().get(`/v1/orgs/${org.id}/audit-events?limit=1`), 'audit events')).items[0].id;
   // A published site of the fixture space, and the token of a visitor of it.
   const published = (await ok(admin().post(`/v1/orgs/${org.id}/sites`, { title: 'Published', spaces: [p.spaceId] }), 'site')).id;
   await ok(admin().post(`/v1/orgs/${org.id}/sites/${published}/publish`), 'publish');
