@@ -27,6 +27,7 @@ export function addCounts(totals: BlobCounts, counts: BlobCounts): BlobCounts {
     recent: totals.recent + counts.recent,
     busy: totals.busy + counts.busy,
     adopted: totals.adopted + counts.adopted,
+    failed: (totals.failed ?? 0) + (counts.failed ?? 0),
   };
 }
 
@@ -37,7 +38,7 @@ export function addCounts(totals: BlobCounts, counts: BlobCounts): BlobCounts {
  * and by a space deletion after its purge. Answers the counts by outcome.
  */
 export async function blobCollection(input: BlobCollectionInput = {}): Promise<BlobCounts> {
-  let totals = input.totals ?? { collected: 0, referenced: 0, recent: 0, busy: 0, adopted: 0 };
+  let totals = input.totals ?? { collected: 0, referenced: 0, recent: 0, busy: 0, adopted: 0, failed: 0 };
   let after = input.after;
   setHandler(progressQuery, () => totals);
   for (let call = 0; call < CALLS_PER_RUN; call++) {

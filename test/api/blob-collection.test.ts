@@ -218,6 +218,36 @@ function purgeTests(kind: 'local' | 's3', env: () => Record<string, string>) {
 
 describe('blob collection on the local store', () => {
   purgeTests('local', () => ({}));
+
+  it('keeps a blob the store fails to delete queued, counted failed; a pass whose every delete fails throws', async () => {
+    const s = await setUp('failing', {});
+    try {
+      const [refused, deleted] = ['refused', 'deleted'].map((what) => Buffer.from(`${what} ${Date.now()}\n`.repeat(10)));
+      const [refusedHash, deletedHash] = [await s.blobs.put(refused), await s.blobs.put(deleted)];
+      await age(s.t, [refusedHash, deletedHash]);
+      const refusing = (which: (hash: string) => boolean): CollectedBlobStore =>
+        Object.assign(Object.create(s.blobs) as CollectedBlobStore, {
+          delete: async (hash: string) => {
+            if (which(hash)) throw new Error(`the store refused to delete ${hash}`);
+            await s.blobs.delete(hash);
+          },
+        });
+      const some = blobCollectionActivities(s.t.orm, { blobs: refusing((h) => h === refusedHash), graceMs: GRACE });
+      expect((await some.collectBlobs({})).counts).toMatchObject({ failed: 1, collected: 1 });
+      expect(await s.blobs.has(deletedHash)).toBe(false);
+      expect(await s.blobs.has(refusedHash)).toBe(true);
+      expect(await registered(s.t, refusedHash)).toBe(true);
+      expect(await sql(s.t, 'select sha256 from blob_candidate where sha256 = ?', [refusedHash])).toHaveLength(1);
+
+      const none = blobCollectionActivities(s.t.orm, { blobs: refusing(() => true), graceMs: GRACE });
+      await expect(none.collectBlobs({})).rejects.toThrow(`the store refused to delete ${refusedHash}`);
+      const store = blobCollectionActivities(s.t.orm, { blobs: s.blobs, graceMs: GRACE });
+      expect((await store.collectBlobs({})).counts).toMatchObject({ failed: 0, collected: 1 });
+      expect(await s.blobs.has(refusedHash)).toBe(false);
+    } finally {
+      await s.close();
+    }
+  });
 });
 
 describe('the blob-collection schedule', () => {

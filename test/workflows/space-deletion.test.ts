@@ -25,7 +25,7 @@ const activities: SpaceDeletionActivities & BlobCollectionActivities = {
   // Two calls: the first stops with a cursor, as a large queue's does, and the workflow calls again from it.
   async collectBlobs(input) {
     calls.collect += 1;
-    const counts = { collected: 1, referenced: 0, recent: 0, busy: 0, adopted: 0 };
+    const counts = { collected: 1, referenced: 0, recent: 0, busy: 0, adopted: 0, failed: 0 };
     return input.after ? { counts } : { counts, next: { since: new Date().toISOString(), sha256: '0'.repeat(64) } };
   },
 };
