@@ -219,6 +219,32 @@ function purgeTests(kind: 'local' | 's3', env: () => Record<string, string>) {
 describe('blob collection on the local store', () => {
   purgeTests('local', () => ({}));
 
+  it('queues the old hash of a reference that changes hash, and the hash of a deleted reference', async () => {
+    const s = await setUp('triggers', {});
+    try {
+      const space = await newSpace(s.org.members.admin.api, s.org.id, { title: 'Rehashed' });
+      const revision = (await newChangeRequest(s.org.members.admin.api, space.id)).revision;
+      const [first, second] = ['first', 'second'].map((what) => sha256(Buffer.from(`${what} ${Date.now()}`)));
+      const queued = async () =>
+        (
+          await sql<{ sha256: string }>(s.t, 'select sha256 from blob_candidate where sha256 in (?, ?) order by sha256', [first, second])
+        ).map((r) => r.sha256);
+      await sql(
+        s.t,
+        `insert into revision_file (revision_id, file_id, name, content_type, size, sha256) values (?, 'f', 'f.txt', 'text/plain', 1, ?)`,
+        [revision, first],
+      );
+      await sql(s.t, `update revision_file set name = 'renamed.txt' where revision_id = ? and file_id = 'f'`, [revision]);
+      expect(await queued()).toEqual([]);
+      await sql(s.t, `update revision_file set sha256 = ? where revision_id = ? and file_id = 'f'`, [second, revision]);
+      expect(await queued()).toEqual([first]);
+      await sql(s.t, `delete from revision_file where revision_id = ? and file_id = 'f'`, [revision]);
+      expect(await queued()).toEqual([first, second].sort());
+    } finally {
+      await s.close();
+    }
+  });
+
   it('keeps a blob the store fails to delete queued, counted failed; a pass whose every delete fails throws', async () => {
     const s = await setUp('failing', {});
     try {
