@@ -1,4 +1,6 @@
 import { forkEm, type Orm } from '../db/orm.ts';
+import { attachAudit, jobIntent, spaceOrganization } from '../db/audit.ts';
+import { JOB_ACTIONS } from '../domain/audit.ts';
 import { purgeDeletedSpace, restoreDeletedSpace } from '../db/spaces.ts';
 
 export interface PurgeInput {
@@ -16,7 +18,21 @@ export function spaceDeletionActivities(orm: Orm) {
      * Returns whether a row was removed.
      */
     async purgeDeletedSpace(input: PurgeInput): Promise<boolean> {
-      return purgeDeletedSpace(forkEm(orm), input.spaceId, input.deletedAt);
+      const em = forkEm(orm);
+      // The purge's audit event (actor `system`), recorded by its transaction if it removed the space.
+      const organizationId = await spaceOrganization(em, input.spaceId);
+      if (organizationId) {
+        attachAudit(
+          em,
+          jobIntent({
+            action: JOB_ACTIONS.spacePurge.action,
+            organizationId,
+            target: { type: 'space', id: input.spaceId },
+            fallbackCorrelationId: `space-purge/${input.spaceId}/${input.deletedAt}`,
+          }),
+        );
+      }
+      return purgeDeletedSpace(em, input.spaceId, input.deletedAt);
     },
 
     /** Clears this deletion of the space, if it is still in place. Idempotent. */

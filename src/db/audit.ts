@@ -173,6 +173,12 @@ export async function prepareAudit(em: Em, intent: AuditIntent): Promise<void> {
   if (found) intent.organizationId = found.organization_id;
 }
 
+/** The organization of a space (deleted or not); undefined once the space is gone. */
+export async function spaceOrganization(em: Em, spaceId: string): Promise<string | undefined> {
+  const row = await db(em).selectFrom('space').select('organization_id').where('id', '=', spaceId).executeTakeFirst();
+  return row?.organization_id;
+}
+
 /** At most this many expired events are deleted by each event recorded: retention at a bounded cost. */
 export const RETENTION_BATCH = 100;
 

@@ -3,6 +3,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { findOrCreateUser, issueToken } from '../../src/db/accounts.ts';
 import { MUTATING_METHODS, NOT_CHANGES, catalogedRoutes, routeAudit, routeTarget } from '../../src/domain/audit.ts';
 import { newId } from '../../src/domain/ids.ts';
+import { spaceDeletionWorkflowId } from '../../src/temporal/space-deletion.ts';
 import { PNG_2X3 } from '../support/fixtures.ts';
 import { startImportFixtures, type ImportFixtures } from '../support/import-fixtures.ts';
 import { IDP_ENTITY_ID, IDP_SSO_URL, buildResponse, encode, idp, sign } from '../support/saml-idp.ts';
@@ -642,4 +643,28 @@ it('records what a content import job wrote, as the person who asked for it', as
     target_type: 'space',
     payload: { spaceId, revision: res.body.revision },
   });
+});
+
+it('records the purge of a deleted space as the system, once', async () => {
+  const app = await startTestApp({ SPACE_RETENTION: '1h' });
+  try {
+    const local = await createTestOrg(app, 'Audited purge');
+    const space = (await local.members.admin.api.post(`/v1/orgs/${local.id}/spaces`, { title: 'Short-lived' })).body;
+    expect((await local.members.admin.api.delete(`/v1/spaces/${space.id}`)).status).toBe(205);
+    const handle = app.temporal.workflow.getHandle(spaceDeletionWorkflowId(space.id));
+    await handle.signal('purge-now');
+    expect((await handle.result()).state).toBe('purged');
+    const rows = await sql<any>(
+      app.orm.em.fork(),
+      'select * from audit_event where organization_id = ? and target_id = ? order by occurred_at',
+      [local.id, space.id],
+    );
+    expect(rows.map((r: any) => [r.action, r.source, r.actor_type])).toEqual([
+      ['space.created', 'api', 'user'],
+      ['space.deleted', 'api', 'user'],
+      ['space.purged', 'workflow', 'system'],
+    ]);
+  } finally {
+    await app.close();
+  }
 });
