@@ -106,7 +106,7 @@ describe('GitBook client: sites', () => {
     expect(structure).toEqual(published.structure);
     expect(structure.structure.map((item: any) => item.object)).toEqual(expect.arrayContaining(['site-section', 'site-section-group']));
     // Outsiders and strangers to the organization see no site there.
-    const outsider = new GitBookAPI({ endpoint: api.endpoint, authToken: (await createTestOrg(t, 'Outsiders')).members.admin.token });
+    const outsider: any = new GitBookAPI({ endpoint: api.endpoint, authToken: (await createTestOrg(t, 'Outsiders')).members.admin.token });
     await expect(outsider.orgs.getSiteStructure(org.id, siteId)).rejects.toMatchObject({ code: 404 });
 
     expect((await api.orgs.deleteSiteSectionGroupById(org.id, siteId, group.data.id)).status).toBe(205);
