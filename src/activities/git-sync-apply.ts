@@ -1,3 +1,5 @@
+import { jobIntent, recordAudit } from '../db/audit.ts';
+import { JOB_ACTIONS } from '../domain/audit.ts';
 import { loadFiles, loadPageMap, loadReusableContentTexts, writeRevision } from '../db/content.ts';
 import {
   finishGitSyncRequest,
@@ -127,6 +129,18 @@ export async function applyImport(orm: Orm, bundle: GitImportBundle): Promise<Gi
         ...(includes ? { reusableContents: includes } : {}),
       });
       await setRevisionGit(tx, revisionId, gitMeta);
+      // The audit event of what the import wrote, in its transaction: by whoever asked for it (`system` for a push).
+      await recordAudit(
+        tx,
+        jobIntent({
+          action: JOB_ACTIONS.gitSyncImport.action,
+          userId: request.requested_by,
+          organizationId: space.organization_id,
+          target: changeRequestId ? { type: 'change-request', id: changeRequestId } : { type: 'space', id: spaceId },
+          fallbackCorrelationId: `git-sync/${requestId}`,
+          payload: { spaceId, revision: revisionId, commit },
+        }),
+      );
       return revisionId;
     };
 

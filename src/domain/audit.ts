@@ -232,6 +232,7 @@ export const NOT_CHANGES: Record<string, string> = {
 export const JOB_ACTIONS = {
   changeRequestMerge: { action: 'change_request.merged', label: 'Change request merged into its space' },
   changeRequestUpdate: { action: 'change_request.updated_from_space', label: 'Change request updated with its space' },
+  gitSyncImport: { action: 'git_sync.imported', label: 'Git Sync import written' },
   contentImport: { action: 'content_import.applied', label: 'Imported content written' },
   spacePurge: { action: 'space.purged', label: 'Deleted space purged for good' },
 } as const;

@@ -4,6 +4,7 @@ import { findOrCreateUser, issueToken } from '../../src/db/accounts.ts';
 import { MUTATING_METHODS, NOT_CHANGES, catalogedRoutes, routeAudit, routeTarget } from '../../src/domain/audit.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { spaceDeletionWorkflowId } from '../../src/temporal/space-deletion.ts';
+import { startGitServer } from '../support/git-server.ts';
 import { PNG_2X3 } from '../support/fixtures.ts';
 import { startImportFixtures, type ImportFixtures } from '../support/import-fixtures.ts';
 import { IDP_ENTITY_ID, IDP_SSO_URL, buildResponse, encode, idp, sign } from '../support/saml-idp.ts';
@@ -668,3 +669,33 @@ it('records the purge of a deleted space as the system, once', async () => {
     await app.close();
   }
 });
+
+it('records what a Git Sync import wrote, as the person who asked for it', async () => {
+  const app = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1' });
+  const git = await startGitServer();
+  try {
+    const local = await createTestOrg(app, 'Audited Git Sync');
+    const api = local.members.admin.api;
+    const commit = git.commit('audited', { 'README.md': '# Audited\n\nFrom git.\n' });
+    const space = (await api.post(`/v1/orgs/${local.id}/spaces`, { title: 'Synced' })).body;
+    expect((await api.post(`/v1/spaces/${space.id}/git/import`, { url: git.url('audited'), ref: 'refs/heads/main' })).status).toBe(204);
+    const rows = await eventually(async () => {
+      const found = await sql<any>(app.orm.em.fork(), 'select * from audit_event where action = ? and target_id = ?', [
+        'git_sync.imported',
+        space.id,
+      ]);
+      return found.length > 0 && found;
+    }, 60_000);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      source: 'workflow',
+      actor_id: local.members.admin.userId,
+      organization_id: local.id,
+      target_type: 'space',
+      payload: { spaceId: space.id, commit },
+    });
+  } finally {
+    await git.close();
+    await app.close();
+  }
+}, 90_000);
