@@ -61,6 +61,7 @@ const VISITOR_OPS = new Set([
   'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content',
   // The visitor's token is of another site than the fixture's: these answer 404 (see their rows).
   'GET /v1/orgs/{organizationId}/sites/{siteId}/published',
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/structure',
   'GET /v1/orgs/{organizationId}/sites/{siteId}/redirect',
   'POST /v1/orgs/{organizationId}/sites/{siteId}/search',
 ]);
@@ -491,6 +492,7 @@ const rows: Record<string, Row> = {
   'PUT /v1/orgs/{organizationId}/sites/{siteId}/customization': { rule: 'admin', scope: 'org', body: () => ({ title: 'Custom' }) },
   'PATCH /v1/orgs/{organizationId}/sites/{siteId}/customization': { rule: 'admin', scope: 'org', body: () => ({ title: 'Custom 2' }) },
   'GET /v1/orgs/{organizationId}/sites/{siteId}/published': { rule: 'read', scope: 'content', except: { visitor: 404 } },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/structure': { rule: 'read', scope: 'content', except: { visitor: 404 } },
   'GET /v1/orgs/{organizationId}/sites/{siteId}/sections': { rule: 'read', scope: 'content' },
   'POST /v1/orgs/{organizationId}/sites/{siteId}/sections': {
     rule: 'create',
