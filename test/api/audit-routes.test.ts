@@ -559,7 +559,7 @@ it('records one change through every catalogued route exactly once, with its act
     }
     const events = await sql<any>(
       t.orm.em.fork(),
-      'select organization_id, action, actor_id, target_type, target_id, source from audit_event where correlation_id = ? and action = ?',
+      'select organization_id, action, actor_id, target_type, target_id, source from audit_event where execution_id = ? and action = ?',
       [requestId, entry.action],
     );
     if (events.length !== 1) {
@@ -609,9 +609,11 @@ it('records a merge applied by its job, caused by the request that asked for it'
   });
   expect(res.statusCode).toBe(200);
   const rows = await eventually(async () => {
-    const found = await sql<any>(t.orm.em.fork(), 'select * from audit_event where correlation_id = ? order by occurred_at, action', [
-      requestId,
-    ]);
+    const found = await sql<any>(
+      t.orm.em.fork(),
+      'select * from audit_event where correlation_id in (select correlation_id from audit_event where execution_id = ?) order by occurred_at, action',
+      [requestId],
+    );
     return found.length === 2 && found;
   });
   const request = rows.find((r: any) => r.action === 'change_request.merge_requested');

@@ -17,9 +17,13 @@ let other: TestOrg;
 const admin = () => org.members.admin.api;
 const events = (query = '') => admin().get(`/v1/orgs/${org.id}/audit-events${query}`);
 
-/** The events a request recorded, found by its request id (the events' correlation id). */
+/** The events a request recorded, found by its request id (its event's execution id) and what share its correlation id. */
 async function eventsOf(requestId: string): Promise<any[]> {
-  const rows = await sql<{ id: string }>(t.orm.em.fork(), 'select id from audit_event where correlation_id = ?', [requestId]);
+  const rows = await sql<{ id: string }>(
+    t.orm.em.fork(),
+    'select id from audit_event where correlation_id in (select correlation_id from audit_event where execution_id = ?)',
+    [requestId],
+  );
   return Promise.all(rows.map(async (r) => (await admin().get(`/v1/orgs/${org.id}/audit-events/${r.id}`)).body));
 }
 
@@ -57,13 +61,28 @@ describe('recording', () => {
       actor: { type: 'user', id: org.members.admin.userId, label: 'admin user' },
       source: 'api',
       target: { type: 'collection', id: res.body.id, label: 'Handbook' },
-      correlationId: res.requestId,
+      executionId: res.requestId,
+      correlationId: expect.any(String),
       schemaVersion: 1,
       payload: { fields: ['title'] },
       origin: { ipAddress: '127.0.0.1', tokenKind: 'api' },
     });
     expect(event.urls.location).toBe(`${t.config.publicUrl}/v1/orgs/${org.id}/audit-events/${event.id}`);
     expect(Date.now() - Date.parse(event.occurredAt)).toBeLessThan(60_000);
+  });
+
+  it('records every request, whatever request id the client sends: a reused X-Request-Id hides no change', async () => {
+    const reused = { 'x-request-id': `reused-${Math.random().toString(36).slice(2)}` };
+    const first = await send(org.members.admin.token, 'POST', `/v1/orgs/${org.id}/collections`, { title: 'First' }, reused);
+    const second = await send(org.members.admin.token, 'POST', `/v1/orgs/${org.id}/collections`, { title: 'Second' }, reused);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    const rows = await sql<{ target_id: string; correlation_id: string }>(
+      t.orm.em.fork(),
+      "select target_id, correlation_id from audit_event where execution_id = ? and action = 'collection.created' order by occurred_at",
+      [reused['x-request-id']],
+    );
+    expect(rows.map((r) => r.target_id).sort()).toEqual([first.body.id, second.body.id].sort());
+    expect(new Set(rows.map((r) => r.correlation_id)).size).toBe(2);
   });
 
   it('records an update of a space, found through the space (organization from the access check)', async () => {
@@ -85,7 +104,7 @@ describe('recording', () => {
     expect(res.status).toBe(201);
     const [event] = await eventsOf(res.requestId);
     expect(event).toMatchObject({ action: 'site_lookup_token.created', origin: { tokenKind: 'sso' }, target: { id: res.body.id } });
-    const stored = await sql(t.orm.em.fork(), 'select to_jsonb(a) as row from audit_event a where correlation_id = ?', [res.requestId]);
+    const stored = await sql(t.orm.em.fork(), 'select to_jsonb(a) as row from audit_event a where execution_id = ?', [res.requestId]);
     expect(JSON.stringify(stored)).not.toContain(res.body.token);
   });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { Static } from 'typebox';
 import {
@@ -85,7 +86,11 @@ function requestIntent(request: FastifyRequest, url: string, entry: RouteAudit, 
     },
     // The client's address, as Fastify gives it: from X-Forwarded-For of the proxies TRUST_PROXY trusts only.
     ipAddress: request.ip,
-    correlationId: request.id,
+    // Unique per request whatever the client sends: a reused X-Request-Id must not make one
+    // request's event stand in for another's (events are unique by correlation and action). The
+    // request id, the client's or Fastify's, is the execution id.
+    correlationId: randomUUID(),
+    executionId: request.id,
     payload: requestPayload(url, entry, params, request.body),
     retentionMs,
   };
