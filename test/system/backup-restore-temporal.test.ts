@@ -60,6 +60,7 @@ let env: Record<string, string>;
 const envNow = () => ({ ...env, TEMPORAL_ADDRESS: temporal!.address() });
 
 beforeAll(async () => {
+  if (!tools && !inCi) return;
   if (!tools) throw new Error(`CI=${process.env.CI}: ${missingToolsMessage(missing)}`);
   scratch = await mkdtemp(join(tmpdir(), 'docs-backup-temporal-'));
   temporal = await startTemporalOnPostgres({ tools, serverUrl: process.env.DATABASE_URL!, run, dir: join(scratch, 'temporal') });
