@@ -126,7 +126,10 @@ function datastore(url: URL, database: string, maxConns: number): string {
 
 /**
  * The server's configuration: development-postgres12.yaml of the release, with one history shard,
- * archival off, no pprof and no metrics listener, and a port of its own for every service.
+ * archival off, no pprof and no metrics listener, and a port of its own for every service. A member
+ * gives up a join after 5 s (30 s there): a server started on databases restored within 20 s of
+ * their dump finds the members the dump recorded still fresh and tries to join them (the dead
+ * addresses of before) until they are older than that, each try lasting up to this long.
  */
 function serverConfig(serverUrl: URL, databases: { temporal: string; visibility: string }, ports: Ports, dynamicConfig: string) {
   const rpc = (grpc: number, membership: number, http?: number) =>
@@ -145,7 +148,7 @@ ${datastore(serverUrl, databases.temporal, 10)}
 ${datastore(serverUrl, databases.visibility, 2)}
 global:
   membership:
-    maxJoinDuration: 30s
+    maxJoinDuration: 5s
     broadcastAddress: "127.0.0.1"
 services:
   frontend:
