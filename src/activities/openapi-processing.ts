@@ -1,3 +1,5 @@
+import { jobIntent, recordAudit } from '../db/audit.ts';
+import { JOB_ACTIONS } from '../domain/audit.ts';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { forkEm, transaction, type Orm } from '../db/orm.ts';
 import {
@@ -277,6 +279,19 @@ export function openapiActivities(orm: Orm, policy: FetchPolicy, validation: Par
             filesystem: serialized,
             at: now,
           });
+          // The audit event of the version the job recorded, in its transaction (once, whatever the
+          // retries: the version id is the workflow's). By the system: a request's own event
+          // (`openapi_spec.updated`, …) names who asked, a scheduled refresh has nobody.
+          await recordAudit(
+            tx,
+            jobIntent({
+              action: JOB_ACTIONS.openapiVersion.action,
+              organizationId: current.organization_id,
+              target: { type: 'openapi-spec', id: current.slug },
+              fallbackCorrelationId: `openapi-version/${input.versionId}`,
+              payload: { specSlug: current.slug, version: input.versionId, contentHash: hash },
+            }),
+          );
           return { outcome: 'created' as const, versionId: input.versionId };
         });
       });

@@ -276,11 +276,18 @@ export async function loadSpecText(em: Em, textId: string | null): Promise<strin
 export async function lockSpecForRecording(
   em: Em,
   specId: string,
-): Promise<(Pick<ProcessedSpecRow, 'id' | 'source_generation' | 'last_version_id'> & { last_hash: string | null }) | undefined> {
+): Promise<
+  | (Pick<ProcessedSpecRow, 'id' | 'source_generation' | 'last_version_id'> & {
+      last_hash: string | null;
+      organization_id: string;
+      slug: string;
+    })
+  | undefined
+> {
   return db(em)
     .selectFrom('openapi_spec as s')
     .leftJoin('openapi_spec_version as v', 'v.id', 's.last_version_id')
-    .select(['s.id', 's.source_generation', 's.last_version_id', 'v.content_hash as last_hash'])
+    .select(['s.id', 's.organization_id', 's.slug', 's.source_generation', 's.last_version_id', 'v.content_hash as last_hash'])
     .where('s.id', '=', specId)
     .forUpdate('s')
     .executeTakeFirst();

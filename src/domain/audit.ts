@@ -235,6 +235,7 @@ export const JOB_ACTIONS = {
   gitSyncImport: { action: 'git_sync.imported', label: 'Git Sync import written' },
   contentImport: { action: 'content_import.applied', label: 'Imported content written' },
   spacePurge: { action: 'space.purged', label: 'Deleted space purged for good' },
+  openapiVersion: { action: 'openapi_spec.version_recorded', label: 'OpenAPI spec version fetched and recorded' },
 } as const;
 export type JobKind = keyof typeof JOB_ACTIONS;
 

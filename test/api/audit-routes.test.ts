@@ -648,6 +648,28 @@ it('records what a content import job wrote, as the person who asked for it', as
   });
 });
 
+it('records each OpenAPI spec version its job fetched, as the system, once per version', async () => {
+  const slug = unique('spec');
+  const text = (title: string) =>
+    `openapi: 3.1.0\ninfo:\n  title: ${title}\n  version: '1'\npaths:\n  /ping:\n    get:\n      responses:\n        '200':\n          description: ok\n`;
+  const versions = async (n: number) =>
+    eventually(async () => {
+      const found = await sql<any>(
+        t.orm.em.fork(),
+        'select * from audit_event where organization_id = ? and action = ? and target_id = ? order by occurred_at',
+        [org.id, 'openapi_spec.version_recorded', slug],
+      );
+      return found.length >= n && found;
+    }, 60_000);
+  expect((await admin().post(`/v1/orgs/${org.id}/openapi`, { slug, source: { text: text('First') } })).status).toBe(201);
+  const [first] = await versions(1);
+  expect(first).toMatchObject({ source: 'workflow', actor_type: 'system', target_type: 'openapi-spec', payload: { specSlug: slug } });
+  expect((await admin().put(`/v1/orgs/${org.id}/openapi/${slug}`, { source: { text: text('Second') } })).status).toBe(200);
+  const all = await versions(2);
+  expect(all).toHaveLength(2);
+  expect(all[1].payload.version).not.toBe(first.payload.version);
+}, 90_000);
+
 it('records the purge of a deleted space as the system, once', async () => {
   const app = await startTestApp({ SPACE_RETENTION: '1h' });
   try {
