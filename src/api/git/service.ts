@@ -109,10 +109,12 @@ async function submit(deps: AppDeps, em: Em, log: FastifyBaseLogger, input: NewR
     requestedBy: input.requestedBy,
   };
   // fresh: a new delivery; inserted: a new request row (queued as it was written, so not read back).
-  // A request without a delivery to record, for the target the space already has, is one statement.
+  // A request without a delivery to record, for the target the space already has, is one insert, in
+  // a transaction of its own so that the request's audit event commits with it, before the answer
+  // and before the signal that follows it.
   const { fresh, inserted } =
     input.delivery === undefined && (await hasGitSyncTarget(em, input.spaceId, target))
-      ? { fresh: true, inserted: await insertGitSyncRequest(em, request) }
+      ? { fresh: true, inserted: await transaction(em, (tx) => insertGitSyncRequest(tx, request)) }
       : await transaction(em, async (tx) => {
           // A second delivery of the same push waits here for the first one's transaction, then finds it.
           if (input.delivery !== undefined && !(await recordDelivery(tx, input.spaceId, input.delivery)))
