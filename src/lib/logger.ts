@@ -18,7 +18,14 @@ const SECRET_PARAMS =
   /((?:[?&]|%3F|%26)(?:[\w.-]*(?:token|key|secret|passw|pwd|signature|auth|jwt|session|credential)[\w.-]*|sig)(?:=|%3D))(?:(?!%26|%23)[^&#])*/gi;
 /** Path segments that are secrets themselves: the id of an organization invite link joins with it. */
 const SECRET_SEGMENTS = /(\/(?:link-)?invites\/)[^/?#]+/gi;
-export const redactUrl = (url: string) => url.replace(SECRET_PARAMS, '$1[redacted]').replace(SECRET_SEGMENTS, '$1[redacted]');
+/**
+ * Path segments of a share link's key's form (32 characters of base64url, domain/sites/urls.ts), as
+ * published URLs carry the key (`{site}/{key}/…`), also inside an encoded URL passed as a parameter
+ * (`url=https%3A%2F%2F…%2F{key}%2F…`). Nothing else the service names is of that length.
+ */
+const SHARE_KEY_SEGMENTS = /(\/|%2F)[A-Za-z0-9_-]{32}(?=$|[/?#&]|%2F|%3F|%23|%26)/gi;
+export const redactUrl = (url: string) =>
+  url.replace(SECRET_PARAMS, '$1[redacted]').replace(SECRET_SEGMENTS, '$1[redacted]').replace(SHARE_KEY_SEGMENTS, '$1[redacted]');
 
 /**
  * Logs on stdout: JSON (one object a line) for log collectors, or human-readable coloured lines

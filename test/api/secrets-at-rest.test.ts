@@ -89,7 +89,7 @@ it('keeps no secret in plaintext in the database, the workflow histories or the 
   const link = await admin.post(`${siteUrl}/share-links`, { name: 'Partners' });
   expect(link.status).toBe(201);
   secrets['share-link key'] = link.body.key;
-  // A share link used by a visitor: the key travels in a query string that is logged.
+  // A share link used by a visitor: the key travels in the path of a URL passed in a query string that is logged.
   await t.app.inject({ method: 'GET', url: `/v1/urls/published?url=${encodeURIComponent(link.body.urls.published)}` });
 
   // A site lookup token resolves a published site's URL; the visitor's token it answers reads the space.
