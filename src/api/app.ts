@@ -52,7 +52,7 @@ import { siteSpaceRoutes } from './sites/spaces/routes.ts';
 import { siteShareLinkRoutes } from './sites/share-links/routes.ts';
 import { siteRedirectRoutes } from './sites/redirects/routes.ts';
 import { siteSearchRoutes } from './sites/search/routes.ts';
-import { siteInsightsRoutes } from './sites/insights/routes.ts';
+import { sitePermissionRoutes } from './sites/permissions/routes.ts';
 import { urlRoutes } from './urls/routes.ts';
 import { siteLookupTokenRoutes } from './site-lookup-tokens/routes.ts';
 import { gitRoutes, gitWebhookRoutes } from './git/routes.ts';
@@ -305,7 +305,7 @@ export async function buildApp(
   await app.register(siteShareLinkRoutes);
   await app.register(siteRedirectRoutes);
   await app.register(siteSearchRoutes);
-  await app.register(siteInsightsRoutes);
+  await app.register(sitePermissionRoutes);
   await app.register(urlRoutes);
   await app.register(siteLookupTokenRoutes);
   await app.register(gitRoutes);

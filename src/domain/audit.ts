@@ -216,6 +216,11 @@ const ROWS: Row[] = [
   [`DELETE ${SITE}/redirects/:siteRedirectId`, 'site_redirect.deleted', 'Site redirect deleted'],
   ['POST /v1/orgs/:organizationId/site-lookup-tokens', 'site_lookup_token.created', 'Site lookup token created'],
   ['DELETE /v1/orgs/:organizationId/site-lookup-tokens/:lookupTokenId', 'site_lookup_token.deleted', 'Site lookup token deleted'],
+  [`POST ${SITE}/permissions`, 'site.permissions_granted', 'Permissions granted on a site', { target: 'siteId' }],
+  [`PATCH ${SITE}/permissions/users/:userId`, 'site.user_permission_updated', 'User permission on a site updated', { target: 'siteId' }],
+  [`DELETE ${SITE}/permissions/users/:userId`, 'site.user_permission_removed', 'User permission on a site removed', { target: 'siteId' }],
+  [`PATCH ${SITE}/permissions/teams/:teamId`, 'site.team_permission_updated', 'Team permission on a site updated', { target: 'siteId' }],
+  [`DELETE ${SITE}/permissions/teams/:teamId`, 'site.team_permission_removed', 'Team permission on a site removed', { target: 'siteId' }],
 ];
 
 /**
@@ -225,10 +230,6 @@ const ROWS: Row[] = [
 export const NOT_CHANGES: Record<string, string> = {
   'POST /v1/urls/published': 'a lookup of a published URL, sent as POST for its body',
   [`POST ${SITE}/search`]: 'a search of a published site, sent as POST for its body',
-  [`POST ${SITE}/insights/events`]: "reader telemetry: a published site's page views, searches and clicks, not a change of the site",
-  [`POST ${SITE}/insights/events/aggregate`]: 'a query of the insights of a site, sent as POST for its body',
-  [`POST ${SITE}/agents/feedback`]: "reader telemetry: an AI agent's feedback on what the site exposes, not a change of the site",
-  [`POST ${SITE}/agent-feedback`]: "reader telemetry: an AI agent's feedback on the site's content (older form), not a change",
   'POST /v1/orgs/:organizationId/ping': 'presence: records when the caller was last seen, nothing else',
 };
 

@@ -403,6 +403,11 @@ const rows: Record<string, Row> = {
       siteRedirectId: (await ok(admin().post(`${site(q)}/redirects`, REDIRECT_BODY(`/${unique('gone')}`)), 'redirect')).id,
     }),
   },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/permissions': { body: () => ({ role: 'edit', users: [p.userId] }) },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/permissions/users/{userId}': { body: () => ({ role: 'review' }) },
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/permissions/users/{userId}': {},
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/permissions/teams/{teamId}': { body: () => ({ role: 'review' }) },
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/permissions/teams/{teamId}': {},
   'POST /v1/orgs/{organizationId}/site-lookup-tokens': { body: () => ({ label: 'Renderer' }) },
   'DELETE /v1/orgs/{organizationId}/site-lookup-tokens/{lookupTokenId}': {
     fresh: async () => ({
@@ -494,6 +499,7 @@ beforeAll(async () => {
   p.siteSectionGroupId = (await ok(admin().post(`${site(p)}/section-groups`, { title: 'G' }), 'group')).id;
   p.siteSpaceId = (await ok(admin().post(`${site(p)}/site-spaces`, { spaceId: await newSpace() }), 'site-space')).id;
   p.shareLinkId = (await ok(admin().post(`${site(p)}/share-links`, { name: 'L' }), 'share link')).id;
+  await ok(admin().post(`${site(p)}/permissions`, { role: 'read', users: [p.userId], teams: [p.teamId] }), 'site grant');
   p.inviteId = await newInviteLink();
   p.lookupTokenId = (await ok(admin().post(`/v1/orgs/${org.id}/site-lookup-tokens`, { label: 'Audit' }), 'lookup token')).id;
   // Where the shared fixtures' own requests stand: only the requests below are checked.

@@ -34,14 +34,7 @@ const ROLES: Role[] = ['read', 'comment', 'edit', 'review', 'create', 'admin'];
  * on the operations listed below for it, and is refused (403) on every other one.
  */
 const CALLERS: Caller[] = ['outsider', 'elsewhere', 'disabled', 'guest', 'visitor', 'lookup', ...ROLES];
-const LOOKUP_OPS = new Set([
-  'POST /v1/urls/published',
-  'GET /v1/urls/published',
-  // The renderer sends its readers' events and agents' feedback with the lookup token.
-  'POST /v1/orgs/{organizationId}/sites/{siteId}/insights/events',
-  'POST /v1/orgs/{organizationId}/sites/{siteId}/agents/feedback',
-  'POST /v1/orgs/{organizationId}/sites/{siteId}/agent-feedback',
-]);
+const LOOKUP_OPS = new Set(['POST /v1/urls/published', 'GET /v1/urls/published']);
 const VISITOR_OPS = new Set([
   ...LOOKUP_OPS,
   'GET /v1/spaces/{spaceId}',
@@ -121,20 +114,6 @@ const newCollection = async () =>
   (await ok(admin().post(`/v1/orgs/${org.id}/collections`, { title: unique('Coll') }), 'collection')).id as string;
 const newSite = async () => (await ok(admin().post(`/v1/orgs/${org.id}/sites`, { title: unique('Site') }), 'site')).id as string;
 const site = (q: Params) => `/v1/orgs/${org.id}/sites/${q.siteId}`;
-/** A reader's page view as GitBook's renderer tracks it. */
-const INSIGHTS_EVENT = () => ({
-  type: 'page_view',
-  session: { visitorId: 'v', sessionId: 's', cookies: {}, userAgent: 'Mozilla/5.0', language: 'en', referrer: null },
-  location: {
-    url: 'https://docs.example.com/page',
-    siteSection: null,
-    siteSpace: null,
-    siteShareKey: null,
-    space: null,
-    revision: null,
-    page: null,
-  },
-});
 
 async function newComment(spaceId: string, crId?: string) {
   const base = crId ? `/v1/spaces/${spaceId}/change-requests/${crId}` : `/v1/spaces/${spaceId}`;
@@ -606,6 +585,26 @@ const rows: Record<string, Row> = {
     query: () => `url=${encodeURIComponent(`http://docs.test/app/spaces/${p.spaceId}`)}`,
   },
   'GET /v1/urls/embed': { rule: 'user', everyone: 404, query: () => 'url=http%3A%2F%2Fdocs.test%2Fnowhere' },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/permissions': {
+    rule: 'admin',
+    scope: 'org',
+    body: () => ({ role: 'read', users: [p.userId] }),
+  },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/permissions/aggregate': { rule: 'read', scope: 'org' },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/permissions/users': { rule: 'read', scope: 'org' },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/permissions/teams': { rule: 'read', scope: 'org' },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/permissions/users/{userId}': {
+    rule: 'admin',
+    scope: 'org',
+    body: () => ({ role: 'read' }),
+  },
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/permissions/users/{userId}': { rule: 'admin', scope: 'org' },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/permissions/teams/{teamId}': {
+    rule: 'admin',
+    scope: 'org',
+    body: () => ({ role: 'read' }),
+  },
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/permissions/teams/{teamId}': { rule: 'admin', scope: 'org' },
   'GET /v1/orgs/{organizationId}/site-lookup-tokens': { rule: 'admin', scope: 'org' },
   'GET /v1/orgs/{organizationId}/audit-events': { rule: 'admin', scope: 'org' },
   'GET /v1/orgs/{organizationId}/audit-events/{auditEventId}': { rule: 'admin', scope: 'org' },
@@ -651,33 +650,6 @@ const rows: Record<string, Row> = {
     rule: 'read',
     scope: 'content',
     body: () => ({ query: 'hello' }),
-  },
-  'POST /v1/orgs/{organizationId}/sites/{siteId}/insights/events': {
-    // The renderer's lookup token, or a member; not a visitor's token.
-    except: { visitor: 403 },
-    rule: 'read',
-    scope: 'org',
-    body: () => ({ events: [INSIGHTS_EVENT()] }),
-  },
-  'POST /v1/orgs/{organizationId}/sites/{siteId}/insights/events/aggregate': {
-    rule: 'admin',
-    scope: 'org',
-    body: () => ({ range: 'last7Days', groupBy: [{ column: 'urlPath' }] }),
-  },
-  'GET /v1/orgs/{organizationId}/sites/{siteId}/insights/visitor-segments': { rule: 'admin', scope: 'org' },
-  'POST /v1/orgs/{organizationId}/sites/{siteId}/agents/feedback': {
-    // The renderer's lookup token, or a member; not a visitor's token.
-    except: { visitor: 403 },
-    rule: 'read',
-    scope: 'org',
-    body: () => ({ subject: { kind: 'generic' }, feedback: { category: 'usability', summary: 'Matrix' } }),
-  },
-  'POST /v1/orgs/{organizationId}/sites/{siteId}/agent-feedback': {
-    // The renderer's lookup token, or a member; not a visitor's token.
-    except: { visitor: 403 },
-    rule: 'read',
-    scope: 'org',
-    body: () => ({ feedback: 'Matrix', url: 'https://docs.example.com/page', spaceId: 'space', pageId: 'page' }),
   },
 };
 
@@ -779,6 +751,7 @@ beforeAll(async () => {
   p.siteSpaceId = (await ok(admin().post(`${site(p)}/site-spaces`, { spaceId: await newSpace() }), 'site-space')).id;
   p.shareLinkId = (await ok(admin().post(`${site(p)}/share-links`, { name: 'L' }), 'share link')).id;
   p.siteRedirectId = (await ok(admin().post(`${site(p)}/redirects`, REDIRECT_BODY('/matrix-fixture')), 'redirect')).id;
+  await ok(admin().post(`${site(p)}/permissions`, { role: 'read', users: [p.userId], teams: [p.teamId] }), 'site grant');
   p.sha256 = '0'.repeat(64);
   p.inviteId = await newInviteLink();
   await ok(admin().patch(`/v1/orgs/${org.id}/link-invites/${p.inviteId}`, { disabled: true }), 'disabled invite link');

@@ -1,6 +1,9 @@
+import { findOrganization } from '../../db/access.ts';
+import { noteAuditOrganization } from '../../db/audit.ts';
+import { memberSiteAccess } from '../../db/site-permissions.ts';
 import { siteById, siteForVisitorById, type SiteRow } from '../../db/sites.ts';
-import { atLeast, type Role } from '../../domain/roles.ts';
-import { requireOrganization, requireRole } from '../access.ts';
+import { atLeast, highest, isRole, type Role } from '../../domain/roles.ts';
+import { inScope, requireRole } from '../access.ts';
 import type { AppDeps, Ctx, VisitorGrant } from '../context.ts';
 import { HttpError, notFound } from '../errors.ts';
 import { hashShareKey } from './keys.ts';
@@ -10,9 +13,24 @@ import { presentSite, type SiteUrlsContext } from './present.ts';
 
 export const siteUrls = (deps: AppDeps): SiteUrlsContext => ({ publicUrl: deps.config.publicUrl, sitesUrl: deps.config.sitesUrl });
 
-/** The site, 404 unless the caller is a member of its organization; 403 below `min`. */
+/**
+ * The caller's effective role on a site: the highest of their organization role and the roles
+ * granted on the site to them or a team of theirs (site permissions), read with the membership in
+ * one statement. 404 (Organization) unless they are an enabled member within their token's scope.
+ */
+export async function siteRole(ctx: Ctx, organizationId: string, siteId: string): Promise<Role | null> {
+  const [organization, access] = await Promise.all([
+    findOrganization(ctx.em, organizationId),
+    inScope(ctx.caller, organizationId) ? memberSiteAccess(ctx.em, organizationId, siteId, ctx.caller.user.id) : undefined,
+  ]);
+  if (!organization || !access) throw notFound('Organization');
+  noteAuditOrganization(ctx.em, organization.id);
+  return highest(isRole(access.role) ? access.role : null, ...access.grants.filter(isRole));
+}
+
+/** The site, 404 unless the caller is a member of its organization; 403 below `min` (their role on the site, grants included). */
 export async function requireSite(ctx: Ctx, organizationId: string, siteId: string, min: Role = 'read', action = 'read this site') {
-  const { role } = await requireOrganization(ctx, organizationId);
+  const role = await siteRole(ctx, organizationId, siteId);
   const site = await siteById(ctx.em, organizationId, siteId);
   if (!site) throw notFound('Site');
   requireRole(role, min, action);
@@ -24,14 +42,14 @@ export async function requireSite(ctx: Ctx, organizationId: string, siteId: stri
  * of the site. 404 otherwise (also for a share key that is wrong or inactive).
  */
 export async function siteReader(ctx: Ctx, organizationId: string, siteId: string, shareKey?: string) {
-  const membership = await requireOrganization(ctx, organizationId).catch((error: unknown) => {
+  const role = await siteRole(ctx, organizationId, siteId).catch((error: unknown) => {
     if (error instanceof HttpError && error.statusCode === 404) return undefined;
     throw error;
   });
-  if (membership && atLeast(membership.role, 'read')) {
+  if (role !== undefined && atLeast(role, 'read')) {
     const site = await siteById(ctx.em, organizationId, siteId);
     if (!site) throw notFound('Site');
-    return { site, role: membership.role, viaShareKey: false };
+    return { site, role, viaShareKey: false };
   }
   if (shareKey) {
     const found = await siteForVisitorById(ctx.em, organizationId, siteId, hashShareKey(shareKey));
