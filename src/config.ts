@@ -30,6 +30,8 @@ export interface Config {
   embeddedPostgresPort: number;
   /** How long audit events are kept (AUDIT_RETENTION, default 365 days). */
   auditRetentionMs: number;
+  /** How long site insights events are kept (INSIGHTS_RETENTION, default 365 days). */
+  insightsRetentionMs: number;
   spaceRetentionMs: number;
   dataDir: string;
   /** Directory of the local blob store (file bytes by sha256); default `blobs` under DATA_DIR. */
@@ -169,6 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddedPostgresPort: v.EMBEDDED_POSTGRES_PORT,
     spaceRetentionMs: v.SPACE_RETENTION,
     auditRetentionMs: v.AUDIT_RETENTION,
+    insightsRetentionMs: v.INSIGHTS_RETENTION,
     dataDir: v.DATA_DIR,
     blobDir: v.BLOB_DIR ?? `${v.DATA_DIR}/blobs`,
     blobGraceMs: v.BLOB_GRACE,

@@ -408,6 +408,11 @@ export const EnvSchema = Type.Object({
     positive: true,
     description: 'How long audit events are kept; older ones are no longer answered and are deleted as new events are recorded.',
   }),
+  INSIGHTS_RETENTION: duration({
+    default: '365d',
+    positive: true,
+    description: 'How long site insights events are kept; older ones are no longer answered and their monthly partitions are dropped.',
+  }),
   DATA_DIR: text({ default: '.data', description: 'Directory of local state: embedded PostgreSQL, dev server, blobs, caches.' }),
   BLOB_DIR: Type.Optional(text({ description: 'Directory of the local blob store; default $DATA_DIR/blobs.' })),
   BLOB_GRACE: duration({

@@ -11,6 +11,7 @@ import { entities as reviews } from './review-entities.ts';
 import { entities as invites } from './invite-entities.ts';
 import { entities as blobs } from './blob-entities.ts';
 import { entities as sitePermissions } from './site-permission-entities.ts';
+import { entities as insights } from './insights-entities.ts';
 
 /**
  * Every table the migrations create, mapped as an entity, one import per resource group. A group
@@ -30,5 +31,6 @@ export const entities = [
   ...reviews,
   ...invites,
   ...blobs,
+  ...insights,
   ...sitePermissions,
 ];

@@ -230,6 +230,10 @@ const ROWS: Row[] = [
 export const NOT_CHANGES: Record<string, string> = {
   'POST /v1/urls/published': 'a lookup of a published URL, sent as POST for its body',
   [`POST ${SITE}/search`]: 'a search of a published site, sent as POST for its body',
+  [`POST ${SITE}/insights/events`]: "reader telemetry: a published site's page views, searches and clicks, not a change of the site",
+  [`POST ${SITE}/insights/events/aggregate`]: 'a query of the insights of a site, sent as POST for its body',
+  [`POST ${SITE}/agents/feedback`]: "reader telemetry: an AI agent's feedback on what the site exposes, not a change of the site",
+  [`POST ${SITE}/agent-feedback`]: "reader telemetry: an AI agent's feedback on the site's content (older form), not a change",
   'POST /v1/orgs/:organizationId/ping': 'presence: records when the caller was last seen, nothing else',
 };
 

@@ -34,7 +34,14 @@ const ROLES: Role[] = ['read', 'comment', 'edit', 'review', 'create', 'admin'];
  * on the operations listed below for it, and is refused (403) on every other one.
  */
 const CALLERS: Caller[] = ['outsider', 'elsewhere', 'disabled', 'guest', 'visitor', 'lookup', ...ROLES];
-const LOOKUP_OPS = new Set(['POST /v1/urls/published', 'GET /v1/urls/published']);
+const LOOKUP_OPS = new Set([
+  'POST /v1/urls/published',
+  'GET /v1/urls/published',
+  // The renderer sends its readers' events and agents' feedback with the lookup token.
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/insights/events',
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/agents/feedback',
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/agent-feedback',
+]);
 const VISITOR_OPS = new Set([
   ...LOOKUP_OPS,
   'GET /v1/spaces/{spaceId}',
@@ -114,6 +121,20 @@ const newCollection = async () =>
   (await ok(admin().post(`/v1/orgs/${org.id}/collections`, { title: unique('Coll') }), 'collection')).id as string;
 const newSite = async () => (await ok(admin().post(`/v1/orgs/${org.id}/sites`, { title: unique('Site') }), 'site')).id as string;
 const site = (q: Params) => `/v1/orgs/${org.id}/sites/${q.siteId}`;
+/** A reader's page view as GitBook's renderer tracks it. */
+const INSIGHTS_EVENT = () => ({
+  type: 'page_view',
+  session: { visitorId: 'v', sessionId: 's', cookies: {}, userAgent: 'Mozilla/5.0', language: 'en', referrer: null },
+  location: {
+    url: 'https://docs.example.com/page',
+    siteSection: null,
+    siteSpace: null,
+    siteShareKey: null,
+    space: null,
+    revision: null,
+    page: null,
+  },
+});
 
 async function newComment(spaceId: string, crId?: string) {
   const base = crId ? `/v1/spaces/${spaceId}/change-requests/${crId}` : `/v1/spaces/${spaceId}`;
@@ -650,6 +671,33 @@ const rows: Record<string, Row> = {
     rule: 'read',
     scope: 'content',
     body: () => ({ query: 'hello' }),
+  },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/insights/events': {
+    // The renderer's lookup token, or a member; not a visitor's token.
+    except: { visitor: 403 },
+    rule: 'read',
+    scope: 'org',
+    body: () => ({ events: [INSIGHTS_EVENT()] }),
+  },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/insights/events/aggregate': {
+    rule: 'admin',
+    scope: 'org',
+    body: () => ({ range: 'last7Days', groupBy: [{ column: 'urlPath' }] }),
+  },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/insights/visitor-segments': { rule: 'admin', scope: 'org' },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/agents/feedback': {
+    // The renderer's lookup token, or a member; not a visitor's token.
+    except: { visitor: 403 },
+    rule: 'read',
+    scope: 'org',
+    body: () => ({ subject: { kind: 'generic' }, feedback: { category: 'usability', summary: 'Matrix' } }),
+  },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/agent-feedback': {
+    // The renderer's lookup token, or a member; not a visitor's token.
+    except: { visitor: 403 },
+    rule: 'read',
+    scope: 'org',
+    body: () => ({ feedback: 'Matrix', url: 'https://docs.example.com/page', spaceId: 'space', pageId: 'page' }),
   },
 };
 

@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import { deleteSite as deleteSiteRow, insertSite, insertSiteSpace, sitesListing } from '../../db/sites.ts';
 import { transaction } from '../../db/orm.ts';
+import { insightsStore } from '../../db/insights.ts';
 import { slugify } from '../../domain/content/tree.ts';
 import { newId } from '../../domain/ids.ts';
 import { lastKey, uniquePath } from '../../domain/sites/order.ts';
@@ -67,5 +68,9 @@ export async function getSite(ctx: Ctx, organizationId: string, siteId: string) 
 
 export async function deleteSite(ctx: Ctx, organizationId: string, siteId: string) {
   const { site } = await requireSite(ctx, organizationId, siteId, 'admin', 'delete this site');
-  await deleteSiteRow(ctx.em, site.id);
+  // The site's insights events go with it.
+  await transaction(ctx.em, async (tx) => {
+    await insightsStore(ctx.deps.orm, ctx.deps.config.insightsRetentionMs).purgeSite(tx, site.id);
+    await deleteSiteRow(tx, site.id);
+  });
 }

@@ -1,0 +1,594 @@
+import { sql, type RawBuilder } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { dayOf, hourOf, monthOf, partitionName } from '../domain/sites/insights.ts';
+import { AGGREGATES, columnKey, type ColumnRef, type FilterInput, type Operator, type Plan } from '../domain/sites/insights-query.ts';
+import { db } from './kysely.ts';
+import { forkEm, transaction, type Em, type Orm } from './orm.ts';
+
+/**
+ * Site insights storage (Migration0034SiteInsights). Everything the service does with insights goes
+ * through `InsightsStore`, so another engine (ClickHouse, docs/scaling.md) can take its place
+ * behind the same five operations; `PostgresInsightsStore` is the one of this service:
+ *
+ * - `append` is a group commit: the events of every request that arrives while a commit is under
+ *   way wait, and the next commit inserts all of them in one INSERT (one row per event, arrays
+ *   unnested) with their rollup counts upserted in the same transaction. A request's promise
+ *   resolves once the commit holding its events is durable, so its 2xx is never sent before.
+ * - Monthly partitions are created ahead of need (this month and the next, checked once per
+ *   process and hour) and those past the retention are dropped at the same time.
+ * - `aggregate` runs one statement built from a plan (domain/sites/insights-query.ts): every
+ *   identifier comes from COLUMNS below, every value is a bound parameter, under a statement
+ *   timeout. Ranges the rollups can answer read whole days and hours from them and only the
+ *   partial hours at the ends from the events.
+ */
+
+/** An event as the store keeps it (no IP address: there is no column for one). */
+export interface InsightsRow {
+  organizationId: string;
+  siteId: string;
+  occurredAt: Date;
+  eventType: string;
+  visitorId: string;
+  sessionId: string;
+  url: string;
+  urlPath: string;
+  displayContext: string;
+  siteSection: string | null;
+  siteSpace: string | null;
+  siteShareKey: string | null;
+  space: string | null;
+  revision: string | null;
+  page: string | null;
+  pageNotFoundType: string | null;
+  country: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  language: string | null;
+  browser: string;
+  device: string;
+  os: string;
+  bot: string | null;
+  referrer: string | null;
+  referrerDomain: string | null;
+  utmSource: string | null;
+  utmMedium: string | null;
+  utmCampaign: string | null;
+  utmTerm: string | null;
+  utmContent: string | null;
+  visitorAuthenticated: boolean;
+  claims: Record<string, unknown> | null;
+  searchQuery: string | null;
+  searchResultRecordId: string | null;
+  feedbackRating: string | null;
+  feedbackComment: string | null;
+  askRating: number | null;
+  linkTargetKind: string | null;
+  linkTargetValue: Record<string, unknown> | null;
+  linkTargetDomain: string | null;
+  linkPosition: string | null;
+  apiPath: string | null;
+  apiMethod: string | null;
+  llmsVariant: string | null;
+  markdownSource: string | null;
+  adDomain: string | null;
+  adPlacement: string | null;
+  trademarkPlacement: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+export interface SegmentRow {
+  claims: Record<string, unknown> | null;
+  events: number;
+  visitors: number;
+  sessions: number;
+}
+
+export interface AgentFeedbackRow {
+  organizationId: string;
+  siteId: string;
+  source: string | null;
+  subject: Record<string, unknown>;
+  feedback: Record<string, unknown>;
+  reportedBy: Record<string, unknown> | null;
+}
+
+/** One answer row of an aggregation: the value of each planned column by its key. */
+export type AggregateRow = Record<string, unknown>;
+
+export interface InsightsStore {
+  /** Stores events; resolves once they are durable. */
+  append(rows: InsightsRow[]): Promise<void>;
+  aggregate(em: Em, siteId: string, plan: Plan): Promise<AggregateRow[]>;
+  segments(em: Em, siteId: string, from: Date, to: Date, limit: number): Promise<SegmentRow[]>;
+  /** Removes every event of a site (in the transaction of `em`). */
+  purgeSite(em: Em, siteId: string): Promise<void>;
+  addAgentFeedback(em: Em, row: AgentFeedbackRow): Promise<string>;
+}
+
+/** Events inserted by one statement at most; more waiting go in the next. */
+const MAX_ROWS_PER_COMMIT = 5000;
+/** How long one aggregation may run. */
+const STATEMENT_TIMEOUT = '5s';
+
+interface Waiting {
+  rows: InsightsRow[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+export class PostgresInsightsStore implements InsightsStore {
+  private queue: Waiting[] = [];
+  private running = false;
+  private checkedPartitionsAt = 0;
+  /** Statements committed by `append` (group commits), for tests and the benchmark. */
+  commits = 0;
+
+  private readonly orm: Orm;
+  private readonly retentionMs: number;
+
+  constructor(orm: Orm, retentionMs: number) {
+    this.orm = orm;
+    this.retentionMs = retentionMs;
+  }
+
+  append(rows: InsightsRow[]): Promise<void> {
+    if (rows.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.queue.push({ rows, resolve, reject });
+      if (!this.running) {
+        this.running = true;
+        // Requests arriving in the same turn of the event loop join this first commit.
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch: Waiting[] = [];
+        let size = 0;
+        while (this.queue.length > 0 && (batch.length === 0 || size + this.queue[0].rows.length <= MAX_ROWS_PER_COMMIT)) {
+          const next = this.queue.shift()!;
+          batch.push(next);
+          size += next.rows.length;
+        }
+        try {
+          await this.commit(batch.flatMap((w) => w.rows));
+          for (const w of batch) w.resolve();
+        } catch (error) {
+          for (const w of batch) w.reject(error);
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async commit(rows: InsightsRow[]): Promise<void> {
+    await this.ensurePartitions(rows);
+    const em = forkEm(this.orm);
+    await transaction(em, async (tx) => {
+      await insertEvents(tx, rows);
+      await upsertRollup(tx, 'site_insights_hourly', 'hour', rollupCounts(rows, hourOf));
+      await upsertRollup(tx, 'site_insights_daily', 'day', rollupCounts(rows, dayOf));
+    });
+    this.commits++;
+  }
+
+  /** Partitions for every month the rows fall in, this one and the next; expired ones dropped (once an hour). */
+  private async ensurePartitions(rows: InsightsRow[]): Promise<void> {
+    const now = Date.now();
+    const months = new Set<number>();
+    for (const r of rows) months.add(monthOf(r.occurredAt).from.getTime());
+    const fresh = now - this.checkedPartitionsAt < 3_600_000;
+    const current = monthOf(new Date(now)).from.getTime();
+    if (fresh && [...months].every((m) => m === current || m === monthOf(new Date(current + 40 * 86_400_000)).from.getTime())) return;
+    months.add(current);
+    months.add(monthOf(new Date(current + 40 * 86_400_000)).from.getTime());
+    const em = forkEm(this.orm);
+    for (const m of months) await ensurePartition(em, new Date(m));
+    await expireInsights(em, new Date(now - this.retentionMs));
+    this.checkedPartitionsAt = now;
+  }
+
+  aggregate(em: Em, siteId: string, plan: Plan): Promise<AggregateRow[]> {
+    return transaction(em, async (tx) => {
+      await sql`select set_config('statement_timeout', ${STATEMENT_TIMEOUT}, true)`.execute(db(tx));
+      const { rows } = await aggregationQuery(siteId, plan).execute(db(tx));
+      return rows;
+    });
+  }
+
+  async segments(em: Em, siteId: string, from: Date, to: Date, limit: number): Promise<SegmentRow[]> {
+    const rows = await db(em)
+      .selectFrom('site_insights_event as e')
+      .where('e.site_id', '=', siteId)
+      .where('e.occurred_at', '>=', from.toISOString())
+      .where('e.occurred_at', '<', to.toISOString())
+      .select([
+        sql<Record<string, unknown> | null>`coalesce(e.claims, '{}'::jsonb)`.as('claims'),
+        sql<string>`count(*)`.as('events'),
+        sql<string>`count(distinct e.visitor_id)`.as('visitors'),
+        sql<string>`count(distinct e.session_id)`.as('sessions'),
+      ])
+      .groupBy(sql`coalesce(e.claims, '{}'::jsonb)`)
+      .orderBy(sql`count(*)`, 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ claims: r.claims, events: Number(r.events), visitors: Number(r.visitors), sessions: Number(r.sessions) }));
+  }
+
+  async purgeSite(em: Em, siteId: string): Promise<void> {
+    await db(em).deleteFrom('site_insights_event').where('site_id', '=', siteId).execute();
+    await db(em).deleteFrom('site_insights_hourly').where('site_id', '=', siteId).execute();
+    await db(em).deleteFrom('site_insights_daily').where('site_id', '=', siteId).execute();
+    await db(em).deleteFrom('site_agent_feedback').where('site_id', '=', siteId).execute();
+  }
+
+  async addAgentFeedback(em: Em, row: AgentFeedbackRow): Promise<string> {
+    const id = randomUUID();
+    await db(em)
+      .insertInto('site_agent_feedback')
+      .values({
+        id,
+        organization_id: row.organizationId,
+        site_id: row.siteId,
+        source: row.source,
+        subject: JSON.stringify(row.subject) as never,
+        feedback: JSON.stringify(row.feedback) as never,
+        reported_by: row.reportedBy === null ? null : (JSON.stringify(row.reportedBy) as never),
+      })
+      .execute();
+    return id;
+  }
+}
+
+const stores = new WeakMap<Orm, PostgresInsightsStore>();
+
+/** The process's store on `orm` (one group commit queue per process and database). */
+export function insightsStore(orm: Orm, retentionMs: number): PostgresInsightsStore {
+  let store = stores.get(orm);
+  if (!store) {
+    store = new PostgresInsightsStore(orm, retentionMs);
+    stores.set(orm, store);
+  }
+  return store;
+}
+
+/** The partition of the month starting at `from` (named from the date alone: no input reaches the name). */
+export async function ensurePartition(em: Em, from: Date): Promise<void> {
+  const { to } = monthOf(from);
+  const name = partitionName(from);
+  // Partition DDL: the name is made of digits, the bounds are formatted by PostgreSQL.
+  await sql`
+    do $$ begin
+      -- Processes creating the same month's partition take turns.
+      perform pg_advisory_xact_lock(hashtext('site_insights_event partitions'));
+      if to_regclass(${sql.lit(`insights_partitions.${name}`)}) is null then
+        execute format('create table insights_partitions.%I partition of site_insights_event for values from (%L) to (%L)',
+          ${sql.lit(name)}, ${sql.lit(from.toISOString())}::timestamptz, ${sql.lit(to.toISOString())}::timestamptz);
+      end if;
+    end $$`.execute(db(em));
+}
+
+/**
+ * Retention: partitions wholly older than `oldest` are dropped; in the partition it falls in, older
+ * events are deleted; rollup rows older are deleted.
+ */
+export async function expireInsights(em: Em, oldest: Date): Promise<void> {
+  const { rows } = await sql<{ name: string; upper: string }>`
+    select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as upper
+      from pg_inherits i join pg_class c on c.oid = i.inhrelid
+     where i.inhparent = 'site_insights_event'::regclass`.execute(db(em));
+  for (const { name } of rows) {
+    const m = /^site_insights_event_(\d{4})_(\d{2})$/.exec(name);
+    if (!m) continue;
+    const end = new Date(Date.UTC(Number(m[1]), Number(m[2]), 1));
+    if (end <= oldest) await sql`drop table if exists ${sql.table(`insights_partitions.${name}`)}`.execute(db(em));
+  }
+  await db(em).deleteFrom('site_insights_event').where('occurred_at', '<', oldest.toISOString()).execute();
+  await db(em).deleteFrom('site_insights_hourly').where('hour', '<', hourOf(oldest).toISOString()).execute();
+  await db(em).deleteFrom('site_insights_daily').where('day', '<', dayOf(oldest).toISOString()).execute();
+}
+
+const COLUMNS_OF_ROW: [keyof InsightsRow, string, string][] = [
+  ['organizationId', 'organization_id', 'text'],
+  ['siteId', 'site_id', 'text'],
+  ['occurredAt', 'occurred_at', 'timestamptz'],
+  ['eventType', 'event_type', 'text'],
+  ['visitorId', 'visitor_id', 'text'],
+  ['sessionId', 'session_id', 'text'],
+  ['url', 'url', 'text'],
+  ['urlPath', 'url_path', 'text'],
+  ['displayContext', 'display_context', 'text'],
+  ['siteSection', 'site_section', 'text'],
+  ['siteSpace', 'site_space', 'text'],
+  ['siteShareKey', 'site_share_key', 'text'],
+  ['space', 'space', 'text'],
+  ['revision', 'revision', 'text'],
+  ['page', 'page', 'text'],
+  ['pageNotFoundType', 'page_not_found_type', 'text'],
+  ['country', 'country', 'text'],
+  ['latitude', 'latitude', 'real'],
+  ['longitude', 'longitude', 'real'],
+  ['language', 'language', 'text'],
+  ['browser', 'browser', 'text'],
+  ['device', 'device', 'text'],
+  ['os', 'os', 'text'],
+  ['bot', 'bot', 'text'],
+  ['referrer', 'referrer', 'text'],
+  ['referrerDomain', 'referrer_domain', 'text'],
+  ['utmSource', 'utm_source', 'text'],
+  ['utmMedium', 'utm_medium', 'text'],
+  ['utmCampaign', 'utm_campaign', 'text'],
+  ['utmTerm', 'utm_term', 'text'],
+  ['utmContent', 'utm_content', 'text'],
+  ['visitorAuthenticated', 'visitor_authenticated', 'boolean'],
+  ['claims', 'claims', 'jsonb'],
+  ['searchQuery', 'search_query', 'text'],
+  ['searchResultRecordId', 'search_result_record_id', 'text'],
+  ['feedbackRating', 'feedback_rating', 'text'],
+  ['feedbackComment', 'feedback_comment', 'text'],
+  ['askRating', 'ask_rating', 'integer'],
+  ['linkTargetKind', 'link_target_kind', 'text'],
+  ['linkTargetValue', 'link_target_value', 'jsonb'],
+  ['linkTargetDomain', 'link_target_domain', 'text'],
+  ['linkPosition', 'link_position', 'text'],
+  ['apiPath', 'api_path', 'text'],
+  ['apiMethod', 'api_method', 'text'],
+  ['llmsVariant', 'llms_variant', 'text'],
+  ['markdownSource', 'markdown_source', 'text'],
+  ['adDomain', 'ad_domain', 'text'],
+  ['adPlacement', 'ad_placement', 'text'],
+  ['trademarkPlacement', 'trademark_placement', 'text'],
+  ['detail', 'detail', 'jsonb'],
+];
+
+/** One INSERT for every row: one array parameter per column, unnested (the statement's size does not grow with the rows). */
+async function insertEvents(em: Em, rows: InsightsRow[]): Promise<void> {
+  const arrays = COLUMNS_OF_ROW.map(([key, , type]) => {
+    const values = rows.map((r) => {
+      const v = r[key];
+      if (v === null) return null;
+      if (v instanceof Date) return v.toISOString();
+      if (type === 'jsonb') return JSON.stringify(v);
+      return v;
+    });
+    // jsonb arrays travel as text[] (a jsonb[] parameter would need each element quoted again).
+    const cast = type === 'jsonb' ? 'text' : type;
+    return sql`${values}::${sql.raw(cast)}[]`;
+  });
+  const columns = COLUMNS_OF_ROW.map(([, column]) => sql.ref(column));
+  const selected = COLUMNS_OF_ROW.map(([, column, type]) => (type === 'jsonb' ? sql`${sql.ref(column)}::jsonb` : sql.ref(column)));
+  await sql`
+    insert into site_insights_event (id, ${sql.join(columns)})
+    select gen_random_uuid(), ${sql.join(selected)}
+      from unnest(${sql.join(arrays)}) as t(${sql.join(columns)})`.execute(db(em));
+}
+
+interface RollupCount {
+  siteId: string;
+  at: Date;
+  eventType: string;
+  urlPath: string;
+  searchQuery: string;
+  events: number;
+}
+
+/**
+ * The rows counted per site, period and type, twice: by URL path (rows whose `search_query` is '')
+ * and by search query (rows whose `url_path` is '', which no event's path is: paths start with
+ * `/`). Counting by both at once would multiply the rows by the queries of every path.
+ * Sorted, so concurrent upserts lock rows in one order.
+ */
+export function rollupCounts(rows: InsightsRow[], period: (at: Date) => Date): RollupCount[] {
+  const counts = new Map<string, RollupCount>();
+  const add = (siteId: string, at: Date, eventType: string, urlPath: string, searchQuery: string) => {
+    const key = JSON.stringify([siteId, at.getTime(), eventType, urlPath, searchQuery]);
+    const found = counts.get(key);
+    if (found) found.events++;
+    else counts.set(key, { siteId, at, eventType, urlPath, searchQuery, events: 1 });
+  };
+  for (const r of rows) {
+    const at = period(r.occurredAt);
+    add(r.siteId, at, r.eventType, r.urlPath, '');
+    add(r.siteId, at, r.eventType, '', r.searchQuery ?? '');
+  }
+  return [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
+}
+
+async function upsertRollup(em: Em, table: 'site_insights_hourly' | 'site_insights_daily', period: 'hour' | 'day', counts: RollupCount[]) {
+  if (counts.length === 0) return;
+  await sql`
+    insert into ${sql.table(table)} (site_id, ${sql.ref(period)}, event_type, url_path, search_query, events)
+    select * from unnest(${counts.map((c) => c.siteId)}::text[], ${counts.map((c) => c.at.toISOString())}::timestamptz[],
+                         ${counts.map((c) => c.eventType)}::text[], ${counts.map((c) => c.urlPath)}::text[],
+                         ${counts.map((c) => c.searchQuery)}::text[], ${counts.map((c) => c.events)}::bigint[])
+    on conflict (site_id, ${sql.ref(period)}, event_type, url_path, search_query)
+    do update set events = ${sql.table(table)}.events + excluded.events`.execute(db(em));
+}
+
+// --- Aggregation --------------------------------------------------------------------------------------
+
+/**
+ * Every column of the query language: its SQL over the row `e` (an event, or in a rolled-up plan a
+ * rollup row with the same column names), and `required` for keys GitBook's answer never gives as
+ * null (rows without a value are left out of a grouping by them).
+ */
+interface ColumnSql {
+  expr: (c: ColumnRef, rolled: boolean) => RawBuilder<unknown>;
+  /** The rows that have a value: grouping by a column GitBook never answers null for keeps only these. */
+  present?: RawBuilder<unknown>;
+}
+
+const text = (column: string, blank = false): ColumnSql => ({
+  expr: () => (blank ? sql`coalesce(${sql.ref(`e.${column}`)}, '')` : sql.ref(`e.${column}`)),
+});
+const required = (column: string): ColumnSql => ({
+  expr: () => sql.ref(`e.${column}`),
+  present: sql`${sql.ref(`e.${column}`)} is not null`,
+});
+const INTERVALS = { hour: 'hour', day: 'day', week: 'week', month: 'month' } as const;
+
+/** GitBook's visitorGeoPoint precision (an H3 resolution, 0 to 15) as a grid of degrees: about 10° at 0, dividing by 2.65 a step, never finer than the stored 0.1°. */
+export const geoCell = (precision: number) => Math.max(0.1, 10 / 2.65 ** precision);
+
+export const COLUMNS: Record<string, ColumnSql> = {
+  datetime: { expr: (c) => sql`date_trunc(${sql.lit(INTERVALS[c.interval ?? 'day'])}, e.occurred_at, 'UTC')` },
+  dayOfWeek: { expr: () => sql`extract(isodow from e.occurred_at at time zone 'UTC')::int` },
+  hourOfDay: { expr: () => sql`extract(hour from e.occurred_at at time zone 'UTC')::int` },
+  url: text('url'),
+  urlPath: text('url_path'),
+  eventType: text('event_type'),
+  eventsCount: { expr: (_c, rolled) => (rolled ? sql`sum(e.n)::bigint` : sql`count(*)`) },
+  sessionsCount: { expr: () => sql`count(distinct e.session_id)` },
+  visitorsCount: { expr: () => sql`count(distinct e.visitor_id)` },
+  siteSection: text('site_section'),
+  siteSpace: text('site_space'),
+  siteShareKey: text('site_share_key'),
+  displayContext: text('display_context'),
+  page: { expr: () => sql`case when e.page is null then null else jsonb_build_object('page', e.page, 'space', e.space) end` },
+  visitorGeoCountry: text('country'),
+  visitorGeoPoint: {
+    expr: (c) => {
+      const cell = geoCell(c.precision ?? 3);
+      return sql`case when e.latitude is null or e.longitude is null then null else jsonb_build_object(
+        'latitude', round(e.latitude / ${cell}::float8) * ${cell}::float8,
+        'longitude', round(e.longitude / ${cell}::float8) * ${cell}::float8, 'h3', '') end`;
+    },
+  },
+  visitorDevice: text('device'),
+  visitorBrowser: text('browser'),
+  visitorOS: text('os'),
+  visitorBot: text('bot'),
+  visitorLanguage: text('language'),
+  eventLinkTargetValue: required('link_target_value'),
+  eventLinkTargetKind: required('link_target_kind'),
+  eventLinkTargetDomain: text('link_target_domain'),
+  eventLinkPosition: required('link_position'),
+  eventAPIOperationPath: text('api_path'),
+  eventAPIOperationMethod: text('api_method'),
+  eventLLMSVariant: text('llms_variant'),
+  eventPageNotFoundType: text('page_not_found_type'),
+  eventMarkdownSource: text('markdown_source'),
+  eventSearchQuery: { expr: (_c, rolled) => (rolled ? sql`e.search_query` : sql`coalesce(e.search_query, '')`) },
+  eventSearchResultRecordId: text('search_result_record_id'),
+  eventPageFeedbackRating: required('feedback_rating'),
+  eventPageFeedbackComment: text('feedback_comment', true),
+  eventAskResponseRating: required('ask_rating'),
+  pageFeedbackRating: {
+    expr: () => sql`jsonb_build_object('ok', count(*) filter (where e.feedback_rating = 'ok'),
+      'good', count(*) filter (where e.feedback_rating = 'good'), 'bad', count(*) filter (where e.feedback_rating = 'bad'))`,
+  },
+  askResponseRating: {
+    expr: () =>
+      sql`jsonb_build_object('positive', count(*) filter (where e.ask_rating = 1), 'negative', count(*) filter (where e.ask_rating = -1))`,
+  },
+  referrer: text('referrer', true),
+  referrerDomain: text('referrer_domain', true),
+  utmSource: text('utm_source', true),
+  utmMedium: text('utm_medium', true),
+  utmCampaign: text('utm_campaign', true),
+  utmTerm: text('utm_term', true),
+  utmContent: text('utm_content', true),
+  visitorAuthenticated: text('visitor_authenticated'),
+  visitorClaimProperty: { expr: () => sql`claim_keys.key`, present: sql`claim_keys.key is not null` },
+  visitorClaim: { expr: (c) => sql`coalesce(e.claims ->> ${c.claim ?? ''}, '')` },
+  eventAdDomain: text('ad_domain', true),
+  eventAdPlacement: required('ad_placement'),
+  eventTrademarkPlacement: required('trademark_placement'),
+};
+
+const OPERATORS: Record<Exclude<Operator, 'in' | 'notIn'>, string> = {
+  greaterThan: '>',
+  greaterThanOrEqual: '>=',
+  lessThan: '<',
+  lessThanOrEqual: '<=',
+};
+
+/** A filter as SQL: `in` / `notIn` over the values (null matched with `is null`), or one comparison. */
+function filterSql(f: FilterInput & { operator: Operator }, rolled: boolean): RawBuilder<unknown> {
+  const spec = COLUMNS[f.column];
+  if (!spec) throw new Error(`no column ${f.column}`);
+  const expr = f.column === 'datetime' ? sql`e.occurred_at` : spec.expr(f, rolled);
+  if (f.operator !== 'in' && f.operator !== 'notIn') {
+    const value = f.values[0];
+    return sql`${expr} ${sql.raw(OPERATORS[f.operator])} ${value}`;
+  }
+  const nulls = f.values.some((v) => v === null);
+  const values = f.values.filter((v) => v !== null);
+  const json = values.some((v) => typeof v === 'object');
+  const parts: RawBuilder<unknown>[] = [];
+  if (values.length > 0) {
+    if (json) parts.push(sql`${expr} = any(${values.map((v) => JSON.stringify(v))}::jsonb[])`);
+    else if (f.column === 'visitorClaimProperty') parts.push(sql`coalesce(e.claims, '{}'::jsonb) ?| ${values.map(String)}::text[]`);
+    else parts.push(sql`${expr}::text = any(${values.map(String)}::text[])`);
+  }
+  if (nulls) parts.push(sql`${expr} is null`);
+  const any = parts.length === 0 ? sql`false` : sql`(${sql.join(parts, sql` or `)})`;
+  return f.operator === 'in' ? any : sql`not coalesce(${any}, false)`;
+}
+
+/** The rows a plan reads: the events of the range, or the events, hourly and daily rollups of its parts. */
+function source(siteId: string, plan: Plan, rolled: boolean): RawBuilder<unknown> {
+  if (!rolled) {
+    return sql`site_insights_event e`;
+  }
+  const parts = plan.segments.map((s) => {
+    if (s.source === 'raw')
+      return sql`select occurred_at, event_type, url_path, coalesce(search_query, '') as search_query, 1::bigint as n
+                   from site_insights_event where site_id = ${siteId} and occurred_at >= ${s.from.toISOString()} and occurred_at < ${s.to.toISOString()}`;
+    const table = s.source === 'hourly' ? 'site_insights_hourly' : 'site_insights_daily';
+    const at = s.source === 'hourly' ? 'hour' : 'day';
+    const counting = plan.rollupBy === 'query' ? sql`url_path = ''` : sql`url_path <> ''`;
+    return sql`select ${sql.ref(at)} as occurred_at, event_type, url_path, search_query, events as n
+                 from ${sql.table(table)} where site_id = ${siteId} and ${sql.ref(at)} >= ${s.from.toISOString()} and ${sql.ref(at)} < ${s.to.toISOString()} and ${counting}`;
+  });
+  return sql`(${sql.join(parts, sql` union all `)}) e`;
+}
+
+/** The statement of a plan. Answer columns are `c0`, `c1`, … in the order of `plan.output`. */
+export function aggregationQuery(siteId: string, plan: Plan): RawBuilder<AggregateRow> {
+  const rolled = plan.segments.some((s) => s.source !== 'raw');
+  const groupKeys = plan.groups.map((c) => COLUMNS[c.column].expr(c, rolled));
+  const selected = plan.output.map((c, i) => sql`${COLUMNS[c.column].expr(c, rolled)} as ${sql.ref(`c${i}`)}`);
+  const conditions: RawBuilder<unknown>[] = rolled
+    ? []
+    : [sql`e.site_id = ${siteId}`, sql`e.occurred_at >= ${plan.from.toISOString()}`, sql`e.occurred_at < ${plan.to.toISOString()}`];
+  for (const f of plan.where) conditions.push(filterSql(f, rolled));
+  for (const c of plan.groups) {
+    const present = COLUMNS[c.column].present;
+    if (present) conditions.push(present);
+  }
+  const having = plan.having.map((f) => filterSql(f, rolled));
+  const claimKeys = [...plan.groups, ...plan.output].some((c) => c.column === 'visitorClaimProperty')
+    ? sql`left join lateral jsonb_object_keys(coalesce(e.claims, '{}'::jsonb)) as claim_keys(key) on true`
+    : sql``;
+  const answeredKeys = plan.output.flatMap((c, i) => (AGGREGATES.has(c.column) ? [] : [i]));
+  const orderKey = plan.order ? columnKey(plan.order.by) : undefined;
+  const orderAt = orderKey === undefined ? -1 : plan.output.findIndex((c) => columnKey(c) === orderKey);
+  const order = plan.order
+    ? sql`order by ${orderAt >= 0 ? sql.ref(`c${orderAt}`) : COLUMNS[plan.order.by.column].expr(plan.order.by, rolled)} ${sql.raw(plan.order.direction === 'asc' ? 'asc' : 'desc')} nulls last`
+    : answeredKeys.length > 0
+      ? sql`order by ${sql.join(answeredKeys.map((i) => sql.raw(String(i + 1))))}`
+      : sql``;
+  // Group keys are referenced by position when they are answered (so a parameterized expression is not repeated).
+  const groupBy =
+    groupKeys.length > 0
+      ? sql`group by ${sql.join(
+          plan.groups.map((c) => {
+            const at = plan.output.findIndex((o) => columnKey(o) === columnKey(c));
+            return at >= 0 ? sql.raw(String(at + 1)) : COLUMNS[c.column].expr(c, rolled);
+          }),
+        )}`
+      : sql``;
+  return sql<AggregateRow>`
+    select ${sql.join(selected)}
+      from ${source(siteId, plan, rolled)} ${claimKeys}
+     ${conditions.length > 0 ? sql`where ${sql.join(conditions, sql` and `)}` : sql``}
+     ${groupBy}
+     ${having.length > 0 ? sql`having ${sql.join(having, sql` and `)}` : sql``}
+     ${order}
+     limit ${plan.limit}`;
+}

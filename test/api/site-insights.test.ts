@@ -1,0 +1,363 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { GitBookAPI } from '@gitbook/api';
+import { sql } from 'kysely';
+import { insightsStore, type InsightsRow } from '../../src/db/insights.ts';
+import { db } from '../../src/db/kysely.ts';
+import { createTestOrg, client, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
+
+/**
+ * Site insights: the renderer's events in (every event type of GitBook's schema), the query
+ * language out (checked against counts computed here), visitor segments, agent feedback, who may
+ * do what, and what is never stored (visitors' IP addresses) or kept (a deleted site's events).
+ */
+let t: TestApp;
+let org: TestOrg;
+let other: TestOrg;
+let lookup: ReturnType<typeof client>;
+let otherLookup: ReturnType<typeof client>;
+let siteId: string;
+
+const base = () => `/v1/orgs/${org.id}/sites/${siteId}/insights`;
+
+function event(
+  type: string,
+  extra: Record<string, unknown> = {},
+  over: { path?: string; visitor?: string; referrer?: string | null; claims?: Record<string, unknown>; at?: string } = {},
+) {
+  return {
+    type,
+    session: {
+      visitorId: over.visitor ?? 'visitor-1',
+      sessionId: `session-${over.visitor ?? 'visitor-1'}`,
+      cookies: {},
+      ip: '203.0.113.77',
+      userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15',
+      language: 'en-GB',
+      referrer: over.referrer === undefined ? null : over.referrer,
+      ...(over.claims ? { visitorAuthClaims: over.claims } : {}),
+    },
+    location: {
+      url: `https://docs.example.com${over.path ?? '/guide'}?utm_source=newsletter`,
+      siteSection: null,
+      siteSpace: null,
+      siteShareKey: null,
+      space: 'space-1',
+      revision: 'rev-1',
+      page: 'page-1',
+    },
+    ...(over.at ? { timestamp: over.at } : {}),
+    ...extra,
+  };
+}
+
+/** One event of every type of GitBook's SiteInsightsEvent. */
+const EVERY_TYPE = [
+  event('page_view'),
+  event('page_markdown_request', { markdownSource: 'page-action' }),
+  event('search_open'),
+  event('search_type_query', { query: 'install' }),
+  event('search_open_result', { query: 'install', result: { spaceId: 'space-1', pageId: 'page-1' } }),
+  event('page_post_feedback', { feedback: { rating: 'good' } }),
+  event('page_post_feedback_comment', { feedback: { rating: 'bad', comment: 'Unclear' } }),
+  event('agent_feedback'),
+  event('ask_question', { query: 'How do I install?', goal: 'Install the tool' }),
+  event('ask_view'),
+  event('ask_rate_response', { query: 'How do I install?', rating: 1, responseId: 'r1' }),
+  event('link_click', { link: { target: { kind: 'url', url: 'https://github.com/x' }, position: 'content' } }),
+  event('api_client_open', { operation: { path: '/pets', method: 'get' } }),
+  event('api_client_request', { operation: { path: '/pets', method: 'post' } }),
+  event('trademark_click', { placement: 'footer' }),
+  event('ad_click', { ad: { domain: 'ads.example', zoneId: 'z', placement: 'aside' } }),
+  event('ad_display', { ad: { domain: 'ads.example', zoneId: 'z', placement: 'aside' } }),
+  event('llms_request', { llmsVariant: 'full' }),
+  event('mcp_request'),
+  event('rss_request'),
+];
+
+async function stored(site = siteId): Promise<number> {
+  const { rows } = await sql<{ n: string }>`select count(*) as n from site_insights_event where site_id = ${site}`.execute(
+    db(t.orm.em.fork()),
+  );
+  return Number(rows[0].n);
+}
+
+async function aggregate(body: Record<string, unknown>, as = org.members.admin.api) {
+  const res = await as.post(`${base()}/events/aggregate`, body);
+  if (res.status !== 200) throw new Error(`aggregate: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { columns: { column: string; values: unknown[] }[] };
+}
+
+/** The answer as rows of `{column: value}`. */
+const rowsOf = (answer: { columns: { column: string; values: unknown[] }[] }) =>
+  (answer.columns[0]?.values ?? []).map((_, i) => Object.fromEntries(answer.columns.map((c) => [c.column, c.values[i]])));
+
+beforeAll(async () => {
+  t = await startTestApp();
+  [org, other] = await Promise.all([createTestOrg(t, 'Insights'), createTestOrg(t, 'Other insights')]);
+  siteId = (await org.members.admin.api.post(`/v1/orgs/${org.id}/sites`, { title: 'Insights site' })).body.id;
+  const token = (await org.members.admin.api.post(`/v1/orgs/${org.id}/site-lookup-tokens`, { label: 'Renderer' })).body.token;
+  lookup = client(t.app, token);
+  const otherToken = (await other.members.admin.api.post(`/v1/orgs/${other.id}/site-lookup-tokens`, { label: 'Renderer' })).body.token;
+  otherLookup = client(t.app, otherToken);
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('ingestion', () => {
+  it('accepts every event type of GitBook schema from a lookup token, and answers each back', async () => {
+    const res = await lookup.post(`${base()}/events`, { events: EVERY_TYPE });
+    expect(res.status).toBe(204);
+    expect(await stored()).toBe(EVERY_TYPE.length);
+    const answer = rowsOf(await aggregate({ range: 'last24Hours', groupBy: [{ column: 'eventType' }] }));
+    expect(answer.map((r) => r.eventType).sort()).toEqual(EVERY_TYPE.map((e) => e.type).sort());
+    expect(answer.every((r) => r.eventsCount === 1)).toBe(true);
+  });
+
+  it('refuses a bad batch whole: nothing of it is stored', async () => {
+    const before = await stored();
+    const old = new Date(Date.now() - 10 * 60_000).toISOString();
+    const cases = [
+      { events: [event('page_view'), event('page_view', {}, { at: old })] },
+      { events: [event('page_view'), { ...event('page_view'), type: 'page_explode' }] },
+      { events: [event('page_view'), event('search_type_query')] },
+      { events: Array.from({ length: 101 }, () => event('page_view')) },
+      { events: [event('page_view', {}, { claims: { big: 'x'.repeat(5000) } })] },
+    ];
+    for (const body of cases) {
+      const res = await lookup.post(`${base()}/events`, body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe(400);
+    }
+    expect(await stored()).toBe(before);
+  });
+
+  it('never stores the visitor IP address; the country comes from the renderer header', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `${base()}/events`,
+      headers: {
+        authorization: `Bearer ${(await org.members.admin.api.post(`/v1/orgs/${org.id}/site-lookup-tokens`, { label: 'Geo' })).body.token}`,
+        'content-type': 'application/json',
+        'x-forwarded-for': '198.51.100.23',
+        'x-location-country': 'fr',
+      },
+      payload: JSON.stringify({ events: [event('page_view', {}, { path: '/geo' })] }),
+    });
+    expect(res.statusCode).toBe(204);
+    const { rows } = await sql<{ n: string }>`
+      select count(*) as n from site_insights_event e
+       where row_to_json(e)::text like '%203.0.113.77%' or row_to_json(e)::text like '%198.51.100.23%'`.execute(db(t.orm.em.fork()));
+    expect(Number(rows[0].n)).toBe(0);
+    const countries = rowsOf(
+      await aggregate({
+        range: 'last24Hours',
+        groupBy: [{ column: 'visitorGeoCountry' }],
+        where: [{ column: 'urlPath', values: ['/geo'] }],
+      }),
+    );
+    expect(countries).toEqual([{ visitorGeoCountry: 'FR', eventsCount: 1 }]);
+  });
+
+  it('joins the events of concurrent requests into fewer commits, each request answered once its events are stored', async () => {
+    const store = insightsStore(t.orm, t.config.insightsRetentionMs);
+    const before = await stored();
+    const commits = store.commits;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => lookup.post(`${base()}/events`, { events: [event('page_view', {}, { path: `/burst/${i}` })] })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(204));
+    expect(await stored()).toBe(before + 20);
+    expect(store.commits - commits).toBeLessThan(20);
+  });
+});
+
+describe('authorization', () => {
+  it('refuses a lookup token of another organization, and members who may not', async () => {
+    expect((await otherLookup.post(`${base()}/events`, { events: [event('page_view')] })).status).toBe(404);
+    expect((await other.members.admin.api.post(`${base()}/events`, { events: [event('page_view')] })).status).toBe(404);
+    expect((await org.members.guest.api.post(`${base()}/events`, { events: [event('page_view')] })).status).toBe(403);
+    expect((await org.members.read.api.post(`${base()}/events/aggregate`, { range: 'last7Days' })).status).toBe(403);
+    expect((await org.members.create.api.get(`${base()}/visitor-segments`)).status).toBe(403);
+    expect((await lookup.post(`${base()}/events/aggregate`, { range: 'last7Days' })).status).toBe(403);
+    expect((await other.members.admin.api.post(`${base()}/events/aggregate`, { range: 'last7Days' })).status).toBe(404);
+  });
+});
+
+describe('query language', () => {
+  let site: string;
+  const url = () => `/v1/orgs/${org.id}/sites/${site}/insights/events/aggregate`;
+  const run = async (body: Record<string, unknown>) => {
+    const res = await org.members.admin.api.post(url(), body);
+    if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
+    return rowsOf(res.body);
+  };
+  // Rows written straight through the store, days back, so whole days and hours come from the rollups.
+  const now = Date.now();
+  const at = (hoursAgo: number) => new Date(now - hoursAgo * 3_600_000);
+  const facts: { path: string; type: string; visitor: string; hoursAgo: number; query?: string; rating?: string; referrer?: string }[] = [];
+  for (let i = 0; i < 240; i++) {
+    const type = i % 10 === 0 ? 'search_type_query' : i % 15 === 0 ? 'page_post_feedback' : 'page_view';
+    facts.push({
+      path: `/p${i % 4}`,
+      type,
+      visitor: `v${i % 7}`,
+      hoursAgo: ((i * 2.7) % (24 * 9)) + 0.3,
+      ...(type === 'search_type_query' ? { query: i % 20 === 0 ? 'install' : 'pricing' } : {}),
+      ...(type === 'page_post_feedback' ? { rating: i % 2 === 0 ? 'good' : 'bad' } : {}),
+      ...(i % 3 === 0 ? { referrer: 'https://www.google.com/search' } : {}),
+    });
+  }
+
+  beforeAll(async () => {
+    site = (await org.members.admin.api.post(`/v1/orgs/${org.id}/sites`, { title: 'Query site' })).body.id;
+    const rows: InsightsRow[] = facts.map((f) => ({
+      organizationId: org.id, siteId: site, occurredAt: at(f.hoursAgo), eventType: f.type, visitorId: f.visitor, sessionId: `s-${f.visitor}`,
+      url: `https://docs.example.com${f.path}?utm_source=mail`, urlPath: f.path, displayContext: 'site', siteSection: null, siteSpace: null,
+      siteShareKey: null, space: 'sp', revision: 'r', page: 'pg', pageNotFoundType: null, country: 'DE', latitude: null, longitude: null,
+      language: 'de', browser: 'firefox', device: 'desktop', os: 'linux', bot: null, referrer: f.referrer ?? null,
+      referrerDomain: f.referrer ? 'google.com' : null, utmSource: 'mail', utmMedium: null, utmCampaign: null, utmTerm: null, utmContent: null,
+      visitorAuthenticated: false, claims: null, searchQuery: f.query ?? null, searchResultRecordId: null, feedbackRating: f.rating ?? null,
+      feedbackComment: null, askRating: null, linkTargetKind: null, linkTargetValue: null, linkTargetDomain: null, linkPosition: null,
+      apiPath: null, apiMethod: null, llmsVariant: null, markdownSource: null, adDomain: null, adPlacement: null, trademarkPlacement: null,
+      detail: null,
+    })); // prettier-ignore
+    await insightsStore(t.orm, t.config.insightsRetentionMs).append(rows);
+  });
+
+  const count = <K extends string>(items: typeof facts, key: (f: (typeof facts)[number]) => K) => {
+    const out: Record<string, number> = {};
+    for (const f of items) out[key(f)] = (out[key(f)] ?? 0) + 1;
+    return out;
+  };
+  const inLast = (hours: number) => facts.filter((f) => f.hoursAgo <= hours);
+
+  it('counts by urlPath over the rollups as over the events', async () => {
+    const rolled = await run({ range: 'last7Days', groupBy: [{ column: 'urlPath' }] });
+    const raw = await run({
+      range: 'last7Days',
+      groupBy: [{ column: 'urlPath' }],
+      select: [{ column: 'urlPath' }, { column: 'eventsCount' }, { column: 'visitorsCount' }],
+    });
+    const want = count(inLast(24 * 7), (f) => f.path);
+    expect(Object.fromEntries(rolled.map((r) => [r.urlPath, r.eventsCount]))).toEqual(want);
+    expect(Object.fromEntries(raw.map((r) => [r.urlPath, r.eventsCount]))).toEqual(want);
+    for (const r of raw)
+      expect(r.visitorsCount).toBe(
+        new Set(
+          inLast(24 * 7)
+            .filter((f) => f.path === r.urlPath)
+            .map((f) => f.visitor),
+        ).size,
+      );
+  });
+
+  it('groups by day, filters, orders, limits, and takes a custom range', async () => {
+    const days = await run({ range: 'last7Days', groupBy: [{ column: 'datetime', interval: 'day' }] });
+    expect(days.reduce((n, r) => n + (r.eventsCount as number), 0)).toBe(inLast(24 * 7).length);
+    const searches = await run({
+      range: 'last30Days',
+      where: [{ column: 'eventType', values: ['search_type_query'] }],
+      groupBy: [{ column: 'eventSearchQuery' }],
+      order: { by: { column: 'eventsCount' }, direction: 'desc' },
+      limit: 1,
+    });
+    const queries = count(
+      facts.filter((f) => f.query),
+      (f) => f.query!,
+    );
+    const top = Object.entries(queries).sort((a, b) => b[1] - a[1])[0];
+    expect(searches).toEqual([{ eventSearchQuery: top[0], eventsCount: top[1] }]);
+    const notPages = await run({
+      range: 'last30Days',
+      where: [{ column: 'urlPath', operator: 'notIn', values: ['/p0', '/p1'] }],
+      select: [{ column: 'eventsCount' }],
+    });
+    expect(notPages[0].eventsCount).toBe(facts.filter((f) => f.path !== '/p0' && f.path !== '/p1').length);
+    const busy = await run({
+      range: 'last30Days',
+      groupBy: [{ column: 'urlPath' }],
+      where: [{ column: 'eventsCount', operator: 'greaterThan', values: [59] }],
+    });
+    expect(busy.map((r) => r.urlPath).sort()).toEqual(
+      Object.entries(count(facts, (f) => f.path))
+        .filter(([, n]) => n > 59)
+        .map(([p]) => p)
+        .sort(),
+    );
+    const from = at(100).toISOString();
+    const to = at(50).toISOString();
+    const window = await run({ range: { from, to }, select: [{ column: 'eventsCount' }] });
+    expect(window[0].eventsCount).toBe(facts.filter((f) => f.hoursAgo > 50 && f.hoursAgo <= 100).length);
+  });
+
+  it('answers ratings, referrers and UTM fields', async () => {
+    const ratings = await run({ range: 'last30Days', select: [{ column: 'pageFeedbackRating' }] });
+    const rated = count(
+      facts.filter((f) => f.rating),
+      (f) => f.rating!,
+    );
+    expect(ratings[0].pageFeedbackRating).toEqual({ ok: 0, good: rated.good ?? 0, bad: rated.bad ?? 0 });
+    const referrers = await run({ range: 'last30Days', groupBy: [{ column: 'referrerDomain' }, { column: 'utmSource' }] });
+    expect(Object.fromEntries(referrers.map((r) => [r.referrerDomain, r.eventsCount]))).toEqual({
+      '': facts.filter((f) => !f.referrer).length,
+      'google.com': facts.filter((f) => f.referrer).length,
+    });
+    expect(new Set(referrers.map((r) => r.utmSource))).toEqual(new Set(['mail']));
+  });
+
+  it('refuses queries it cannot answer with 400', async () => {
+    for (const body of [
+      { range: { from: '2025-01-01T00:00:00Z', to: '2026-06-01T00:00:00Z' } },
+      { range: 'last7Days', groupBy: [{ column: 'eventsCount' }] },
+      { range: 'last7Days', where: [{ column: 'dayOfWeek', values: [9] }] },
+      { range: 'last7Days', where: [{ column: 'eventsCount', operator: 'greaterThan', values: [1, 2] }] },
+      { range: 'last7Days', limit: 5000 },
+      { range: 'last7Days', groupBy: [{ column: 'no such column' }] },
+    ]) {
+      const res = await org.members.admin.api.post(url(), body);
+      expect(res.status).toBe(400);
+    }
+  });
+});
+
+describe('GitBook client', () => {
+  it('tracks, aggregates and lists segments as GitBook answers them', async () => {
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as { port: number };
+    const api: any = new GitBookAPI({ endpoint: `http://127.0.0.1:${port}`, authToken: org.members.admin.token });
+    const tracked = await api.orgs.trackEventsInSiteById(org.id, siteId, { events: [event('page_view', {}, { claims: { plan: 'pro' } })] });
+    expect(tracked.status).toBe(204);
+    const result = await api.orgs.aggregateSiteEvents(org.id, siteId, {
+      range: 'last30Days',
+      select: [
+        { column: 'datetime', interval: 'hour' },
+        { column: 'eventsCount' },
+        { column: 'visitorClaim', claim: 'plan' },
+        { column: 'page' },
+      ],
+      groupBy: [{ column: 'datetime', interval: 'hour' }],
+    });
+    expectMatchesGitBook('aggregateSiteEvents', result.data);
+    const segments = await api.orgs.listSiteVisitorSegments(org.id, siteId);
+    expectMatchesGitBook('listSiteVisitorSegments', segments.data);
+    expect(segments.data.items.some((s: any) => s.claims.plan === 'pro' && s.events === 1)).toBe(true);
+    const feedback = await api.orgs.submitAgentFeedbackToSite(org.id, siteId, {
+      subject: { kind: 'documentation', url: 'https://docs.example.com/guide' },
+      feedback: { category: 'documentation', summary: 'Outdated install step' },
+    });
+    expect(feedback.status).toBe(201);
+    expectMatchesGitBook('submitAgentFeedbackToSite', feedback.data, 201);
+  });
+});
+
+describe('site deletion', () => {
+  it('purges the site events', async () => {
+    const gone = (await org.members.admin.api.post(`/v1/orgs/${org.id}/sites`, { title: 'Short-lived' })).body.id;
+    expect((await lookup.post(`/v1/orgs/${org.id}/sites/${gone}/insights/events`, { events: [event('page_view')] })).status).toBe(204);
+    expect(await stored(gone)).toBe(1);
+    expect((await org.members.admin.api.delete(`/v1/orgs/${org.id}/sites/${gone}`)).status).toBeLessThan(300);
+    expect(await stored(gone)).toBe(0);
+  });
+});
