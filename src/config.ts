@@ -57,6 +57,8 @@ export interface Config {
   contentImport: ContentImportConfig;
   /** Base URL of published sites without a custom hostname: `{sitesUrl}/{organizationId}/{basename or siteId}/…`. */
   sitesUrl: string;
+  /** Base URL of site previews (SITE_PREVIEW_BASE_URL): `{sitePreviewUrl}/{siteId}/…?token=`, what the renderer calls GITBOOK_PREVIEW_BASE_URL. */
+  sitePreviewUrl: string;
   /** Where the worker keeps its git repository caches (one per repoCacheID); default `git-cache` under DATA_DIR. */
   gitCacheDir: string;
   /** Largest file a git import accepts (GIT_MAX_FILE_BYTES, e.g. 100MiB). */
@@ -202,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       waitMs: v.CONTENT_IMPORT_WAIT,
     },
     sitesUrl: (v.SITES_URL ?? `${publicUrl}/sites`).replace(/\/+$/, ''),
+    sitePreviewUrl: (v.SITE_PREVIEW_BASE_URL ?? `${publicUrl}/preview`).replace(/\/+$/, ''),
     gitCacheDir: v.GIT_CACHE_DIR ?? `${v.DATA_DIR}/git-cache`,
     gitMaxFileBytes: v.GIT_MAX_FILE_BYTES,
     gitMarkdown: {

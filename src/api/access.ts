@@ -124,10 +124,12 @@ export function vouchedSpace(caller: Caller, spaceId: string, revisionId: string
  * every revision of a space they see. A site visitor reads what the site publishes: the space's
  * current revision, and the one its lookup answered with (so a page being read while the space
  * moves on still loads). Never older revisions: they may hold content that was removed on purpose.
+ * A preview's token reads every revision of the spaces its site shows (`~/revisions/<id>/`, a
+ * change request's revision).
  */
 export function requireVisibleRevision(ctx: Ctx, space: { id: string; revisionId: string }, revisionId: string): void {
   const grant = ctx.caller.visitor;
-  if (!grant || revisionId === space.revisionId) return;
+  if (!grant || grant.preview || revisionId === space.revisionId) return;
   if (grant.revision.spaceId === space.id && grant.revision.revisionId === revisionId) return;
   throw notFound('Revision');
 }

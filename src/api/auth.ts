@@ -20,9 +20,10 @@ declare module 'fastify' {
     public?: boolean;
     /**
      * The route also accepts a site visitor's token (`Caller.visitor`): published-content reads a
-     * reader of the site needs. Every other route refuses such a token.
+     * reader of the site needs; `'preview'`: only a preview's token (a change request's content,
+     * which a site shows only in its preview). Every other route refuses such a token.
      */
-    visitor?: boolean;
+    visitor?: boolean | 'preview';
     /**
      * The route also accepts a site lookup token (`Caller.siteLookup`): resolving published URLs.
      * Every other route refuses such a token.
@@ -151,7 +152,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   /** A token of limited use works only on the routes marked for it. */
   function admitted(request: FastifyRequest, caller: Caller): Caller {
     const config = request.routeOptions.config;
-    if (caller.visitor && config.visitor !== true) {
+    if (caller.visitor && config.visitor !== true && !(config.visitor === 'preview' && caller.visitor.preview)) {
       throw forbidden("A site visitor's token only reads the published content of its site");
     }
     if (caller.siteLookup && config.siteLookup !== true) {

@@ -81,6 +81,11 @@ export interface VisitorGrant {
    * renderer's site lookup token did. The rate limit tells them apart (app.ts).
    */
   minter?: string;
+  /**
+   * A preview's token (site-token.ts `preview`): the site is read whether published or not, and
+   * the change requests and every revision of the spaces it shows are readable too.
+   */
+  preview?: boolean;
 }
 
 declare module 'fastify' {

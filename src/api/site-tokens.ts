@@ -50,6 +50,17 @@ export async function siteTokenFor(deps: AppDeps, authKeySealed: string, claims:
   return token;
 }
 
+/** How long a preview's token (and the link carrying it) works: an hour, as GitBook's preview links. */
+export const PREVIEW_TOKEN_SECONDS = 3600;
+
+/** A preview's token (site-token.ts `preview`): minted for each preview link, never remembered. */
+export async function previewTokenFor(deps: AppDeps, authKeySealed: string, claims: SiteTokenClaims): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const fingerprint = keyFingerprint(authKeySealed);
+  const key = siteTokenKey(await deps.siteTokenKey(), claims.site, fingerprint);
+  return mintSiteToken(key, fingerprint, { ...claims, preview: true }, now + PREVIEW_TOKEN_SECONDS, now);
+}
+
 /**
  * Tokens whose signature checked out, with their claims, until they expire: a reader's page view
  * presents one token several times. Within the `verifiedSiteTokens` share of CACHE_MEMORY (about
@@ -121,6 +132,7 @@ export async function siteTokenCaller(em: Em, deps: AppDeps, token: string, caug
       revision: { spaceId: claims.space, revisionId: pinned.revisionId },
       ...(claims.shareLink ? { shareLink: claims.shareLink } : {}),
       ...(claims.minter ? { minter: claims.minter } : {}),
+      ...(claims.preview ? { preview: true } : {}),
     },
   };
 }

@@ -486,6 +486,14 @@ export const EnvSchema = Type.Object({
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     default: 'info',
     description: 'Level of the JSON logs on stdout.',
+  SITE_PREVIEW_BASE_URL: Type.Optional(
+    url({
+      protocols: ['http:', 'https:'],
+      checks: [[(value) => !/[?#]/.test(value), '{name}="{value}" must not have a query or fragment']],
+      description:
+        "Base URL of site previews (`{base}/{siteId}/…?token=`): the renderer's GITBOOK_PREVIEW_BASE_URL; default $PUBLIC_URL/preview.",
+    }),
+  ),
   }),
   // Fetching URLs given by users
   ...FetchEnv.properties,

@@ -515,6 +515,7 @@ const rows: Record<string, Row> = {
   'GET /v1/orgs/{organizationId}/sites/{siteId}/published': { rule: 'read', scope: 'content', except: { visitor: 404 } },
   'GET /v1/orgs/{organizationId}/sites/{siteId}/structure': { rule: 'read', scope: 'content', except: { visitor: 404 } },
   'GET /v1/orgs/{organizationId}/sites/{siteId}/sections': { rule: 'read', scope: 'content' },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/publishing/preview': { rule: 'read', scope: 'org' },
   'POST /v1/orgs/{organizationId}/sites/{siteId}/sections': {
     rule: 'create',
     scope: 'org',

@@ -75,6 +75,8 @@ export const changeRequestRoutes: RoutePlugin = async (app) => {
   app.get(
     '/v1/spaces/:spaceId/change-requests/:changeRequestId',
     {
+      // A site's preview shows a change request (`~/changes/<id>/`) with a preview's token.
+      config: { visitor: 'preview' },
       schema: {
         tags,
         summary: 'Get a change request by id or number',

@@ -31,7 +31,7 @@ export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequ
   const tags = [changeRequest ? 'change-request content' : 'space content'];
   const params = ScopeParams(changeRequest);
   // A site visitor reads a published space's content; never a change request's.
-  const config = { visitor: !changeRequest };
+  const config = { visitor: changeRequest ? ('preview' as const) : true };
 
   app.get(
     '/content',

@@ -56,8 +56,8 @@ export async function resolveTarget(ctx: Ctx, params: ScopeRef, min: Role = 'rea
   const { space, role } = await loadSpace(ctx.em, ctx.caller, params.spaceId);
   requireRole(role, min, 'read this content');
   if (params.changeRequestId === undefined) return { space, role, revisionId: space.revisionId, changeRequest: null };
-  // A site visitor reads published content only.
-  if (ctx.caller.visitor) throw notFound('Change request');
+  // A site visitor reads published content only; a preview's token reads change requests too.
+  if (ctx.caller.visitor && !ctx.caller.visitor.preview) throw notFound('Change request');
   const changeRequest = await requireChangeRequest(ctx.em, space.id, params.changeRequestId);
   return { space, role, revisionId: changeRequest.revision_id, changeRequest };
 }

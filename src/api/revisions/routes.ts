@@ -241,6 +241,8 @@ export const revisionRoutes: RoutePlugin = async (app) => {
   app.get(
     '/change-requests/:changeRequestId/changes',
     {
+      // What a preview of the change request shows as changed.
+      config: { visitor: 'preview' },
       schema: {
         tags: ['change-request content'],
         summary: "Get the semantic changes of a change request's content against its base",
@@ -261,7 +263,7 @@ export const revisionRoutes: RoutePlugin = async (app) => {
 export const contentReadRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequest }) => {
   const tags = [changeRequest ? 'change-request content' : 'space content'];
   // A site visitor reads a published space's content; never a change request's.
-  const config = { visitor: !changeRequest };
+  const config = { visitor: changeRequest ? ('preview' as const) : true };
 
   app.get(
     '/content/reusable-contents/:reusableContentId',

@@ -59,7 +59,8 @@ export async function readableRevision(ctx: Ctx, space: { id: string; revisionId
  * current revision or the one its lookup found in that space.
  */
 async function readableRevisionId(ctx: Ctx, space: { id: string; revisionId: string }, revisionId: string): Promise<string> {
-  if (!ctx.caller.visitor) return (await readableRevision(ctx, space, revisionId)).id;
+  // A preview's token reads any revision: that it is one of this space's is read, as for members.
+  if (!ctx.caller.visitor || ctx.caller.visitor.preview) return (await readableRevision(ctx, space, revisionId)).id;
   requireVisibleRevision(ctx, space, revisionId);
   return revisionId;
 }

@@ -83,6 +83,13 @@ export async function getPublishedSiteAnswer(
   const visitor = ctx.caller.visitor;
   const read = () => getPublishedSite(ctx, organizationId, siteId, shareKey);
   if (!visitor || visitor.organizationId !== organizationId || visitor.siteId !== siteId) return read();
-  const key = [organizationId, siteId, visitor.shareLink ?? '', visitor.spaceIds.join(','), JSON.stringify(visitor.claims)].join('\n');
+  const key = [
+    organizationId,
+    siteId,
+    visitor.shareLink ?? '',
+    visitor.spaceIds.join(','),
+    JSON.stringify(visitor.claims),
+    visitor.preview ? 'preview' : '',
+  ].join('\n');
   return keptAnswer(ctx.deps.publishedSites, key, read, serialize, ctx.caughtUp);
 }

@@ -14,6 +14,8 @@ import {
   SiteStructureSchema,
   PublishingAuthBody,
   PublishingAuthSchema,
+  PreviewQuery,
+  PreviewSchema,
   SiteList,
   SiteParams,
   SiteSchema,
@@ -22,6 +24,7 @@ import {
 import { getAdaptiveSchema, putAdaptiveSchema } from './adaptive-schema.ts';
 import { changeCustomization, getCustomization } from './customization.ts';
 import { createSite, deleteSite, getSite, listSites } from './lifecycle.ts';
+import { getSitePreview } from './preview.ts';
 import { getPublishedSiteAnswer, getSiteStructure, setPublished } from './publishing.ts';
 import { updateSite } from './settings.ts';
 import { getPublishingAuth, regeneratePublishingAuth, updatePublishingAuth } from './visitor-auth.ts';
@@ -177,6 +180,21 @@ export const siteRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request) => regeneratePublishingAuth(ctxOf(request), request.params.organizationId, request.params.siteId),
+  );
+
+  app.get(
+    `${one}/publishing/preview`,
+    {
+      schema: {
+        tags: ['site-preview'],
+        summary: 'A link, valid for an hour, to the site as it would look when published (as the visitor the claims describe)',
+        operationId: 'getSitePublishingPreviewById',
+        params: SiteParams,
+        querystring: PreviewQuery,
+        response: { 200: PreviewSchema, ...errors(400, 403, 404) },
+      },
+    },
+    async (request) => getSitePreview(ctxOf(request), request.params.organizationId, request.params.siteId, request.query),
   );
 
   app.get(

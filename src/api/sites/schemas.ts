@@ -226,6 +226,16 @@ export const PublishingAuthBody = Type.Object({
 
 export const PublishedQuery = Type.Object({ shareKey: Type.Optional(Type.String({ maxLength: 512 })) });
 
+/** getSitePublishingPreviewById's query: the site-space to open, the visitor's claims (rison), draft, and where to open. */
+export const PreviewQuery = Type.Object({
+  siteSpace: Type.Optional(Id),
+  claims: Type.Optional(Type.String({ maxLength: 4096, description: 'Rison encoded visitor claims, such as (plan:pro)' })),
+  draft: Type.Optional(Type.Boolean({ default: true })),
+  target: Type.Optional(Type.String({ maxLength: 2048, description: 'A path of the site, or a URL of the site, to open the preview on' })),
+});
+
+export const PreviewSchema = Type.Object({ url: Type.String() });
+
 /** GitBook's SiteStructure: sections and section groups in order, or the root site-spaces of a site without sections. */
 export const SiteStructureSchema = Type.Union([
   Type.Object({ type: Type.Literal('sections'), structure: Type.Array(Type.Union([SiteSectionSchema, SiteSectionGroupSchema])) }),

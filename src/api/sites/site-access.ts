@@ -74,7 +74,7 @@ export interface PublishedReader {
 
 /**
  * Who may read a site as its readers do (published site, redirect lookup, site search): the token
- * of a visitor of exactly this site in this organization (while it is published), a member with a
+ * of a visitor of exactly this site in this organization (while it is published, or a preview's), a member with a
  * role, or the holder of an active share key of a published share-link site. 404 for anyone else,
  * visitors of other sites included. Every reader route of the sites group goes through here.
  */
@@ -83,7 +83,8 @@ export async function publishedReader(ctx: Ctx, organizationId: string, siteId: 
   if (visitor) {
     if (visitor.organizationId !== organizationId || visitor.siteId !== siteId) throw notFound('Site');
     const site = await siteById(ctx.em, organizationId, siteId);
-    if (!site?.published) throw notFound('Site');
+    // A preview's token reads its site before it is published.
+    if (!site || (!site.published && !visitor.preview)) throw notFound('Site');
     return { site, role: null, visitor, asVisitor: true };
   }
   const found = await siteReader(ctx, organizationId, siteId, shareKey);

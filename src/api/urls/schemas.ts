@@ -35,7 +35,10 @@ export const PublishedContent = Type.Object({
   siteSection: Type.Optional(Type.String()),
   siteSpace: Type.String(),
   space: Type.String(),
-  revision: Type.String(),
+  changeRequest: Type.Optional(Type.String({ description: 'The change request a preview URL shows (`~/changes/<id>/`)' })),
+  revision: Type.Optional(
+    Type.String({ description: "The revision the visitor's token reads; in a preview, only the one its URL names (`~/revisions/<id>/`)" }),
+  ),
   page: Type.Optional(Type.String()),
   pathname: Type.String(),
   basePath: Type.String(),
@@ -46,6 +49,7 @@ export const PublishedContent = Type.Object({
   complete: Type.Boolean(),
   contextId: Type.Optional(Type.String()),
   canonicalUrl: Type.String(),
+  preview: Type.Optional(Type.Boolean({ description: 'Whether the URL is a preview URL' })),
 });
 
 export const PublishedLookup = Type.Union([PublishedRedirect, PublishedContent]);

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import { type Collection } from '../../db/entities.ts';
+import { findChangeRequest } from '../../db/change-requests.ts';
 import { loadPage, loadRevision } from '../../db/content.ts';
 import {
   revisionPageIndex,
   siteForVisitorByHost,
+  siteForVisitorById,
   siteForVisitorByKey,
   type SiteForVisitor,
   type VisitorSection,
@@ -12,7 +14,7 @@ import {
 import { unsignedClaimsProblem } from '../../domain/sites/adaptive.ts';
 import { conditionContext } from '../../domain/sites/conditions.ts';
 import { lookupPage, resolveSitePath, visibleStructure, type PageEntry, type PageIndex } from '../../domain/sites/resolve.ts';
-import { parsePublishedUrl, shareKeyCandidates, siteUrl, type SiteLocator } from '../../domain/sites/urls.ts';
+import { contentRefOf, parsePublishedUrl, shareKeyCandidates, siteUrl, type SiteLocator } from '../../domain/sites/urls.ts';
 import { verifyVisitorToken } from '../../domain/sites/visitor.ts';
 import { loadCollection, loadSpace } from '../access.ts';
 import type { Ctx } from '../context.ts';
@@ -44,6 +46,12 @@ export interface PublishedRequest {
 const NOT_FOUND = 'Published content';
 
 async function findSite(ctx: Ctx, locator: SiteLocator, keyHashes: string[]): Promise<SiteForVisitor | undefined> {
+  if (locator.kind === 'preview') {
+    // A preview opens with its own token only, and only its own site's.
+    const grant = ctx.caller.visitor;
+    if (!grant?.preview || grant.siteId !== locator.siteId) return undefined;
+    return siteForVisitorById(ctx.em, grant.organizationId, locator.siteId, '');
+  }
   return locator.kind === 'own'
     ? siteForVisitorByKey(ctx.em, locator.organizationId, locator.siteKey, keyHashes)
     : siteForVisitorByHost(ctx.em, locator.hostname, locator.proxies, keyHashes);
@@ -51,6 +59,7 @@ async function findSite(ctx: Ctx, locator: SiteLocator, keyHashes: string[]): Pr
 
 /** The site's base as the URL named it (origin plus path, no trailing slash) and the path parts after it. */
 function splitBase(locator: SiteLocator, found: SiteForVisitor): { base: string; segments: string[] } {
+  if (locator.kind === 'preview') return { base: `${locator.base}/${encodeURIComponent(locator.siteId)}`, segments: locator.segments };
   if (locator.kind === 'own') {
     return {
       base: `${locator.base}/${encodeURIComponent(locator.organizationId)}/${encodeURIComponent(locator.siteKey)}`,
@@ -89,6 +98,12 @@ function keyOf(
 type Access = { ok: true; signed: Record<string, unknown>; notAfter?: number } | { ok: false };
 
 async function visitorAccess(ctx: Ctx, site: SiteForVisitor['site'], keyActive: boolean, token: string | undefined): Promise<Access> {
+  // A preview's token reads its site as it would be published, as the visitor its claims describe.
+  const grant = ctx.caller.visitor;
+  if (grant?.preview && grant.siteId === site.id) {
+    const { unsigned: _unsigned, ...signed } = grant.claims;
+    return { ok: true, signed };
+  }
   if (!site.published) return { ok: false };
   if (site.visibility === 'share-link') return keyActive ? { ok: true, signed: {} } : { ok: false };
   if (site.visibility === 'visitor-auth') {
@@ -101,15 +116,38 @@ async function visitorAccess(ctx: Ctx, site: SiteForVisitor['site'], keyActive: 
 const sectionNode = (s: VisitorSection) => ({ ...s, isDefault: s.is_default });
 const siteSpaceNode = (s: VisitorSiteSpace) => ({ ...s, sectionId: s.section_id, isDefault: s.is_default });
 
+/**
+ * The change request or revision a URL names (`~/changes/<id>/`, `~/revisions/<id>/`): read by a
+ * preview's token only (404 for anyone else), and only one of the space the URL resolves to.
+ */
+async function previewedContent(
+  ctx: Ctx,
+  ref: { kind: 'changes' | 'revisions'; id: string } | undefined,
+  spaceId: string,
+): Promise<{ changeRequest?: string; revision?: string; revisionId?: string } | undefined> {
+  if (!ref) return undefined;
+  if (!ctx.caller.visitor?.preview) throw notFound(NOT_FOUND);
+  if (ref.kind === 'changes') {
+    const changeRequest = await findChangeRequest(ctx.em, spaceId, ref.id);
+    if (!changeRequest) throw notFound('Change request');
+    return { changeRequest: changeRequest.id, revisionId: changeRequest.revision_id };
+  }
+  const revision = await loadRevision(ctx.em, ref.id);
+  if (!revision || revision.space_id !== spaceId) throw notFound('Revision');
+  return { revision: revision.id, revisionId: revision.id };
+}
+
 export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
-  const locator = parsePublishedUrl(input.url, ctx.deps.config.sitesUrl);
+  const locator = parsePublishedUrl(input.url, ctx.deps.config.sitesUrl, ctx.deps.config.sitePreviewUrl);
   if (!locator) throw notFound(NOT_FOUND);
   const queryKey = locator.query.get('shareKey') ?? undefined;
   const found = await findSite(ctx, locator, (queryKey ? [queryKey] : shareKeyCandidates(locator)).map(hashShareKey));
   // A site lookup token resolves its organization's sites only; a visitor's token its own site only.
   if (!found || !mayResolve(ctx, found)) throw notFound(NOT_FOUND);
   const { site } = found;
-  const { shareKey, active: keyActive, base, segments } = keyOf(queryKey, found, splitBase(locator, found));
+  const preview = locator.kind === 'preview';
+  const { shareKey, active: keyActive, base, segments: all } = keyOf(queryKey, found, splitBase(locator, found));
+  const { segments, ref } = contentRefOf(all);
   const token = input.jwtToken ?? locator.query.get('jwt_token') ?? undefined;
   const access = await visitorAccess(ctx, site, keyActive, token);
   if (!access.ok) {
@@ -127,13 +165,18 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
     unsigned = input.unsignedClaims;
   }
   const context = conditionContext({ signed: access.signed, unsigned });
-  const visible = visibleStructure(found.sections.map(sectionNode), found.siteSpaces.map(siteSpaceNode), context);
+  // A preview shows only the spaces its token reads (those its member could read).
+  const grant = ctx.caller.visitor;
+  const siteSpaces = grant?.preview ? found.siteSpaces.filter((s) => grant.spaceIds.includes(s.space_id)) : found.siteSpaces;
+  const visible = visibleStructure(found.sections.map(sectionNode), siteSpaces.map(siteSpaceNode), context);
   const resolved = resolveSitePath(visible.sections, visible.siteSpaces, segments);
   if (!resolved) throw notFound(NOT_FOUND);
 
-  const index = await revisionPageIndex(ctx.em, resolved.siteSpace.revision_id);
+  const content = await previewedContent(ctx, ref, resolved.siteSpace.space_id);
+  const revisionId = content?.revisionId ?? resolved.siteSpace.revision_id;
+  const index = await revisionPageIndex(ctx.em, revisionId);
   let lookup = lookupPage(index, resolved.pageSegments);
-  if (lookup.kind === 'missing') {
+  if (lookup.kind === 'missing' && !content) {
     // A page that moved is followed; any other unknown path still resolves the site, with the
     // rest as `pathname` and no page: the reader applies the site's redirects or shows its 404.
     const moved = await movedPage(ctx, resolved.siteSpace.revision_id, index, resolved.pageSegments.join('/'));
@@ -142,19 +185,26 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
   const page = lookup.kind === 'missing' ? undefined : lookup.page;
   // A key in the path is part of `base`; one in the query stays in the query.
   const query = queryKey ? { shareKey: queryKey } : undefined;
-  const canonical = siteUrl(baseOf(site, siteUrls(ctx.deps)), [
+  // The part of the path naming a change request or revision stays in links (the base path).
+  const refPart = ref ? `~/${ref.kind}/${ref.id}` : null;
+  // A preview's links stay in the preview (the renderer builds them from the canonical URL's origin).
+  const canonical = siteUrl(preview ? base : baseOf(site, siteUrls(ctx.deps)), [
     resolved.sectionIsDefault ? null : resolved.section?.path,
     resolved.siteSpaceIsDefault ? null : resolved.siteSpace.path,
+    refPart,
     page ? page.path : resolved.pageSegments.join('/'),
   ]);
   if (lookup.kind === 'redirect') {
-    return { target: 'content' as const, redirect: siteUrl(base, [resolved.sectionPart, resolved.siteSpacePart, lookup.page.path], query) };
+    return {
+      target: 'content' as const,
+      redirect: siteUrl(base, [resolved.sectionPart, resolved.siteSpacePart, refPart, lookup.page.path], query),
+    };
   }
   const siteBasePath = `${new URL(base).pathname.replace(/\/+$/, '')}/`;
   const basePath = `${siteBasePath}${[resolved.sectionPart, resolved.siteSpacePart]
     .filter(Boolean)
     .map((p) => `${encodeURIComponent(p!)}/`)
-    .join('')}`;
+    .join('')}${refPart ? `${refPart.split('/').map(encodeURIComponent).join('/')}/` : ''}`;
   const claims = { ...access.signed, unsigned };
   const minter = minterOf(ctx);
   // Never outlives the visitor's JWT (access.notAfter): what it reads is theirs only while that holds.
@@ -175,6 +225,7 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
       visibility: site.visibility,
       ...(site.visibility === 'share-link' && keyActive && found.shareLinkId ? { shareLink: found.shareLinkId } : {}),
       ...(minter ? { minter } : {}),
+      ...(ctx.caller.visitor?.preview ? { preview: true as const } : {}),
     },
     access.notAfter,
   );
@@ -183,7 +234,11 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
     ...(resolved.section ? { siteSection: resolved.section.id } : {}),
     siteSpace: resolved.siteSpace.id,
     space: resolved.siteSpace.space_id,
-    revision: resolved.siteSpace.revision_id,
+    ...(content?.changeRequest ? { changeRequest: content.changeRequest } : {}),
+    // The revision a visitor reads (its token is pinned to it). A preview names one only when its URL
+    // does (`~/revisions/<id>/`): GitBook's renderer takes a revision answered over the change request
+    // or revision it read from the URL itself.
+    ...(grant?.preview ? (content?.revision ? { revision: content.revision } : {}) : { revision: resolved.siteSpace.revision_id }),
     ...(page ? { page: page.id } : {}),
     pathname: resolved.pageSegments.join('/'),
     basePath,
@@ -197,6 +252,7 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
       ? { contextId: createHash('sha256').update(JSON.stringify(claims)).digest('base64url').slice(0, 22) }
       : {}),
     canonicalUrl: canonical,
+    ...(preview ? { preview: true } : {}),
   };
 }
 
@@ -219,10 +275,11 @@ export async function resolvePublishedAnswer(
   if (input.jwtToken !== undefined || /[?&]jwt_token=/.test(input.url)) return resolvePublished(ctx, input);
   const { siteLookup, visitor } = ctx.caller;
   // The token answered names who had it minted (minterOf): an answer is shared only among callers it names alike.
+  // A preview's answer (the site unpublished, the claims its token carries) is shared among previews of the same claims only.
   const reach = siteLookup
     ? `lookup ${siteLookup.organizationId}`
     : visitor
-      ? `visitor ${visitor.siteId} ${visitor.minter ?? ''}`
+      ? `visitor ${visitor.siteId} ${visitor.minter ?? ''}${visitor.preview ? ` preview ${JSON.stringify(visitor.claims)}` : ''}`
       : `member ${ctx.caller.tokenId}`;
   const key = [
     reach,
@@ -280,9 +337,9 @@ async function movedPage(ctx: Ctx, revisionId: string, current: PageIndex, path:
 export async function embedByUrl(ctx: Ctx, url: string) {
   const resolved = await resolvePublished(ctx, { url, redirectOnError: false });
   if (!('page' in resolved) || !resolved.page) throw notFound(NOT_FOUND);
-  const locator = parsePublishedUrl(url, ctx.deps.config.sitesUrl)!;
+  const locator = parsePublishedUrl(url, ctx.deps.config.sitesUrl, ctx.deps.config.sitePreviewUrl)!;
   const found = (await findSite(ctx, locator, []))!;
-  const index = await revisionPageIndex(ctx.em, resolved.revision);
+  const index = await revisionPageIndex(ctx.em, resolved.revision ?? found.siteSpaces.find((s) => s.id === resolved.siteSpace)!.revision_id);
   const page = index.byId.get(resolved.page)!;
   return { title: page.title, site: found.site.title, type: 'link' as const };
 }

@@ -47,6 +47,13 @@ export interface SiteTokenClaims {
    * then count against that token's limit, not the readers' one.
    */
   minter?: string;
+  /**
+   * A preview's token (`GET …/sites/{siteId}/publishing/preview`): it reads the site as it would
+   * look when published, whether it is published or not and whatever its visibility, with the
+   * claims the preview was asked for; and, besides what a visitor reads, the change requests and
+   * every revision of the spaces the site shows (`~/changes/<id>/`, `~/revisions/<id>/`).
+   */
+  preview?: true;
 }
 
 /** A JWT's shape (three base64url parts, the first a JSON object), as opposed to an opaque API token. */
@@ -127,6 +134,7 @@ export async function verifySiteToken(token: string, key: Uint8Array, nowSeconds
       !optionalString(p.siteSection) ||
       !optionalString(p.shareLink) ||
       !optionalString(p.minter) ||
+      (p.preview !== undefined && p.preview !== true) ||
       (p.visitorType !== undefined && p.visitorType !== 'human' && p.visitorType !== 'agent') ||
       typeof p.claims !== 'object' ||
       p.claims === null ||
@@ -148,6 +156,7 @@ export async function verifySiteToken(token: string, key: Uint8Array, nowSeconds
       visibility: p.visibility,
       ...(typeof p.shareLink === 'string' ? { shareLink: p.shareLink } : {}),
       ...(typeof p.minter === 'string' ? { minter: p.minter } : {}),
+      ...(p.preview === true ? { preview: true as const } : {}),
     };
   } catch {
     return null;
@@ -166,9 +175,11 @@ export interface SiteNow {
 /**
  * Whether a verified token still holds for the site as it is now: same organization and signing
  * key, still published with the visibility it was minted under, and the share link it came
- * through still active.
+ * through still active. A preview's token needs only the same organization and signing key (it
+ * reads a site before it is published; regenerating the key ends every preview).
  */
 export function tokenStillHolds(claims: SiteTokenClaims, fingerprint: string, site: SiteNow): boolean {
+  if (claims.preview) return site.organizationId === claims.organization && site.fingerprint === fingerprint;
   if (!site.published || site.organizationId !== claims.organization) return false;
   if (site.fingerprint !== fingerprint || site.visibility !== claims.visibility) return false;
   if (site.visibility === 'share-link' && !claims.shareLink) return false;

@@ -14,7 +14,9 @@
 
 export type SiteLocator =
   | { kind: 'own'; organizationId: string; siteKey: string; base: string; segments: string[]; query: URLSearchParams }
-  | { kind: 'host'; hostname: string; proxies: string[]; origin: string; segments: string[]; query: URLSearchParams };
+  | { kind: 'host'; hostname: string; proxies: string[]; origin: string; segments: string[]; query: URLSearchParams }
+  /** A site's preview: `{SITE_PREVIEW_BASE_URL}/{siteId}/…`, opened with a preview's token only. */
+  | { kind: 'preview'; siteId: string; base: string; segments: string[]; query: URLSearchParams };
 
 /** At most this many leading path segments are tried as part of a proxy origin. */
 const MAX_PROXY_DEPTH = 8;
@@ -32,19 +34,36 @@ function segmentsOf(pathname: string): string[] | null {
   return out;
 }
 
-/** Parses a published URL; null when it cannot name a site. */
-export function parsePublishedUrl(input: string, sitesUrl: string): SiteLocator | null {
+/** Whether `url` is `base` or under it (same host, path prefix by whole segments). */
+function under(url: URL, base: URL): string | null {
+  const path = base.pathname.replace(/\/+$/, '');
+  return url.host === base.host && (url.pathname === path || url.pathname.startsWith(`${path}/`)) ? path : null;
+}
+
+/**
+ * Parses a published URL; null when it cannot name a site. With `previewUrl` (SITE_PREVIEW_BASE_URL),
+ * a URL under it names a site's preview by the site's id.
+ */
+export function parsePublishedUrl(input: string, sitesUrl: string, previewUrl?: string): SiteLocator | null {
   let url: URL;
   let own: URL;
+  let preview: URL | undefined;
   try {
     url = new URL(input);
     own = new URL(sitesUrl);
+    preview = previewUrl === undefined ? undefined : new URL(previewUrl);
   } catch {
     return null;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
   const segments = segmentsOf(url.pathname);
   if (!segments) return null;
+  const previewPath = preview && under(url, preview);
+  if (preview && previewPath !== null && previewPath !== undefined) {
+    const rest = segments.slice(segmentsOf(previewPath)!.length);
+    if (rest.length < 1) return null;
+    return { kind: 'preview', siteId: rest[0], base: `${preview.origin}${previewPath}`, segments: rest.slice(1), query: url.searchParams };
+  }
   const ownPath = own.pathname.replace(/\/+$/, '');
   if (url.host === own.host && (url.pathname === ownPath || url.pathname.startsWith(`${ownPath}/`))) {
     const ownSegments = segmentsOf(ownPath)!;
@@ -76,8 +95,23 @@ const SHARE_KEY = /^[A-Za-z0-9_-]{32}$/;
  * first segment; under a host, the first, or the one after any proxy prefix.
  */
 export function shareKeyCandidates(locator: SiteLocator): string[] {
+  if (locator.kind === 'preview') return [];
   const positions = locator.kind === 'own' ? 1 : Math.min(locator.segments.length, MAX_PROXY_DEPTH + 1);
   return [...new Set(locator.segments.slice(0, positions).filter((segment) => SHARE_KEY.test(segment)))];
+}
+
+/**
+ * The content a URL names past the site's structure: `~/changes/<id>/` (a change request) or
+ * `~/revisions/<id>/` (a revision), wherever they stand in the path, as GitBook's renderer reads
+ * them: the segments before `~` locate the site, section and site-space, those after the id the
+ * page. Undefined `ref` when the path names neither.
+ */
+export function contentRefOf(segments: string[]): { segments: string[]; ref?: { kind: 'changes' | 'revisions'; id: string } } {
+  const at = segments.indexOf('~');
+  const kind = at >= 0 ? segments[at + 1] : undefined;
+  const id = at >= 0 ? segments[at + 2] : undefined;
+  if ((kind !== 'changes' && kind !== 'revisions') || !id) return { segments };
+  return { segments: [...segments.slice(0, at), ...segments.slice(at + 3)], ref: { kind, id } };
 }
 
 export interface SiteAddress {
