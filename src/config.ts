@@ -59,6 +59,8 @@ export interface Config {
   sitesUrl: string;
   /** Base URL of site previews (SITE_PREVIEW_BASE_URL): `{sitePreviewUrl}/{siteId}/…?token=`, what the renderer calls GITBOOK_PREVIEW_BASE_URL. */
   sitePreviewUrl: string;
+  /** DNS checks of sites' custom hostnames: what they must point at, the DNS servers asked (empty: the system's) and the deadline. */
+  customHostnames: { target: string; dnsServers: string[]; dnsTimeoutMs: number };
   /** Where the worker keeps its git repository caches (one per repoCacheID); default `git-cache` under DATA_DIR. */
   gitCacheDir: string;
   /** Largest file a git import accepts (GIT_MAX_FILE_BYTES, e.g. 100MiB). */
@@ -205,6 +207,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     sitesUrl: (v.SITES_URL ?? `${publicUrl}/sites`).replace(/\/+$/, ''),
     sitePreviewUrl: (v.SITE_PREVIEW_BASE_URL ?? `${publicUrl}/preview`).replace(/\/+$/, ''),
+    customHostnames: {
+      target: v.CUSTOM_HOSTNAME_TARGET ?? new URL(v.SITES_URL ?? publicUrl).hostname.replace(/^\[(.*)\]$/, '$1'),
+      dnsServers: v.DNS_SERVERS ?? [],
+      dnsTimeoutMs: v.DNS_TIMEOUT,
+    },
     gitCacheDir: v.GIT_CACHE_DIR ?? `${v.DATA_DIR}/git-cache`,
     gitMaxFileBytes: v.GIT_MAX_FILE_BYTES,
     gitMarkdown: {

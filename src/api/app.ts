@@ -53,6 +53,7 @@ import { siteShareLinkRoutes } from './sites/share-links/routes.ts';
 import { siteRedirectRoutes } from './sites/redirects/routes.ts';
 import { siteSearchRoutes } from './sites/search/routes.ts';
 import { sitePermissionRoutes } from './sites/permissions/routes.ts';
+import { customHostnameRoutes } from './custom-hostnames/routes.ts';
 import { siteInsightsRoutes } from './sites/insights/routes.ts';
 import { urlRoutes } from './urls/routes.ts';
 import { siteLookupTokenRoutes } from './site-lookup-tokens/routes.ts';
@@ -307,6 +308,7 @@ export async function buildApp(
   await app.register(siteRedirectRoutes);
   await app.register(siteSearchRoutes);
   await app.register(sitePermissionRoutes);
+  await app.register(customHostnameRoutes);
   await app.register(siteInsightsRoutes);
   await app.register(urlRoutes);
   await app.register(siteLookupTokenRoutes);

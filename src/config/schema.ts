@@ -236,6 +236,14 @@ const IPV6_ENTRY = /^\[[0-9a-f:.]+\](:\d{1,5})?$/i;
 /** FETCH_ALLOW_HOSTS: `host`, `host:port`, `*.example.com`, an IP address, `[v6]:port`. */
 const isHostEntry = (host: string) => HOST_ENTRY.test(host) || IPV6_ENTRY.test(host) || (host.includes(':') && isIpLiteral(host));
 
+/** A DNS_SERVERS entry: an IP address, `ipv4:port` or `[ipv6]:port`. */
+function isDnsServer(entry: string): boolean {
+  const bracketed = /^\[([0-9a-f:.]+)\](?::(\d{1,5}))?$/i.exec(entry);
+  const withPort = /^([0-9.]+):(\d{1,5})$/.exec(entry);
+  const [address, port] = bracketed ? [bracketed[1], bracketed[2]] : withPort ? [withPort[1], withPort[2]] : [entry, undefined];
+  return isIP(address) !== 0 && (port === undefined || Number(port) <= 65535);
+}
+
 /** Names proxy-addr (Fastify's trustProxy) knows for address ranges. */
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
@@ -494,6 +502,27 @@ export const EnvSchema = Type.Object({
         "Base URL of site previews (`{base}/{siteId}/…?token=`): the renderer's GITBOOK_PREVIEW_BASE_URL; default $PUBLIC_URL/preview.",
     }),
   ),
+  }),
+  // Custom hostnames of sites
+  CUSTOM_HOSTNAME_TARGET: Type.Optional(
+    text({
+      pattern: '^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.?$',
+      message: '{name}="{value}" must be a host name or an IPv4 address (lower case)',
+      description: "What a site's custom hostname must point at (its CNAME, or the same addresses); default the host of SITES_URL.",
+    }),
+  ),
+  DNS_SERVERS: Type.Optional(
+    list({
+      entry: isDnsServer,
+      message: '{name} entry "{value}" must be an IP address, ip:port or [ipv6]:port',
+      description: "DNS servers the custom hostname checks ask, comma-separated (ip, ip:port, [ipv6]:port); default the system's.",
+    }),
+  ),
+  DNS_TIMEOUT: duration({
+    default: '5s',
+    min: '100ms',
+    max: '60s',
+    description: 'Deadline of one DNS check of a custom hostname (all its queries).',
   }),
   // Fetching URLs given by users
   ...FetchEnv.properties,

@@ -55,6 +55,7 @@ export const TARGET_TYPES: Record<string, string> = {
   shareLinkId: 'site-share-link',
   siteRedirectId: 'site-redirect',
   lookupTokenId: 'site-lookup-token',
+  hostname: 'custom-hostname',
 };
 
 const CR = '/v1/spaces/:spaceId/change-requests/:changeRequestId';
@@ -221,6 +222,9 @@ const ROWS: Row[] = [
   [`DELETE ${SITE}/permissions/users/:userId`, 'site.user_permission_removed', 'User permission on a site removed', { target: 'siteId' }],
   [`PATCH ${SITE}/permissions/teams/:teamId`, 'site.team_permission_updated', 'Team permission on a site updated', { target: 'siteId' }],
   [`DELETE ${SITE}/permissions/teams/:teamId`, 'site.team_permission_removed', 'Team permission on a site removed', { target: 'siteId' }],
+  // The DNS check runs outside any transaction; its result is stored in one of its own.
+  ['PATCH /v1/custom-hostnames/:hostname', 'custom_hostname.dns_revalidated', 'Custom hostname DNS checked again', own],
+  ['DELETE /v1/custom-hostnames/:hostname', 'custom_hostname.removed', 'Custom hostname removed from its site'],
 ];
 
 /**

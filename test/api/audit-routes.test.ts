@@ -52,6 +52,12 @@ const newCollection = async () =>
   (await ok(admin().post(`/v1/orgs/${org.id}/collections`, { title: unique('Coll') }), 'collection')).id as string;
 const newSite = async () => (await ok(admin().post(`/v1/orgs/${org.id}/sites`, { title: unique('Site') }), 'site')).id as string;
 const newTeam = async () => (await ok(admin().put(`/v1/orgs/${org.id}/teams`, { title: unique('Team') }), 'team')).id as string;
+/** A new site of the organization with a custom hostname: the hostname. */
+async function newHostnameSite() {
+  const hostname = `${unique('docs')}.example.com`;
+  await ok(admin().patch(`/v1/orgs/${org.id}/sites/${await newSite()}`, { hostname }), 'site hostname');
+  return hostname;
+}
 const newInviteLink = async (role: string | null = 'read') =>
   (await ok(admin().post(`/v1/orgs/${org.id}/link-invites`, { role }), 'invite link')).id as string;
 const newSection = async (siteId: string) =>
@@ -408,6 +414,8 @@ const rows: Record<string, Row> = {
   'DELETE /v1/orgs/{organizationId}/sites/{siteId}/permissions/users/{userId}': {},
   'PATCH /v1/orgs/{organizationId}/sites/{siteId}/permissions/teams/{teamId}': { body: () => ({ role: 'review' }) },
   'DELETE /v1/orgs/{organizationId}/sites/{siteId}/permissions/teams/{teamId}': {},
+  'PATCH /v1/custom-hostnames/{hostname}': { fresh: async () => ({ hostname: await newHostnameSite() }) },
+  'DELETE /v1/custom-hostnames/{hostname}': { fresh: async () => ({ hostname: await newHostnameSite() }) },
   'POST /v1/orgs/{organizationId}/site-lookup-tokens': { body: () => ({ label: 'Renderer' }) },
   'DELETE /v1/orgs/{organizationId}/site-lookup-tokens/{lookupTokenId}': {
     fresh: async () => ({

@@ -121,6 +121,12 @@ const newCollection = async () =>
   (await ok(admin().post(`/v1/orgs/${org.id}/collections`, { title: unique('Coll') }), 'collection')).id as string;
 const newSite = async () => (await ok(admin().post(`/v1/orgs/${org.id}/sites`, { title: unique('Site') }), 'site')).id as string;
 const site = (q: Params) => `/v1/orgs/${org.id}/sites/${q.siteId}`;
+/** A new site of the organization with a custom hostname: the hostname. */
+async function newHostnameSite() {
+  const hostname = `${unique('docs')}.example.com`;
+  await ok(admin().patch(`/v1/orgs/${org.id}/sites/${await newSite()}`, { hostname }), 'site hostname');
+  return hostname;
+}
 /** A reader's page view as GitBook's renderer tracks it. */
 const INSIGHTS_EVENT = () => ({
   type: 'page_view',
@@ -627,6 +633,23 @@ const rows: Record<string, Row> = {
     body: () => ({ role: 'read' }),
   },
   'DELETE /v1/orgs/{organizationId}/sites/{siteId}/permissions/teams/{teamId}': { rule: 'admin', scope: 'org' },
+  // Custom hostnames: those who cannot manage the site get 404, as for a hostname no site uses.
+  'GET /v1/custom-hostnames/{hostname}': {
+    rule: 'admin',
+    scope: 'content',
+    except: { read: 404, comment: 404, edit: 404, review: 404, create: 404 },
+  },
+  'PATCH /v1/custom-hostnames/{hostname}': {
+    rule: 'admin',
+    scope: 'content',
+    except: { read: 404, comment: 404, edit: 404, review: 404, create: 404 },
+  },
+  'DELETE /v1/custom-hostnames/{hostname}': {
+    rule: 'admin',
+    scope: 'content',
+    except: { read: 404, comment: 404, edit: 404, review: 404, create: 404 },
+    fresh: async () => ({ hostname: await newHostnameSite() }),
+  },
   'GET /v1/orgs/{organizationId}/site-lookup-tokens': { rule: 'admin', scope: 'org' },
   'GET /v1/orgs/{organizationId}/audit-events': { rule: 'admin', scope: 'org' },
   'GET /v1/orgs/{organizationId}/audit-events/{auditEventId}': { rule: 'admin', scope: 'org' },
@@ -801,6 +824,7 @@ beforeAll(async () => {
   p.shareLinkId = (await ok(admin().post(`${site(p)}/share-links`, { name: 'L' }), 'share link')).id;
   p.siteRedirectId = (await ok(admin().post(`${site(p)}/redirects`, REDIRECT_BODY('/matrix-fixture')), 'redirect')).id;
   await ok(admin().post(`${site(p)}/permissions`, { role: 'read', users: [p.userId], teams: [p.teamId] }), 'site grant');
+  p.hostname = await newHostnameSite();
   p.sha256 = '0'.repeat(64);
   p.inviteId = await newInviteLink();
   await ok(admin().patch(`/v1/orgs/${org.id}/link-invites/${p.inviteId}`, { disabled: true }), 'disabled invite link');
