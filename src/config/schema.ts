@@ -486,14 +486,6 @@ export const EnvSchema = Type.Object({
       description: 'Base URL of published sites without a custom hostname; default $PUBLIC_URL/sites.',
     }),
   ),
-  CHROMIUM_PATH: absolutePath({
-    default: '/usr/bin/chromium',
-    example: '/usr/bin/chromium',
-    description: 'The Chromium binary the worker prints PDFs with.',
-  }),
-  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
-    default: 'info',
-    description: 'Level of the JSON logs on stdout.',
   SITE_PREVIEW_BASE_URL: Type.Optional(
     url({
       protocols: ['http:', 'https:'],
@@ -502,6 +494,14 @@ export const EnvSchema = Type.Object({
         "Base URL of site previews (`{base}/{siteId}/…?token=`): the renderer's GITBOOK_PREVIEW_BASE_URL; default $PUBLIC_URL/preview.",
     }),
   ),
+  CHROMIUM_PATH: absolutePath({
+    default: '/usr/bin/chromium',
+    example: '/usr/bin/chromium',
+    description: 'The Chromium binary the worker prints PDFs with.',
+  }),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    default: 'info',
+    description: 'Level of the JSON logs on stdout.',
   }),
   // Custom hostnames of sites
   CUSTOM_HOSTNAME_TARGET: Type.Optional(
