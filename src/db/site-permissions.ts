@@ -273,3 +273,35 @@ export function siteAccessListing(em: Em, site: { id: string; organizationId: st
     order: filter.order,
   };
 }
+
+/**
+ * The roles granted to a member (or a team of theirs in the organization) on each of these sites,
+ * by site id, in one statement: what a listing of sites presents each site with.
+ */
+export async function siteGrantsOf(em: Em, organizationId: string, siteIds: string[], userId: string): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (siteIds.length === 0) return out;
+  const rows = await db(em)
+    .selectFrom('site_permission as sp')
+    .select(['sp.site_id', 'sp.role'])
+    .where('sp.site_id', 'in', siteIds)
+    .where('sp.organization_id', '=', organizationId)
+    .where((e) =>
+      e.or([
+        e('sp.user_id', '=', userId),
+        e(
+          'sp.team_id',
+          'in',
+          e
+            .selectFrom('team_member as tm')
+            .innerJoin('team as t', 't.id', 'tm.team_id')
+            .select('tm.team_id')
+            .where('tm.user_id', '=', userId)
+            .where('t.organization_id', '=', organizationId),
+        ),
+      ]),
+    )
+    .execute();
+  for (const row of rows) out.set(row.site_id, [...(out.get(row.site_id) ?? []), row.role]);
+  return out;
+}

@@ -65,6 +65,10 @@ describe('the effect of a grant on the site operations', () => {
     // Nothing changes on another site.
     expect((await reader.patch(siteUrl(elsewhere), { title: 'Nope' })).status).toBe(403);
     expect((await reader.get(siteUrl(elsewhere))).body.permissions.admin).toBe(false);
+    // The listing shows each site as the reader's role on it is.
+    const listed = (await reader.get(`/v1/orgs/${org.id}/sites?limit=1000`)).body.items;
+    expect(listed.find((s: any) => s.id === siteId).permissions.admin).toBe(true);
+    expect(listed.find((s: any) => s.id === elsewhere).permissions.admin).toBe(false);
   });
 
   it('gives a guest of the organization access to the site granted, through a team too', async () => {

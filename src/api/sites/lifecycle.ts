@@ -3,6 +3,8 @@ import { deleteSite as deleteSiteRow, insertSite, insertSiteSpace, sitesListing 
 import { transaction } from '../../db/orm.ts';
 import { insightsStore } from '../../db/insights.ts';
 import { slugify } from '../../domain/content/tree.ts';
+import { siteGrantsOf } from '../../db/site-permissions.ts';
+import { highest, isRole } from '../../domain/roles.ts';
 import { newId } from '../../domain/ids.ts';
 import { lastKey, uniquePath } from '../../domain/sites/order.ts';
 import { requireOrganization } from '../access.ts';
@@ -18,9 +20,16 @@ import { freshSite, requireSite, siteUrls } from './site-access.ts';
 
 export async function listSites(ctx: Ctx, organizationId: string, query: Static<typeof ListSitesQuery>) {
   const { role } = await requireOrganization(ctx, organizationId, 'read', 'list sites');
-  return paginate(ctx.em, sitesListing(ctx.em, organizationId, query), query, (rows) =>
-    rows.map((r) => presentSite(r, role, siteUrls(ctx.deps))),
-  );
+  return paginate(ctx.em, sitesListing(ctx.em, organizationId, query), query, async (rows) => {
+    // Each site as the caller's role on it shows it: their organization role, or higher through a site grant.
+    const grants = await siteGrantsOf(
+      ctx.em,
+      organizationId,
+      rows.map((r) => r.id),
+      ctx.caller.user.id,
+    );
+    return rows.map((r) => presentSite(r, highest(role, ...(grants.get(r.id) ?? []).filter(isRole)), siteUrls(ctx.deps)));
+  });
 }
 
 /** Creates a site with a new signing key, publishing `spaces` at its root (the first one the default). */
