@@ -96,6 +96,8 @@ export interface MemberCounts {
   granted: number;
   allSpaces: number;
   allSites: number;
+  /** Sites of the organization granted to the member or to a team of theirs (site permissions). */
+  grantedSites: number;
 }
 
 /** The counts of several members of one organization, in one statement. */
@@ -146,6 +148,26 @@ export async function memberCounts(em: Em, organizationId: string, userIds: stri
         .select((e) => e.fn.countAll<string>().as('n'))
         .where('si.organization_id', '=', organizationId)
         .as('allSites'),
+      eb
+        .selectFrom('site_permission as sp')
+        .select((e) => e.fn.count<string>('sp.site_id').distinct().as('n'))
+        .where('sp.organization_id', '=', organizationId)
+        .where((e) =>
+          e.or([
+            e('sp.user_id', '=', e.ref('u.user_id')),
+            e(
+              'sp.team_id',
+              'in',
+              e
+                .selectFrom('team_member as tm')
+                .innerJoin('team as t', 't.id', 'tm.team_id')
+                .select('tm.team_id')
+                .whereRef('tm.user_id', '=', 'u.user_id')
+                .where('t.organization_id', '=', organizationId),
+            ),
+          ]),
+        )
+        .as('grantedSites'),
     ])
     .where('u.organization_id', '=', organizationId)
     .where('u.user_id', 'in', userIds)
@@ -156,6 +178,7 @@ export async function memberCounts(em: Em, organizationId: string, userIds: stri
       granted: Number(row.granted),
       allSpaces: Number(row.allSpaces),
       allSites: Number(row.allSites),
+      grantedSites: Number(row.grantedSites),
     });
   }
   return out;

@@ -85,6 +85,8 @@ describe('the effect of a grant on the site operations', () => {
     expect((await guest.post(`${siteUrl(siteId)}/section-groups`, { title: 'By a guest' })).status).toBe(201);
     expect((await guest.get(`${siteUrl(siteId)}/structure`)).status).toBe(200);
     expect((await guest.patch(siteUrl(siteId), { title: 'Not an admin' })).status).toBe(403);
+    // The guest's member answer counts the sites granted to them.
+    expect((await admin().get(`/v1/orgs/${org.id}/members/${org.members.guest.userId}`)).body.sites).toBe(1);
   });
 
   it('never lowers the organization role: an editor granted read keeps edit', async () => {

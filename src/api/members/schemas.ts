@@ -14,7 +14,10 @@ export const MemberSchema = Type.Object({
   sso: Type.Boolean(),
   spaces: Type.Integer({ description: 'Live spaces the member can access (the count of GET …/members/{userId}/spaces)' }),
   teams: Type.Integer({ description: 'Teams of the organization the member belongs to' }),
-  sites: Type.Integer({ description: 'Sites shared with the member explicitly (site grants do not exist yet: always 0)' }),
+  sites: Type.Integer({
+    description:
+      'Sites the member can access: every site of the organization with a role; for a guest, the sites granted to them or their teams',
+  }),
 });
 export const MemberList = ListOf(MemberSchema);
 

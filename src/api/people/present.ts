@@ -36,7 +36,7 @@ export function presentMember(row: MemberRow, counts: MemberCounts | undefined, 
     sso: row.sso,
     spaces: role === undefined ? 0 : role === null ? (counts?.granted ?? 0) : (counts?.allSpaces ?? 0),
     teams: counts?.teams ?? 0,
-    sites: role === undefined || role === null ? 0 : (counts?.allSites ?? 0),
+    sites: role === undefined ? 0 : role === null ? (counts?.grantedSites ?? 0) : (counts?.allSites ?? 0),
   };
 }
 
