@@ -208,6 +208,7 @@ const ROWS: Row[] = [
   [`PATCH ${SITE}/site-spaces/:siteSpaceId`, 'site_space.updated', 'Site space updated'],
   [`DELETE ${SITE}/site-spaces/:siteSpaceId`, 'site_space.deleted', 'Space removed from a site'],
   [`POST ${SITE}/site-spaces/:siteSpaceId/move`, 'site_space.moved', 'Site space moved'],
+  [`PATCH ${SITE}/structure/sort`, 'site.structure_sorted', 'Site structure item moved', { target: 'siteId' }],
   [`POST ${SITE}/share-links`, 'site_share_link.created', 'Site share link created'],
   [`PATCH ${SITE}/share-links/:shareLinkId`, 'site_share_link.updated', 'Site share link updated'],
   [`DELETE ${SITE}/share-links/:shareLinkId`, 'site_share_link.deleted', 'Site share link deleted'],

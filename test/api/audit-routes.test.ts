@@ -359,6 +359,12 @@ const rows: Record<string, Row> = {
   'POST /v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move': {
     body: () => ({ position: { after: { type: 'site-section', siteSection: p.otherSectionId } } }),
   },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/structure/sort': {
+    body: () => ({
+      item: { type: 'site-section', id: p.siteSectionId },
+      position: { after: { type: 'site-section', id: p.otherSectionId } },
+    }),
+  },
   'POST /v1/orgs/{organizationId}/sites/{siteId}/section-groups': { body: () => ({ title: 'Group' }) },
   'PATCH /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}': { body: () => ({ title: 'G2' }) },
   'DELETE /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}': {

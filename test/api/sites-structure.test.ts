@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
 
 /** The structure of sites (sections, groups, site-spaces), share links and site settings. */
 let t: TestApp;
@@ -363,6 +364,86 @@ describe('site-spaces', () => {
     expect((await admin().get(`${siteUrl(s.id)}/site-spaces?limit=1&page=${paged.body.next.page}`)).body.items[0].path).toBe('one');
     expect((await admin().delete(`${siteUrl(s.id)}/site-spaces/${ids[1]}`)).status).toBe(404);
     expect((await other.members.admin.api.get(`${siteUrl(s.id)}/site-spaces`)).status).toBe(404);
+  });
+});
+
+describe('sortSiteStructure', () => {
+  it('moves a section, a group or a site-space among its siblings of the same level, and nothing else', async () => {
+    const s = await site();
+    const add = async (title: string) => {
+      const res = await admin().post(`${siteUrl(s.id)}/sections`, { spaceId: (await space(title)).id, title: `Section ${title}` });
+      expect(res.body.error).toBeUndefined();
+      return res.body as { id: string };
+    };
+    const [a, b] = [await add('A'), await add('B')];
+    const g = (await admin().post(`${siteUrl(s.id)}/section-groups`, { title: 'Group' })).body as { id: string };
+    const top = async () => (await admin().get(`${siteUrl(s.id)}/structure`)).body.structure.map((x: any) => x.id);
+    expect(await top()).toEqual([a.id, b.id, g.id]);
+    const sort = (body: object, api = creator()) => api.patch(`${siteUrl(s.id)}/structure/sort`, body);
+
+    // A group before a section, then a section after the group: sections and groups share the top level.
+    const moved = await sort({ item: { type: 'site-section-group', id: g.id }, position: { before: { type: 'site-section', id: a.id } } });
+    expect(moved.status).toBe(200);
+    expectMatchesGitBook('sortSiteStructure', moved.body);
+    expect(moved.body).toMatchObject({ object: 'site-section-group', id: g.id });
+    expect(await top()).toEqual([g.id, a.id, b.id]);
+    const section = await sort({ item: { type: 'site-section', id: b.id }, position: { after: { type: 'site-section-group', id: g.id } } });
+    expect(section.body).toMatchObject({ object: 'site-section', id: b.id });
+    expect(await top()).toEqual([g.id, b.id, a.id]);
+    // No neighbour: the end.
+    expect((await sort({ item: { type: 'site-section-group', id: g.id }, position: {} })).status).toBe(200);
+    expect(await top()).toEqual([b.id, a.id, g.id]);
+    // `Prefer: return=minimal` answers 204.
+    const minimal = await t.app.inject({
+      method: 'PATCH',
+      url: `${siteUrl(s.id)}/structure/sort`,
+      headers: { authorization: `Bearer ${org.members.create.token}`, prefer: 'return=minimal' },
+      payload: { item: { type: 'site-section', id: a.id }, position: {} },
+    });
+    expect(minimal.statusCode).toBe(204);
+    expect(minimal.headers['preference-applied']).toBe('return=minimal');
+    expect(await top()).toEqual([b.id, g.id, a.id]);
+
+    // Site-spaces among the site-spaces of their level (here the root of a site without sections).
+    const r = await site({ spaces: [(await space('R1')).id, (await space('R2')).id] });
+    const order = async () => (await admin().get(`${siteUrl(r.id)}/site-spaces`)).body.items.map((x: any) => x.id);
+    const [first, second] = await order();
+    const siteSpace = await creator().patch(`${siteUrl(r.id)}/structure/sort`, {
+      item: { type: 'site-space', id: second },
+      position: { before: { type: 'site-space', id: first } },
+    });
+    expect(siteSpace.status).toBe(200);
+    expectMatchesGitBook('sortSiteStructure', siteSpace.body);
+    expect(siteSpace.body).toMatchObject({ object: 'site-space', id: second });
+    expect(await order()).toEqual([second, first]);
+    const inA = first;
+
+    // What does not fit: a neighbour of another level or not a sibling, the item itself, unknown items.
+    const refused = [
+      { item: { type: 'site-space', id: second }, position: { before: { type: 'site-section', id: a.id } } },
+      { item: { type: 'site-section', id: a.id }, position: { before: { type: 'site-space', id: inA } } },
+      { item: { type: 'site-section', id: a.id }, position: { before: { type: 'site-section', id: 'nope' } } },
+      { item: { type: 'site-section', id: a.id }, position: { after: { type: 'site-section', id: a.id } } },
+      {
+        item: { type: 'site-section', id: a.id },
+        position: { after: { type: 'site-section', id: b.id }, before: { type: 'site-section', id: b.id } },
+      },
+      { item: { type: 'site-page', id: a.id }, position: {} },
+      { item: { type: 'site-section', id: a.id } },
+    ];
+    for (const body of refused) expect([body, (await sort(body)).status]).toEqual([body, 400]);
+    for (const item of [
+      { type: 'site-section', id: 'nope' },
+      { type: 'site-section-group', id: a.id },
+      { type: 'site-space', id: a.id },
+      { type: 'site-external-link', id: 'link' },
+    ]) {
+      expect((await sort({ item, position: {} })).status).toBe(404);
+    }
+    expect(await top()).toEqual([b.id, g.id, a.id]);
+    // Who may: the create role, in the organization.
+    expect((await sort({ item: { type: 'site-section', id: a.id }, position: {} }, org.members.edit.api)).status).toBe(403);
+    expect((await sort({ item: { type: 'site-section', id: a.id }, position: {} }, other.members.admin.api)).status).toBe(404);
   });
 });
 

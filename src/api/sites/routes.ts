@@ -16,6 +16,9 @@ import {
   PublishingAuthSchema,
   PreviewQuery,
   PreviewSchema,
+  PreferHeaders,
+  SiteStructureItemSchema,
+  SortStructureBody,
   SiteList,
   SiteParams,
   SiteSchema,
@@ -25,6 +28,7 @@ import { getAdaptiveSchema, putAdaptiveSchema } from './adaptive-schema.ts';
 import { changeCustomization, getCustomization } from './customization.ts';
 import { createSite, deleteSite, getSite, listSites } from './lifecycle.ts';
 import { getSitePreview } from './preview.ts';
+import { sortSiteStructure } from './sort.ts';
 import { getPublishedSiteAnswer, getSiteStructure, setPublished } from './publishing.ts';
 import { updateSite } from './settings.ts';
 import { getPublishingAuth, regeneratePublishingAuth, updatePublishingAuth } from './visitor-auth.ts';
@@ -252,6 +256,26 @@ export const siteRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request) => getSiteStructure(ctxOf(request), request.params.organizationId, request.params.siteId, request.query.shareKey),
+  );
+
+  app.patch(
+    `${one}/structure/sort`,
+    {
+      schema: {
+        tags,
+        summary: 'Move a site-space, section or section group among its siblings of the same level',
+        operationId: 'sortSiteStructure',
+        params: SiteParams,
+        headers: PreferHeaders,
+        body: SortStructureBody,
+        response: { 200: SiteStructureItemSchema, 204: NoContent, ...errors(400, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const item = await sortSiteStructure(ctxOf(request), request.params.organizationId, request.params.siteId, request.body);
+      if (request.headers.prefer === 'return=minimal') return reply.status(204).header('preference-applied', 'return=minimal').send();
+      return item;
+    },
   );
 
   app.get(

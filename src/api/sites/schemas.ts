@@ -226,6 +226,30 @@ export const PublishingAuthBody = Type.Object({
 
 export const PublishedQuery = Type.Object({ shareKey: Type.Optional(Type.String({ maxLength: 512 })) });
 
+const StructurePointer = Type.Object({
+  type: Type.Union([
+    Type.Literal('site-space'),
+    Type.Literal('site-section'),
+    Type.Literal('site-section-group'),
+    Type.Literal('site-external-link'),
+  ]),
+  id: Id,
+});
+
+/** sortSiteStructure's body: the item, and the sibling it goes before or after (neither: the end). */
+export const SortStructureBody = Type.Object({
+  item: StructurePointer,
+  position: Type.Object({ before: Type.Optional(StructurePointer), after: Type.Optional(StructurePointer) }),
+});
+
+/** GitBook's SiteStructureItem, as sortSiteStructure answers the item moved. */
+export const SiteStructureItemSchema = Type.Union([SiteSpaceSchema, SiteSectionSchema, SiteSectionGroupSchema]);
+
+/** The `Prefer` header of operations that may answer without the resource (`return=minimal`: 204). */
+export const PreferHeaders = Type.Object({
+  prefer: Type.Optional(Type.Union([Type.Literal('return=minimal'), Type.Literal('return=representation')])),
+});
+
 /** getSitePublishingPreviewById's query: the site-space to open, the visitor's claims (rison), draft, and where to open. */
 export const PreviewQuery = Type.Object({
   siteSpace: Type.Optional(Id),

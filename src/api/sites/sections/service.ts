@@ -237,14 +237,40 @@ export async function moveSection(
   sectionId: string,
   body: Static<typeof MoveSectionBody>,
 ) {
-  const { site, role } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
-  const section = await requireSection(ctx.em, site, sectionId);
-  const siblings = await topLevel(ctx.em, site.id);
-  const key = keyOrBadRequest(() =>
-    moveKey(siblings, section.id, { before: body.position?.before?.siteSection, after: body.position?.after?.siteSection }),
+  return sortTopLevel(
+    ctx,
+    organizationId,
+    siteId,
+    { type: 'site-section', id: sectionId },
+    {
+      before: body.position?.before?.siteSection,
+      after: body.position?.after?.siteSection,
+    },
   );
-  await updateSectionRow(ctx.em, section.id, { position: key });
-  return presentOneSection(ctx, site, section.id, role);
+}
+
+/**
+ * Moves a section or a section group among the site's top level (sections and groups share one
+ * order), before or after any of them, or to the end; 404 for an item the site does not have, 400
+ * for a neighbour it does not have.
+ */
+export async function sortTopLevel(
+  ctx: Ctx,
+  organizationId: string,
+  siteId: string,
+  item: { type: 'site-section' | 'site-section-group'; id: string },
+  position: { before?: string; after?: string },
+) {
+  const { site, role } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
+  const row = item.type === 'site-section' ? await requireSection(ctx.em, site, item.id) : await requireGroup(ctx.em, site, item.id);
+  const siblings = await topLevel(ctx.em, site.id);
+  const key = keyOrBadRequest(() => moveKey(siblings, row.id, position));
+  if (item.type === 'site-section') {
+    await updateSectionRow(ctx.em, row.id, { position: key });
+    return presentOneSection(ctx, site, row.id, role);
+  }
+  await updateGroupRow(ctx.em, row.id, { position: key });
+  return presentOneGroup(ctx, site, row.id, role);
 }
 
 // Section groups --------------------------------------------------------------------------------
@@ -311,10 +337,14 @@ export async function removeSectionFromGroup(ctx: Ctx, organizationId: string, s
 }
 
 export async function moveGroup(ctx: Ctx, organizationId: string, siteId: string, groupId: string, body: Static<typeof MoveGroupBody>) {
-  const { site, role } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
-  const group = await requireGroup(ctx.em, site, groupId);
-  const siblings = await topLevel(ctx.em, site.id);
-  const key = keyOrBadRequest(() => moveKey(siblings, group.id, { before: body.position?.before?.id, after: body.position?.after?.id }));
-  await updateGroupRow(ctx.em, group.id, { position: key });
-  return presentOneGroup(ctx, site, group.id, role);
+  return sortTopLevel(
+    ctx,
+    organizationId,
+    siteId,
+    { type: 'site-section-group', id: groupId },
+    {
+      before: body.position?.before?.id,
+      after: body.position?.after?.id,
+    },
+  );
 }

@@ -127,12 +127,26 @@ export async function moveSiteSpace(
   siteSpaceId: string,
   body: Static<typeof MoveSiteSpaceBody>,
 ) {
+  return sortSiteSpace(ctx, organizationId, siteId, siteSpaceId, {
+    before: body.position?.before?.siteSpace,
+    after: body.position?.after?.siteSpace,
+  });
+}
+
+/** Moves a site-space among the site-spaces of its section (or the root), before or after one of them, or to the end. */
+export async function sortSiteSpace(
+  ctx: Ctx,
+  organizationId: string,
+  siteId: string,
+  siteSpaceId: string,
+  position: { before?: string; after?: string },
+) {
   const { site, role } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
   const row = await requireSiteSpace(ctx.em, site, siteSpaceId);
   const siblings = await siteSpacesOf(ctx.em, site.id, row.section_id);
   let key: string;
   try {
-    key = moveKey(siblings, row.id, { before: body.position?.before?.siteSpace, after: body.position?.after?.siteSpace });
+    key = moveKey(siblings, row.id, position);
   } catch (error) {
     if (error instanceof OrderError) throw badRequest(error.message);
     throw error;
