@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import { sql } from 'kysely';
-import { insightsStore, type InsightsRow } from '../../src/db/insights.ts';
+import { ensurePartition, expireInsights, insightsStore, type InsightsRow } from '../../src/db/insights.ts';
 import { db } from '../../src/db/kysely.ts';
 import { createTestOrg, client, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
@@ -231,7 +231,11 @@ describe('query language', () => {
     for (const f of items) out[key(f)] = (out[key(f)] ?? 0) + 1;
     return out;
   };
-  const inLast = (hours: number) => facts.filter((f) => f.hoursAgo <= hours);
+  // A preset of days covers this UTC day and the days before it.
+  const inLastDays = (days: number) => {
+    const from = Math.floor(now / 86_400_000) * 86_400_000 - (days - 1) * 86_400_000;
+    return facts.filter((f) => at(f.hoursAgo).getTime() >= from);
+  };
 
   it('counts by urlPath over the rollups as over the events', async () => {
     const rolled = await run({ range: 'last7Days', groupBy: [{ column: 'urlPath' }] });
@@ -240,13 +244,13 @@ describe('query language', () => {
       groupBy: [{ column: 'urlPath' }],
       select: [{ column: 'urlPath' }, { column: 'eventsCount' }, { column: 'visitorsCount' }],
     });
-    const want = count(inLast(24 * 7), (f) => f.path);
+    const want = count(inLastDays(7), (f) => f.path);
     expect(Object.fromEntries(rolled.map((r) => [r.urlPath, r.eventsCount]))).toEqual(want);
     expect(Object.fromEntries(raw.map((r) => [r.urlPath, r.eventsCount]))).toEqual(want);
     for (const r of raw)
       expect(r.visitorsCount).toBe(
         new Set(
-          inLast(24 * 7)
+          inLastDays(7)
             .filter((f) => f.path === r.urlPath)
             .map((f) => f.visitor),
         ).size,
@@ -255,7 +259,7 @@ describe('query language', () => {
 
   it('groups by day, filters, orders, limits, and takes a custom range', async () => {
     const days = await run({ range: 'last7Days', groupBy: [{ column: 'datetime', interval: 'day' }] });
-    expect(days.reduce((n, r) => n + (r.eventsCount as number), 0)).toBe(inLast(24 * 7).length);
+    expect(days.reduce((n, r) => n + (r.eventsCount as number), 0)).toBe(inLastDays(7).length);
     const searches = await run({
       range: 'last30Days',
       where: [{ column: 'eventType', values: ['search_type_query'] }],
@@ -359,5 +363,32 @@ describe('site deletion', () => {
     expect(await stored(gone)).toBe(1);
     expect((await org.members.admin.api.delete(`/v1/orgs/${org.id}/sites/${gone}`)).status).toBeLessThan(300);
     expect(await stored(gone)).toBe(0);
+  });
+});
+
+describe('retention', () => {
+  it('drops the partitions of months past the retention, and the older rows and rollups of the rest', async () => {
+    const em = t.orm.em.fork();
+    const month = new Date(Date.UTC(2024, 0, 1));
+    await ensurePartition(em, month);
+    const old = new Date(Date.UTC(2024, 0, 15));
+    await sql`insert into site_insights_hourly (site_id, hour, event_type, url_path, search_query, events)
+              values (${siteId}, ${old.toISOString()}, 'page_view', '/old', '', 3)`.execute(db(em));
+    await sql`insert into site_insights_event (id, organization_id, site_id, occurred_at, event_type, visitor_id, session_id, url, url_path,
+                display_context, browser, device, os, visitor_authenticated)
+              values (gen_random_uuid(), ${org.id}, ${siteId}, ${old.toISOString()}, 'page_view', 'v', 's', 'https://x.example/old', '/old',
+                'site', 'chrome', 'desktop', 'linux', false)`.execute(db(em));
+    const partitions = async () =>
+      (await sql<{ name: string }>`select relname as name from pg_class where relname = 'site_insights_event_2024_01'`.execute(db(em)))
+        .rows;
+    expect(await partitions()).toHaveLength(1);
+    await expireInsights(em, new Date(Date.UTC(2024, 1, 1)));
+    expect(await partitions()).toHaveLength(0);
+    const { rows } = await sql<{
+      n: string;
+    }>`select count(*) as n from site_insights_hourly where site_id = ${siteId} and url_path = '/old'`.execute(db(em));
+    expect(Number(rows[0].n)).toBe(0);
+    // This month's events are untouched.
+    expect(await stored()).toBeGreaterThan(0);
   });
 });

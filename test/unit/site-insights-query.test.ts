@@ -19,8 +19,9 @@ const NOW = new Date('2026-11-29T10:37:12.000Z');
 const compile = (input: AggregationInput) => aggregationQuery('site-1', planAggregation(input, NOW)).compile(compiler);
 
 describe('ranges', () => {
-  it('resolves presets back from now, and clamps to the retention', () => {
-    expect(resolveRange('last7Days', NOW)).toEqual({ from: new Date('2026-11-22T10:37:12.000Z'), to: NOW });
+  it('resolves presets to whole days (hours for the last 24 hours) back from now, and clamps to the retention', () => {
+    expect(resolveRange('last7Days', NOW)).toEqual({ from: new Date('2026-11-23T00:00:00.000Z'), to: NOW });
+    expect(resolveRange('last24Hours', NOW)).toEqual({ from: new Date('2026-11-28T11:00:00.000Z'), to: NOW });
     expect(resolveRange('lastYear', NOW, new Date('2026-06-01T00:00:00Z')).from).toEqual(new Date('2026-06-01T00:00:00Z'));
   });
 

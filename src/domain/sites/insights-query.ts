@@ -64,8 +64,12 @@ export function resolveRange(range: RangeInput, now: Date, oldest?: Date): { fro
   let from: Date;
   let to: Date;
   if (typeof range === 'string') {
+    // A preset covers whole periods: the last 24 hours are this hour and the 23 before, the other
+    // presets this UTC day and the days before (so a chart by day shows exactly 7, 30, 90 or 365
+    // bars, and whole days come from the daily rollup).
+    const unit = range === 'last24Hours' ? 3_600_000 : DAY;
     to = now;
-    from = new Date(now.getTime() - PRESETS[range]);
+    from = new Date(Math.floor(now.getTime() / unit) * unit - PRESETS[range] + unit);
   } else {
     from = new Date(range.from);
     to = new Date(range.to);
