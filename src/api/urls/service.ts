@@ -339,7 +339,10 @@ export async function embedByUrl(ctx: Ctx, url: string) {
   if (!('page' in resolved) || !resolved.page) throw notFound(NOT_FOUND);
   const locator = parsePublishedUrl(url, ctx.deps.config.sitesUrl, ctx.deps.config.sitePreviewUrl)!;
   const found = (await findSite(ctx, locator, []))!;
-  const index = await revisionPageIndex(ctx.em, resolved.revision ?? found.siteSpaces.find((s) => s.id === resolved.siteSpace)!.revision_id);
+  const index = await revisionPageIndex(
+    ctx.em,
+    resolved.revision ?? found.siteSpaces.find((s) => s.id === resolved.siteSpace)!.revision_id,
+  );
   const page = index.byId.get(resolved.page)!;
   return { title: page.title, site: found.site.title, type: 'link' as const };
 }
