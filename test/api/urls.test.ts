@@ -316,6 +316,17 @@ describe('share-link sites', () => {
       basePath: `/sites/${org.id}/${s.site.id}/${link.key}/${s.apiSection.path}/`,
       siteBasePath: `/sites/${org.id}/${s.site.id}/${link.key}/`,
     });
+    // A variant in GitBook's form, after the key: `{key}/{section}/v/{site-space}/…`, kept in the base path.
+    const variant = await resolve({ url: `${base}/${link.key}/${s.docs.path}/v/${s.second.path}/guides/install/linux` });
+    expect(variant.status).toBe(200);
+    expect(variant.body).toMatchObject({
+      siteSpace: s.second.id,
+      space: s.v2.id,
+      shareKey: link.key,
+      pathname: 'guides/install/linux',
+      basePath: `/sites/${org.id}/${s.site.id}/${link.key}/${s.docs.path}/v/${s.second.path}/`,
+      page: expect.any(String),
+    });
     // Its token reads the site's content as the query form's does.
     const reader = client(t.app, page.body.apiToken);
     expect((await reader.get(`/v1/spaces/${s.api.id}/revisions/${page.body.revision}`)).status).toBe(200);

@@ -203,7 +203,7 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
   const siteBasePath = `${new URL(base).pathname.replace(/\/+$/, '')}/`;
   const basePath = `${siteBasePath}${[resolved.sectionPart, resolved.siteSpacePart]
     .filter(Boolean)
-    .map((p) => `${encodeURIComponent(p!)}/`)
+    .map((p) => `${p!.split('/').map(encodeURIComponent).join('/')}/`)
     .join('')}${refPart ? `${refPart.split('/').map(encodeURIComponent).join('/')}/` : ''}`;
   const claims = { ...access.signed, unsigned };
   const minter = minterOf(ctx);

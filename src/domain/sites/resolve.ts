@@ -35,7 +35,7 @@ export function visibleStructure<S extends SectionNode, P extends SiteSpaceNode>
 export interface Resolved<S, P> {
   section: S | null;
   siteSpace: P;
-  /** Path parts consumed by the section and site-space (empty when they were defaults). */
+  /** Path parts consumed by the section and site-space (empty when they were defaults); the site-space's may be `v/<path>`. */
   sectionPart: string | null;
   siteSpacePart: string | null;
   /** Whether section and site-space are the defaults (so the canonical URL leaves them out). */
@@ -76,13 +76,19 @@ export function resolveSitePath<S extends SectionNode, P extends SiteSpaceNode>(
   }
   const candidates = siteSpaces.filter((p) => p.sectionId === (section ? section.id : null));
   if (candidates.length === 0) return null;
-  const named = rest.length > 0 ? candidates.find((p) => p.path === rest[0]) : undefined;
+  // A site-space by its path, or in GitBook's variant form `v/<path>` (the URL keeps the form it came in).
+  let named = rest.length > 0 ? candidates.find((p) => p.path === rest[0]) : undefined;
+  let consumed = 1;
+  if (!named && rest[0] === 'v' && rest.length > 1) {
+    named = candidates.find((p) => p.path === rest[1]);
+    consumed = 2;
+  }
   const fallback = effectiveDefault(candidates)!;
   const siteSpace = named ?? fallback;
   let siteSpacePart: string | null = null;
   if (named) {
-    siteSpacePart = named.path;
-    rest = rest.slice(1);
+    siteSpacePart = rest.slice(0, consumed).join('/');
+    rest = rest.slice(consumed);
   }
   return {
     section,

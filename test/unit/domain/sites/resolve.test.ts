@@ -99,6 +99,29 @@ describe('resolveSitePath', () => {
     expect(resolveSitePath([], [], [])).toBeNull();
   });
 
+  it("takes a site-space in GitBook's variant form, v/<path>, keeping the form", () => {
+    expect(resolveSitePath(sections, siteSpaces, ['docs', 'v', 'v2', 'a'])).toMatchObject({
+      siteSpace: { id: 'p2' },
+      sectionPart: 'docs',
+      siteSpacePart: 'v/v2',
+      pageSegments: ['a'],
+      complete: true,
+    });
+    expect(resolveSitePath(sections, siteSpaces, ['v', 'v2'])).toMatchObject({
+      siteSpace: { id: 'p2' },
+      siteSpacePart: 'v/v2',
+      pageSegments: [],
+    });
+    // Not a variant of the section: the default site-space, the rest a page path.
+    expect(resolveSitePath(sections, siteSpaces, ['v', 'main'])).toMatchObject({ siteSpace: { id: 'p1' }, pageSegments: ['v', 'main'] });
+    // A site-space whose path is `v` is named by it.
+    const withV = [
+      { ...siteSpaces[0], sectionId: null },
+      { ...siteSpaces[1], sectionId: null, path: 'v' },
+    ];
+    expect(resolveSitePath([], withV, ['v', 'v1'])).toMatchObject({ siteSpace: { id: 'p2' }, siteSpacePart: 'v', pageSegments: ['v1'] });
+  });
+
   it('is complete once every level with a choice was named: nothing after could pick another', () => {
     const complete = (segments: string[], ss: SectionNode[] = sections, ps: SiteSpaceNode[] = siteSpaces) =>
       resolveSitePath(ss, ps, segments)!.complete;
