@@ -142,9 +142,36 @@ const sites = (em: Em) =>
 export function sitesListing(
   em: Em,
   organizationId: string,
-  filters: { space?: string; title?: string; published?: boolean },
+  filters: { space?: string; title?: string; published?: boolean; grantedTo?: string },
 ): Listing<SiteRow> {
   let query = sites(em).where('s.organization_id', '=', organizationId);
+  if (filters.grantedTo !== undefined) {
+    // Only the sites granted to this member or to a team of theirs in the organization (a guest's listing).
+    const userId = filters.grantedTo;
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('site_permission as sp')
+          .select('sp.id')
+          .whereRef('sp.site_id', '=', 's.id')
+          .where((e) =>
+            e.or([
+              e('sp.user_id', '=', userId),
+              e(
+                'sp.team_id',
+                'in',
+                e
+                  .selectFrom('team_member as tm')
+                  .innerJoin('team as t', 't.id', 'tm.team_id')
+                  .select('tm.team_id')
+                  .where('tm.user_id', '=', userId)
+                  .whereRef('t.organization_id', '=', 's.organization_id'),
+              ),
+            ]),
+          ),
+      ),
+    );
+  }
   if (filters.space !== undefined) {
     const spaceId = filters.space;
     query = query.where((eb) =>

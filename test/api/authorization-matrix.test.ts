@@ -495,7 +495,8 @@ const rows: Record<string, Row> = {
   // Its credential is the push signature: a delivery without a valid one is refused whoever sends it.
   'POST /hooks/git/{spaceId}': { rule: 'public', everyone: 401, body: () => ({ ref: 'refs/heads/main' }) },
 
-  'GET /v1/orgs/{organizationId}/sites': { rule: 'read', scope: 'org' },
+  // A guest lists the sites granted to them (none here): allowed, with an empty list.
+  'GET /v1/orgs/{organizationId}/sites': { rule: 'read', scope: 'org', except: { guest: 'allow' } },
   'POST /v1/orgs/{organizationId}/sites': { rule: 'admin', scope: 'org', body: () => ({ title: 'New site' }) },
   'GET /v1/orgs/{organizationId}/sites/{siteId}': { rule: 'read', scope: 'org' },
   'PATCH /v1/orgs/{organizationId}/sites/{siteId}': { rule: 'admin', scope: 'org', body: () => ({ title: 'Renamed site' }) },

@@ -75,8 +75,12 @@ describe('the effect of a grant on the site operations', () => {
     const siteId = await newSite();
     const guest = org.members.guest.api;
     expect((await guest.get(siteUrl(siteId))).status).toBe(403);
+    const listed = async () => (await guest.get(`/v1/orgs/${org.id}/sites`)).body.items.map((s: any) => s.id);
+    expect(await listed()).toEqual([]);
     const team = await newTeam([org.members.guest.userId]);
     expect((await admin().post(`${siteUrl(siteId)}/permissions`, { role: 'create', teams: [team] })).status).toBe(204);
+    // The guest's listing holds the site granted (through their team), and no other.
+    expect(await listed()).toEqual([siteId]);
 
     const read = await guest.get(siteUrl(siteId));
     expect(read.status).toBe(200);

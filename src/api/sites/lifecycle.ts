@@ -4,7 +4,7 @@ import { transaction } from '../../db/orm.ts';
 import { insightsStore } from '../../db/insights.ts';
 import { slugify } from '../../domain/content/tree.ts';
 import { siteGrantsOf } from '../../db/site-permissions.ts';
-import { highest, isRole } from '../../domain/roles.ts';
+import { atLeast, highest, isRole } from '../../domain/roles.ts';
 import { newId } from '../../domain/ids.ts';
 import { lastKey, uniquePath } from '../../domain/sites/order.ts';
 import { requireOrganization } from '../access.ts';
@@ -18,9 +18,14 @@ import { freshSite, requireSite, siteUrls } from './site-access.ts';
 
 /** Sites of an organization: listing, creating (with the spaces it starts with), reading and deleting. */
 
+/**
+ * The organization's sites: every one for members with a role, and for a guest (no organization
+ * role) the sites granted to them or their teams (site permissions).
+ */
 export async function listSites(ctx: Ctx, organizationId: string, query: Static<typeof ListSitesQuery>) {
-  const { role } = await requireOrganization(ctx, organizationId, 'read', 'list sites');
-  return paginate(ctx.em, sitesListing(ctx.em, organizationId, query), query, async (rows) => {
+  const { role } = await requireOrganization(ctx, organizationId);
+  const filters = atLeast(role, 'read') ? query : { ...query, grantedTo: ctx.caller.user.id };
+  return paginate(ctx.em, sitesListing(ctx.em, organizationId, filters), query, async (rows) => {
     // Each site as the caller's role on it shows it: their organization role, or higher through a site grant.
     const grants = await siteGrantsOf(
       ctx.em,
