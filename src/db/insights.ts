@@ -1,7 +1,15 @@
 import { sql, type RawBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { dayOf, hourOf, monthOf, partitionName } from '../domain/sites/insights.ts';
-import { AGGREGATES, columnKey, type ColumnRef, type FilterInput, type Operator, type Plan } from '../domain/sites/insights-query.ts';
+import {
+  AGGREGATES,
+  columnKey,
+  type ColumnRef,
+  type FilterInput,
+  type Operator,
+  type Plan,
+  type RollupCounting,
+} from '../domain/sites/insights-query.ts';
 import { db } from './kysely.ts';
 import { forkEm, transaction, type Em, type Orm } from './orm.ts';
 
@@ -380,9 +388,11 @@ interface RollupCount {
 }
 
 /**
- * The rows counted per site, period and type, twice: by URL path (rows whose `search_query` is '')
- * and by search query (rows whose `url_path` is '', which no event's path is: paths start with
- * `/`). Counting by both at once would multiply the rows by the queries of every path.
+ * The rows counted per site and period, four times: by type and URL path, by type and search query
+ * (`url_path` '', which no event's path is: paths start with `/`), by URL path over every type
+ * (`event_type` ''), and in all (both ''). Counting by path and query at once would multiply the
+ * rows by the queries of every path; the typeless countings let the dashboard's queries (by path,
+ * by day) read a row per path or per period instead of one per path and type.
  * Sorted, so concurrent upserts lock rows in one order.
  */
 export function rollupCounts(rows: InsightsRow[], period: (at: Date) => Date): RollupCount[] {
@@ -397,6 +407,8 @@ export function rollupCounts(rows: InsightsRow[], period: (at: Date) => Date): R
     const at = period(r.occurredAt);
     add(r.siteId, at, r.eventType, r.urlPath, '');
     add(r.siteId, at, r.eventType, '', r.searchQuery ?? '');
+    add(r.siteId, at, '', r.urlPath, '');
+    add(r.siteId, at, '', '', '');
   }
   return [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
 }
@@ -539,6 +551,14 @@ function filterSql(f: FilterInput & { operator: Operator }, rolled: boolean): Ra
   return f.operator === 'in' ? any : sql`not coalesce(${any}, false)`;
 }
 
+/** How each counting's rollup rows are told apart: '' stands for "any" in `event_type` and `url_path` (a path starts with `/`). */
+const COUNTINGS: Record<RollupCounting, RawBuilder<unknown>> = {
+  typePath: sql`event_type <> '' and url_path <> ''`,
+  typeQuery: sql`event_type <> '' and url_path = ''`,
+  path: sql`event_type = '' and url_path <> ''`,
+  total: sql`event_type = '' and url_path = ''`,
+};
+
 /** The rows a plan reads: the events of the range, or the events, hourly and daily rollups of its parts. */
 function source(siteId: string, plan: Plan, rolled: boolean): RawBuilder<unknown> {
   if (!rolled) {
@@ -550,7 +570,7 @@ function source(siteId: string, plan: Plan, rolled: boolean): RawBuilder<unknown
                    from site_insights_event where site_id = ${siteId} and occurred_at >= ${s.from.toISOString()} and occurred_at < ${s.to.toISOString()}`;
     const table = s.source === 'hourly' ? 'site_insights_hourly' : 'site_insights_daily';
     const at = s.source === 'hourly' ? 'hour' : 'day';
-    const counting = plan.rollupBy === 'query' ? sql`url_path = ''` : sql`url_path <> ''`;
+    const counting = COUNTINGS[plan.rollupBy];
     return sql`select ${sql.ref(at)} as occurred_at, event_type, url_path, search_query, events as n
                  from ${sql.table(table)} where site_id = ${siteId} and ${sql.ref(at)} >= ${s.from.toISOString()} and ${sql.ref(at)} < ${s.to.toISOString()} and ${counting}`;
   });

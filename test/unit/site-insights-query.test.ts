@@ -57,7 +57,11 @@ describe('planning', () => {
     expect(rolled.segments.some((s) => s.source === 'daily')).toBe(true);
     const hourly = planAggregation({ range: 'last30Days', groupBy: [{ column: 'hourOfDay' }] }, NOW);
     expect(hourly.segments.map((s) => s.source)).not.toContain('daily');
-    expect(planAggregation({ range: 'last30Days', groupBy: [{ column: 'eventSearchQuery' }] }, NOW).rollupBy).toBe('query');
+    const counting = (input: Omit<AggregationInput, 'range'>) => planAggregation({ range: 'last30Days', ...input }, NOW).rollupBy;
+    expect(counting({ groupBy: [{ column: 'eventSearchQuery' }] })).toBe('typeQuery');
+    expect(counting({ groupBy: [{ column: 'urlPath' }], where: [{ column: 'eventType', values: ['page_view'] }] })).toBe('typePath');
+    expect(counting({ groupBy: [{ column: 'urlPath' }] })).toBe('path');
+    expect(counting({ groupBy: [{ column: 'datetime', interval: 'day' }] })).toBe('total');
     for (const other of [{ column: 'visitorsCount' }, { column: 'referrer' }, { column: 'eventSearchQuery' }]) {
       const raw = planAggregation({ range: 'last30Days', select: [{ column: 'urlPath' }, other] }, NOW);
       expect(raw.segments).toEqual([{ source: 'raw', from: raw.from, to: raw.to }]);

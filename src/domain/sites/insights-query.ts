@@ -32,7 +32,8 @@ export interface AggregationInput {
 export const AGGREGATES = new Set(['eventsCount', 'sessionsCount', 'visitorsCount', 'pageFeedbackRating', 'askResponseRating']);
 /**
  * Columns the hourly and daily rollups hold (with `datetime` at an interval of an hour or more).
- * They count every event twice, by URL path and by search query, so a plan may use one of the two.
+ * They count every event four times (by type and URL path, by type and search query, by URL path,
+ * in all), so a plan reads the smallest counting that has its columns, and never path and query together.
  */
 export const ROLLUP_COLUMNS = new Set(['datetime', 'dayOfWeek', 'hourOfDay', 'urlPath', 'eventType', 'eventSearchQuery', 'eventsCount']);
 
@@ -121,6 +122,8 @@ export function splitRange(from: Date, to: Date, days: boolean): Segment[] {
   return out;
 }
 
+export type RollupCounting = 'typePath' | 'typeQuery' | 'path' | 'total';
+
 export interface Plan {
   /** The answer's columns, in order. */
   output: ColumnRef[];
@@ -134,8 +137,11 @@ export interface Plan {
   limit: number;
   /** The parts of the range and their sources; a single raw part when the rollups cannot answer. */
   segments: Segment[];
-  /** Which of the rollups' two countings a rolled-up plan reads: by URL path, or by search query. */
-  rollupBy: 'path' | 'query';
+  /**
+   * Which of the rollups' four countings a rolled-up plan reads: by type and URL path, by type and
+   * search query, by URL path over every type, or every event of the period.
+   */
+  rollupBy: RollupCounting;
 }
 
 /**
@@ -175,8 +181,11 @@ export function planAggregation(input: AggregationInput, now: Date, oldest?: Dat
   const { from, to } = resolveRange(input.range, now, oldest);
   const referenced = [...output, ...groups, ...where, ...having, ...(input.order ? [input.order.by] : [])];
   const byQuery = referenced.some((c) => c.column === 'eventSearchQuery');
+  const byPath = referenced.some((c) => c.column === 'urlPath');
+  const byType = referenced.some((c) => c.column === 'eventType');
+  const rollupBy: RollupCounting = byQuery ? 'typeQuery' : byType ? 'typePath' : byPath ? 'path' : 'total';
   // The rollups count each event twice: once by path, once by search query; never by both.
-  const rolled = referenced.every((c) => ROLLUP_COLUMNS.has(c.column)) && !(byQuery && referenced.some((c) => c.column === 'urlPath'));
+  const rolled = referenced.every((c) => ROLLUP_COLUMNS.has(c.column)) && !(byQuery && byPath);
   const hourly = referenced.some((c) => c.column === 'hourOfDay' || (c.column === 'datetime' && c.interval === 'hour'));
   // A filter on datetime cuts inside hours: the events answer it.
   const exact = where.some((f) => f.column === 'datetime');
@@ -191,7 +200,7 @@ export function planAggregation(input: AggregationInput, now: Date, oldest?: Dat
     to,
     limit: Math.min(input.limit ?? MAX_LIMIT, MAX_LIMIT),
     segments: segments.length > 0 ? segments : [{ source: 'raw', from, to }],
-    rollupBy: byQuery ? 'query' : 'path',
+    rollupBy,
   };
 }
 
