@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --quick] [--rounds 3] [--duration 10] [--connections 32] [--search-pages 100000]
  * [--list-rows 1000000] [--git-pages 2000]
- * [--only api-get,list,search,git-import,merge,git-import-answer,pdf,published,reader,healthz-batch,stall,memory]`
+ * [--only api-get,list,search,git-import,merge,git-import-answer,pdf,published,reader,healthz-batch,stall,memory,insights-ingest,insights-aggregate]`
  *
  * Starts one fresh stack (bench/stack.ts), runs every benchmark module in bench/measures/ against
  * it, and prints one markdown table: each measure, its baseline measured in the same run, the
@@ -26,6 +26,7 @@ import { measureReader } from './measures/reader.ts';
 import { measureHealthzUnderBatch } from './measures/healthz-batch.ts';
 import { measureStall } from './measures/stall.ts';
 import { measureMemory, rssSampler } from './measures/memory.ts';
+import { measureInsightsAggregate, measureInsightsIngest } from './measures/insights.ts';
 
 const MODULES = [
   'api-get',
@@ -40,6 +41,8 @@ const MODULES = [
   'healthz-batch',
   'stall',
   'memory',
+  'insights-ingest',
+  'insights-aggregate',
 ] as const;
 type Module = (typeof MODULES)[number];
 
@@ -151,6 +154,8 @@ try {
     'healthz-batch': () => measureHealthzUnderBatch(stack, options, log),
     stall: () => measureStall(stack, options, log),
     memory: () => measureMemory(stack, options, sampler),
+    'insights-ingest': () => measureInsightsIngest(stack, options),
+    'insights-aggregate': () => measureInsightsAggregate(stack, options, log),
   };
   const rows: Row[] = [];
   const selected = MODULES.filter((name) => options.only.has(name));
