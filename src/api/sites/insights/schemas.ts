@@ -102,8 +102,9 @@ const base = {
   timestamp: Type.Optional(Type.String({ format: 'date-time', description: 'Within 5 minutes of the time the event is received' })),
 };
 
+/** An event of one type; `type` comes first, so a batch's events are told apart by it before the rest is checked. */
 const event = <T extends string, P extends Record<string, TSchema>>(type: T, extra: P) =>
-  Type.Object({ ...base, type: Type.Literal(type), ...extra });
+  Type.Object({ type: Type.Literal(type), ...base, ...extra });
 const Operation = Type.Object({ path: Str(2048), method: Str(16) });
 const Ad = Type.Object({ domain: Str(256), zoneId: Str(256), placement: Type.Literal('aside') });
 
