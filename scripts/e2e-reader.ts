@@ -9,7 +9,13 @@
  *  3. Creates an organization, a space imported through Git Sync from a GitBook-layout repository
  *     served over git's smart HTTP, a public site with a custom hostname, and the renderer's own
  *     token: a site lookup token, which resolves the organization's site URLs and nothing else.
- *  4. Starts the renderer pointed at the service and checks in Chromium that the pages render.
+ *  4. Starts the renderer pointed at the service and checks in Chromium that the pages render, and
+ *     what else it offers readers (llms.txt, llms-full.txt, pages as markdown, the sitemap, the MCP
+ *     endpoint, the printable site) and site owners (a change request previewed through a preview
+ *     link under SITE_PREVIEW_BASE_URL, a share-link site read by following its links).
+ *  5. Unless READER_PRODUCTION=0: builds the renderer for production (once per commit), starts it
+ *     and checks that the pages read reach this service as insights events (development builds
+ *     never send them).
  *
  * Prints PASS/FAIL per check and the API calls the renderer made; exits non-zero on any failure.
  * Everything of a run (service and renderer logs, screenshots, requests.json) is kept under
@@ -18,6 +24,7 @@
  * Environment: RENDERER_DIR (a renderer checkout to use), READER_CACHE_DIR (default
  * ~/.cache/docs-service/reader), CHROMIUM_PATH (default /usr/bin/chromium), READER_SITE_HOSTNAME
  * (default docs.reader-e2e.test), READER_KEEP=1 (leave everything running until Ctrl-C),
+ * READER_PRODUCTION=0 (skip the production build),
  * DATABASE_URL and TEMPORAL_ADDRESS are passed on to the service when set.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -42,12 +49,21 @@ const BUN_VERSION = '1.3.7';
 const CLIENT_PIN = { from: '0.195.0', to: '0.202.0' };
 /** In development mode the renderer only works on this port (GITBOOK_URL). */
 const RENDERER_PORT = 3000;
+/**
+ * After the development server's checks, a production build of the renderer (built once per
+ * commit) is started and read: only production builds send insights events, which must reach this
+ * service. READER_PRODUCTION=0 skips it.
+ */
+const PRODUCTION = process.env.READER_PRODUCTION !== '0';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CACHE = resolve(
   process.env.READER_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'docs-service', 'reader'),
 );
 const HOSTNAME = process.env.READER_SITE_HOSTNAME ?? 'docs.reader-e2e.test';
+/** The share-link site's custom hostname, and where previews live (SITE_PREVIEW_BASE_URL, the renderer's GITBOOK_PREVIEW_BASE_URL). */
+const SHARE_HOSTNAME = `share.${HOSTNAME}`;
+const PREVIEW_BASE = `https://preview.${HOSTNAME}/preview`;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const RUN_DIR = join(CACHE, 'runs', new Date().toISOString().replace(/[:.]/g, '-'));
 /**
@@ -222,8 +238,39 @@ function prepareRenderer(): string {
     const withBins = { ...env, PATH: `${join(dir, 'node_modules', '.bin')}:${env.PATH}` };
     run('gitbook-icons', ['./public/~gitbook/static/icons'], { cwd: app, env: withBins });
   });
+  if (PRODUCTION) {
+    step('build-production', () => {
+      // The renderer's build:local, less the asset generation done above, and without its type check
+      // of the renderer's own sources (which fails at the pinned commit with the bun-types its
+      // lockfile installs, `res.json<T>()`): what runs is what Next.js compiles either way.
+      const config = join(app, 'next.config.mjs');
+      const source = readFileSync(config, 'utf8');
+      if (!source.includes('ignoreBuildErrors')) {
+        writeFileSync(
+          config,
+          source.replace(
+            'export default nextConfig;',
+            'export default { ...nextConfig, typescript: { ...nextConfig.typescript, ignoreBuildErrors: true } };',
+          ),
+        );
+      }
+      const next = createRequire(join(app, 'package.json')).resolve('next/dist/bin/next');
+      run('nice', ['-n', '10', process.execPath, next, 'build', '--webpack'], {
+        cwd: app,
+        env: { ...env, ...RENDERER_ENV, NODE_ENV: 'production' },
+      });
+    });
+  }
   return app;
 }
+
+/** What the renderer is built and run with, besides the service's address and its token. */
+const RENDERER_ENV = {
+  GITBOOK_URL: `http://localhost:${RENDERER_PORT}`,
+  GITBOOK_PREVIEW_BASE_URL: `${PREVIEW_BASE}/`,
+  NEXT_TELEMETRY_DISABLED: '1',
+  NODE_OPTIONS: '--max-old-space-size=6144',
+};
 
 // ---------------------------------------------------------------------------------------------
 // 2. The service, behind a proxy that records requests
@@ -356,6 +403,7 @@ async function startService(): Promise<Service> {
     FETCH_ALLOW_HOSTS: '127.0.0.1',
     // The rate limits stay at their defaults: the renderer's tokens count against RATE_LIMIT_READER_MAX.
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    SITE_PREVIEW_BASE_URL: PREVIEW_BASE,
     // On a shared Temporal server, a task queue of this run's own, so no other worker takes its jobs.
     ...(process.env.TEMPORAL_ADDRESS ? { TEMPORAL_TASK_QUEUE: `reader-e2e-${randomBytes(4).toString('hex')}` } : {}),
   };
@@ -421,6 +469,9 @@ function png(width: number, height: number, rgb: [number, number, number]): Buff
 /** What the checks look for, and the repository that holds it. */
 const CONTENT = {
   siteTitle: 'Reader handbook',
+  /** The page a change request adds, previewed before it is merged. */
+  previewTitle: 'Upgrade notes',
+  previewText: 'Only in the change request until it is merged.',
   hint: 'Readers see this hint on the first page.',
   tabs: ['macOS', 'Linux'],
   table: ['Setting', 'Default', 'LOG_LEVEL'],
@@ -493,6 +544,7 @@ const CONTENT = {
 /** The fields of the API's answers the script reads. */
 interface ApiObject {
   id: string;
+  [field: string]: unknown;
   status?: string;
   lastSyncedCommit?: string;
   space?: string;
@@ -546,34 +598,86 @@ async function publishContent(service: Service): Promise<{ siteId: string; space
   return { siteId: site.id, spaceId: space.id, git };
 }
 
+/** What a site's owner does besides publishing: a change request to preview, a share-link site, the MCP page action. */
+interface OwnerContent {
+  /** The preview link (under PREVIEW_BASE) of the change request's page, with its token. */
+  preview: URL;
+  /** The share link's key of the share-link site (at SHARE_HOSTNAME). */
+  shareKey: string;
+}
+
+async function prepareOwnerContent(service: Service, published: { siteId: string; spaceId: string }): Promise<OwnerContent> {
+  const org = `/v1/orgs/${service.organizationId}`;
+  // The MCP endpoint answers only when the site's page actions offer it.
+  await api(service, 'PATCH', `${org}/sites/${published.siteId}/customization`, {
+    pageActions: { items: ['markdown', 'external-ai', 'mcp'] },
+  });
+  // A change request with a page of its own, previewed before it is merged.
+  const cr = await api(service, 'POST', `/v1/spaces/${published.spaceId}/change-requests`, { subject: 'Upgrade notes' });
+  await api(service, 'POST', `/v1/spaces/${published.spaceId}/change-requests/${cr.id}/content?compat=false`, {
+    changes: [{ operation: 'insert_page', title: CONTENT.previewTitle, document: { markdown: `${CONTENT.previewText}\n` } }],
+  });
+  const link = new URL((await api(service, 'GET', `${org}/sites/${published.siteId}/publishing/preview`)).url as string);
+  const token = link.searchParams.get('token')!;
+  const preview = new URL(`${PREVIEW_BASE}/${published.siteId}/~/changes/${cr.id}/upgrade-notes`);
+  preview.searchParams.set('token', token);
+  say(`content: change request ${cr.id} previewed at ${preview.origin}${preview.pathname}`);
+  // The same space in a second site, readable through a share link only.
+  const shared = await api(service, 'POST', `${org}/sites`, {
+    title: 'Shared handbook',
+    visibility: 'share-link',
+    spaces: [published.spaceId],
+  });
+  await api(service, 'PATCH', `${org}/sites/${shared.id}`, { hostname: SHARE_HOSTNAME });
+  await api(service, 'POST', `${org}/sites/${shared.id}/publish`);
+  const share = await api(service, 'POST', `${org}/sites/${shared.id}/share-links`, { name: 'Partners' });
+  say(`content: share-link site ${shared.id} at ${(share.urls as { published: string }).published}`);
+  return { preview, shareKey: share.key as string };
+}
+
 // ---------------------------------------------------------------------------------------------
 // 4. The renderer, and the checks in Chromium
 // ---------------------------------------------------------------------------------------------
 
-async function startRenderer(app: string, service: Service): Promise<string> {
-  if (await portInUse(RENDERER_PORT)) throw new Error(`port ${RENDERER_PORT} is taken: the renderer's development server needs it`);
-  const logFile = join(RUN_DIR, 'renderer.log');
-  say(`renderer: starting next dev on :${RENDERER_PORT} (logs: ${logFile}); the first page compiles for a minute or two`);
+/**
+ * Starts the renderer on RENDERER_PORT: its development server (tracking off, as development builds
+ * always are), or the production build (`next start`), which sends insights events.
+ */
+async function startRenderer(
+  app: string,
+  service: Service,
+  mode: 'development' | 'production',
+): Promise<{ base: string; stop: () => Promise<void> }> {
+  if (await portInUse(RENDERER_PORT)) throw new Error(`port ${RENDERER_PORT} is taken: the renderer needs it`);
+  const logFile = join(RUN_DIR, `renderer-${mode}.log`);
+  say(
+    mode === 'development'
+      ? `renderer: starting next dev on :${RENDERER_PORT} (logs: ${logFile}); the first page compiles for a minute or two`
+      : `renderer: starting the production build (next start) on :${RENDERER_PORT} (logs: ${logFile})`,
+  );
   // Bun hoists Next.js to the workspace root: resolve it as the app would.
   const next = createRequire(join(app, 'package.json')).resolve('next/dist/bin/next');
-  const child = start('nice', ['-n', '10', process.execPath, next, 'dev', '--webpack', '--port', String(RENDERER_PORT)], {
+  const args = mode === 'development' ? ['dev', '--webpack'] : ['start'];
+  const child = start('nice', ['-n', '10', process.execPath, next, ...args, '--port', String(RENDERER_PORT)], {
     cwd: app,
     logFile,
     env: {
       ...process.env,
-      NODE_ENV: 'development',
+      ...RENDERER_ENV,
+      NODE_ENV: mode,
       GITBOOK_API_URL: service.proxyUrl,
       GITBOOK_API_TOKEN: service.tokens.server,
-      GITBOOK_URL: `http://localhost:${RENDERER_PORT}`,
-      GITBOOK_DISABLE_TRACKING: '1',
-      NEXT_TELEMETRY_DISABLED: '1',
-      NODE_OPTIONS: '--max-old-space-size=6144',
+      ...(mode === 'development' ? { GITBOOK_DISABLE_TRACKING: '1' } : {}),
     },
   });
   const base = `http://localhost:${RENDERER_PORT}`;
   // Listening is enough: the first page request waits for the compilation.
   await waitFor('renderer', async () => ((await portInUse(RENDERER_PORT)) ? true : undefined), 180_000, child);
-  return base;
+  const stop = async () => {
+    if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGTERM');
+    await waitFor('renderer to stop', async () => ((await portInUse(RENDERER_PORT)) ? undefined : true), 60_000);
+  };
+  return { base, stop };
 }
 
 function ensureChromium(): string {
@@ -756,6 +860,175 @@ async function runChecks(browser: Browser, base: string): Promise<Check[]> {
   return results;
 }
 
+/**
+ * What the renderer offers readers besides pages (llms.txt, each page as markdown, the sitemap, the
+ * MCP endpoint, the printable site), and what site owners need of it: a change request previewed
+ * before it is merged, and a share-link site read by following its links.
+ */
+async function runOwnerChecks(browser: Browser, base: string, owner: OwnerContent): Promise<Check[]> {
+  const results: Check[] = [];
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const url = (path: string, host = HOSTNAME) => `${base}/url/${host}/${path}`;
+  const visible = { timeout: 20_000 };
+  const text = async (path: string, init?: RequestInit) => {
+    const res = await fetch(url(path), { ...init, signal: AbortSignal.timeout(600_000) });
+    const body = await res.text();
+    if (!res.ok) throw new Error(`${path} answered ${res.status}: ${body.slice(0, 200)}`);
+    return body;
+  };
+  const contains = (body: string, what: string[], where: string) => {
+    const missing = what.filter((w) => !body.includes(w));
+    if (missing.length) throw new Error(`${where} lacks ${missing.map((m) => `"${m}"`).join(', ')}: ${body.slice(0, 200)}`);
+  };
+
+  await check(results, 'llms.txt', page, async () => {
+    const body = await text('llms.txt');
+    contains(body, ['Welcome', 'Install', 'Configure', 'Reference'], 'llms.txt');
+    return `${body.split('\n').length} lines listing every page`;
+  });
+  await check(results, 'llms-full.txt', page, async () => {
+    const body = await text('llms-full.txt');
+    contains(body, ['Every command and option, listed.', 'Step-by-step guides'], 'llms-full.txt');
+    return `${body.length} characters of every page's markdown`;
+  });
+  await check(results, 'page as markdown', page, async () => {
+    const body = await text('reference.md');
+    contains(body, ['Every command and option, listed.', 'llms.txt'], 'reference.md');
+    if (/<html|<body/i.test(body)) throw new Error(`reference.md is HTML: ${body.slice(0, 200)}`);
+    return 'reference.md is the page in markdown, with the pointer to llms.txt';
+  });
+  await check(results, 'sitemap.xml and robots.txt', page, async () => {
+    const sitemap = await text('sitemap.xml');
+    contains(sitemap, ['<sitemapindex', 'sitemap-pages.xml'], 'sitemap.xml');
+    const pages = await text('sitemap-pages.xml');
+    contains(pages, ['guides/install', 'reference'], 'sitemap-pages.xml');
+    contains(await text('robots.txt'), ['Sitemap:'], 'robots.txt');
+    return 'the sitemap lists the pages, robots.txt points at it';
+  });
+  await check(results, 'MCP endpoint', page, async () => {
+    // Streamable HTTP: each JSON-RPC message answered as JSON or as a server-sent event.
+    const rpc = async (id: number, method: string, params: object) => {
+      const body = await text('~gitbook/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+      });
+      const json = body.trim().startsWith('{') ? body : (body.split('\n').find((line) => line.startsWith('data:')) ?? '').slice(5);
+      return JSON.parse(json) as { result?: { tools?: { name: string }[] }; error?: unknown };
+    };
+    const init = await rpc(1, 'initialize', {
+      protocolVersion: '2025-03-26',
+      capabilities: {},
+      clientInfo: { name: 'reader-e2e', version: '1' },
+    });
+    if (!init.result) throw new Error(`initialize: ${JSON.stringify(init)}`);
+    const tools = (await rpc(2, 'tools/list', {})).result?.tools ?? [];
+    if (tools.length === 0) throw new Error('tools/list answered no tool');
+    const search = tools.find((t) => /search/i.test(t.name));
+    if (!search) throw new Error(`no search tool among ${tools.map((t) => t.name).join(', ')}`);
+    const found = await rpc(3, 'tools/call', { name: search.name, arguments: { query: CONTENT.searchTerm } });
+    const out = JSON.stringify(found.result ?? found.error);
+    if (!out.includes('Install')) throw new Error(`${search.name} "${CONTENT.searchTerm}" answered ${out.slice(0, 300)}`);
+    return `${tools.length} tools (${tools.map((t) => t.name).join(', ')}); ${search.name} finds the Install page`;
+  });
+  await check(results, 'printable site', page, async () => {
+    const res = await page.goto(url('~gitbook/pdf?limit=100'), { timeout: 600_000, waitUntil: 'load' });
+    if (!res || res.status() >= 400) throw new Error(`~gitbook/pdf answered ${res?.status()}`);
+    const body = await page.locator('body').innerText({ timeout: 60_000 });
+    contains(body, ['Welcome', 'Install', 'Configure', 'Every command and option, listed.'], 'the printable site');
+    return 'every page on one printable page';
+  });
+  await check(results, 'change-request preview', page, async () => {
+    const target = `${base}/url/${owner.preview.host}${owner.preview.pathname}${owner.preview.search}`;
+    const res = await page.goto(target, { timeout: 600_000, waitUntil: 'load' });
+    if (!res || res.status() >= 400) throw new Error(`the preview answered ${res?.status()}`);
+    const heading = (await page.locator('h1').first().innerText(visible)).trim();
+    if (heading !== CONTENT.previewTitle) throw new Error(`heading "${heading}"`);
+    await page.getByText(CONTENT.previewText).first().waitFor(visible);
+    // Not on the published site.
+    const published = await fetch(url('upgrade-notes'), { signal: AbortSignal.timeout(600_000) });
+    const live = published.ok ? await published.text() : '';
+    if (live.includes(CONTENT.previewText)) throw new Error('the published site shows the unmerged page');
+    return `"${heading}" previewed from the change request, ${published.status} on the published site`;
+  });
+  await check(results, 'share-link reader follows links', page, async () => {
+    const res = await page.goto(url(`${owner.shareKey}/`, SHARE_HOSTNAME), { timeout: 600_000, waitUntil: 'load' });
+    if (!res || res.status() >= 400) throw new Error(`the share link answered ${res?.status()}`);
+    await page.locator('h1').first().waitFor(visible);
+    await page.getByTestId('table-of-contents').getByRole('link', { name: 'Reference' }).first().click(visible);
+    await page.waitForURL((u) => u.pathname.endsWith('/reference'), { timeout: 600_000 });
+    const heading = (await page.locator('h1').first().innerText(visible)).trim();
+    if (heading !== 'Reference') throw new Error(`heading "${heading}" at ${page.url()}`);
+    if (!page.url().includes(`/${owner.shareKey}/`)) throw new Error(`the link left the share link: ${page.url()}`);
+    const without = await fetch(url('', SHARE_HOSTNAME), { signal: AbortSignal.timeout(600_000) });
+    if (without.ok) throw new Error(`the share-link site answered ${without.status} without its key`);
+    return `Reference reached at ${new URL(page.url()).pathname}; ${without.status} without the key`;
+  });
+  await page.close();
+  return results;
+}
+
+/**
+ * The production build: pages read in the browser are tracked, and the events reach this service
+ * (`trackEventsInSiteById`, from the renderer's server with its site lookup token), where the
+ * site's owner sees them through `aggregateSiteEvents`.
+ */
+async function runProductionChecks(browser: Browser, base: string, service: Service, published: { siteId: string }): Promise<Check[]> {
+  const results: Check[] = [];
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const url = (path: string) => `${base}/url/${HOSTNAME}/${path}`;
+  const PRODUCTION_HOME = 'production build: pages load';
+  await check(results, PRODUCTION_HOME, page, async () => {
+    for (const path of ['', 'guides/install', 'reference']) {
+      const res = await page.goto(url(path), { timeout: 600_000, waitUntil: 'load' });
+      if (!res || res.status() >= 400) throw new Error(`${url(path)} answered ${res?.status()}`);
+      await page.locator('h1').first().waitFor({ timeout: 60_000 });
+      // The page view is sent from the browser once the page is shown.
+      await page.waitForTimeout(1000);
+    }
+    return 'home, install and reference pages';
+  });
+  await check(
+    results,
+    'production build: insights events reach the service',
+    page,
+    async () => {
+      const counts = await waitFor(
+        'page views in the site insights',
+        async () => {
+          const answer = await api(
+            service,
+            'POST',
+            `/v1/orgs/${service.organizationId}/sites/${published.siteId}/insights/events/aggregate`,
+            {
+              select: [{ column: 'eventType' }, { column: 'eventsCount' }],
+              groupBy: [{ column: 'eventType' }],
+              range: 'last24Hours',
+            },
+          );
+          const columns = answer.columns as { column: string; values: unknown[] }[];
+          const types = columns.find((c) => c.column === 'eventType')?.values ?? [];
+          const counts = columns.find((c) => c.column === 'eventsCount')?.values ?? [];
+          const byType = Object.fromEntries(types.map((type, i) => [String(type), Number(counts[i])]));
+          return (byType.page_view ?? 0) >= 3 ? byType : undefined;
+        },
+        120_000,
+      );
+      const posted = service.log.filter(
+        (e) => e.method === 'POST' && e.path.includes('/insights/events') && !e.path.endsWith('/aggregate'),
+      );
+      const refused = posted.filter((e) => e.status >= 300);
+      if (refused.length) throw new Error(`${refused.length} of ${posted.length} event batches refused: ${refused[0].responseBody}`);
+      return `${Object.entries(counts)
+        .map(([type, n]) => `${type} ×${n}`)
+        .join(', ')} in ${posted.length} batches from the renderer`;
+    },
+    PRODUCTION_HOME,
+  );
+  await page.close();
+  return results;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The report
 // ---------------------------------------------------------------------------------------------
@@ -808,18 +1081,25 @@ async function main() {
   const app = prepareRenderer();
   const chromiumPath = ensureChromium();
   const service = await startService();
-  await publishContent(service);
-  const base = await startRenderer(app, service);
+  const published = await publishContent(service);
+  const owner = await prepareOwnerContent(service, published);
+  const renderer = await startRenderer(app, service, 'development');
+  const base = renderer.base;
   const browser = await chromium.launch({
     executablePath: chromiumPath,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
   closers.push(() => browser.close());
-  const results = await runChecks(browser, base);
+  const results = [...(await runChecks(browser, base)), ...(await runOwnerChecks(browser, base, owner))];
+  if (PRODUCTION) {
+    await renderer.stop();
+    const production = await startRenderer(app, service, 'production');
+    results.push(...(await runProductionChecks(browser, production.base, service, published)));
+  }
   writeFileSync(join(RUN_DIR, 'requests.json'), JSON.stringify(service.log, null, 2));
   writeFileSync(join(RUN_DIR, 'checks.json'), JSON.stringify(results, null, 2));
   printRequests(service.log);
-  printRendererErrors(join(RUN_DIR, 'renderer.log'));
+  for (const mode of ['development', 'production']) printRendererErrors(join(RUN_DIR, `renderer-${mode}.log`));
   const failed = results.filter((r) => !r.ok);
   say('');
   for (const r of results) say(`${r.ok ? 'PASS' : 'FAIL'}  ${r.name}`);
