@@ -10,8 +10,8 @@ import { entities as sites } from './site-entities.ts';
 import { entities as reviews } from './review-entities.ts';
 import { entities as invites } from './invite-entities.ts';
 import { entities as blobs } from './blob-entities.ts';
-import { entities as sitePermissions } from './site-permission-entities.ts';
 import { entities as insights } from './insights-entities.ts';
+import { entities as sitePermissions } from './site-permission-entities.ts';
 
 /**
  * Every table the migrations create, mapped as an entity, one import per resource group. A group

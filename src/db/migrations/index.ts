@@ -30,8 +30,8 @@ import { Migration0030EmailInvites } from './Migration0030EmailInvites.ts';
 import { Migration0031TokenFeed } from './Migration0031TokenFeed.ts';
 import { Migration0032AuditLog } from './Migration0032AuditLog.ts';
 import { Migration0033BlobRegistry } from './Migration0033BlobRegistry.ts';
-import { Migration0035SitePermissions } from './Migration0035SitePermissions.ts';
 import { Migration0034SiteInsights } from './Migration0034SiteInsights.ts';
+import { Migration0035SitePermissions } from './Migration0035SitePermissions.ts';
 
 /**
  * Every migration, in order; append new ones. Numbers are reserved per resource group:
