@@ -22,7 +22,8 @@ import type { Stack } from '../stack.ts';
 
 const BATCH = 50;
 
-const pageView = (i: number) => ({
+/** A reader's page view as the renderer tracks it (the `i`-th of a run: visitors, sessions and pages vary). */
+export const pageView = (i: number) => ({
   type: 'page_view',
   session: {
     visitorId: `bench-visitor-${i % 997}`,

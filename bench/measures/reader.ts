@@ -5,11 +5,14 @@
  * with its metadata and the page's document (evaluated, reusable contents expanded). Every request
  * of the sequence counts in its throughput; the page has 40 blocks. Like the renderer's `fetch`, the
  * sequence accepts gzip (the client does not inflate what it receives). A second row times the document
- * of a 300-block page alone, one request at a time.
+ * of a 300-block page alone, one request at a time. A third row is the page views again while the
+ * renderer's insights events arrive (batches of 50 page views POSTed by its lookup token, at a steady
+ * EVENTS_PER_SECOND), against the page views alone in the same run: ingestion must not slow readers.
  */
 import { percentile, timedClient } from '../lib.ts';
 import { generatePages, seedSpace } from '../corpus.ts';
 import { compare, load, ratios, type RunOptions, type Row } from '../load.ts';
+import { pageView } from './insights.ts';
 import type { Stack } from '../stack.ts';
 
 /** A page of `count` top-level blocks in Git Sync's markdown: every kind a reader's page commonly holds. */
@@ -29,6 +32,41 @@ export function blockPage(count: number): string {
     (i: number) => `1. first ${i}\n2. second ${i}`,
   ];
   return `# A long page\n\n${Array.from({ length: count - 1 }, (_, i) => kinds[i % kinds.length](i)).join('\n\n')}\n`;
+}
+
+/** The events the third row's renderer sends while readers read: about a page view's event for each page view served. */
+const EVENTS_PER_SECOND = 1000;
+const EVENT_BATCH = 50;
+
+/**
+ * POSTs a batch of `EVENT_BATCH` page-view events every `EVENT_BATCH / eventsPerSecond` seconds on
+ * one connection until stopped; counts what was accepted (204) and refused.
+ */
+function eventFlow(origin: string, path: string, token: string, eventsPerSecond: number) {
+  const client = timedClient(origin);
+  const body = JSON.stringify({ events: Array.from({ length: EVENT_BATCH }, (_, i) => pageView(i)) });
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const everyMs = (1000 * EVENT_BATCH) / eventsPerSecond;
+  let stopped = false;
+  const counts = { accepted: 0, refused: 0 };
+  const running = (async () => {
+    while (!stopped) {
+      const started = performance.now();
+      const res = await client.request('POST', path, headers, body);
+      if (res.status === 204) counts.accepted += EVENT_BATCH;
+      else counts.refused += EVENT_BATCH;
+      const wait = everyMs - (performance.now() - started);
+      if (wait > 0) await new Promise((done) => setTimeout(done, wait));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await running;
+      await client.close();
+      return counts;
+    },
+  };
 }
 
 export async function measureReader(stack: Stack, options: RunOptions, log: (line: string) => void): Promise<Row[]> {
@@ -98,6 +136,26 @@ export async function measureReader(stack: Stack, options: RunOptions, log: (lin
   );
   const ratio = reader.rps / plain.rps;
 
+  // The page views again while the renderer's events arrive, against the page views alone.
+  const eventsPath = `/v1/orgs/${orgId}/sites/${site.id}/insights/events`;
+  const flowed = { accepted: 0, refused: 0 };
+  const [tracked, untracked] = await compare(
+    options.rounds,
+    async () => {
+      const flow = eventFlow(stack.api.url, eventsPath, lookupToken, EVENTS_PER_SECOND);
+      try {
+        return await load(stack.api.url, { ...run, sequence });
+      } finally {
+        const counts = await flow.stop();
+        flowed.accepted += counts.accepted;
+        flowed.refused += counts.refused;
+      }
+    },
+    () => load(stack.api.url, { ...run, sequence }),
+  );
+  if (flowed.refused > 0) throw new Error(`${flowed.refused} of the events sent during the page views were refused`);
+  const trackedRatio = tracked.rps / untracked.rps;
+
   // The document alone, one request at a time, after a warm-up.
   const samples: number[] = [];
   const count = options.quick ? 60 : 300;
@@ -122,6 +180,18 @@ export async function measureReader(stack: Stack, options: RunOptions, log: (lin
       met: ratio >= 0.5,
       note: `${Object.keys(pages).length}-page space; answers of ${sizes.map((n) => `${(n / 1024).toFixed(1)}`).join(' + ')} kB on the wire; alone, one at a time, p50 ${stepMedians.map((ms) => ms.toFixed(2)).join(' + ')} ms (GET space ${percentile(Float64Array.from(alone).sort(), 50).toFixed(2)} ms); p99 ${reader.p99} ms vs ${plain.p99} ms; the API's CPU per answer ${reader.serverCpu?.toFixed(1) ?? '-'} vs ${plain.serverCpu?.toFixed(1) ?? '-'} µs`,
       perRound: ratios(reader.rounds, plain.rounds, (r) => r.rps),
+    },
+    {
+      measure: `a reader's page views while the renderer's insights events arrive (${EVENTS_PER_SECOND} events/s in batches of ${EVENT_BATCH}), requests/s`,
+      value: tracked.rps,
+      unit: 'req/s',
+      baseline: 'the same page views without events, same server',
+      baselineValue: untracked.rps,
+      ratio: trackedRatio,
+      target: 'ratio ≥ 0.9',
+      met: trackedRatio >= 0.9,
+      note: `${flowed.accepted} events accepted during the rounds; p99 ${tracked.p99} ms vs ${untracked.p99} ms; the API's CPU per answer ${tracked.serverCpu?.toFixed(1) ?? '-'} vs ${untracked.serverCpu?.toFixed(1) ?? '-'} µs`,
+      perRound: ratios(tracked.rounds, untracked.rounds, (r) => r.rps),
     },
     {
       measure: `document of a ${blocks}-block page p95 (GET …/page/{id}/document)`,

@@ -12,6 +12,7 @@ import {
 } from '../domain/sites/insights-query.ts';
 import { db } from './kysely.ts';
 import { forkEm, transaction, type Em, type Orm } from './orm.ts';
+import { withoutCountingWrites } from './write-count.ts';
 
 /**
  * Site insights storage (Migration0034SiteInsights). Everything the service does with insights goes
@@ -173,13 +174,20 @@ export class PostgresInsightsStore implements InsightsStore {
     }
   }
 
+  /**
+   * One transaction for the batch. No answer kept between writes reads these tables, so their writes
+   * are left out of the process's count of writes (write-count.ts): events arriving do not make every
+   * reader's kept answer (URL lookups, published sites, revisions) be read again.
+   */
   private async commit(rows: InsightsRow[]): Promise<void> {
-    await this.ensurePartitions(rows);
-    const em = forkEm(this.orm);
-    await transaction(em, async (tx) => {
-      await insertEvents(tx, rows);
-      await upsertRollup(tx, 'site_insights_hourly', 'hour', rollupCounts(rows, hourOf));
-      await upsertRollup(tx, 'site_insights_daily', 'day', rollupCounts(rows, dayOf));
+    await withoutCountingWrites(async () => {
+      await this.ensurePartitions(rows);
+      const em = forkEm(this.orm);
+      await transaction(em, async (tx) => {
+        await insertEvents(tx, rows);
+        await upsertRollup(tx, 'site_insights_hourly', 'hour', rollupCounts(rows, hourOf));
+        await upsertRollup(tx, 'site_insights_daily', 'day', rollupCounts(rows, dayOf));
+      });
     });
     this.commits++;
   }

@@ -1,4 +1,18 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { noteWrite } from '../domain/read-cache.ts';
+
+/** Set while statements run whose writes no kept answer depends on (withoutCountingWrites). */
+const uncounted = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `work` with its statements left out of the count: for writes to tables no kept answer ever
+ * reads (site insights events and their rollups, src/db/insights.ts), so a stream of them does not
+ * make every reader's kept answer be read again. Whether a statement counts is decided when it is
+ * sent, in the context of the code that sends it; its transaction's COMMIT is sent within `work` too.
+ */
+export function withoutCountingWrites<T>(work: () => Promise<T>): Promise<T> {
+  return uncounted.run(true, work);
+}
 
 /** What a completed statement reports: its command tag (`SELECT`, `INSERT`, `COMMIT`, …), one per statement sent together. */
 type Completed = { command?: string | null } | { command?: string | null }[] | undefined;
@@ -26,6 +40,7 @@ export function countWrites(client: object): void {
   const connection = client as { query: (...args: unknown[]) => unknown };
   const query = connection.query;
   connection.query = function countedQuery(this: unknown, ...args: unknown[]) {
+    if (uncounted.getStore()) return query.apply(this, args);
     const last = args.length - 1;
     const callback = args[last];
     if (typeof callback === 'function') {

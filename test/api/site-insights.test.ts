@@ -3,6 +3,7 @@ import { GitBookAPI } from '@gitbook/api';
 import { sql } from 'kysely';
 import { ensurePartition, expireInsights, insightsStore, type InsightsRow } from '../../src/db/insights.ts';
 import { db } from '../../src/db/kysely.ts';
+import { writesSeen } from '../../src/domain/read-cache.ts';
 import { createTestOrg, client, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
 
@@ -170,6 +171,25 @@ describe('ingestion', () => {
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(204));
     expect(await stored()).toBe(before + 20);
     expect(store.commits - commits).toBeLessThan(20);
+  });
+
+  it("leaves readers' kept answers kept: events stored are not writes any kept answer depends on", async () => {
+    const store = insightsStore(t.orm, t.config.insightsRetentionMs);
+    const row = (path: string): InsightsRow => ({
+      organizationId: org.id, siteId, occurredAt: new Date(), eventType: 'page_view', visitorId: 'v-kept', sessionId: 's-kept',
+      url: `https://docs.example.com${path}`, urlPath: path, displayContext: 'site', siteSection: null, siteSpace: null,
+      siteShareKey: null, space: null, revision: null, page: null, pageNotFoundType: null, country: null, latitude: null, longitude: null,
+      language: null, browser: 'chrome', device: 'desktop', os: 'linux', bot: null, referrer: null, referrerDomain: null, utmSource: null,
+      utmMedium: null, utmCampaign: null, utmTerm: null, utmContent: null, visitorAuthenticated: false, claims: null, searchQuery: null,
+      searchResultRecordId: null, feedbackRating: null, feedbackComment: null, askRating: null, linkTargetKind: null,
+      linkTargetValue: null, linkTargetDomain: null, linkPosition: null, apiPath: null, apiMethod: null, llmsVariant: null,
+      markdownSource: null, adDomain: null, adPlacement: null, trademarkPlacement: null, detail: null,
+    }); // prettier-ignore
+    const before = await stored();
+    const writes = writesSeen();
+    await store.append([row('/kept/1'), row('/kept/2'), row('/kept/3')]);
+    expect(writesSeen()).toBe(writes);
+    expect(await stored()).toBe(before + 3);
   });
 });
 

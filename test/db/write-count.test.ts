@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { initOrm, transaction, type Orm } from '../../src/db/orm.ts';
+import { withoutCountingWrites } from '../../src/db/write-count.ts';
 import { createOrganization, findOrCreateUser, setMembership } from '../../src/db/accounts.ts';
 import { setMemberRole } from '../../src/db/members.ts';
 import { pingDatabase } from '../../src/db/health.ts';
@@ -51,5 +52,22 @@ describe('writes counted on the ORM connections', () => {
       afterLastStatement = writesSeen();
     });
     expect(writesSeen()).toBeGreaterThan(afterLastStatement);
+  });
+
+  it('leaves out writes sent within withoutCountingWrites, their transaction and commit included, and only those', async () => {
+    const em = orm.em.fork();
+    const org = await createOrganization(em, 'Uncounted');
+    const user = await findOrCreateUser(em, `uncounted-${org.id.toLowerCase()}@example.com`, 'Uncounted');
+    await setMembership(em, org.id, user.id, 'read');
+    const write = () => sql(orm.em.fork(), 'update organization set title = ? where id = ?', ['Uncounted write', org.id]);
+    expect(await counted(() => withoutCountingWrites(write))).toBe(0);
+    expect(
+      await counted(() => withoutCountingWrites(() => transaction(orm.em.fork(), (tx) => setMemberRole(tx, org.id, user.id, 'edit')))),
+    ).toBe(0);
+    // A write sent at the same time outside it still counts.
+    const before = writesSeen();
+    await Promise.all([withoutCountingWrites(write), setMemberRole(orm.em.fork(), org.id, user.id, 'comment')]);
+    expect(writesSeen()).toBeGreaterThan(before);
+    expect(await counted(write)).toBeGreaterThan(0);
   });
 });
