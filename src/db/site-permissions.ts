@@ -1,4 +1,4 @@
-import { expressionBuilder, sql, type Expression, type InferResult } from 'kysely';
+import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type InferResult } from 'kysely';
 import { containsPattern } from '../domain/membership.ts';
 import { ROLES, type Role } from '../domain/roles.ts';
 import { db, type Db } from './kysely.ts';
@@ -21,6 +21,36 @@ const principalColumn = (principal: Principal) => (principal === 'user' ? 'user_
 const ROLE_ORDER = [...ROLES].reverse();
 const rankOf = (role: Expression<string | null>) => sql<number | null>`array_position(${sql.val(ROLE_ORDER)}::text[], ${role})`;
 
+/** A grant (`sp`) to `userId`, or to a team of theirs in the organization. */
+function toMemberOrTeams(
+  e: ExpressionBuilder<Db & { sp: Db['site_permission'] }, 'sp'>,
+  userId: string | Expression<string>,
+  organizationId: string | Expression<string>,
+) {
+  return e.or([
+    e('sp.user_id', '=', userId),
+    e(
+      'sp.team_id',
+      'in',
+      e
+        .selectFrom('team_member as tm')
+        .innerJoin('team as t', 't.id', 'tm.team_id')
+        .select('tm.team_id')
+        .where('tm.user_id', '=', userId)
+        .where('t.organization_id', '=', organizationId),
+    ),
+  ]);
+}
+
+/** The ids of the organization's sites granted to `userId` or a team of theirs: a subquery (a guest's listing of sites). */
+export function sitesGrantedTo(organizationId: string, userId: string) {
+  return expressionBuilder<Db>()
+    .selectFrom('site_permission as sp')
+    .select('sp.site_id')
+    .where('sp.organization_id', '=', organizationId)
+    .where((e) => toMemberOrTeams(e, userId, organizationId));
+}
+
 /**
  * The roles granted on `siteId` to `userId` or to a team of theirs in the organization, as an
  * array (null when none): the subquery a membership read selects.
@@ -35,21 +65,7 @@ function grantsOnSite(
     .selectFrom('site_permission as sp')
     .select((e) => e.fn.agg<string[]>('array_agg', ['sp.role']).as('grants'))
     .where('sp.site_id', '=', siteId)
-    .where((e) =>
-      e.or([
-        e('sp.user_id', '=', userId),
-        e(
-          'sp.team_id',
-          'in',
-          e
-            .selectFrom('team_member as tm')
-            .innerJoin('team as t', 't.id', 'tm.team_id')
-            .select('tm.team_id')
-            .where('tm.user_id', '=', userId)
-            .where('t.organization_id', '=', organizationId),
-        ),
-      ]),
-    );
+    .where((e) => toMemberOrTeams(e, userId, organizationId));
 }
 
 /**
@@ -286,21 +302,7 @@ export async function siteGrantsOf(em: Em, organizationId: string, siteIds: stri
     .select(['sp.site_id', 'sp.role'])
     .where('sp.site_id', 'in', siteIds)
     .where('sp.organization_id', '=', organizationId)
-    .where((e) =>
-      e.or([
-        e('sp.user_id', '=', userId),
-        e(
-          'sp.team_id',
-          'in',
-          e
-            .selectFrom('team_member as tm')
-            .innerJoin('team as t', 't.id', 'tm.team_id')
-            .select('tm.team_id')
-            .where('tm.user_id', '=', userId)
-            .where('t.organization_id', '=', organizationId),
-        ),
-      ]),
-    )
+    .where((e) => toMemberOrTeams(e, userId, organizationId))
     .execute();
   for (const row of rows) out.set(row.site_id, [...(out.get(row.site_id) ?? []), row.role]);
   return out;

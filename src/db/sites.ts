@@ -3,6 +3,7 @@ import { jsonBuildObject } from 'kysely/helpers/postgres';
 import type { Space } from './entities.ts';
 import { SPACE_ROW_COLUMNS, spaceFromRow } from './access.ts';
 import { db, prepared, type Db } from './kysely.ts';
+import { sitesGrantedTo } from './site-permissions.ts';
 import type { Listing } from './listing.ts';
 import type { Em } from './orm.ts';
 import { loadPageMap } from './content.ts';
@@ -145,33 +146,8 @@ export function sitesListing(
   filters: { space?: string; title?: string; published?: boolean; grantedTo?: string },
 ): Listing<SiteRow> {
   let query = sites(em).where('s.organization_id', '=', organizationId);
-  if (filters.grantedTo !== undefined) {
-    // Only the sites granted to this member or to a team of theirs in the organization (a guest's listing).
-    const userId = filters.grantedTo;
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('site_permission as sp')
-          .select('sp.id')
-          .whereRef('sp.site_id', '=', 's.id')
-          .where((e) =>
-            e.or([
-              e('sp.user_id', '=', userId),
-              e(
-                'sp.team_id',
-                'in',
-                e
-                  .selectFrom('team_member as tm')
-                  .innerJoin('team as t', 't.id', 'tm.team_id')
-                  .select('tm.team_id')
-                  .where('tm.user_id', '=', userId)
-                  .whereRef('t.organization_id', '=', 's.organization_id'),
-              ),
-            ]),
-          ),
-      ),
-    );
-  }
+  // Only the sites granted to this member or to a team of theirs (a guest's listing).
+  if (filters.grantedTo !== undefined) query = query.where('s.id', 'in', sitesGrantedTo(organizationId, filters.grantedTo));
   if (filters.space !== undefined) {
     const spaceId = filters.space;
     query = query.where((eb) =>
