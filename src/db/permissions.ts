@@ -13,7 +13,8 @@ import type { Em } from './orm.ts';
 export type Principal = 'user' | 'team';
 
 const targetColumn = (kind: ContentKind) => (kind === 'space' ? 'space_id' : 'collection_id');
-const principalColumn = (principal: Principal) => (principal === 'user' ? 'user_id' : 'team_id');
+/** The column of a grant row naming its principal (content and site grants alike). */
+export const principalColumn = (principal: Principal) => (principal === 'user' ? 'user_id' : 'team_id');
 
 /** What a grant is on: a space or a collection of an organization. */
 export interface GrantTarget {
@@ -108,9 +109,9 @@ export async function deleteGrant(
   return rows.length > 0;
 }
 
-/** Grants are listed oldest first, compared at millisecond precision (the precision of a page cursor). */
-const byGrantDate = expressionBuilder<Db>().fn<string>('date_trunc', [sql.lit('milliseconds'), sql.ref('p.created_at')]);
-const BY_GRANT_DATE = [
+/** Grants (aliased `p`, content and site grants alike) are listed oldest first, compared at millisecond precision (the precision of a page cursor). */
+export const byGrantDate = expressionBuilder<Db>().fn<string>('date_trunc', [sql.lit('milliseconds'), sql.ref('p.created_at')]);
+export const BY_GRANT_DATE = [
   { field: 'sortKey', kind: 'date' },
   { field: 'id', kind: 'string' },
 ] as const;

@@ -4,7 +4,7 @@ import { ROLES, type Role } from '../domain/roles.ts';
 import { db, type Db } from './kysely.ts';
 import type { Listing } from './listing.ts';
 import type { Em } from './orm.ts';
-import type { Principal } from './permissions.ts';
+import { BY_GRANT_DATE, byGrantDate, principalColumn, type Principal } from './permissions.ts';
 
 /**
  * Roles granted on one site to one member or team of its organization (site_permission,
@@ -14,8 +14,6 @@ import type { Principal } from './permissions.ts';
  */
 
 export type { Principal };
-
-const principalColumn = (principal: Principal) => (principal === 'user' ? 'user_id' : 'team_id');
 
 /** Roles from least to most: a role's rank is its position here (1 for read), as SQL's array_position gives it. */
 const ROLE_ORDER = [...ROLES].reverse();
@@ -142,13 +140,6 @@ export async function deleteSiteGrant(em: Em, siteId: string, principal: Princip
     .execute();
   return rows.length > 0;
 }
-
-/** Grants are listed oldest first, compared at millisecond precision (the precision of a page cursor). */
-const byGrantDate = expressionBuilder<Db>().fn<string>('date_trunc', [sql.lit('milliseconds'), sql.ref('p.created_at')]);
-const BY_GRANT_DATE = [
-  { field: 'sortKey', kind: 'date' },
-  { field: 'id', kind: 'string' },
-] as const;
 
 function userGrants(em: Em, siteId: string) {
   return db(em)

@@ -54,8 +54,8 @@ async function loadManagedTarget(ctx: Ctx, kind: ContentKind, id: string): Promi
   return target;
 }
 
-/** Checks that every id is a member (users) or a team (teams) of the organization; 400 naming the first that is not. */
-async function checkPrincipals(em: Em, organizationId: string, principal: Principal, ids: string[]) {
+/** Checks that every id is a member (users) or a team (teams) of the organization; 400 naming the first that is not (content and site grants). */
+export async function checkPrincipals(em: Em, organizationId: string, principal: Principal, ids: string[]) {
   const found = await existingPrincipals(em, organizationId, principal, ids);
   const bad = ids.findIndex((id) => !found.has(id));
   if (bad >= 0) {

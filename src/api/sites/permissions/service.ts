@@ -1,6 +1,5 @@
 import type { Static } from 'typebox';
-import { transaction, type Em } from '../../../db/orm.ts';
-import { existingPrincipals } from '../../../db/permissions.ts';
+import { transaction } from '../../../db/orm.ts';
 import {
   deleteSiteGrant,
   siteAccessListing,
@@ -18,6 +17,7 @@ import { badRequest, notFound } from '../../errors.ts';
 import { urlsFor } from '../../object-urls.ts';
 import { paginate } from '../../pagination.ts';
 import type { ListQuery } from '../../schemas.ts';
+import { checkPrincipals } from '../../permissions/service.ts';
 import { requireSite } from '../site-access.ts';
 import { presentSiteAccess, presentSiteTeamGrant, presentSiteUserGrant } from './present.ts';
 import type { InviteSiteBody, SiteAccessQuery, UpdateSiteGrantBody } from './schemas.ts';
@@ -36,19 +36,6 @@ const MANAGE = 'manage who can access this site';
 async function managedSite(ctx: Ctx, organizationId: string, siteId: string) {
   const { site } = await requireSite(ctx, organizationId, siteId, 'admin', MANAGE);
   return { id: site.id, organizationId: site.organization_id };
-}
-
-/** Checks that every id is a member (users) or a team (teams) of the organization; 400 naming the first that is not. */
-async function checkPrincipals(em: Em, organizationId: string, principal: Principal, ids: string[]) {
-  const found = await existingPrincipals(em, organizationId, principal, ids);
-  const bad = ids.findIndex((id) => !found.has(id));
-  if (bad >= 0) {
-    throw badRequest(
-      principal === 'user'
-        ? `users[${bad}]: ${ids[bad]} is not a member of the organization`
-        : `teams[${bad}]: ${ids[bad]} is not a team of the organization`,
-    );
-  }
 }
 
 /** Grants a role on the site to members and teams (null removes their grants), all in one transaction. */
