@@ -12,6 +12,7 @@ import { entities as invites } from './invite-entities.ts';
 import { entities as blobs } from './blob-entities.ts';
 import { entities as insights } from './insights-entities.ts';
 import { entities as sitePermissions } from './site-permission-entities.ts';
+import { entities as integrationInstallations } from './integration-installation-entities.ts';
 
 /**
  * Every table the migrations create, mapped as an entity, one import per resource group. A group
@@ -33,4 +34,5 @@ export const entities = [
   ...blobs,
   ...insights,
   ...sitePermissions,
+  ...integrationInstallations,
 ];

@@ -31,3 +31,10 @@ export function newLookupToken(): string {
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
+
+export const INSTALLATION_TOKEN_PREFIX = 'dmsi_';
+
+/** A new secret token acting as an integration's installation: like an API token, behind a prefix of its own. */
+export function newInstallationToken(): string {
+  return INSTALLATION_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+}
