@@ -11,6 +11,8 @@ export interface BenchOptions {
   warmupMs: number;
   connections: number;
   rounds: number;
+  /** Spaces walked by `bench:api`, a different one each request (1: the same space, its answer kept). */
+  spaces: number;
 }
 
 /** Reads `--name=value` / `--name value` flags first, then BENCH_* variables, then the defaults. */
@@ -18,7 +20,7 @@ export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]);
-    if (!m) throw new Error(`unknown argument ${argv[i]} (flags: --duration, --warmup, --connections, --rounds)`);
+    if (!m) throw new Error(`unknown argument ${argv[i]} (flags: --duration, --warmup, --connections, --rounds, --spaces)`);
     flags.set(m[1], m[2] ?? argv[++i] ?? '');
   }
   const pick = (flag: string, variable: string, fallback: string) => flags.get(flag) ?? (env[variable] || fallback);
@@ -26,14 +28,16 @@ export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.
   const warmupMs = parseDuration(pick('warmup', 'BENCH_WARMUP', '2s'));
   const connections = Number(pick('connections', 'BENCH_CONNECTIONS', '32'));
   const rounds = Number(pick('rounds', 'BENCH_ROUNDS', '2'));
+  const spaces = Number(pick('spaces', 'BENCH_SPACES', '1'));
   const problems: string[] = [];
   if (!(durationMs >= 500 && durationMs <= 600_000)) problems.push('duration must be between 0.5s and 10m');
   if (!(warmupMs >= 0 && warmupMs <= 60_000)) problems.push('warm-up must be between 0 and 1m');
   if (!Number.isInteger(connections) || connections < 1 || connections > 1024)
     problems.push('connections must be an integer from 1 to 1024');
   if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) problems.push('rounds must be an integer from 1 to 20');
+  if (!Number.isInteger(spaces) || spaces < 1 || spaces > 10_000) problems.push('spaces must be an integer from 1 to 10000');
   if (problems.length) throw new Error(`invalid benchmark options: ${problems.join('; ')}`);
-  return { durationMs, warmupMs, connections, rounds };
+  return { durationMs, warmupMs, connections, rounds, spaces };
 }
 
 export interface RoundResult<S = unknown> {
@@ -52,11 +56,12 @@ export interface RoundResult<S = unknown> {
  * Runs `connections` concurrent request loops over as many keep-alive connections against one
  * loopback origin: a warm-up (not counted), then `durationMs` measured. Each loop issues its next
  * request when the previous one has completed, so at most `connections` requests are in flight.
+ * Given several paths, each loop walks all of them in turn, starting at a place of its own.
  * It stops at the end of the duration, or at the first response that is not 200.
  */
 export async function runLoad<S = unknown>(
   origin: string,
-  path: string,
+  path: string | readonly string[],
   headers: Record<string, string>,
   options: {
     connections: number;
@@ -103,11 +108,18 @@ export async function runLoad<S = unknown>(
     stopped = true;
   };
 
-  async function loop() {
+  const paths = typeof path === 'string' ? [path] : path;
+  async function loop(index: number) {
+    let next = Math.floor((index * paths.length) / options.connections);
     while (!stopped) {
       const started = performance.now();
       try {
-        const { statusCode, body } = await pool.request({ path, method: options.method ?? 'GET', headers, body: options.body });
+        const { statusCode, body } = await pool.request({
+          path: paths[next++ % paths.length],
+          method: options.method ?? 'GET',
+          headers,
+          body: options.body,
+        });
         const text = await body.text();
         if (statusCode !== 200) {
           fail(`HTTP ${statusCode}: ${text.slice(0, 300)}`);
@@ -126,7 +138,7 @@ export async function runLoad<S = unknown>(
   let startSample: Promise<S> | undefined;
   let endSample: Promise<S> | undefined;
   const timers: NodeJS.Timeout[] = [];
-  const loops = Array.from({ length: options.connections }, () => loop());
+  const loops = Array.from({ length: options.connections }, (_, index) => loop(index));
   const finished = Promise.all(loops);
   await new Promise<void>((done) => {
     timers.push(

@@ -1,7 +1,9 @@
 /**
- * `npm run bench:api [-- --duration 10s --warmup 2s --connections 32 --rounds 2]`: requests per second
- * of authenticated `GET /v1/spaces/{spaceId}` on the real API, against a baseline measured in the
- * same run (a bare Fastify server doing the same single indexed query through a `pg.Pool`).
+ * `npm run bench:api [-- --duration 10s --warmup 2s --connections 32 --rounds 2 --spaces 1]`: requests
+ * per second of authenticated `GET /v1/spaces/{spaceId}` on the real API, against a baseline measured
+ * in the same run (a bare Fastify server doing the same single indexed query through a `pg.Pool`).
+ * With `--spaces N` (N > 1), both targets walk N spaces, a different one each request: with more
+ * spaces than the API keeps answers for (about 800), every answer is read afresh.
  *
  * Not part of the test suite. Infrastructure is provisioned like `npm test` does it:
  * - PostgreSQL: DATABASE_URL's server with a fresh database `docs_bench_<id>` (dropped at the end),
@@ -176,15 +178,23 @@ try {
   cleanup.push(() => bare.stop());
 
   const auth = { authorization: `Bearer ${token}` };
-  const created = await fetchJson(`${api.url}/v1/orgs/${orgId}/spaces`, {
-    method: 'POST',
-    headers: { ...auth, 'content-type': 'application/json' },
-    body: JSON.stringify({ title: 'Benchmark space' }),
-  });
-  if (created.status !== 201) throw new Error(`creating the space answered ${created.status}: ${JSON.stringify(created.body)}`);
-  const spaceId: string = created.body.id;
+  const createSpace = async (title: string): Promise<string> => {
+    const created = await fetchJson(`${api.url}/v1/orgs/${orgId}/spaces`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ title }),
+    });
+    if (created.status !== 201) throw new Error(`creating a space answered ${created.status}: ${JSON.stringify(created.body)}`);
+    return created.body.id;
+  };
+  const spaceIds: string[] = [];
+  for (let i = 0; i < options.spaces; i += 20) {
+    const count = Math.min(20, options.spaces - i);
+    spaceIds.push(...(await Promise.all(Array.from({ length: count }, (_, j) => createSpace(`Benchmark space ${i + j}`)))));
+  }
+  const spaceId = spaceIds[0];
 
-  // Both targets must answer 200 with this space before any load.
+  // Both targets must answer 200 with the first space before any load.
   const apiPath = `/v1/spaces/${spaceId}`;
   const barePath = `/bare/spaces/${spaceId}`;
   const [apiCheck, bareCheck] = await Promise.all([
@@ -198,12 +208,13 @@ try {
 
   log(
     `load: ${options.connections} keep-alive connections, ${options.warmupMs / 1000} s warm-up + ${options.durationMs / 1000} s measured per round, ` +
-      `${options.rounds} rounds per target (alternating); AUTH_CACHE_TTL=${process.env.AUTH_CACHE_TTL ?? '5s (default)'}; ` +
+      `${options.rounds} rounds per target (alternating); ${options.spaces === 1 ? 'one space' : `${options.spaces} spaces walked`}; AUTH_CACHE_TTL=${process.env.AUTH_CACHE_TTL ?? '5s (default)'}; ` +
       `database pool ${process.env.BENCH_POOL_MAX || 10} per server`,
   );
-  const targets: Record<'baseline' | 'api', { server: ServerChild; path: string; headers: Record<string, string>; label: string }> = {
-    baseline: { server: bare, path: barePath, headers: {}, label: 'baseline (bare fastify + pg)' },
-    api: { server: api, path: apiPath, headers: auth, label: 'api GET /v1/spaces/{id}' },
+  const walk = (prefix: string) => spaceIds.map((id) => `${prefix}${id}`);
+  const targets: Record<'baseline' | 'api', { server: ServerChild; path: string[]; headers: Record<string, string>; label: string }> = {
+    baseline: { server: bare, path: walk('/bare/spaces/'), headers: {}, label: 'baseline (bare fastify + pg)' },
+    api: { server: api, path: walk('/v1/spaces/'), headers: auth, label: 'api GET /v1/spaces/{id}' },
   };
 
   // Where the CPU goes during each measured window: the server process, the database backends
