@@ -390,6 +390,84 @@ export async function guardedFetch(url: string, policy: FetchPolicy, init: Guard
   }
 }
 
+export interface GuardedRequestInit {
+  method: string;
+  /** Lowercase or not; hop-by-hop headers are left to the HTTP client. */
+  headers: [string, string][];
+  body?: Uint8Array;
+  /** Aborts the request (besides the policy's deadline). */
+  signal?: AbortSignal;
+}
+
+/**
+ * One request to a URL given by code the service runs on behalf of others (integration scripts):
+ * any method and body, any status answered, no redirect followed (a 3xx is answered as it is; the
+ * client asks again for its Location, and that request is checked again). The URL's addresses are
+ * checked and pinned as `guardedFetch` checks each hop; the deadline and the body cap are the
+ * policy's. Rejects with a FetchError for anything the policy refuses.
+ */
+export async function guardedRequest(url: string, policy: FetchPolicy, init: GuardedRequestInit): Promise<GuardedFetchResult> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    const shown = redactUrl(url);
+    throw new FetchError('INVALID_URL', `Not a valid URL: ${shown}`, shown);
+  }
+  const shown = redactUrl(target);
+  const { Agent, fetch } = await import('undici');
+  const clock = new AbortController();
+  const timer = setTimeout(() => clock.abort(new DOMException('The fetch deadline passed', 'TimeoutError')), policy.timeoutMs);
+  const signal = init.signal === undefined ? clock.signal : AbortSignal.any([clock.signal, init.signal]);
+  const pins: Pins = new Map();
+  const agent = new Agent({
+    connect: { lookup: pinnedLookup(pins), timeout: policy.timeoutMs },
+    headersTimeout: policy.timeoutMs,
+    bodyTimeout: policy.timeoutMs,
+  });
+  try {
+    await checkHop(target, policy, pins, signal, shown);
+    const headers = init.headers.filter(
+      ([name]) => !['host', 'content-length', 'connection', 'transfer-encoding'].includes(name.toLowerCase()),
+    );
+    const auth = basicAuth(target);
+    if (auth !== null && !headers.some(([name]) => name.toLowerCase() === 'authorization')) headers.push(['authorization', auth]);
+    const hasBody = init.body !== undefined && init.method !== 'GET' && init.method !== 'HEAD';
+    const response = await fetch(withoutCredentials(target), {
+      method: init.method,
+      headers,
+      ...(hasBody ? { body: init.body } : {}),
+      redirect: 'manual',
+      signal,
+      dispatcher: agent,
+    });
+    const declared = Number(response.headers.get('content-length') ?? NaN);
+    if (declared > policy.maxBytes) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new FetchError(
+        'TOO_LARGE',
+        `The response from ${shown} is ${declared} bytes, more than the limit of ${policy.maxBytes}`,
+        shown,
+      );
+    }
+    const body = init.method === 'HEAD' ? Buffer.alloc(0) : await readBody(response, policy.maxBytes, shown);
+    return {
+      url: withoutCredentials(target).href,
+      status: response.status,
+      headers: headerRecord(response),
+      body,
+      contentType: response.headers.get('content-type'),
+    };
+  } catch (error) {
+    if (error instanceof FetchError) throw error;
+    if (clock.signal.aborted) throw new FetchError('FETCH_TIMEOUT', `Fetching ${shown} took longer than ${policy.timeoutMs} ms`, shown);
+    throw new FetchError('NETWORK_ERROR', `Could not fetch ${shown}: ${describe(error)}`, shown, { cause: error });
+  } finally {
+    clearTimeout(timer);
+    await agent.destroy().catch(() => undefined);
+  }
+}
+
 /**
  * The fetch policy of the FETCH_* settings, read and validated with the rest of the environment
  * (src/config/schema.ts): FETCH_ALLOW_PRIVATE, FETCH_ALLOW_HOSTS, FETCH_TIMEOUT, FETCH_MAX_BYTES,
