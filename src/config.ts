@@ -53,6 +53,8 @@ export interface Config {
   chromiumPath: string;
   /** What the guarded fetcher may reach and how much it reads (FETCH_*). */
   fetch: FetchPolicy;
+  /** Integration scripts (INTEGRATION_*): the limits of one event, the pool of instances, where their API requests go. */
+  integrations: IntegrationsConfig;
   /** Content import (`POST …/content/import`): limits of what one import reads, and how long the API waits for it. */
   contentImport: ContentImportConfig;
   /** Base URL of published sites without a custom hostname: `{sitesUrl}/{organizationId}/{basename or siteId}/…`. */
@@ -129,6 +131,19 @@ export interface S3Config {
   downloads: 'redirect' | 'stream';
 }
 
+export interface IntegrationsConfig {
+  /** Wall-clock deadline of one event (INTEGRATION_TIMEOUT, default 10s). */
+  timeoutMs: number;
+  /** Resident memory of one script's instance (INTEGRATION_MEMORY_LIMIT, default 256 MiB). */
+  memoryLimitBytes: number;
+  /** Largest answer of one event (INTEGRATION_MAX_RESPONSE_BYTES, default 5 MiB). */
+  maxResponseBytes: number;
+  /** Instances one process keeps at most (INTEGRATION_POOL_SIZE, default 8). */
+  poolSize: number;
+  /** Where scripts' requests to PUBLIC_URL are sent (INTEGRATION_API_UPSTREAM, default PUBLIC_URL). */
+  apiUpstream: string;
+}
+
 export interface ContentImportConfig {
   /** Pages a website import fetches at most (CONTENT_IMPORT_MAX_PAGES, default 100). */
   maxPages: number;
@@ -198,6 +213,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     openapiRefreshIntervalMs: v.OPENAPI_REFRESH_INTERVAL,
     chromiumPath: v.CHROMIUM_PATH,
     fetch: parseFetchPolicy(v),
+    integrations: {
+      timeoutMs: v.INTEGRATION_TIMEOUT,
+      memoryLimitBytes: v.INTEGRATION_MEMORY_LIMIT,
+      maxResponseBytes: v.INTEGRATION_MAX_RESPONSE_BYTES,
+      poolSize: v.INTEGRATION_POOL_SIZE,
+      apiUpstream: (v.INTEGRATION_API_UPSTREAM ?? publicUrl).replace(/\/+$/, ''),
+    },
     contentImport: {
       maxPages: v.CONTENT_IMPORT_MAX_PAGES,
       maxBytes: v.CONTENT_IMPORT_MAX_BYTES,

@@ -526,6 +526,38 @@ export const EnvSchema = Type.Object({
   }),
   // Fetching URLs given by users
   ...FetchEnv.properties,
+  // Integration scripts (src/lib/integration-sandbox.ts)
+  INTEGRATION_TIMEOUT: duration({
+    default: '10s',
+    bare: 'ms',
+    min: '100ms',
+    max: '15m',
+    description: "Wall-clock deadline of one event of an integration's script; past it the script's instance is stopped.",
+  }),
+  INTEGRATION_MEMORY_LIMIT: byteSize({
+    default: '256MiB',
+    min: '96 MiB',
+    max: '16 GiB',
+    description: "Resident memory of one integration script's instance (the runtime and the script together).",
+  }),
+  INTEGRATION_MAX_RESPONSE_BYTES: byteSize({
+    default: '5MiB',
+    max: '1 GiB',
+    description: "Largest answer of one event of an integration's script.",
+  }),
+  INTEGRATION_POOL_SIZE: count({
+    default: '8',
+    min: 1,
+    max: 1000,
+    description: 'Integration script instances (one per integration version) one process keeps running at most.',
+  }),
+  INTEGRATION_API_UPSTREAM: Type.Optional(
+    url({
+      protocols: ['http:', 'https:'],
+      bare: true,
+      description: "Where requests of integration scripts to PUBLIC_URL are sent (the API's own address); default PUBLIC_URL.",
+    }),
+  ),
   OPENAPI_REFRESH_INTERVAL: duration({ default: '6h', min: '1m', description: 'How often URL-sourced OpenAPI specs are fetched again.' }),
   // Content import
   CONTENT_IMPORT_MAX_PAGES: count({ default: '100', min: 1, max: 10_000, description: 'Pages a website import fetches at most.' }),
