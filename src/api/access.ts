@@ -12,8 +12,9 @@ import {
 } from '../db/access.ts';
 import type { Em } from '../db/orm.ts';
 import { noteAuditOrganization } from '../db/audit.ts';
+import { installationSpaceRole } from '../domain/integrations.ts';
 import { atLeast, effectiveRole, isRole, type Role } from '../domain/roles.ts';
-import type { Caller, Ctx, VisitorGrant } from './context.ts';
+import type { Caller, Ctx, InstallationGrant, VisitorGrant } from './context.ts';
 import { forbidden, notFound } from './errors.ts';
 
 /**
@@ -43,6 +44,8 @@ export const inScope = (caller: Caller, organizationId: string): boolean =>
 /** The caller's role in an organization: a Role, null (guest), or undefined (not a member, or out of the token's scope). */
 export async function orgRole(em: Em, caller: Caller, organizationId: string): Promise<Role | null | undefined> {
   if (!inScope(caller, organizationId)) return undefined;
+  // A token acting as an installation sees its organization as a guest does: no role of its own.
+  if (caller.installation) return null;
   const role = await memberRole(em, organizationId, caller.user.id);
   return role === undefined ? undefined : asRole(role);
 }
@@ -87,6 +90,7 @@ function roleFrom(role: Role | null | undefined, item: ContentItem, facts: Acces
 export async function loadSpace(em: Em, caller: Caller, spaceId: string, state: DeletedFilter = 'live') {
   const found = await spaceWithAccessFacts(em, spaceId, caller.user.id, state);
   if (caller.visitor) return visitorSpace(caller.visitor, found, state);
+  if (caller.installation) return installationSpace(caller.installation, found, state);
   if (!found?.facts.is_member || !inScope(caller, found.space.organizationId)) throw notFound('Space');
   const role = roleFrom(asRole(found.facts.org_role), found.space, found.facts);
   if (!atLeast(role, 'read')) throw notFound('Space');
@@ -103,6 +107,22 @@ function visitorSpace(grant: VisitorGrant, found: Awaited<ReturnType<typeof spac
   if (!found || state !== 'live' || found.space.deletedAt != null) throw notFound('Space');
   if (found.space.organizationId !== grant.organizationId || !grant.spaceIds.includes(found.space.id)) throw notFound('Space');
   return { space: found.space, role: 'read' as Role | null, gitSync: found.gitSync };
+}
+
+/**
+ * The role on a space of a token acting as an installation, from its integration's scopes:
+ * `edit` with `space:content:write` or `space:metadata:write` (never above: settings, access and
+ * deletion stay with members), `read` with `space:content:read` or `space:metadata:read`. Only
+ * live spaces of the installation's organization it is enabled on (all of them with
+ * `space_selection: all`); everything else is 404, as for a space that does not exist.
+ */
+function installationSpace(grant: InstallationGrant, found: Awaited<ReturnType<typeof spaceWithAccessFacts>>, state: DeletedFilter) {
+  if (!found || state !== 'live' || found.space.deletedAt != null) throw notFound('Space');
+  if (found.space.organizationId !== grant.organizationId) throw notFound('Space');
+  if (grant.spaces !== 'all' && !grant.spaces.includes(found.space.id)) throw notFound('Space');
+  const role = installationSpaceRole(grant.scopes);
+  if (!role) throw notFound('Space');
+  return { space: found.space, role: role as Role | null, gitSync: found.gitSync };
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { liveToken, touchToken } from '../db/accounts.ts';
 import { lookupTokenByHash, touchLookupToken } from '../db/sites.ts';
-import { hashToken, LOOKUP_TOKEN_PREFIX } from '../domain/ids.ts';
+import { installationTokenFacts } from '../db/integrations.ts';
+import { hashToken, INSTALLATION_TOKEN_PREFIX, LOOKUP_TOKEN_PREFIX } from '../domain/ids.ts';
 import { cacheBytes, SizedLru } from '../domain/lru.ts';
 import type { ReadCache } from '../domain/read-cache.ts';
 import { entryBytes } from '../domain/sizeof.ts';
@@ -29,6 +30,12 @@ declare module 'fastify' {
      * Every other route refuses such a token.
      */
     siteLookup?: boolean;
+    /**
+     * The route also accepts a token acting as an integration's installation (`Caller.installation`),
+     * which it authorizes by the integration's scopes within the installation's reach (access.ts and
+     * api/integrations/service.ts). Every other route refuses such a token.
+     */
+    installation?: boolean;
   }
 }
 
@@ -114,7 +121,11 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     const kept = await options.tokens.current(hash, request.caughtUp);
     if (kept) return kept;
     const ticket = options.tokens.ticket();
-    const caller = token.startsWith(LOOKUP_TOKEN_PREFIX) ? await lookupCaller(request, hash, now) : await apiCaller(request, hash, now);
+    const caller = token.startsWith(LOOKUP_TOKEN_PREFIX)
+      ? await lookupCaller(request, hash, now)
+      : token.startsWith(INSTALLATION_TOKEN_PREFIX)
+        ? await installationCaller(request, hash, now)
+        : await apiCaller(request, hash, now);
     if (caller) options.tokens.set(hash, ticket, caller);
     return caller;
   }
@@ -149,6 +160,31 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     };
   }
 
+  /**
+   * A token acting as an installation (`dmsi_…`): its `user` matches no account, so it is a member of
+   * nothing; it works in its installation's organization only, while the installation exists and is
+   * not paused and its integration is published (deleting either deletes the token, and the change
+   * feed makes every process forget it at once), until it expires.
+   */
+  async function installationCaller(request: FastifyRequest, hash: string, now: number): Promise<Caller | null> {
+    const facts = await installationTokenFacts(request.em, hash, new Date(now));
+    if (!facts || facts.status === 'paused') return null;
+    return {
+      user: { id: `installation:${facts.installationId}`, displayName: facts.integrationTitle, email: '', photoUrl: null },
+      tokenId: facts.tokenId,
+      organizationId: facts.organizationId,
+      installation: {
+        installationId: facts.installationId,
+        integrationName: facts.integrationName,
+        organizationId: facts.organizationId,
+        scopes: facts.scopes,
+        spaces: facts.spaces,
+        sites: facts.sites,
+        expiresAt: facts.expiresAt.getTime(),
+      },
+    };
+  }
+
   /** A token of limited use works only on the routes marked for it. */
   function admitted(request: FastifyRequest, caller: Caller): Caller {
     const config = request.routeOptions.config;
@@ -157,6 +193,9 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     }
     if (caller.siteLookup && config.siteLookup !== true) {
       throw forbidden('A site lookup token only resolves the published URLs of its organization');
+    }
+    if (caller.installation && config.installation !== true) {
+      throw forbidden("A token of an integration's installation does not work on this operation");
     }
     return caller;
   }
@@ -167,7 +206,9 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     if (refused) throw refused;
     const header = request.headers.authorization;
     const token = requestToken(request);
-    const caller = token === null ? null : await lookup(request, token, now);
+    const found = token === null ? null : await lookup(request, token, now);
+    // A verified token is kept between writes: one acting as an installation may expire meanwhile.
+    const caller = found?.installation && found.installation.expiresAt <= now ? null : found;
     if (caller) return admitted(request, caller);
     failed(request.ip, now);
     if (!header) throw unauthorized();

@@ -62,6 +62,27 @@ export interface Caller {
    * organization's sites (routes marked `config: { siteLookup: true }`) and nothing else.
    */
   siteLookup?: { organizationId: string };
+  /**
+   * Set when the bearer token acts as an integration's installation (createIntegrationInstallationToken):
+   * its `user` matches no account and `organizationId` is the installation's organization; access.ts
+   * grants it what the integration's scopes allow on the spaces the installation reaches, on routes
+   * marked `config: { installation: true }`.
+   */
+  installation?: InstallationGrant;
+}
+
+/** What a token acting as an installation allows, read when the token is verified (api/auth.ts). */
+export interface InstallationGrant {
+  installationId: string;
+  integrationName: string;
+  organizationId: string;
+  /** The integration's scopes (`space:content:read`, …) as last published. */
+  scopes: string[];
+  /** The spaces and sites of the organization the installation is enabled on, or `all` of them. */
+  spaces: 'all' | string[];
+  sites: 'all' | string[];
+  /** When the token stops working. */
+  expiresAt: number;
 }
 
 /** What a site visitor's token allows: reading one published site as that visitor. */

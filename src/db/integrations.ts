@@ -339,3 +339,369 @@ export async function updateInstallation(
 export async function deleteInstallation(em: Em, id: string): Promise<void> {
   await db(em).deleteFrom('integration_installation').where('id', '=', id).execute();
 }
+
+// --- Space and site installations -------------------------------------------------------------
+
+/** Where an installation is enabled besides its organization: one of its spaces or sites. */
+export type ContentKind = 'space' | 'site';
+
+/** An installation enabled on one space or site, with the configuration there. */
+export interface ContentInstallationRow {
+  installationId: string;
+  integrationName: string;
+  organizationId: string;
+  /** The space or site. */
+  targetId: string;
+  status: string;
+  configuration: Record<string, unknown>;
+  externalIds: string[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const contentTable = (kind: ContentKind) =>
+  kind === 'space' ? ('integration_space_installation' as const) : ('integration_site_installation' as const);
+
+/** A space or site installation with its times as Dates (the driver hands `timestamptz` over as text). */
+export function contentInstallationRow(row: Read<ContentInstallationRow>): ContentInstallationRow {
+  return { ...row, createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) };
+}
+
+function contentInstallations(em: Em, kind: ContentKind) {
+  const target = kind === 'space' ? ('space_id as targetId' as const) : ('site_id as targetId' as const);
+  // One select for both tables, whose columns are the same but the target's.
+  return db(em)
+    .selectFrom(contentTable(kind) as 'integration_space_installation')
+    .select([
+      'installation_id as installationId',
+      'integration_name as integrationName',
+      'organization_id as organizationId',
+      target as 'space_id as targetId',
+      'status',
+      'configuration',
+      'external_ids as externalIds',
+      'created_at as createdAt',
+      'updated_at as updatedAt',
+    ]);
+}
+
+/**
+ * The space or site installations of an integration, oldest first: only those of `installationId`
+ * when given, only those in `organizationIds` when given, only those carrying `externalId` when given.
+ */
+export function contentInstallationListing(
+  em: Em,
+  kind: ContentKind,
+  integrationName: string,
+  filter: { installationId?: string; organizationIds?: string[]; externalId?: string },
+): Listing<Read<ContentInstallationRow>> {
+  let query = contentInstallations(em, kind).where('integration_name', '=', integrationName);
+  const { installationId, organizationIds, externalId } = filter;
+  if (installationId !== undefined) query = query.where('installation_id', '=', installationId);
+  if (organizationIds)
+    query = query.where((eb) => (organizationIds.length === 0 ? eb.lit(false) : eb('organization_id', 'in', organizationIds)));
+  if (externalId !== undefined) query = query.where('external_ids', '@>', sql<string[]>`${[externalId]}::text[]`);
+  return {
+    query,
+    keys: [
+      { field: 'createdAt', kind: 'date' },
+      { field: 'installationId', kind: 'string' },
+      { field: 'targetId', kind: 'string' },
+    ],
+  };
+}
+
+/** An installation's space or site installation. */
+export async function findContentInstallation(
+  em: Em,
+  kind: ContentKind,
+  installationId: string,
+  targetId: string,
+): Promise<ContentInstallationRow | undefined> {
+  const column = kind === 'space' ? 'space_id' : ('site_id' as 'space_id');
+  const row = await contentInstallations(em, kind)
+    .where('installation_id', '=', installationId)
+    .where(column, '=', targetId)
+    .executeTakeFirst();
+  return row && contentInstallationRow(row);
+}
+
+/** Creates a space or site installation; undefined when the installation is already enabled there. */
+export async function createContentInstallation(
+  em: Em,
+  kind: ContentKind,
+  row: ContentInstallationRow,
+): Promise<ContentInstallationRow | undefined> {
+  const values = {
+    installation_id: row.installationId,
+    integration_name: row.integrationName,
+    organization_id: row.organizationId,
+    status: row.status,
+    configuration: jsonb(row.configuration),
+    external_ids: row.externalIds,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+  const inserted = await db(em)
+    .insertInto(contentTable(kind) as 'integration_space_installation')
+    .values(kind === 'space' ? { ...values, space_id: row.targetId } : ({ ...values, site_id: row.targetId } as never))
+    .onConflict((oc) => oc.doNothing())
+    .returning('installation_id')
+    .executeTakeFirst();
+  return inserted ? row : undefined;
+}
+
+/** Writes the changed fields of a space or site installation (and its update time); returns it as read back. */
+export async function updateContentInstallation(
+  em: Em,
+  kind: ContentKind,
+  installationId: string,
+  targetId: string,
+  changes: Partial<Pick<ContentInstallationRow, 'status' | 'configuration' | 'externalIds'>>,
+  at: Date,
+): Promise<ContentInstallationRow> {
+  const column = kind === 'space' ? 'space_id' : ('site_id' as 'space_id');
+  await db(em)
+    .updateTable(contentTable(kind) as 'integration_space_installation')
+    .set({
+      ...(changes.status !== undefined ? { status: changes.status } : {}),
+      ...(changes.configuration !== undefined ? { configuration: jsonb(changes.configuration) } : {}),
+      ...(changes.externalIds !== undefined ? { external_ids: changes.externalIds } : {}),
+      updated_at: at,
+    })
+    .where('installation_id', '=', installationId)
+    .where(column, '=', targetId)
+    .execute();
+  return (await findContentInstallation(em, kind, installationId, targetId))!;
+}
+
+/** Removes a space or site installation; false when there was none. */
+export async function deleteContentInstallation(em: Em, kind: ContentKind, installationId: string, targetId: string): Promise<boolean> {
+  const column = kind === 'space' ? 'space_id' : ('site_id' as 'space_id');
+  const result = await db(em)
+    .deleteFrom(contentTable(kind) as 'integration_space_installation')
+    .where('installation_id', '=', installationId)
+    .where(column, '=', targetId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** The number of live spaces each installation is enabled on (installations without any are absent). */
+export async function spaceInstallationCounts(em: Em, installationIds: string[]): Promise<Map<string, number>> {
+  if (installationIds.length === 0) return new Map();
+  const rows = await db(em)
+    .selectFrom('integration_space_installation as i')
+    .innerJoin('space as s', 's.id', 'i.space_id')
+    .select(['i.installation_id as id', (eb) => eb.fn.countAll<string>().as('count')])
+    .where('i.installation_id', 'in', installationIds)
+    .where('s.deleted_at', 'is', null)
+    .groupBy('i.installation_id')
+    .execute();
+  return new Map(rows.map((r) => [r.id, Number(r.count)]));
+}
+
+// --- Organization views -----------------------------------------------------------------------
+
+/** The installations of an organization with their integrations, by integration name; `search`: part of its name or title. */
+export function organizationInstallationListing(
+  em: Em,
+  organizationId: string,
+  search: string | undefined,
+): Listing<{ integrationName: string; installationId: string }> {
+  let query = db(em)
+    .selectFrom('integration_installation as i')
+    .innerJoin('integration as g', 'g.name', 'i.integration_name')
+    .select(['i.integration_name as integrationName', 'i.id as installationId'])
+    .where('i.organization_id', '=', organizationId);
+  if (search) {
+    const pattern = `%${escapeLike(search)}%`;
+    query = query.where((eb) => eb.or([eb('g.name', 'ilike', pattern), eb('g.title', 'ilike', pattern)]));
+  }
+  return { query, keys: [{ field: 'integrationName', kind: 'string' }] };
+}
+
+/** Installations by id. */
+export async function installationsByIds(em: Em, ids: string[]): Promise<InstallationRow[]> {
+  if (ids.length === 0) return [];
+  return (await installations(em).where('id', 'in', ids).execute()).map(installationRow);
+}
+
+/** Integrations by name. */
+export async function integrationsByNames(em: Em, names: string[]): Promise<IntegrationRow[]> {
+  if (names.length === 0) return [];
+  return (await integrations(em).where('name', 'in', names).execute()).map(integrationRow);
+}
+
+/** The installation of an integration in an organization. */
+export async function organizationInstallation(
+  em: Em,
+  organizationId: string,
+  integrationName: string,
+): Promise<InstallationRow | undefined> {
+  const row = await installations(em)
+    .where('organization_id', '=', organizationId)
+    .where('integration_name', '=', integrationName)
+    .executeTakeFirst();
+  return row && installationRow(row);
+}
+
+/** One installed integration of an organization, on the organization itself or on one of its spaces or sites. */
+export interface InstalledRow {
+  integrationName: string;
+  status: string;
+  targetType: 'organization' | 'space' | 'site';
+  targetId: string;
+}
+
+/**
+ * The integrations installed in an organization, by integration name then target: on the
+ * organization (`organization`), or enabled on its spaces or sites (only `targetId`'s when given).
+ */
+export function installedListing(
+  em: Em,
+  organizationId: string,
+  target: { type: 'organization' } | { type: ContentKind; id?: string },
+): Listing<InstalledRow> {
+  if (target.type === 'organization') {
+    const query = db(em)
+      .selectFrom('integration_installation')
+      .select([
+        'integration_name as integrationName',
+        'status',
+        sql<'organization'>`'organization'`.as('targetType'),
+        'organization_id as targetId',
+      ])
+      .where('organization_id', '=', organizationId);
+    return { query, keys: [{ field: 'integrationName', kind: 'string' }] };
+  }
+  const column = target.type === 'space' ? 'space_id' : ('site_id' as 'space_id');
+  let query = db(em)
+    .selectFrom(contentTable(target.type) as 'integration_space_installation')
+    .select([
+      'integration_name as integrationName',
+      'status',
+      sql<ContentKind>`${target.type}::text`.as('targetType'),
+      `${column} as targetId` as 'space_id as targetId',
+    ])
+    .where('organization_id', '=', organizationId);
+  if (target.id !== undefined) query = query.where(column, '=', target.id);
+  return {
+    query,
+    keys: [
+      { field: 'integrationName', kind: 'string' },
+      { field: 'targetId', kind: 'string' },
+    ],
+  };
+}
+
+/** The integrations enabled on a site (its site installations), by name; `search`: part of their name or title. */
+export function siteIntegrationListing(em: Em, siteId: string, search: string | undefined): Listing<Read<IntegrationRow>> {
+  let query = integrations(em).where((eb) =>
+    eb.exists(
+      eb
+        .selectFrom('integration_site_installation as s')
+        .select('s.site_id')
+        .whereRef('s.integration_name', '=', 'integration.name')
+        .where('s.site_id', '=', siteId),
+    ),
+  );
+  if (search) {
+    const pattern = `%${escapeLike(search)}%`;
+    query = query.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('title', 'ilike', pattern)]));
+  }
+  return { query, keys: [{ field: 'name', kind: 'string' }] };
+}
+
+// --- Installation tokens ----------------------------------------------------------------------
+
+/** Stores a token acting as an installation, by the hash of its value. */
+export async function insertInstallationToken(
+  em: Em,
+  token: { id: string; installationId: string; tokenHash: string; createdBy: string | null; createdAt: Date; expiresAt: Date },
+): Promise<void> {
+  await db(em)
+    .insertInto('integration_installation_token')
+    .values({
+      id: token.id,
+      installation_id: token.installationId,
+      token_hash: token.tokenHash,
+      created_by: token.createdBy,
+      created_at: token.createdAt,
+      expires_at: token.expiresAt,
+    })
+    .execute();
+}
+
+/** What a token acting as an installation may reach, read when the token is verified. */
+export interface InstallationTokenFacts {
+  tokenId: string;
+  expiresAt: Date;
+  installationId: string;
+  integrationName: string;
+  integrationTitle: string;
+  organizationId: string;
+  status: string;
+  scopes: string[];
+  /** The spaces it is enabled on, or `all` of its organization's. */
+  spaces: 'all' | string[];
+  sites: 'all' | string[];
+}
+
+/** The installation a token acts as, with its integration's scopes and where it is enabled; undefined for an unknown or expired token. */
+export async function installationTokenFacts(em: Em, tokenHash: string, now: Date): Promise<InstallationTokenFacts | undefined> {
+  const row = await db(em)
+    .selectFrom('integration_installation_token as t')
+    .innerJoin('integration_installation as i', 'i.id', 't.installation_id')
+    .innerJoin('integration as g', 'g.name', 'i.integration_name')
+    .select([
+      't.id as tokenId',
+      't.expires_at as expiresAt',
+      'i.id as installationId',
+      'i.integration_name as integrationName',
+      'g.title as integrationTitle',
+      'i.organization_id as organizationId',
+      'i.status',
+      'i.space_selection as spaceSelection',
+      'i.site_selection as siteSelection',
+      'g.scopes',
+      (eb) =>
+        eb
+          .selectFrom('integration_space_installation as s')
+          .select(sql<string[]>`coalesce(array_agg(s.space_id), '{}')`.as('ids'))
+          .whereRef('s.installation_id', '=', 'i.id')
+          .as('spaceIds'),
+      (eb) =>
+        eb
+          .selectFrom('integration_site_installation as s')
+          .select(sql<string[]>`coalesce(array_agg(s.site_id), '{}')`.as('ids'))
+          .whereRef('s.installation_id', '=', 'i.id')
+          .as('siteIds'),
+    ])
+    .where('t.token_hash', '=', tokenHash)
+    .where('t.expires_at', '>', now.toISOString())
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    tokenId: row.tokenId,
+    expiresAt: new Date(row.expiresAt),
+    installationId: row.installationId,
+    integrationName: row.integrationName,
+    integrationTitle: row.integrationTitle,
+    organizationId: row.organizationId,
+    status: row.status,
+    scopes: row.scopes,
+    spaces: row.spaceSelection === 'all' ? 'all' : (row.spaceIds ?? []),
+    sites: row.siteSelection === 'all' ? 'all' : (row.siteIds ?? []),
+  };
+}
+
+/** The organization of a live space; undefined for a space that does not exist or is deleted. */
+export async function liveSpaceOrganization(em: Em, spaceId: string): Promise<string | undefined> {
+  const row = await db(em)
+    .selectFrom('space')
+    .select('organization_id')
+    .where('id', '=', spaceId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row?.organization_id;
+}

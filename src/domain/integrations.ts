@@ -147,23 +147,40 @@ function validatorFor(schema: object): ValidateFunction {
   return entry.validate;
 }
 
-/** Checks an installation's configuration; the message names the property (`configuration.<name>`). */
-export function checkConfiguration(account: ConfigurationSchema | undefined | null, configuration: Record<string, unknown>): string | null {
-  const schema = configurationJsonSchema(account);
+/** Where a configuration applies: the organization (`account`), one space, or one site. */
+export type ConfigurationLevel = 'account' | 'space' | 'site';
+
+/** The largest configuration kept, as JSON text: it is stored and shown with every installation. */
+export const MAX_CONFIGURATION_BYTES = 64 * 1024;
+
+/**
+ * Checks an installation's configuration (`level`: an organization's, a space's or a site's)
+ * against the properties the integration declares for that level; the message names the property
+ * (`configuration.<name>`). Any configuration is bounded in size, declared properties or not.
+ */
+export function checkConfiguration(
+  declared: ConfigurationSchema | undefined | null,
+  configuration: Record<string, unknown>,
+  level: ConfigurationLevel = 'account',
+): string | null {
+  if (Buffer.byteLength(JSON.stringify(configuration)) > MAX_CONFIGURATION_BYTES) {
+    return `configuration must be at most ${MAX_CONFIGURATION_BYTES} bytes as JSON`;
+  }
+  const schema = configurationJsonSchema(declared);
   if (!schema) return null;
   const validate = validatorFor(schema);
   if (validate(configuration)) return null;
-  return describeError(validate.errors?.[0]);
+  return describeError(validate.errors?.[0], level);
 }
 
-function describeError(error: ErrorObject | undefined): string {
+function describeError(error: ErrorObject | undefined, level: ConfigurationLevel): string {
   if (!error) return 'configuration is not valid';
   const params = error.params as { missingProperty?: string; additionalProperty?: string; allowedValues?: unknown[] };
   const path = error.instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.');
   const where = path ? `configuration.${path}` : 'configuration';
   if (params.missingProperty) return `configuration.${params.missingProperty} is required`;
   if (params.additionalProperty)
-    return `configuration.${params.additionalProperty} is not a property of this integration's account configuration`;
+    return `configuration.${params.additionalProperty} is not a property of this integration's ${level} configuration`;
   if (params.allowedValues) return `${where} must be one of: ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   return `${where} ${error.message ?? 'is not valid'}`;
 }
@@ -203,4 +220,16 @@ export function checkConfigurations(configurations: Record<string, Configuration
 export function needsConfiguration(account: ConfigurationSchema | undefined | null): boolean {
   const schema = configurationJsonSchema(account) as { required?: string[] } | null;
   return (schema?.required?.length ?? 0) > 0;
+}
+
+/**
+ * The role an integration's scopes give a token acting as one of its installations on the spaces
+ * the installation reaches: `edit` with `space:content:write` or `space:metadata:write` (never
+ * above: settings, access and deletion stay with members), `read` with `space:content:read` or
+ * `space:metadata:read`; null without any space scope.
+ */
+export function installationSpaceRole(scopes: readonly string[]): Role | null {
+  if (scopes.includes('space:content:write') || scopes.includes('space:metadata:write')) return 'edit';
+  if (scopes.includes('space:content:read') || scopes.includes('space:metadata:read')) return 'read';
+  return null;
 }

@@ -24,6 +24,8 @@ export const organizationRoutes: RoutePlugin = async (app) => {
     '/v1/orgs/:organizationId',
     {
       schema: { tags, summary: 'Get an organization', params: OrgParams, response: { 200: OrganizationSchema, ...errors(404) } },
+      // A token acting as an installation reads its own organization.
+      config: { installation: true },
     },
     async (request) => getOrganization(ctxOf(request), request.params.organizationId),
   );

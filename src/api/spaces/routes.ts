@@ -66,8 +66,8 @@ export const spaceRoutes: RoutePlugin = async (app) => {
         querystring: GetSpaceQuery,
         response: { 200: SpaceSchema, ...errors(404) },
       },
-      // A site visitor reads the spaces its site publishes.
-      config: { visitor: true },
+      // A site visitor reads the spaces its site publishes; an installation's token the spaces it reaches.
+      config: { visitor: true, installation: true },
     },
     // A member's answer is kept between writes (see getSpaceAnswer), serialized as this route serializes.
     async (request, reply) =>
@@ -84,6 +84,8 @@ export const spaceRoutes: RoutePlugin = async (app) => {
         body: UpdateSpaceBody,
         response: { 200: SpaceSchema, ...errors(403, 404) },
       },
+      // An installation's token edits the spaces it reaches when its scopes allow it (access.ts).
+      config: { installation: true },
     },
     async (request) => updateSpace(ctxOf(request), request.params.spaceId, request.body),
   );
