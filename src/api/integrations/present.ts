@@ -1,5 +1,5 @@
 import type { Organization } from '../../db/entities.ts';
-import type { InstallationRow, IntegrationRow } from '../../db/integrations.ts';
+import type { ContentInstallationRow, ContentKind, InstallationRow, IntegrationRow, InstalledRow } from '../../db/integrations.ts';
 import { integrationAccess } from '../../domain/integrations.ts';
 import type { Role } from '../../domain/roles.ts';
 import { presentOrganization, type OrganizationFacts } from '../orgs/present.ts';
@@ -66,4 +66,33 @@ export function presentInstallation(installation: InstallationRow, spaces: numbe
     updatedAt: installation.updatedAt.toISOString(),
     urls: urls.installation(installation.integrationName, installation.id),
   };
+}
+
+/**
+ * An installation enabled on a space or site (GitBook's IntegrationSpaceInstallation and
+ * IntegrationSiteInstallation): `target` is the space or site object when asked for (`extended`),
+ * its ID otherwise.
+ */
+export function presentContentInstallation<K extends ContentKind, T>(kind: K, row: ContentInstallationRow, target: T, urls: Urls) {
+  const installation = urls.installation(row.integrationName, row.installationId);
+  const base = {
+    integration: row.integrationName,
+    installation: row.installationId,
+    status: row.status as 'active',
+    configuration: row.configuration,
+    externalIds: row.externalIds,
+    urls: {
+      location: `${installation.location}/${kind}s/${row.targetId}`,
+      publicEndpoint: installation.publicEndpoint,
+      publicContentEndpoint: installation.publicContentEndpoint,
+    },
+  };
+  return { ...base, [kind]: target } as typeof base & Record<K, T>;
+}
+
+/** Where an installed integration is installed (GitBook's InstalledIntegrationTarget). */
+export function presentInstalledTarget(row: InstalledRow) {
+  if (row.targetType === 'organization') return { type: 'organization' as const, organizationId: row.targetId };
+  if (row.targetType === 'space') return { type: 'space' as const, spaceId: row.targetId };
+  return { type: 'site' as const, siteId: row.targetId };
 }

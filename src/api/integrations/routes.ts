@@ -14,7 +14,45 @@ import {
   NameParams,
   PublishBody,
   UpdateInstallationBody,
+  ExtendedQuery,
+  InstallationToken,
+  InstalledIntegrationList,
+  InstalledIntegrationsQuery,
+  InstallOnSiteBody,
+  IntegrationStatusAnswer,
+  ListContentInstallationsQuery,
+  ListIntegrationContentInstallationsQuery,
+  OrganizationInstallationList,
+  OrganizationInstallationsQuery,
+  OrganizationIntegrationParams,
+  OrganizationParams,
+  OrganizationSiteParams,
+  SiteInstallationList,
+  SiteInstallationParams,
+  SiteInstallationSchema,
+  SiteIntegrationsQuery,
+  SpaceInstallationList,
+  SpaceInstallationParams,
+  SpaceInstallationSchema,
+  UpdateContentInstallationBody,
 } from './schemas.ts';
+import {
+  createInstallationToken,
+  getInstallationTarget,
+  installOnSite,
+  listInstallationTargets,
+  listIntegrationTargets,
+  uninstallFromTarget,
+  updateSiteInstallation,
+  updateSpaceInstallation,
+} from './installations.ts';
+import {
+  getOrganizationIntegrationStatus,
+  listOrganizationInstallations,
+  listOrganizationIntegrations,
+  listOrganizationIntegrationsStatus,
+  listSiteIntegrations,
+} from './organization-views.ts';
 import {
   getAsset,
   getInstallation,
@@ -28,9 +66,15 @@ import {
   updateInstallation,
 } from './service.ts';
 
-/** Integrations and their installations: HTTP only. The rules are in ./service.ts. */
+/**
+ * Integrations and their installations: HTTP only. The rules are in ./service.ts (publishing and
+ * organization installations), ./installations.ts (space and site installations, installation
+ * tokens) and ./organization-views.ts. Routes marked `installation: true` also take a token acting
+ * as an installation (api/auth.ts), which reaches its own installation only.
+ */
 export const integrationRoutes: RoutePlugin = async (app) => {
   const tags = ['integrations'];
+  const installation = { installation: true };
 
   app.get(
     '/v1/integrations',
@@ -117,6 +161,7 @@ export const integrationRoutes: RoutePlugin = async (app) => {
         querystring: ListInstallationsQuery,
         response: { 200: InstallationList, ...errors(404) },
       },
+      config: installation,
     },
     async (request) => listInstallations(ctxOf(request), request.params.integrationName, request.query),
   );
@@ -147,6 +192,7 @@ export const integrationRoutes: RoutePlugin = async (app) => {
         params: InstallationParams,
         response: { 200: InstallationSchema, ...errors(403, 404) },
       },
+      config: installation,
     },
     async (request) => getInstallation(ctxOf(request), request.params),
   );
@@ -161,6 +207,7 @@ export const integrationRoutes: RoutePlugin = async (app) => {
         body: UpdateInstallationBody,
         response: { 200: InstallationSchema, ...errors(403, 404) },
       },
+      config: installation,
     },
     async (request) => updateInstallation(ctxOf(request), request.params, request.body),
   );
@@ -179,5 +226,266 @@ export const integrationRoutes: RoutePlugin = async (app) => {
       await uninstall(ctxOf(request), request.params);
       return reply.status(205).send();
     },
+  );
+
+  app.post(
+    '/v1/integrations/:integrationName/installations/:installationId/tokens',
+    {
+      schema: {
+        tags,
+        summary: "Create a temporary API token acting as the installation, with the integration's scopes (admins of its owner)",
+        params: InstallationParams,
+        response: { 200: InstallationToken, ...errors(403, 404) },
+      },
+    },
+    async (request) => createInstallationToken(ctxOf(request), request.params),
+  );
+
+  // --- Space installations ---
+
+  app.get(
+    '/v1/integrations/:integrationName/spaces',
+    {
+      schema: {
+        tags,
+        summary: 'List the space installations of an integration the caller reads',
+        params: NameParams,
+        querystring: ListIntegrationContentInstallationsQuery,
+        response: { 200: SpaceInstallationList, ...errors(404) },
+      },
+      config: installation,
+    },
+    async (request) => listIntegrationTargets(ctxOf(request), 'space', request.params.integrationName, request.query),
+  );
+
+  app.get(
+    '/v1/integrations/:integrationName/installations/:installationId/spaces',
+    {
+      schema: {
+        tags,
+        summary: 'List the spaces an installation is enabled on',
+        params: InstallationParams,
+        querystring: ListContentInstallationsQuery,
+        response: { 200: SpaceInstallationList, ...errors(403, 404) },
+      },
+      config: installation,
+    },
+    async (request) => listInstallationTargets(ctxOf(request), 'space', request.params, request.query),
+  );
+
+  app.get(
+    '/v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId',
+    {
+      schema: {
+        tags,
+        summary: 'Get an installation on a space',
+        params: SpaceInstallationParams,
+        querystring: ExtendedQuery,
+        response: { 200: SpaceInstallationSchema, ...errors(403, 404) },
+      },
+      config: installation,
+    },
+    async (request) => getInstallationTarget(ctxOf(request), 'space', request.params, request.params.spaceId, request.query.extended),
+  );
+
+  app.patch(
+    '/v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId',
+    {
+      schema: {
+        tags,
+        summary: 'Configure an installation on a space (enables it there when it is not yet)',
+        params: SpaceInstallationParams,
+        querystring: ExtendedQuery,
+        body: UpdateContentInstallationBody,
+        response: { 200: SpaceInstallationSchema, ...errors(403, 404) },
+      },
+      config: installation,
+    },
+    async (request) => updateSpaceInstallation(ctxOf(request), request.params, request.body, request.query.extended),
+  );
+
+  app.delete(
+    '/v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId',
+    {
+      schema: {
+        tags,
+        summary: 'Uninstall an integration from a space (205; 204 when it was not installed there)',
+        params: SpaceInstallationParams,
+        response: { 204: NoContent, 205: NoContent, ...errors(403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const removed = await uninstallFromTarget(ctxOf(request), 'space', request.params, request.params.spaceId);
+      return reply.status(removed ? 205 : 204).send();
+    },
+  );
+
+  // --- Site installations ---
+
+  app.get(
+    '/v1/integrations/:integrationName/sites',
+    {
+      schema: {
+        tags,
+        summary: 'List the site installations of an integration the caller reads',
+        params: NameParams,
+        querystring: ListIntegrationContentInstallationsQuery,
+        response: { 200: SiteInstallationList, ...errors(404) },
+      },
+      config: installation,
+    },
+    async (request) => listIntegrationTargets(ctxOf(request), 'site', request.params.integrationName, request.query),
+  );
+
+  app.get(
+    '/v1/integrations/:integrationName/installations/:installationId/sites',
+    {
+      schema: {
+        tags,
+        summary: 'List the sites an installation is enabled on',
+        params: InstallationParams,
+        querystring: ListContentInstallationsQuery,
+        response: { 200: SiteInstallationList, ...errors(403, 404) },
+      },
+      config: installation,
+    },
+    async (request) => listInstallationTargets(ctxOf(request), 'site', request.params, request.query),
+  );
+
+  app.post(
+    '/v1/integrations/:integrationName/installations/:installationId/sites',
+    {
+      schema: {
+        tags,
+        summary: "Enable an installation on a site of its organization (the site's admins)",
+        params: InstallationParams,
+        querystring: ExtendedQuery,
+        body: InstallOnSiteBody,
+        response: { 201: SiteInstallationSchema, ...errors(403, 404, 409) },
+      },
+      config: installation,
+    },
+    async (request, reply) => {
+      const installed = await installOnSite(ctxOf(request), request.params, request.body.siteId, request.query.extended);
+      return reply.status(201).header('location', installed.urls.location).send(installed);
+    },
+  );
+
+  app.get(
+    '/v1/integrations/:integrationName/installations/:installationId/sites/:siteId',
+    {
+      schema: {
+        tags,
+        summary: 'Get an installation on a site',
+        params: SiteInstallationParams,
+        querystring: ExtendedQuery,
+        response: { 200: SiteInstallationSchema, ...errors(403, 404) },
+      },
+      config: installation,
+    },
+    async (request) => getInstallationTarget(ctxOf(request), 'site', request.params, request.params.siteId, request.query.extended),
+  );
+
+  app.patch(
+    '/v1/integrations/:integrationName/installations/:installationId/sites/:siteId',
+    {
+      schema: {
+        tags,
+        summary: 'Configure an installation on a site it is enabled on',
+        params: SiteInstallationParams,
+        querystring: ExtendedQuery,
+        body: UpdateContentInstallationBody,
+        response: { 200: SiteInstallationSchema, ...errors(403, 404) },
+      },
+      config: installation,
+    },
+    async (request) => updateSiteInstallation(ctxOf(request), request.params, request.body, request.query.extended),
+  );
+
+  app.delete(
+    '/v1/integrations/:integrationName/installations/:installationId/sites/:siteId',
+    {
+      schema: {
+        tags,
+        summary: 'Uninstall an integration from a site (205; 204 when it was not installed there)',
+        params: SiteInstallationParams,
+        response: { 204: NoContent, 205: NoContent, ...errors(403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const removed = await uninstallFromTarget(ctxOf(request), 'site', request.params, request.params.siteId);
+      return reply.status(removed ? 205 : 204).send();
+    },
+  );
+
+  // --- Organization views ---
+
+  app.get(
+    '/v1/orgs/:organizationId/integrations',
+    {
+      schema: {
+        tags,
+        summary: 'List the public integrations and those the organization owns',
+        params: OrganizationParams,
+        querystring: ListIntegrationsQuery,
+        response: { 200: IntegrationList, ...errors(404) },
+      },
+    },
+    async (request) => listOrganizationIntegrations(ctxOf(request), request.params.organizationId, request.query),
+  );
+
+  app.get(
+    '/v1/orgs/:organizationId/integrations/:integrationName/installation_status',
+    {
+      schema: {
+        tags,
+        summary: 'Get the status of the installation of an integration in the organization',
+        params: OrganizationIntegrationParams,
+        response: { 200: IntegrationStatusAnswer, ...errors(404) },
+      },
+    },
+    async (request) => getOrganizationIntegrationStatus(ctxOf(request), request.params.organizationId, request.params.integrationName),
+  );
+
+  app.get(
+    '/v1/orgs/:organizationId/installations',
+    {
+      schema: {
+        tags,
+        summary: "List the organization's installations with their integrations (admins)",
+        params: OrganizationParams,
+        querystring: OrganizationInstallationsQuery,
+        response: { 200: OrganizationInstallationList, ...errors(403, 404) },
+      },
+    },
+    async (request) => listOrganizationInstallations(ctxOf(request), request.params.organizationId, request.query),
+  );
+
+  app.get(
+    '/v1/orgs/:organizationId/integrations/installations-status',
+    {
+      schema: {
+        tags,
+        summary: 'List the integrations installed on the organization, its spaces or its sites, with their status',
+        params: OrganizationParams,
+        querystring: InstalledIntegrationsQuery,
+        response: { 200: InstalledIntegrationList, ...errors(404) },
+      },
+    },
+    async (request) => listOrganizationIntegrationsStatus(ctxOf(request), request.params.organizationId, request.query),
+  );
+
+  app.get(
+    '/v1/orgs/:organizationId/sites/:siteId/integrations',
+    {
+      schema: {
+        tags,
+        summary: 'List the integrations enabled on a site',
+        params: OrganizationSiteParams,
+        querystring: SiteIntegrationsQuery,
+        response: { 200: IntegrationList, ...errors(404) },
+      },
+    },
+    async (request) => listSiteIntegrations(ctxOf(request), request.params.organizationId, request.params.siteId, request.query),
   );
 };

@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import { INTEGRATION_NAME_PATTERN, INTEGRATION_VISIBILITIES } from '../../domain/integrations.ts';
 import { OrganizationSchema } from '../orgs/schemas.ts';
+import { SiteSchema } from '../sites/schemas.ts';
+import { SpaceSchema } from '../spaces/schemas.ts';
 import { Id, ListOf, Timestamp } from '../schemas.ts';
 
 /** Enumerations and bounds follow GitBook's OpenAPI document; the spec's Limits table where it has one. */
@@ -190,6 +192,7 @@ export const ListInstallationsQuery = Type.Object({
   externalId: Type.Optional(Type.String({ maxLength: 256 })),
 });
 
+/** A configuration as sent: at most 100 properties, checked against the integration's declared properties (domain/integrations.ts). */
 const InstallationConfiguration = Type.Record(Type.String(), Type.Unknown(), { maxProperties: 100 });
 const ExternalIds = Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 5 });
 
@@ -208,4 +211,84 @@ export const UpdateInstallationBody = Type.Object(
     site_selection: Type.Optional(literals(['all', 'selected'])),
   },
   { minProperties: 1 },
+);
+
+export const InstallationStatus = literals(['active', 'pending', 'paused']);
+
+/** GitBook's `extended`: the space or site object in each item instead of its ID. */
+export const ExtendedQuery = Type.Object({ extended: Type.Optional(Type.Boolean({ default: false })) });
+
+const ContentInstallationBase = {
+  integration: Type.String(),
+  installation: Type.String(),
+  status: InstallationStatus,
+  configuration: Type.Record(Type.String(), Type.Unknown()),
+  externalIds: Type.Array(Type.String()),
+  urls: Type.Object({ location: Type.String(), publicEndpoint: Type.String(), publicContentEndpoint: Type.String() }),
+};
+export const SpaceInstallationSchema = Type.Object({ ...ContentInstallationBase, space: Type.Union([Type.String(), SpaceSchema]) });
+export const SiteInstallationSchema = Type.Object({ ...ContentInstallationBase, site: Type.Union([Type.String(), SiteSchema]) });
+export const SpaceInstallationList = ListOf(SpaceInstallationSchema);
+export const SiteInstallationList = ListOf(SiteInstallationSchema);
+
+export const SpaceInstallationParams = Type.Object({ integrationName: IntegrationName, installationId: Id, spaceId: Id });
+export const SiteInstallationParams = Type.Object({ integrationName: IntegrationName, installationId: Id, siteId: Id });
+
+/** GitBook's UpdateIntegrationSpaceInstallation / UpdateIntegrationSiteInstallation. */
+export const UpdateContentInstallationBody = Type.Object({
+  configuration: Type.Optional(InstallationConfiguration),
+  externalIds: Type.Optional(ExternalIds),
+});
+
+export const InstallOnSiteBody = Type.Object({ siteId: Id });
+
+export const ListContentInstallationsQuery = Type.Object({
+  page: Type.Optional(Type.String({ maxLength: 1024 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  extended: Type.Optional(Type.Boolean({ default: false })),
+});
+export const ListIntegrationContentInstallationsQuery = Type.Object({
+  page: Type.Optional(Type.String({ maxLength: 1024 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  externalId: Type.Optional(Type.String({ maxLength: 256 })),
+  extended: Type.Optional(Type.Boolean({ default: false })),
+});
+
+/** GitBook's APITemporaryToken. */
+export const InstallationToken = Type.Object({ token: Type.String() });
+
+// --- Organization views ---
+
+export const OrganizationParams = Type.Object({ organizationId: Id });
+export const OrganizationIntegrationParams = Type.Object({ organizationId: Id, integrationName: IntegrationName });
+export const OrganizationSiteParams = Type.Object({ organizationId: Id, siteId: Id });
+
+export const IntegrationStatusAnswer = Type.Object({ status: InstallationStatus });
+
+const SearchQuery = Type.Object({
+  page: Type.Optional(Type.String({ maxLength: 1024 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  search: Type.Optional(Type.String({ maxLength: 512, description: 'Only integrations whose name or title contains this text' })),
+});
+export const OrganizationInstallationsQuery = SearchQuery;
+export const SiteIntegrationsQuery = SearchQuery;
+export const OrganizationInstallationList = ListOf(Type.Object({ installation: InstallationSchema, integration: IntegrationSchema }));
+
+export const InstalledIntegrationsQuery = Type.Object({
+  page: Type.Optional(Type.String({ maxLength: 1024 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  target: Type.Optional(Type.Union([Type.Literal('organization'), Type.Literal('space'), Type.Literal('site')])),
+  site: Type.Optional(Id),
+  space: Type.Optional(Id),
+});
+export const InstalledIntegrationList = ListOf(
+  Type.Object({
+    status: InstallationStatus,
+    integration: IntegrationSchema,
+    target: Type.Union([
+      Type.Object({ type: Type.Literal('organization'), organizationId: Type.String() }),
+      Type.Object({ type: Type.Literal('site'), siteId: Type.String() }),
+      Type.Object({ type: Type.Literal('space'), spaceId: Type.String() }),
+    ]),
+  }),
 );

@@ -10,6 +10,7 @@ import {
   installationListing,
   installationRow,
   integrationListing,
+  spaceInstallationCounts,
   integrationRow,
   lockIntegration,
   organizationIdOrSubdomain,
@@ -59,21 +60,25 @@ type Image = { asset: string; contentType: string; data: Buffer };
 
 const urlsOf = (ctx: Ctx) => urlsFor(ctx.deps.config.publicUrl);
 
-/** One secret box per configuration, created on first use. */
-async function membershipsOf(ctx: Ctx): Promise<Map<string, Role | null>> {
+/** The caller's memberships within their token's scope (none for a token acting as an installation). */
+export async function membershipsOf(ctx: Ctx): Promise<Map<string, Role | null>> {
   const rows = await enabledMemberships(ctx.em, ctx.caller.user.id);
   return new Map(rows.filter((m) => inScope(ctx.caller, m.organizationId)).map((m) => [m.organizationId, isRole(m.role) ? m.role : null]));
 }
 
-/** An integration the caller may see (see domain/integrations.ts for the visibility rule); 404 otherwise. */
-async function loadIntegration(ctx: Ctx, name: string, memberships: Memberships) {
+/**
+ * An integration the caller may see (see domain/integrations.ts for the visibility rule), and a
+ * token acting as one of its installations sees its own; 404 otherwise.
+ */
+export async function loadIntegration(ctx: Ctx, name: string, memberships: Memberships) {
   const integration = await findIntegration(ctx.em, name);
-  if (!integration || !integrationAccess(integration, memberships).view) throw notFound('Integration');
+  const own = ctx.caller.installation?.integrationName === integration?.name;
+  if (!integration || !(own || integrationAccess(integration, memberships).view)) throw notFound('Integration');
   return integration;
 }
 
 /** The integrations presented, with their owners loaded in one query. */
-async function present(ctx: Ctx, integrations: IntegrationRow[], memberships: Memberships) {
+export async function present(ctx: Ctx, integrations: IntegrationRow[], memberships: Memberships) {
   const owners = await organizationsByIds(
     ctx.em,
     integrations.map((i) => i.ownerId),
@@ -89,19 +94,24 @@ async function present(ctx: Ctx, integrations: IntegrationRow[], memberships: Me
 
 /**
  * The number of spaces each installation manages: every live space of its organization when its
- * space selection is `all`; with `selected`, the spaces selected for it, and this service keeps no
- * per-space selection (no space can be added to an installation), so none.
+ * space selection is `all`; with `selected`, the live spaces it is enabled on (space installations).
  */
 async function managedSpaces(em: Em, installations: InstallationRow[]): Promise<number[]> {
-  const counts = await liveSpaceCounts(
-    em,
-    installations.filter((i) => i.spaceSelection === 'all').map((i) => i.organizationId),
-  );
-  return installations.map((i) => (i.spaceSelection === 'all' ? (counts.get(i.organizationId) ?? 0) : 0));
+  const [counts, selected] = await Promise.all([
+    liveSpaceCounts(
+      em,
+      installations.filter((i) => i.spaceSelection === 'all').map((i) => i.organizationId),
+    ),
+    spaceInstallationCounts(
+      em,
+      installations.filter((i) => i.spaceSelection !== 'all').map((i) => i.id),
+    ),
+  ]);
+  return installations.map((i) => (i.spaceSelection === 'all' ? (counts.get(i.organizationId) ?? 0) : (selected.get(i.id) ?? 0)));
 }
 
 /** Installations presented with the number of spaces they manage. */
-async function presentInstallations(ctx: Ctx, installations: InstallationRow[]) {
+export async function presentInstallations(ctx: Ctx, installations: InstallationRow[]) {
   const spaces = await managedSpaces(ctx.em, installations);
   const urls = urlsOf(ctx);
   return installations.map((installation, i) => presentInstallation(installation, spaces[i], urls));
@@ -253,12 +263,22 @@ export async function getAsset(ctx: Ctx, name: string, asset: string) {
 export async function listInstallations(ctx: Ctx, name: string, query: Static<typeof ListInstallationsQuery>) {
   const memberships = await membershipsOf(ctx);
   const integration = await loadIntegration(ctx, name, memberships);
-  const organizationIds = integrationAccess(integration, memberships).admin
-    ? undefined
-    : [...memberships].filter(([, role]) => atLeast(role, 'admin')).map(([id]) => id);
+  const organizationIds = readableOrganizations(ctx, integration, memberships);
   return paginate(ctx.em, installationListing(ctx.em, integration.name, { organizationIds, externalId: query.externalId }), query, (rows) =>
     presentInstallations(ctx, rows.map(installationRow)),
   );
+}
+
+/**
+ * The organizations whose installations of an integration the caller reads: every one (undefined)
+ * for admins of its owner; its own for a token acting as an installation; otherwise those the
+ * caller administers.
+ */
+export function readableOrganizations(ctx: Ctx, integration: IntegrationRow, memberships: Memberships): string[] | undefined {
+  const grant = ctx.caller.installation;
+  if (grant) return grant.integrationName === integration.name ? [grant.organizationId] : [];
+  if (integrationAccess(integration, memberships).admin) return undefined;
+  return [...memberships].filter(([, role]) => atLeast(role, 'admin')).map(([id]) => id);
 }
 
 const accountConfiguration = (integration: IntegrationRow) => (integration.configurations as { account?: ConfigurationSchema }).account;
@@ -294,12 +314,20 @@ export async function install(ctx: Ctx, name: string, body: Static<typeof Instal
   return presentOneInstallation(ctx, installation);
 }
 
-/** An installation the caller may see: admins of its organization and of the integration's owner; 404 for others outside it. */
-async function loadInstallation(ctx: Ctx, ref: InstallationRef, action: 'read' | 'manage') {
+/**
+ * An installation the caller may see: admins of its organization and of the integration's owner,
+ * and a token acting as that installation (on the routes that admit one); 404 for others outside it.
+ */
+export async function loadInstallation(ctx: Ctx, ref: InstallationRef, action: 'read' | 'manage') {
   const memberships = await membershipsOf(ctx);
   const integration = await loadIntegration(ctx, ref.integrationName, memberships);
   const installation = await findInstallation(ctx.em, integration.name, ref.installationId);
   if (!installation) throw notFound('Installation');
+  const grant = ctx.caller.installation;
+  if (grant) {
+    if (grant.installationId !== installation.id) throw notFound('Installation');
+    return { integration, installation };
+  }
   const role = memberships.get(installation.organizationId);
   const ownerAdmin = integrationAccess(integration, memberships).admin;
   if (action === 'read' && ownerAdmin) return { integration, installation };
@@ -320,6 +348,10 @@ export async function getInstallation(ctx: Ctx, ref: InstallationRef) {
 /** A configuration that passes the integration's account schema activates a pending installation. */
 export async function updateInstallation(ctx: Ctx, ref: InstallationRef, body: Static<typeof UpdateInstallationBody>) {
   const { integration, installation } = await loadInstallation(ctx, ref, 'manage');
+  // Which spaces and sites an installation reaches is its organization's choice, never its own.
+  if (ctx.caller.installation && (body.space_selection !== undefined || body.site_selection !== undefined)) {
+    throw forbidden("An installation's token cannot change which spaces or sites the installation reaches");
+  }
   const changes: Parameters<typeof writeInstallation>[2] = {};
   if (body.configuration !== undefined) {
     const problem = checkConfiguration(accountConfiguration(integration), body.configuration);
