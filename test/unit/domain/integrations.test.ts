@@ -5,7 +5,9 @@ import {
   checkConfigurations,
   configurationJsonSchema,
   decodeImage,
+  installationSpaceRole,
   integrationAccess,
+  MAX_CONFIGURATION_BYTES,
   needsConfiguration,
 } from '../../../src/domain/integrations.ts';
 import type { Role } from '../../../src/domain/roles.ts';
@@ -163,5 +165,36 @@ describe('configuration schemas', () => {
     expect(checkConfigurations({ account: { properties: {}, required: ['x'] } })).toBe(
       'configurations.account.required[0] "x" is not one of its properties',
     );
+  });
+});
+
+describe('configurations of spaces and sites', () => {
+  const space = { properties: { channel: { type: 'string' } }, required: ['channel'] };
+
+  it('names the level whose properties an unknown one is not part of', () => {
+    expect(checkConfiguration(space, { channel: 'c', colour: 'red' }, 'space')).toBe(
+      "configuration.colour is not a property of this integration's space configuration",
+    );
+    expect(checkConfiguration(space, { channel: 'c', colour: 'red' }, 'site')).toMatch(/site configuration$/);
+    expect(checkConfiguration(space, { channel: 'c' }, 'space')).toBeNull();
+  });
+
+  it('bounds the size of any configuration, declared properties or not', () => {
+    const big = { note: 'x'.repeat(MAX_CONFIGURATION_BYTES) };
+    expect(checkConfiguration(undefined, big, 'site')).toBe(`configuration must be at most ${MAX_CONFIGURATION_BYTES} bytes as JSON`);
+    expect(checkConfiguration(undefined, { note: 'x'.repeat(MAX_CONFIGURATION_BYTES - 20) }, 'site')).toBeNull();
+    // Multi-byte characters count as the bytes they take.
+    expect(checkConfiguration(undefined, { note: 'é'.repeat(MAX_CONFIGURATION_BYTES / 2) })).toMatch(/at most/);
+  });
+});
+
+describe('installationSpaceRole', () => {
+  it('gives edit with a space write scope, read with a space read scope, nothing otherwise', () => {
+    expect(installationSpaceRole(['space:content:write'])).toBe('edit');
+    expect(installationSpaceRole(['space:metadata:write'])).toBe('edit');
+    expect(installationSpaceRole(['space:content:read'])).toBe('read');
+    expect(installationSpaceRole(['space:metadata:read', 'site:metadata:read'])).toBe('read');
+    expect(installationSpaceRole(['site:metadata:read', 'openapi:write', 'space:git:sync'])).toBeNull();
+    expect(installationSpaceRole([])).toBeNull();
   });
 });
