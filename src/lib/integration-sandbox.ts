@@ -24,7 +24,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { FormData, Miniflare, Response as MiniflareResponse, type Request as MiniflareRequest } from 'miniflare';
+import type { Miniflare, Request as MiniflareRequest, Response as MiniflareResponse } from 'miniflare';
 import {
   evictions,
   eventFields,
@@ -36,6 +36,7 @@ import {
   type SandboxFetchRequest,
   type SandboxLimits,
 } from '../domain/integrations-runtime.ts';
+import type { Config } from '../config.ts';
 import { FetchError, guardedRequest, type FetchPolicy } from './guarded-fetch.ts';
 
 export type { SandboxErrorCode, SandboxFetchRequest } from '../domain/integrations-runtime.ts';
@@ -147,6 +148,15 @@ function launcher(): { dir: string; path: string } {
   return { dir: launcherDir, path };
 }
 
+type MiniflareModule = typeof import('miniflare');
+let miniflareModule: MiniflareModule | undefined;
+
+/** Miniflare, loaded on first use: it takes about 90 MB and a second or more to load, which processes running no script never pay. */
+async function loadMiniflare(): Promise<MiniflareModule> {
+  miniflareModule ??= await import('miniflare');
+  return miniflareModule;
+}
+
 const workerdBinary = (): string => createRequire(import.meta.url)('workerd').default as string;
 
 // --- Instances -------------------------------------------------------------------------------------
@@ -165,6 +175,8 @@ interface Instance {
   stderrTail: string;
   /** Set when the instance was stopped for going over a limit. */
   stoppedFor: SandboxErrorCode | null;
+  /** What was measured when it was stopped for going over a limit. */
+  stoppedDetail: string | undefined;
   stopped: boolean;
   /** Aborted when the instance is stopped: the events running in it end at once. */
   halt: AbortController;
@@ -255,12 +267,29 @@ function headerPairs(headers: Iterable<[string, string]>): [string, string][] {
 }
 
 /** The answer a script gets for a request the guard refused: 403 with GitBook's error shape and the reason. */
-function refusal(error: FetchError): MiniflareResponse {
+function refusal(mf: MiniflareModule, error: FetchError): MiniflareResponse {
   const status = error.code === 'FETCH_TIMEOUT' ? 504 : error.code === 'TOO_LARGE' ? 502 : 403;
-  return new MiniflareResponse(JSON.stringify({ error: { code: status, message: error.message } }), {
+  return new mf.Response(JSON.stringify({ error: { code: status, message: error.message } }), {
     status,
     headers: { 'content-type': 'application/json', 'x-sandbox-refused': error.code },
   });
+}
+
+/** The sandbox options of the service's configuration (INTEGRATION_*, FETCH_*, PUBLIC_URL). */
+export function integrationSandboxOptions(
+  config: Pick<Config, 'integrations' | 'fetch' | 'publicUrl'>,
+  onLog?: IntegrationSandboxOptions['onLog'],
+): IntegrationSandboxOptions {
+  const { timeoutMs, memoryLimitBytes, maxResponseBytes, poolSize, apiUpstream } = config.integrations;
+  return {
+    timeoutMs,
+    memoryLimitBytes,
+    maxResponseBytes,
+    maxInstances: poolSize,
+    fetchPolicy: config.fetch,
+    api: { endpoint: config.publicUrl, upstream: apiUpstream },
+    ...(onLog === undefined ? {} : { onLog }),
+  };
 }
 
 export function createIntegrationSandbox(options: IntegrationSandboxOptions): IntegrationSandbox {
@@ -278,6 +307,7 @@ export function createIntegrationSandbox(options: IntegrationSandboxOptions): In
 
   /** A request of a script: to the API, or through the guard. */
   async function outbound(request: MiniflareRequest): Promise<MiniflareResponse> {
+    const mf = await loadMiniflare();
     const policy = options.fetchPolicy;
     try {
       const body = await readRequestBody(request, policy.maxBytes);
@@ -295,22 +325,22 @@ export function createIntegrationSandbox(options: IntegrationSandboxOptions): In
           signal: AbortSignal.timeout(policy.timeoutMs),
         });
         const answer = Buffer.from(await response.arrayBuffer());
-        const out = new MiniflareResponse(answer, { status: response.status });
+        const out = new mf.Response(answer, { status: response.status });
         for (const [name, value] of response.headers) {
           if (name !== 'content-encoding' && name !== 'content-length' && name !== 'transfer-encoding') out.headers.append(name, value);
         }
         return out;
       }
       const result = await guardedRequest(request.url, policy, { method: request.method, headers, body });
-      const out = new MiniflareResponse(result.status === 204 || result.status === 304 ? null : result.body, { status: result.status });
+      const out = new mf.Response(result.status === 204 || result.status === 304 ? null : result.body, { status: result.status });
       for (const [name, value] of Object.entries(result.headers)) {
         if (name !== 'content-encoding' && name !== 'content-length' && name !== 'transfer-encoding') out.headers.set(name, value);
       }
       return out;
     } catch (error) {
-      if (error instanceof FetchError) return refusal(error);
+      if (error instanceof FetchError) return refusal(mf, error);
       const message = error instanceof Error ? error.message : String(error);
-      return refusal(new FetchError('NETWORK_ERROR', `Could not fetch ${request.url}: ${message}`, request.url));
+      return refusal(mf, new FetchError('NETWORK_ERROR', `Could not fetch ${request.url}: ${message}`, request.url));
     }
   }
 
@@ -332,7 +362,10 @@ export function createIntegrationSandbox(options: IntegrationSandboxOptions): In
       busy = true;
       instance.pid ??= readPid(instance.pidFile);
       const { rss } = processUsage(instance.pid);
-      if (rss !== null && rss > limits.memoryLimitBytes) void stop(instance, 'MEMORY_LIMIT');
+      if (rss !== null && rss > limits.memoryLimitBytes) {
+        instance.stoppedDetail ??= residentDetail(rss);
+        void stop(instance, 'MEMORY_LIMIT');
+      }
     }
     if (!busy && sampler !== undefined) {
       clearInterval(sampler);
@@ -346,6 +379,7 @@ export function createIntegrationSandbox(options: IntegrationSandboxOptions): In
   }
 
   async function start(key: string, script: IntegrationScript): Promise<Instance> {
+    const { Miniflare } = await loadMiniflare();
     const { dir } = launcher();
     const pidFile = join(dir, `workerd-${process.pid}-${++instanceSeq}.pid`);
     const name = script.name;
@@ -359,6 +393,7 @@ export function createIntegrationSandbox(options: IntegrationSandboxOptions): In
       lastUsed: Date.now(),
       stderrTail: '',
       stoppedFor: null,
+      stoppedDetail: undefined,
       stopped: false,
       halt: new AbortController(),
     } as Omit<Instance, 'mf' | 'ready'> as Instance;
@@ -459,7 +494,7 @@ export function createIntegrationSandbox(options: IntegrationSandboxOptions): In
     if (error instanceof IntegrationSandboxError) return error;
     let code: SandboxErrorCode = instance.stoppedFor ?? 'CRASHED';
     if (code === 'CRASHED' && ranOutOfMemory(instance.stderrTail)) code = 'MEMORY_LIMIT';
-    const detail = code === 'CRASHED' || code === 'MEMORY_LIMIT' ? lastLine(instance.stderrTail) : undefined;
+    const detail = code === 'CRASHED' || code === 'MEMORY_LIMIT' ? (instance.stoppedDetail ?? lastLine(instance.stderrTail)) : undefined;
     return new IntegrationSandboxError(code, failureMessage(code, instance.name, limits, detail), { cause: error });
   }
 
@@ -475,7 +510,7 @@ export function createIntegrationSandbox(options: IntegrationSandboxOptions): In
     startSampling();
     const before = processUsage(instance.pid).cpuMs;
     const fields = eventFields(event, environment, script.secrets, options.api?.endpoint, fetchRequest);
-    const form = new FormData();
+    const form = new (await loadMiniflare()).FormData();
     form.set('event', fields.event);
     form.set('environment', fields.environment);
     if (fetchRequest?.body !== undefined) {
@@ -510,7 +545,10 @@ export function createIntegrationSandbox(options: IntegrationSandboxOptions): In
       run.catch(() => undefined);
       const answer = await Promise.race([run, halted]);
       const after = processUsage(instance.pid);
-      if (after.rss !== null && after.rss > limits.memoryLimitBytes) void stop(instance, 'MEMORY_LIMIT');
+      if (after.rss !== null && after.rss > limits.memoryLimitBytes) {
+        instance.stoppedDetail ??= residentDetail(after.rss);
+        void stop(instance, 'MEMORY_LIMIT');
+      }
       return { ...answer, cpuMs: before !== null && after.cpuMs !== null ? after.cpuMs - before : null };
     } catch (error) {
       if (!instance.stopped && !(error instanceof IntegrationSandboxError)) {
@@ -550,6 +588,10 @@ export function createIntegrationSandbox(options: IntegrationSandboxOptions): In
   }
 
   return { dispatch, stats, close };
+}
+
+function residentDetail(rss: number): string {
+  return `its resident memory reached ${Math.round(rss / 2 ** 20)} MiB`;
 }
 
 function lastLine(text: string): string {

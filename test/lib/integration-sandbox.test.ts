@@ -11,12 +11,14 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import {
   createIntegrationSandbox,
+  integrationSandboxOptions,
   IntegrationSandboxError,
   type IntegrationSandbox,
   type IntegrationSandboxOptions,
   type IntegrationScript,
 } from '../../src/lib/integration-sandbox.ts';
 import type { FetchPolicy } from '../../src/lib/guarded-fetch.ts';
+import { loadConfig } from '../../src/config.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MIB = 2 ** 20;
@@ -371,7 +373,9 @@ describe('hostile scripts', () => {
       const code = `const keep = []; export default { async fetch() { for (;;) { ${grow} } } };`;
       const error = await failureOf(box.dispatch(script('greedy', code), {}, {}));
       expect(error.code).toBe('MEMORY_LIMIT');
-      expect(error.message).toMatch(/^The integration greedy used more than its memory limit of 160 MiB; its script was stopped/);
+      expect(error.message).toMatch(
+        /^The integration greedy used more than its memory limit of 160 MiB; its script was stopped(: its resident memory reached \d+ MiB|: .*memory.*)$/,
+      );
       await stillServes(box);
       for (const instance of box.stats()) expect(instance.rssBytes).toBeLessThan(160 * MIB);
     } finally {
@@ -455,6 +459,27 @@ describe('hostile scripts', () => {
     expect(error.code).toBe('START_FAILED');
     expect(error.message).toMatch(/^The script of the integration broken could not be started: /);
     await stillServes(sandbox);
+  });
+});
+
+describe('the configuration', () => {
+  it('gives the limits of INTEGRATION_*, the FETCH_* policy and PUBLIC_URL as the API endpoint', () => {
+    const config = loadConfig({
+      PUBLIC_URL: 'https://docs.example.com/',
+      INTEGRATION_TIMEOUT: '2s',
+      INTEGRATION_MEMORY_LIMIT: '128MiB',
+      INTEGRATION_POOL_SIZE: '3',
+      INTEGRATION_API_UPSTREAM: 'http://127.0.0.1:8080',
+      FETCH_ALLOW_HOSTS: 'hooks.internal.example',
+    });
+    expect(integrationSandboxOptions(config)).toEqual({
+      timeoutMs: 2000,
+      memoryLimitBytes: 128 * MIB,
+      maxResponseBytes: 5 * MIB,
+      maxInstances: 3,
+      fetchPolicy: expect.objectContaining({ allowPrivate: false, allowHosts: ['hooks.internal.example'] }),
+      api: { endpoint: 'https://docs.example.com', upstream: 'http://127.0.0.1:8080' },
+    });
   });
 });
 
