@@ -68,6 +68,11 @@ export interface IntegrationSandboxOptions extends SandboxLimits {
    * `apiEndpoint` when the caller gives none.
    */
   api?: { endpoint: string; upstream?: string };
+  /**
+   * Deadline of starting an instance (loading the script and running its top-level code); default
+   * the event deadline, and at least 30 s, since a cold start takes about a second on a busy machine.
+   */
+  startTimeoutMs?: number;
   /** Hears every line a script's runtime writes (console output, runtime errors). */
   onLog?: (line: { integration: string; stream: 'stdout' | 'stderr'; text: string }) => void;
 }
@@ -442,12 +447,21 @@ export function createIntegrationSandbox(options: IntegrationSandboxOptions): In
     instance.ready = instance.mf.ready.then(() => {
       instance.pid = readPid(pidFile);
     });
+    const startTimeoutMs = options.startTimeoutMs ?? Math.max(limits.timeoutMs, 30_000);
+    let timer: NodeJS.Timeout | undefined;
+    const tooLong = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`it did not start within ${startTimeoutMs} ms`)), startTimeoutMs);
+    });
     try {
-      await instance.ready;
+      await Promise.race([instance.ready, tooLong]);
     } catch (error) {
+      // Kills workerd, even when the script's top-level code never ends.
       await stop(instance, 'START_FAILED');
-      const detail = (instance.stderrTail.trim() || (error instanceof Error ? error.message : String(error))).slice(-2000);
+      const reason = error instanceof Error ? error.message : String(error);
+      const detail = (reason.startsWith('it did not start') ? reason : instance.stderrTail.trim() || reason).slice(-2000);
       throw new IntegrationSandboxError('START_FAILED', failureMessage('START_FAILED', name, limits, detail), { cause: error });
+    } finally {
+      clearTimeout(timer);
     }
     return instance;
   }

@@ -454,6 +454,21 @@ describe('hostile scripts', () => {
     }
   });
 
+  it('an endless loop in top-level code fails the start of its instance at its deadline', async () => {
+    const box = createIntegrationSandbox(options({ startTimeoutMs: 5000 }));
+    try {
+      const error = await failureOf(
+        box.dispatch(script('endless-start', `for (;;) {}\n${plain(`return new Response('never');`)}`), {}, {}),
+      );
+      expect(error.code).toBe('START_FAILED');
+      expect(error.message).toBe('The script of the integration endless-start could not be started: it did not start within 5000 ms');
+      expect(box.stats()).toEqual([]);
+      await stillServes(box);
+    } finally {
+      await box.close();
+    }
+  });
+
   it('a script that does not load fails its event with the reason', async () => {
     const error = await failureOf(sandbox.dispatch(script('broken', 'export default { fetch( }'), {}, {}));
     expect(error.code).toBe('START_FAILED');
