@@ -382,6 +382,60 @@ const rows: Record<string, Row> = {
       return { integrationName, installationId: installation.id };
     },
   },
+  // Tokens acting as an installation: minted for the integration, by admins of its owner (the fixture's organization).
+  'POST /v1/integrations/{integrationName}/installations/{installationId}/tokens': { rule: 'admin', scope: 'org' },
+  'GET /v1/integrations/{integrationName}/spaces': { rule: 'member' },
+  'GET /v1/integrations/{integrationName}/installations/{installationId}/spaces': { rule: 'admin', scope: 'org' },
+  'GET /v1/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}': { rule: 'admin', scope: 'org' },
+  // Enabling, configuring and removing an installation on a space: the space's admins.
+  'PATCH /v1/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}': {
+    rule: 'admin',
+    scope: 'content',
+    body: () => ({ configuration: {} }),
+  },
+  'DELETE /v1/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}': {
+    rule: 'admin',
+    scope: 'content',
+    fresh: async (q) => {
+      const spaceId = await newSpace();
+      await ok(
+        admin().patch(`/v1/integrations/${q.integrationName}/installations/${q.installationId}/spaces/${spaceId}`, {}),
+        'space installation',
+      );
+      return { spaceId };
+    },
+  },
+  'GET /v1/integrations/{integrationName}/sites': { rule: 'member' },
+  'GET /v1/integrations/{integrationName}/installations/{installationId}/sites': { rule: 'admin', scope: 'org' },
+  // The fixture's site already has the installation: the site's admins get 409, past authorization.
+  'POST /v1/integrations/{integrationName}/installations/{installationId}/sites': {
+    rule: 'admin',
+    scope: 'org',
+    body: (q) => ({ siteId: q.siteId }),
+  },
+  'GET /v1/integrations/{integrationName}/installations/{installationId}/sites/{siteId}': { rule: 'admin', scope: 'org' },
+  'PATCH /v1/integrations/{integrationName}/installations/{installationId}/sites/{siteId}': {
+    rule: 'admin',
+    scope: 'org',
+    body: () => ({ configuration: {} }),
+  },
+  'DELETE /v1/integrations/{integrationName}/installations/{installationId}/sites/{siteId}': {
+    rule: 'admin',
+    scope: 'org',
+    fresh: async (q) => {
+      const siteId = await newSite();
+      await ok(
+        admin().post(`/v1/integrations/${q.integrationName}/installations/${q.installationId}/sites`, { siteId }),
+        'site installation',
+      );
+      return { siteId };
+    },
+  },
+  'GET /v1/orgs/{organizationId}/integrations': { rule: 'member' },
+  'GET /v1/orgs/{organizationId}/integrations/{integrationName}/installation_status': { rule: 'member' },
+  'GET /v1/orgs/{organizationId}/installations': { rule: 'admin', scope: 'org' },
+  'GET /v1/orgs/{organizationId}/integrations/installations-status': { rule: 'member' },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/integrations': { rule: 'read', scope: 'org' },
 
   'GET /v1/orgs/{organizationId}/members': { rule: 'read', scope: 'org' },
   'GET /v1/orgs/{organizationId}/members/{userId}': { rule: 'read', scope: 'org' },
@@ -826,6 +880,15 @@ beforeAll(async () => {
     'collection grant',
   );
   p.siteId = await newSite();
+  // The fixture's installation is enabled on the fixture's space and site.
+  await ok(
+    admin().patch(`/v1/integrations/${p.integrationName}/installations/${p.installationId}/spaces/${p.spaceId}`, {}),
+    'space installation',
+  );
+  await ok(
+    admin().post(`/v1/integrations/${p.integrationName}/installations/${p.installationId}/sites`, { siteId: p.siteId }),
+    'site installation',
+  );
   p.siteSectionId = await newSection(p.siteId);
   p.otherSectionId = await newSection(p.siteId);
   p.siteSectionGroupId = (await ok(admin().post(`${site(p)}/section-groups`, { title: 'G' }), 'group')).id;
