@@ -160,6 +160,36 @@ const ROWS: Row[] = [
     'Integration installation updated',
   ],
   ['DELETE /v1/integrations/:integrationName/installations/:installationId', 'integration.uninstalled', 'Integration uninstalled'],
+  [
+    'POST /v1/integrations/:integrationName/installations/:installationId/tokens',
+    'integration_installation.token_created',
+    'Token acting as an integration installation created',
+  ],
+  [
+    'PATCH /v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId',
+    'integration_installation.space_configured',
+    'Integration configured on a space',
+  ],
+  [
+    'DELETE /v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId',
+    'integration.uninstalled_from_space',
+    'Integration uninstalled from a space',
+  ],
+  [
+    'POST /v1/integrations/:integrationName/installations/:installationId/sites',
+    'integration.installed_on_site',
+    'Integration installed on a site',
+  ],
+  [
+    'PATCH /v1/integrations/:integrationName/installations/:installationId/sites/:siteId',
+    'integration_installation.site_configured',
+    'Integration configured on a site',
+  ],
+  [
+    'DELETE /v1/integrations/:integrationName/installations/:installationId/sites/:siteId',
+    'integration.uninstalled_from_site',
+    'Integration uninstalled from a site',
+  ],
 
   ['PATCH /v1/orgs/:organizationId/members/:userId', 'member.updated', 'Member updated'],
   ['DELETE /v1/orgs/:organizationId/members/:userId', 'member.removed', 'Member removed'],

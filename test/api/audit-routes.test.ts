@@ -295,6 +295,33 @@ const rows: Record<string, Row> = {
       return { integrationName, installationId: installation.id };
     },
   },
+  'POST /v1/integrations/{integrationName}/installations/{installationId}/tokens': {},
+  'PATCH /v1/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}': { body: () => ({ configuration: {} }) },
+  'DELETE /v1/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}': {
+    fresh: async (q) => {
+      const spaceId = await newSpace();
+      await ok(
+        admin().patch(`/v1/integrations/${q.integrationName}/installations/${q.installationId}/spaces/${spaceId}`, {}),
+        'space installation',
+      );
+      return { spaceId };
+    },
+  },
+  'POST /v1/integrations/{integrationName}/installations/{installationId}/sites': {
+    body: (q) => ({ siteId: q.siteId }),
+    fresh: async () => ({ siteId: await newSite() }),
+  },
+  'PATCH /v1/integrations/{integrationName}/installations/{installationId}/sites/{siteId}': { body: () => ({ configuration: {} }) },
+  'DELETE /v1/integrations/{integrationName}/installations/{installationId}/sites/{siteId}': {
+    fresh: async (q) => {
+      const siteId = await newSite();
+      await ok(
+        admin().post(`/v1/integrations/${q.integrationName}/installations/${q.installationId}/sites`, { siteId }),
+        'site installation',
+      );
+      return { siteId };
+    },
+  },
 
   'PATCH /v1/orgs/{organizationId}/members/{userId}': { body: () => ({ role: 'comment' }) },
   'DELETE /v1/orgs/{organizationId}/members/{userId}': { fresh: async () => ({ userId: await newUser() }) },
@@ -509,6 +536,10 @@ beforeAll(async () => {
   await ok(admin().post(`/v1/spaces/${p.spaceId}/change-requests/${p.changeRequestId}/requested-reviewers`, { users: [p.userId] }), 'rr');
   p.siteId = await newSite();
   p.siteSectionId = await newSection(p.siteId);
+  await ok(
+    admin().post(`/v1/integrations/${p.integrationName}/installations/${p.installationId}/sites`, { siteId: p.siteId }),
+    'site installation',
+  );
   p.otherSectionId = await newSection(p.siteId);
   p.siteSectionGroupId = (await ok(admin().post(`${site(p)}/section-groups`, { title: 'G' }), 'group')).id;
   p.siteSpaceId = (await ok(admin().post(`${site(p)}/site-spaces`, { spaceId: await newSpace() }), 'site-space')).id;
