@@ -13,6 +13,7 @@ import { entities as blobs } from './blob-entities.ts';
 import { entities as insights } from './insights-entities.ts';
 import { entities as sitePermissions } from './site-permission-entities.ts';
 import { entities as integrationInstallations } from './integration-installation-entities.ts';
+import { entities as integrationEvents } from './integration-event-entities.ts';
 
 /**
  * Every table the migrations create, mapped as an entity, one import per resource group. A group
@@ -35,4 +36,5 @@ export const entities = [
   ...insights,
   ...sitePermissions,
   ...integrationInstallations,
+  ...integrationEvents,
 ];
