@@ -1,5 +1,6 @@
 /**
- * `node scripts/record-histories.ts [--per-type N]` (N completed runs a type, 3 by default): copies,
+ * `node scripts/record-histories.ts [--per-type N] [--only type,type]` (N completed runs a type, 3 by
+ * default; only the workflow types named, every one by default): copies,
  * from the Temporal server at TEMPORAL_ADDRESS (namespace TEMPORAL_NAMESPACE, default `default`),
  * the event histories of recent closed runs of every workflow type the worker runs into
  * `test/fixtures/histories/<type>.json`, where `npm test` replays them against today's workflow code
@@ -16,7 +17,10 @@ import { parseArgs } from 'node:util';
 import { findTemporalCli } from '../src/lib/infra.ts';
 import * as workflows from '../src/workflows/index.ts';
 
-const { values } = parseArgs({ options: { 'per-type': { type: 'string', default: '3' } } });
+const { values } = parseArgs({ options: { 'per-type': { type: 'string', default: '3' }, only: { type: 'string' } } });
+const only = values.only?.split(',').map((type) => type.trim());
+const unknown = only?.filter((type) => !(type in workflows)) ?? [];
+if (unknown.length > 0) throw new Error(`--only: no workflow type ${unknown.join(', ')} (types: ${Object.keys(workflows).join(', ')})`);
 const perType = Number(values['per-type']);
 const address = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
 const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
@@ -30,7 +34,7 @@ const temporal = (args: string[]) =>
     execFileSync(cli, [...args, '--address', address, '--namespace', namespace, '-o', 'json'], { maxBuffer: 256 * 1024 * 1024 }).toString(),
   );
 
-for (const type of Object.keys(workflows)) {
+for (const type of only ?? Object.keys(workflows)) {
   const runs: { workflowId: string; runId: string; status: string; history: unknown }[] = [];
   // Up to N completed runs, and one of each other way a run closes (continued as new, failed,
   // terminated, cancelled, timed out), each of those a path of its own through the code.

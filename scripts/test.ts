@@ -74,8 +74,9 @@ try {
     // Fixture servers of the tests listen on 127.0.0.1; the worker fetches from them through the allow list.
     FETCH_ALLOW_HOSTS: process.env.FETCH_ALLOW_HOSTS ?? '127.0.0.1',
     FETCH_TIMEOUT: process.env.FETCH_TIMEOUT ?? '2s',
-    // The workers of a run (this one and those tests start) leave no blob-collection schedule behind on a shared server.
+    // The workers of a run (this one and those tests start) leave no blob-collection or integration-events sweep schedule behind on a shared server.
     BLOB_COLLECT_EVERY: process.env.BLOB_COLLECT_EVERY ?? '0',
+    INTEGRATION_EVENTS_SWEEP_EVERY: process.env.INTEGRATION_EVENTS_SWEEP_EVERY ?? '0',
   };
   const workerLog = join(scratch, 'worker.log');
   const worker = startProcess(['src/worker.ts'], env, workerLog);

@@ -142,6 +142,8 @@ export interface IntegrationsConfig {
   poolSize: number;
   /** Where scripts' requests to PUBLIC_URL are sent (INTEGRATION_API_UPSTREAM, default PUBLIC_URL). */
   apiUpstream: string;
+  /** How often the integration-events sweep runs (INTEGRATION_EVENTS_SWEEP_EVERY, default 1m; 0: no schedule). */
+  eventsSweepEveryMs: number;
 }
 
 export interface ContentImportConfig {
@@ -219,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxResponseBytes: v.INTEGRATION_MAX_RESPONSE_BYTES,
       poolSize: v.INTEGRATION_POOL_SIZE,
       apiUpstream: (v.INTEGRATION_API_UPSTREAM ?? publicUrl).replace(/\/+$/, ''),
+      eventsSweepEveryMs: v.INTEGRATION_EVENTS_SWEEP_EVERY,
     },
     contentImport: {
       maxPages: v.CONTENT_IMPORT_MAX_PAGES,

@@ -52,7 +52,7 @@ export async function startWorker(
   // importers) stay out of an API-only process's memory.
   const [{ createWorker }, { closePdfPrinter }] = await Promise.all([import('./temporal/worker.ts'), import('./lib/pdf-printer.ts')]);
   const taskQueues = config.workerQueues.map((queue) => (queue === 'heavy' ? config.temporalHeavyTaskQueue : config.temporalTaskQueue));
-  const { workers, connection } = await createWorker({
+  const { workers, connection, sandbox } = await createWorker({
     address: config.temporalAddress!,
     namespace: config.temporalNamespace,
     taskQueues,
@@ -61,10 +61,11 @@ export async function startWorker(
     services,
     logLevel: config.logLevel,
   });
-  // The PDF printer's browser (if one was launched) goes with the worker, so the process can exit.
+  // The PDF printer's browser and the integration scripts' instances (if any were started) go with
+  // the worker, so the process can exit.
   const done = Promise.all(workers.map((worker) => worker.run()))
     .then(() => undefined)
-    .finally(() => Promise.all([connection.close(), closePdfPrinter()]));
+    .finally(() => Promise.all([connection.close(), closePdfPrinter(), sandbox.close()]));
   log.child({ process: 'worker' }).info({ taskQueues, namespace: config.temporalNamespace }, 'worker started');
   return {
     done,

@@ -10,12 +10,28 @@ import { contentImportActivities } from './content-import.ts';
 import { gitSyncActivities } from './git-sync.ts';
 import { searchIndexActivities } from './search-index.ts';
 import { blobCollectionActivities } from './blob-collection.ts';
+import { deliveryTargets, integrationEventsActivities, type EventLogTap } from './integration-events.ts';
+import { createIntegrationSandbox, integrationSandboxOptions, type IntegrationSandbox } from '../lib/integration-sandbox.ts';
+
+/**
+ * The sandbox integration scripts run in (its instances start on first use): one per worker process,
+ * closed with it.
+ */
+export function workerSandbox(config: Config, logs: EventLogTap): IntegrationSandbox {
+  return createIntegrationSandbox(integrationSandboxOptions(config, logs.hear));
+}
 
 /**
  * Every activity the worker registers, one module per job (named like its workflow). Each
  * receives its configuration and clients here, once: no activity reads the environment.
  */
-export function createActivities(deps: { orm: Orm; config: Config; services: SharedServices }) {
+export function createActivities(deps: {
+  orm: Orm;
+  config: Config;
+  services: SharedServices;
+  sandbox: IntegrationSandbox;
+  logs: EventLogTap;
+}) {
   const { orm, config } = deps;
   const { blobs, secrets } = deps.services;
   return {
@@ -34,6 +50,11 @@ export function createActivities(deps: { orm: Orm; config: Config; services: Sha
       timeoutMs: config.gitTimeoutMs,
       policy: config.fetch,
       secrets,
+    }),
+    ...integrationEventsActivities(orm, {
+      sandbox: deps.sandbox,
+      logs: deps.logs,
+      target: deliveryTargets(orm, { publicUrl: config.publicUrl, secrets }),
     }),
   };
 }

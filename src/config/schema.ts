@@ -558,6 +558,13 @@ export const EnvSchema = Type.Object({
       description: "Where requests of integration scripts to PUBLIC_URL are sent (the API's own address); default PUBLIC_URL.",
     }),
   ),
+  INTEGRATION_EVENTS_SWEEP_EVERY: duration({
+    default: '1m',
+    min: '1s',
+    zeroOff: true,
+    description:
+      'How often the integration-events sweep starts the delivery of events whose start was lost; 0: workers leave the schedule as it is (none is created).',
+  }),
   OPENAPI_REFRESH_INTERVAL: duration({ default: '6h', min: '1m', description: 'How often URL-sourced OpenAPI specs are fetched again.' }),
   // Content import
   CONTENT_IMPORT_MAX_PAGES: count({ default: '100', min: 1, max: 10_000, description: 'Pages a website import fetches at most.' }),

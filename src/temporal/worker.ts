@@ -2,9 +2,12 @@ import { NativeConnection, Worker, Runtime, makeTelemetryFilterString, DefaultLo
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
-import { createActivities } from '../activities/index.ts';
+import { createActivities, workerSandbox } from '../activities/index.ts';
+import { EventLogTap } from '../activities/integration-events.ts';
+import type { IntegrationSandbox } from '../lib/integration-sandbox.ts';
 import type { SharedServices } from '../lib/shared-services.ts';
 import { upsertBlobCollectionSchedule } from './blob-collection.ts';
+import { upsertIntegrationEventsSweepSchedule } from './integration-events.ts';
 import { connectTemporal } from './client.ts';
 
 export interface WorkerOptions {
@@ -22,8 +25,13 @@ export interface WorkerOptions {
 
 let runtimeInstalled = false;
 
-/** Creates a worker for every workflow and activity of the service per queue; `run()` them, `shutdown()` to stop. */
-export async function createWorker(options: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection }> {
+/**
+ * Creates a worker for every workflow and activity of the service per queue; `run()` them,
+ * `shutdown()` to stop, then close the `sandbox` integration scripts ran in.
+ */
+export async function createWorker(
+  options: WorkerOptions,
+): Promise<{ workers: Worker[]; connection: NativeConnection; sandbox: IntegrationSandbox }> {
   if (!runtimeInstalled) {
     runtimeInstalled = true;
     const level = options.logLevel === 'debug' || options.logLevel === 'trace' ? 'DEBUG' : 'WARN';
@@ -35,20 +43,26 @@ export async function createWorker(options: WorkerOptions): Promise<{ workers: W
   }
   const connection = await NativeConnection.connect({ address: options.address });
   const workflowBundle = await bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)) });
-  const activities = createActivities({ orm: options.orm, config: options.config, services: options.services });
+  const logs = new EventLogTap();
+  const sandbox = workerSandbox(options.config, logs);
+  const activities = createActivities({ orm: options.orm, config: options.config, services: options.services, sandbox, logs });
   const workers = await Promise.all(
     options.taskQueues.map((taskQueue) =>
       Worker.create({ connection, namespace: options.namespace, taskQueue, workflowBundle, activities }),
     ),
   );
-  // The worker of the main queue keeps the blob collection's schedule as the configuration says (0: leaves it be).
-  if (options.taskQueues.includes(options.config.temporalTaskQueue) && options.config.blobCollectEveryMs > 0) {
+  // The worker of the main queue keeps the blob collection's and the integration events sweep's
+  // schedules as the configuration says (0: leaves each be).
+  const { blobCollectEveryMs, integrations, temporalTaskQueue } = options.config;
+  if (options.taskQueues.includes(temporalTaskQueue) && (blobCollectEveryMs > 0 || integrations.eventsSweepEveryMs > 0)) {
     const { client, connection: scheduling } = await connectTemporal({ address: options.address, namespace: options.namespace });
     try {
-      await upsertBlobCollectionSchedule(client, options.config.temporalTaskQueue, options.config.blobCollectEveryMs);
+      if (blobCollectEveryMs > 0) await upsertBlobCollectionSchedule(client, temporalTaskQueue, blobCollectEveryMs);
+      if (integrations.eventsSweepEveryMs > 0)
+        await upsertIntegrationEventsSweepSchedule(client, temporalTaskQueue, integrations.eventsSweepEveryMs);
     } finally {
       await scheduling.close();
     }
   }
-  return { workers, connection };
+  return { workers, connection, sandbox };
 }

@@ -7,3 +7,4 @@ export { contentImport } from './content-import.ts';
 export { gitSync } from './git-sync.ts';
 export { searchIndex } from './search-index.ts';
 export { blobCollection } from './blob-collection.ts';
+export { integrationEvents, integrationEventsSweep } from './integration-events.ts';

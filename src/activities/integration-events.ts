@@ -1,0 +1,214 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { presentContentInstallation, presentInstallation, presentIntegration } from '../api/integrations/present.ts';
+import { urlsFor } from '../api/object-urls.ts';
+import { organizationFacts } from '../api/orgs/service.ts';
+import { findContentInstallation, findInstallation, findIntegration, insertInstallationToken } from '../db/integrations.ts';
+import { organizationsByIds } from '../db/organizations.ts';
+import { forkEm, transaction, type Orm } from '../db/orm.ts';
+import {
+  failIntegrationEvent,
+  findIntegrationEventById,
+  installationsWithStalePendingEvents,
+  integrationScript,
+  pendingIntegrationEvents,
+  recordDelivery,
+  type IntegrationEventRow,
+} from '../db/integration-events.ts';
+import { deliveryError, deliveryVerdict, eventLog } from '../domain/integration-events.ts';
+import { hashToken, newId, newInstallationToken } from '../domain/ids.ts';
+import type { SecretBox } from '../lib/secrets.ts';
+import { IntegrationSandboxError, type IntegrationSandbox, type IntegrationScript } from '../lib/integration-sandbox.ts';
+import { announceIntegrationEventsFromActivity } from '../temporal/integration-events.ts';
+
+/** What a delivery needs besides the event: the script to run and the environment it runs with. */
+export interface DeliveryTarget {
+  script: IntegrationScript;
+  environment: Record<string, unknown>;
+}
+
+export interface IntegrationEventsDeps {
+  sandbox: IntegrationSandbox;
+  /**
+   * The installation's script and environment for an event (undefined: the installation or its
+   * integration is gone, and the event fails).
+   */
+  target: (event: IntegrationEventRow) => Promise<DeliveryTarget | undefined>;
+  /** Hears the lines the sandbox's scripts write, for an event's trace (the sandbox's `onLog`). */
+  logs: EventLogTap;
+}
+
+/** Routes the lines an integration's scripts write to the deliveries of that integration under way. */
+export class EventLogTap {
+  private readonly listening = new Map<string, Set<(line: { stream: 'stdout' | 'stderr'; text: string }) => void>>();
+
+  /** The sandbox's `onLog`. */
+  hear = (line: { integration: string; stream: 'stdout' | 'stderr'; text: string }) => {
+    for (const listener of this.listening.get(line.integration) ?? []) listener(line);
+  };
+
+  /** Runs `work` while collecting what `integration`'s scripts write (those of other installations running at the same moment too). */
+  async during<T>(
+    integration: string,
+    work: () => Promise<T>,
+  ): Promise<{ result: T; lines: { stream: 'stdout' | 'stderr'; text: string; at: Date }[] }> {
+    const lines: { stream: 'stdout' | 'stderr'; text: string; at: Date }[] = [];
+    const listener = (line: { stream: 'stdout' | 'stderr'; text: string }) => lines.push({ ...line, at: new Date() });
+    const set = this.listening.get(integration) ?? new Set();
+    set.add(listener);
+    this.listening.set(integration, set);
+    try {
+      return { result: await work(), lines };
+    } finally {
+      set.delete(listener);
+      if (set.size === 0) this.listening.delete(integration);
+    }
+  }
+}
+
+/** How long the installation token an event's script is given works: the event's attempt and its retries' spacing. */
+const EVENT_TOKEN_TTL_MS = 15 * 60_000;
+
+/**
+ * The script and environment of an event's installation (GitBook's `IntegrationEnvironment`): the
+ * integration and installation as the API shows them, the space or site installation the event
+ * is about, the integration's secrets (opened here, never stored in the workflow's history), the
+ * API endpoint, and a token acting as the installation, minted for the event and short-lived.
+ * The service mints no integration-wide token: the installation's stands in as `apiTokens.integration`.
+ */
+export function deliveryTargets(orm: Orm, options: { publicUrl: string; secrets: () => Promise<SecretBox> }) {
+  const urls = urlsFor(options.publicUrl);
+  return async (event: IntegrationEventRow): Promise<DeliveryTarget | undefined> => {
+    const em = forkEm(orm);
+    const [script, integration] = await Promise.all([
+      integrationScript(em, event.integrationName),
+      findIntegration(em, event.integrationName),
+    ]);
+    const installation = event.installationId ? await findInstallation(em, event.integrationName, event.installationId) : undefined;
+    if (!script || !integration || !installation) return undefined;
+    const [owners, facts] = await Promise.all([
+      organizationsByIds(em, [integration.ownerId]),
+      organizationFacts(em, [integration.ownerId]),
+    ]);
+    const owner = owners[0];
+    if (!owner) return undefined;
+    const payload = event.payload;
+    const spaceId = typeof payload.spaceId === 'string' ? payload.spaceId : undefined;
+    const siteId = typeof payload.siteId === 'string' ? payload.siteId : undefined;
+    const [spaceInstallation, siteInstallation] = await Promise.all([
+      spaceId ? findContentInstallation(em, 'space', installation.id, spaceId) : undefined,
+      siteId ? findContentInstallation(em, 'site', installation.id, siteId) : undefined,
+    ]);
+    const secrets: Record<string, string> = script.secretsSealed
+      ? JSON.parse((await options.secrets()).open(script.secretsSealed, `integration:${script.name}`))
+      : {};
+    const token = newInstallationToken();
+    const now = new Date();
+    await transaction(em, (tx) =>
+      insertInstallationToken(tx, {
+        id: newId(),
+        installationId: installation.id,
+        tokenHash: hashToken(token),
+        createdBy: null,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + EVENT_TOKEN_TTL_MS),
+      }),
+    );
+    const environment: Record<string, unknown> = {
+      integration: presentIntegration(integration, { row: owner, facts: facts.get(owner.id)! }, new Map(), urls),
+      installation: presentInstallation(installation, 0, urls),
+      ...(spaceInstallation
+        ? { spaceInstallation: presentContentInstallation('space', spaceInstallation, spaceInstallation.targetId, urls) }
+        : {}),
+      ...(siteInstallation
+        ? { siteInstallation: presentContentInstallation('site', siteInstallation, siteInstallation.targetId, urls) }
+        : {}),
+      apiEndpoint: options.publicUrl,
+      apiTokens: { integration: token, installation: token },
+      signingSecrets: {},
+    };
+    return { script: { name: script.name, version: script.version, code: script.script, secrets }, environment };
+  };
+}
+
+/** Events whose start may have been lost are looked for once they have been pending this long. */
+const STALE_MS = 60_000;
+/** Installations the sweep wakes at most per run (the next run takes the rest). */
+const SWEEP_LIMIT = 500;
+
+/** Activities of the `integration-events` workflow. */
+export function integrationEventsActivities(orm: Orm, deps: IntegrationEventsDeps) {
+  return {
+    /** The installation's pending events after `afterSeq`, in order (ids and their place). */
+    async pendingIntegrationEvents(installationId: string, afterSeq: string, limit: number) {
+      return pendingIntegrationEvents(forkEm(orm), installationId, afterSeq, limit);
+    },
+
+    /**
+     * One delivery attempt: runs the event in the integration's script and records the outcome.
+     * Settled events are left alone (a retried activity). An answer to try again (a 5xx, the
+     * sandbox stopping the script) is recorded and thrown, so Temporal retries it with backoff.
+     */
+    async deliverIntegrationEvent(eventId: string): Promise<'success' | 'failed' | 'settled'> {
+      const em = forkEm(orm);
+      const event = await findIntegrationEventById(em, eventId);
+      if (!event || event.status !== 'pending') return 'settled';
+      const target = await deps.target(event);
+      if (!target) {
+        await recordDelivery(em, event.id, {
+          status: 'failed',
+          responseStatus: null,
+          error: 'The installation or its integration no longer exists',
+          logs: [],
+        });
+        return 'failed';
+      }
+      const { result, lines } = await deps.logs.during(event.integrationName, async () => {
+        try {
+          return { answer: await deps.sandbox.dispatch(target.script, event.payload, target.environment) };
+        } catch (error) {
+          if (error instanceof IntegrationSandboxError) return { stopped: error };
+          throw error;
+        }
+      });
+      const logs = eventLog(lines);
+      if (result.stopped) {
+        const stopped = { sandboxError: result.stopped.code, message: result.stopped.message };
+        const verdict = deliveryVerdict(stopped);
+        await recordDelivery(em, event.id, {
+          status: verdict === 'retry' ? 'pending' : 'failed',
+          responseStatus: null,
+          error: deliveryError(stopped),
+          logs,
+        });
+        if (verdict === 'retry') throw ApplicationFailure.retryable(deliveryError(stopped), result.stopped.code);
+        return 'failed';
+      }
+      const answer = result.answer!;
+      const verdict = deliveryVerdict(answer);
+      const error = verdict === 'success' ? null : deliveryError({ status: answer.status, body: answer.body.toString('utf8') });
+      await recordDelivery(em, event.id, {
+        status: verdict === 'retry' ? 'pending' : verdict,
+        responseStatus: answer.status,
+        error,
+        logs,
+      });
+      if (verdict === 'retry') throw ApplicationFailure.retryable(error!, 'INTEGRATION_ERROR');
+      return verdict;
+    },
+
+    /** Settles an event as failed once its attempts are spent (the job goes on with the next one). */
+    async failIntegrationEvent(eventId: string, error: string): Promise<void> {
+      await failIntegrationEvent(forkEm(orm), eventId, error.slice(0, 1000));
+    },
+
+    /** The sweep: starts or signals the job of installations with events pending for over a minute. */
+    async wakeStaleIntegrationEvents(): Promise<number> {
+      const em = forkEm(orm);
+      const stale = await installationsWithStalePendingEvents(em, new Date(Date.now() - STALE_MS), SWEEP_LIMIT);
+      await announceIntegrationEventsFromActivity(stale);
+      return stale.length;
+    },
+  };
+}
+
+export type IntegrationEventsActivities = ReturnType<typeof integrationEventsActivities>;
