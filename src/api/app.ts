@@ -31,6 +31,7 @@ import { memberRoutes } from './members/routes.ts';
 import { teamRoutes } from './teams/routes.ts';
 import { inviteRoutes } from './invites/routes.ts';
 import { integrationRoutes } from './integrations/routes.ts';
+import { integrationEventRoutes } from './integration-events/routes.ts';
 import { contentRoutes, signedFileRoutes } from './content/routes.ts';
 import { contentReadRoutes, revisionRoutes } from './revisions/routes.ts';
 import { changeRequestRoutes } from './change-requests/routes.ts';
@@ -290,6 +291,7 @@ export async function buildApp(
   await app.register(commentRoutes, { prefix: SPACE_CONTENT_PREFIX, changeRequest: false });
   await app.register(commentRoutes, { prefix: CHANGE_REQUEST_CONTENT_PREFIX, changeRequest: true });
   await app.register(integrationRoutes);
+  await app.register(integrationEventRoutes);
   await app.register(memberRoutes);
   await app.register(teamRoutes);
   await app.register(inviteRoutes);

@@ -5,6 +5,7 @@ import { loadPageMap, writeRevision } from '../../src/db/content.ts';
 import { Member } from '../../src/db/entities.ts';
 import { setSpaceRevision } from '../../src/db/git-sync.ts';
 import { forkEm, transaction } from '../../src/db/orm.ts';
+import { insertIntegrationEvents, recordDelivery } from '../../src/db/integration-events.ts';
 import type { Role } from '../../src/domain/roles.ts';
 import { idp, IDP_ENTITY_ID, IDP_SSO_URL } from '../support/saml-idp.ts';
 import { PNG_2X3 } from '../support/fixtures.ts';
@@ -384,6 +385,8 @@ const rows: Record<string, Row> = {
   },
   // Tokens acting as an installation: minted for the integration, by admins of its owner (the fixture's organization).
   'POST /v1/integrations/{integrationName}/installations/{installationId}/tokens': { rule: 'admin', scope: 'org' },
+  'GET /v1/integrations/{integrationName}/events': { rule: 'admin', scope: 'org' },
+  'GET /v1/integrations/{integrationName}/events/{eventId}': { rule: 'admin', scope: 'org' },
   'GET /v1/integrations/{integrationName}/spaces': { rule: 'member' },
   'GET /v1/integrations/{integrationName}/installations/{installationId}/spaces': { rule: 'admin', scope: 'org' },
   'GET /v1/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}': { rule: 'admin', scope: 'org' },
@@ -866,6 +869,19 @@ beforeAll(async () => {
   p.installationId = (
     await ok(admin().post(`/v1/integrations/${p.integrationName}/installations`, { organization: org.id }), 'installation')
   ).id;
+  // An event delivered to the fixture's installation.
+  p.eventId = unique('event');
+  await insertIntegrationEvents(forkEm(t.orm), [
+    {
+      id: p.eventId,
+      integrationName: p.integrationName,
+      organizationId: org.id,
+      installationId: p.installationId,
+      type: 'installation_setup',
+      payload: { eventId: p.eventId, type: 'installation_setup', installationId: p.installationId, status: 'active' },
+    },
+  ]);
+  await recordDelivery(forkEm(t.orm), p.eventId, { status: 'success', responseStatus: 200, error: null, logs: [] });
   p.userId = await newUser();
   p.reviewId = (
     await ok(
