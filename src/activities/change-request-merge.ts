@@ -19,6 +19,11 @@ import type { PageMap } from '../domain/content/tree.ts';
 import type { Role } from '../domain/roles.ts';
 import { presentMergeRulesContext } from '../api/change-requests/present.ts';
 import { startSearchIndexFromActivity } from '../temporal/search-index.ts';
+import { raiseSpaceEvent, type RaisedFor } from '../db/integration-events.ts';
+import { usersByIds } from '../db/comments.ts';
+import { presentUser } from '../api/users/present.ts';
+import { urlsFor } from '../api/object-urls.ts';
+import { announceIntegrationEventsFromActivity } from '../temporal/integration-events.ts';
 
 export interface ChangeRequestJob {
   spaceId: string;
@@ -112,6 +117,7 @@ export function changeRequestMergeActivities(orm: Orm, options: ChangeRequestMer
      */
     async mergeChangeRequest(job: ChangeRequestJob): Promise<MergeOutcome> {
       let organizationId = '';
+      let raised: RaisedFor[] = [];
       const outcome = await foreground(() =>
         transaction(forkEm(orm), async (em): Promise<MergeOutcome> => {
           beat({ phase: 'locking' });
@@ -161,6 +167,12 @@ export function changeRequestMergeActivities(orm: Orm, options: ChangeRequestMer
             bypass,
           });
           await recordAudit(em, jobEvent('changeRequestMerge', job, cr, revision));
+          // The installations enabled on the space hear of its new content once this commits.
+          const mergedBy = await usersByIds(em, [job.userId]);
+          raised = await raiseSpaceEvent(em, job.spaceId, 'space_content_updated', {
+            revisionId: revision,
+            updatedBy: mergedBy.map((user) => presentUser({ ...user, photoUrl: user.photoUrl ?? null }, urlsFor(options.publicUrl))),
+          });
           return { result: 'merge', revision };
         }),
       );
@@ -169,6 +181,8 @@ export function changeRequestMergeActivities(orm: Orm, options: ChangeRequestMer
         beat({ phase: 'starting the search index' });
         await startSearchIndexFromActivity({ organizationId, spaceId: job.spaceId, revisionId: outcome.revision });
       }
+      // A start lost here (the worker stopping) is made by the integration events' sweep.
+      if (raised.length > 0) await announceIntegrationEventsFromActivity(raised);
       return outcome;
     },
 

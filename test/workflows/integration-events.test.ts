@@ -1,0 +1,240 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { deliveryTargets, EventLogTap, integrationEventsActivities } from '../../src/activities/integration-events.ts';
+import { findIntegrationEventById, raiseSpaceEvent, type RaisedFor } from '../../src/db/integration-events.ts';
+import { forkEm, transaction } from '../../src/db/orm.ts';
+import { newId } from '../../src/domain/ids.ts';
+import { createIntegrationSandbox, integrationSandboxOptions, type IntegrationSandbox } from '../../src/lib/integration-sandbox.ts';
+import { lazySecretBox } from '../../src/lib/secrets.ts';
+import { announceIntegrationEvents } from '../../src/temporal/integration-events.ts';
+import { integrationEventsSweep } from '../../src/workflows/integration-events.ts';
+import { edit, merge, newChangeRequest, newSpace } from '../support/fixtures.ts';
+import { createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { sql } from '../support/sql.ts';
+import { startWorkflowWorker, type WorkflowWorker } from '../support/workflow-worker.ts';
+
+/**
+ * The `integration-events` job: events raised in a change's transaction reach the installation's
+ * script in workerd, one at a time in the order they were raised, retried when the script answers
+ * 5xx, failed at once on a 4xx or a script that cannot start, and listed with their outcome and
+ * their script's console output by `listIntegrationEvents`/`getIntegrationEvent`. The script
+ * relays each event to a receiver on 127.0.0.1 (through the fetch guard's allow list) and answers
+ * what the receiver answered, so the test decides each attempt's outcome.
+ */
+let t: TestApp;
+let org: TestOrg;
+let w: WorkflowWorker;
+let sandbox: IntegrationSandbox;
+let receiver: Server;
+let receiverUrl: string;
+/** What the receiver heard, in order; and the statuses it answers next (200 once they run out). */
+const heard: Record<string, any>[] = [];
+const statuses: number[] = [];
+
+const script = (receiver: string) => `
+export default {
+  async fetch(request) {
+    const form = await request.formData();
+    const event = JSON.parse(form.get('event'));
+    const env = JSON.parse(form.get('environment'));
+    console.log('handling ' + event.type + ' ' + (event.revisionId ?? ''));
+    const relayed = await fetch(${JSON.stringify(receiver)}, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        event,
+        installation: env.installation.id,
+        spaceInstallation: env.spaceInstallation ? env.spaceInstallation.space : null,
+        integration: env.integration.name,
+        secret: env.secrets.apiKey ?? null,
+        hasToken: typeof env.apiTokens.installation === 'string',
+        apiEndpoint: env.apiEndpoint,
+      }),
+    });
+    return new Response(await relayed.text(), { status: relayed.status });
+  },
+};`;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  org = await createTestOrg(t, 'Integration events org');
+  receiver = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      heard.push(JSON.parse(body));
+      const status = statuses.shift() ?? 200;
+      response.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : `refused with ${status}`);
+    });
+  });
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const logs = new EventLogTap();
+  sandbox = createIntegrationSandbox(integrationSandboxOptions(t.config, logs.hear));
+  const activities = integrationEventsActivities(t.orm, {
+    sandbox,
+    logs,
+    target: deliveryTargets(t.orm, { publicUrl: t.config.publicUrl, secrets: lazySecretBox(t.config) }),
+  });
+  w = await startWorkflowWorker('integration-events', 'integration-events.ts', activities);
+}, 120_000);
+
+afterAll(async () => {
+  await w?.stop();
+  await sandbox?.close();
+  await new Promise((done) => receiver?.close(done));
+  await t?.close();
+});
+
+const admin = () => org.members.admin.api;
+
+/** A published integration with the receiver's script, installed in the org and enabled on a new space. */
+async function installedOnSpace(options: { script?: string; scopes?: string[] } = {}) {
+  const name = `events-${newId(8).toLowerCase()}`;
+  const published = await admin().post(`/v1/integrations/${name}`, {
+    title: 'Events integration',
+    description: 'Hears events',
+    script: options.script ?? script(receiverUrl),
+    organization: org.id,
+    visibility: 'private',
+    scopes: options.scopes ?? ['space:content:read'],
+    secrets: { apiKey: 'the-api-key' },
+  });
+  expect([published.status, published.body?.error]).toEqual([200, undefined]);
+  const installed = await admin().post(`/v1/integrations/${name}/installations`, { organization: org.id });
+  expect([installed.status, installed.body?.error]).toEqual([201, undefined]);
+  const installationId = installed.body.id as string;
+  const space = await newSpace(admin(), org.id, { title: `Space of ${name}` });
+  const enabled = await admin().patch(`/v1/integrations/${name}/installations/${installationId}/spaces/${space.id}`, { configuration: {} });
+  expect([enabled.status, enabled.body?.error]).toEqual([200, undefined]);
+  return { name, installationId, spaceId: space.id as string };
+}
+
+/** Raises a content event of the space in a transaction of its own, as a merge does. */
+async function raise(spaceId: string, revisionId: string): Promise<RaisedFor[]> {
+  return transaction(forkEm(t.orm), (tx) => raiseSpaceEvent(tx, spaceId, 'space_content_updated', { revisionId, updatedBy: [] }));
+}
+
+async function settled(eventIds: string[]) {
+  return eventually(async () => {
+    const rows = await Promise.all(eventIds.map((id) => findIntegrationEventById(forkEm(t.orm), id)));
+    return rows.every((row) => row && row.status !== 'pending') ? rows.map((row) => row!) : undefined;
+  }, 60_000);
+}
+
+async function eventIdsOf(installationId: string): Promise<string[]> {
+  const rows = await sql<{ id: string }>(forkEm(t.orm), 'select id from integration_event where installation_id = ? order by seq', [
+    installationId,
+  ]);
+  return rows.map((r) => r.id);
+}
+
+describe('delivery', () => {
+  it('delivers events in the order they were raised, with the installation environment, and lists them with their trace', async () => {
+    const { name, installationId, spaceId } = await installedOnSpace();
+    const start = heard.length;
+    const raised: RaisedFor[] = [];
+    for (const revision of ['r1', 'r2', 'r3']) raised.push(...(await raise(spaceId, revision)));
+    expect(raised).toEqual([1, 2, 3].map(() => ({ installationId, organizationId: org.id })));
+    await announceIntegrationEvents(w.client, w.taskQueue, raised);
+    const ids = await eventIdsOf(installationId);
+    const rows = await settled(ids);
+    expect(rows.map((r) => [r.status, r.attempts, r.responseStatus])).toEqual([1, 2, 3].map(() => ['success', 1, 200]));
+
+    const mine = heard.slice(start).filter((h) => h.installation === installationId);
+    expect(mine.map((h) => h.event.revisionId)).toEqual(['r1', 'r2', 'r3']);
+    expect(mine[0]).toMatchObject({
+      event: { type: 'space_content_updated', eventId: ids[0], installationId, spaceId },
+      spaceInstallation: spaceId,
+      integration: name,
+      secret: 'the-api-key',
+      hasToken: true,
+      apiEndpoint: t.config.publicUrl,
+    });
+
+    const listed = await admin().get(`/v1/integrations/${name}/events?limit=2`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((e: any) => e.id)).toEqual([ids[2], ids[1]]);
+    expect(listed.body.items[0]).toMatchObject({ integrationId: name, installationId, status: 'success', payload: { revisionId: 'r3' } });
+    const next = await admin().get(`/v1/integrations/${name}/events?limit=2&page=${listed.body.next.page}`);
+    expect(next.body.items.map((e: any) => e.id)).toEqual([ids[0]]);
+
+    const one = await admin().get(`/v1/integrations/${name}/events/${ids[0]}`);
+    expect(one.status).toBe(200);
+    expect(one.body.event.id).toBe(ids[0]);
+    expect(one.body.trace.logs.map((l: any) => l.message)).toContain('handling space_content_updated r1');
+  }, 120_000);
+
+  it('tries again after a 5xx, fails an event at once on a 4xx, and goes on with the next one', async () => {
+    const { installationId, spaceId } = await installedOnSpace();
+    const raised = [...(await raise(spaceId, 'a')), ...(await raise(spaceId, 'b')), ...(await raise(spaceId, 'c'))];
+    statuses.push(503, 200, 400, 200);
+    await announceIntegrationEvents(w.client, w.taskQueue, raised);
+    const rows = await settled(await eventIdsOf(installationId));
+    expect(rows.map((r) => [r.payload.revisionId, r.status, r.attempts, r.responseStatus])).toEqual([
+      ['a', 'success', 2, 200],
+      ['b', 'failed', 1, 400],
+      ['c', 'success', 1, 200],
+    ]);
+    expect(rows[1].error).toBe('The integration answered 400: refused with 400');
+  }, 120_000);
+
+  it('fails the events of a script that cannot start, without trying it again', async () => {
+    const { installationId, spaceId } = await installedOnSpace({ script: 'export default { fetch( ' });
+    await announceIntegrationEvents(w.client, w.taskQueue, await raise(spaceId, 'broken'));
+    const [row] = await settled(await eventIdsOf(installationId));
+    expect([row.status, row.attempts]).toEqual(['failed', 1]);
+    expect(row.error).toMatch(/^START_FAILED: /);
+  }, 120_000);
+
+  it('raises no event for an integration without the scope, nor for a space the installation is not enabled on', async () => {
+    const { installationId, spaceId } = await installedOnSpace({ scopes: ['space:metadata:read'] });
+    expect(await raise(spaceId, 'x')).toEqual([]);
+    const other = await installedOnSpace();
+    const elsewhere = await newSpace(admin(), org.id, { title: 'Not enabled' });
+    expect(await raise(elsewhere.id, 'y')).toEqual([]);
+    expect(await eventIdsOf(installationId)).toEqual([]);
+    expect(await eventIdsOf(other.installationId)).toEqual([]);
+  });
+});
+
+describe('the sweep', () => {
+  it('starts the delivery of events whose start was lost', async () => {
+    const { installationId, spaceId } = await installedOnSpace();
+    await raise(spaceId, 'lost');
+    await sql(forkEm(t.orm), "update integration_event set created_at = now() - interval '2 minutes' where installation_id = ?", [
+      installationId,
+    ]);
+    const { woken } = await w.client.workflow.execute(integrationEventsSweep, {
+      taskQueue: w.taskQueue,
+      workflowId: w.workflowId('sweep'),
+    });
+    expect(woken).toBeGreaterThanOrEqual(1);
+    const [row] = await settled(await eventIdsOf(installationId));
+    expect(row.status).toBe('success');
+  }, 120_000);
+});
+
+describe('a merge', () => {
+  it('raises space_content_updated with the merged revision, delivered by the service worker', async () => {
+    const { installationId, spaceId } = await installedOnSpace();
+    const cr = await newChangeRequest(admin(), spaceId, 'Heard by integrations');
+    await edit(admin(), spaceId, cr.id, [{ operation: 'insert_page', title: 'New page', document: { markdown: 'Hello\n' } }]);
+    await merge(admin(), spaceId, cr.id);
+    const merged = (await admin().get(`/v1/spaces/${spaceId}`)).body.revision;
+    const [row] = await settled(await eventIdsOf(installationId));
+    expect(row).toMatchObject({ status: 'success', type: 'space_content_updated' });
+    expect(row.payload).toMatchObject({ spaceId, revisionId: merged, updatedBy: [{ object: 'user', id: org.members.admin.userId }] });
+  }, 120_000);
+});
+
+describe('who reads events', () => {
+  it('answers them to admins of the owner only', async () => {
+    const { name } = await installedOnSpace();
+    expect((await org.members.edit.api.get(`/v1/integrations/${name}/events`)).status).toBe(403);
+    const stranger = await createTestOrg(t, 'Stranger org');
+    expect((await stranger.members.admin.api.get(`/v1/integrations/${name}/events`)).status).toBe(404);
+    expect((await admin().get(`/v1/integrations/${name}/events/nope`)).status).toBe(404);
+  });
+});
