@@ -20,7 +20,9 @@ import { startWorkflowWorker, type WorkflowWorker } from '../support/workflow-wo
  * 5xx, failed at once on a 4xx or a script that cannot start, and listed with their outcome and
  * their script's console output by `listIntegrationEvents`/`getIntegrationEvent`. The script
  * relays each event to a receiver on 127.0.0.1 (through the fetch guard's allow list) and answers
- * what the receiver answered, so the test decides each attempt's outcome.
+ * what the receiver answered, so the test decides each attempt's outcome. An installation's events
+ * go to its one job, started on the queue of whoever raised its first event: the API's setup events
+ * start it on the suite's worker, events raised here join it there; this file's worker runs the sweep.
  */
 let t: TestApp;
 let org: TestOrg;
@@ -28,9 +30,9 @@ let w: WorkflowWorker;
 let sandbox: IntegrationSandbox;
 let receiver: Server;
 let receiverUrl: string;
-/** What the receiver heard, in order; and the statuses it answers next (200 once they run out). */
+/** What the receiver heard, in order; and the statuses it answers next for an event's revision (200 once they run out). */
 const heard: Record<string, any>[] = [];
-const statuses: number[] = [];
+const statuses = new Map<string, number[]>();
 
 const script = (receiver: string) => `
 export default {
@@ -63,8 +65,9 @@ beforeAll(async () => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
-      heard.push(JSON.parse(body));
-      const status = statuses.shift() ?? 200;
+      const relayed = JSON.parse(body);
+      heard.push(relayed);
+      const status = statuses.get(relayed.event.revisionId)?.shift() ?? 200;
       response.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : `refused with ${status}`);
     });
   });
@@ -123,10 +126,12 @@ async function settled(eventIds: string[]) {
   }, 60_000);
 }
 
-async function eventIdsOf(installationId: string): Promise<string[]> {
-  const rows = await sql<{ id: string }>(forkEm(t.orm), 'select id from integration_event where installation_id = ? order by seq', [
-    installationId,
-  ]);
+async function eventIdsOf(installationId: string, type = 'space_content_updated'): Promise<string[]> {
+  const rows = await sql<{ id: string }>(
+    forkEm(t.orm),
+    'select id from integration_event where installation_id = ? and type = ? order by seq',
+    [installationId, type],
+  );
   return rows.map((r) => r.id);
 }
 
@@ -142,7 +147,7 @@ describe('delivery', () => {
     const rows = await settled(ids);
     expect(rows.map((r) => [r.status, r.attempts, r.responseStatus])).toEqual([1, 2, 3].map(() => ['success', 1, 200]));
 
-    const mine = heard.slice(start).filter((h) => h.installation === installationId);
+    const mine = heard.slice(start).filter((h) => h.installation === installationId && h.event.type === 'space_content_updated');
     expect(mine.map((h) => h.event.revisionId)).toEqual(['r1', 'r2', 'r3']);
     expect(mine[0]).toMatchObject({
       event: { type: 'space_content_updated', eventId: ids[0], installationId, spaceId },
@@ -150,15 +155,21 @@ describe('delivery', () => {
       integration: name,
       secret: 'the-api-key',
       hasToken: true,
-      apiEndpoint: t.config.publicUrl,
+      // The service's PUBLIC_URL as the worker delivering the installation's events knows it.
+      apiEndpoint: expect.stringMatching(/^http:\/\//),
     });
 
     const listed = await admin().get(`/v1/integrations/${name}/events?limit=2`);
     expect(listed.status).toBe(200);
+    // Newest first: the three content events, then the setup events of the installation and of the space.
+    const setups = await settled([
+      ...(await eventIdsOf(installationId, 'installation_setup')),
+      ...(await eventIdsOf(installationId, 'space_installation_setup')),
+    ]);
     expect(listed.body.items.map((e: any) => e.id)).toEqual([ids[2], ids[1]]);
     expect(listed.body.items[0]).toMatchObject({ integrationId: name, installationId, status: 'success', payload: { revisionId: 'r3' } });
-    const next = await admin().get(`/v1/integrations/${name}/events?limit=2&page=${listed.body.next.page}`);
-    expect(next.body.items.map((e: any) => e.id)).toEqual([ids[0]]);
+    const next = await admin().get(`/v1/integrations/${name}/events?limit=3&page=${listed.body.next.page}`);
+    expect(next.body.items.map((e: any) => e.id)).toEqual([ids[0], setups[1].id, setups[0].id]);
 
     const one = await admin().get(`/v1/integrations/${name}/events/${ids[0]}`);
     expect(one.status).toBe(200);
@@ -169,7 +180,8 @@ describe('delivery', () => {
   it('tries again after a 5xx, fails an event at once on a 4xx, and goes on with the next one', async () => {
     const { installationId, spaceId } = await installedOnSpace();
     const raised = [...(await raise(spaceId, 'a')), ...(await raise(spaceId, 'b')), ...(await raise(spaceId, 'c'))];
-    statuses.push(503, 200, 400, 200);
+    statuses.set('a', [503, 200]);
+    statuses.set('b', [400]);
     await announceIntegrationEvents(w.client, w.taskQueue, raised);
     const rows = await settled(await eventIdsOf(installationId));
     expect(rows.map((r) => [r.payload.revisionId, r.status, r.attempts, r.responseStatus])).toEqual([
@@ -197,6 +209,27 @@ describe('delivery', () => {
     expect(await eventIdsOf(installationId)).toEqual([]);
     expect(await eventIdsOf(other.installationId)).toEqual([]);
   });
+});
+
+describe('setup events', () => {
+  it('tells the integration of its installation, and of each space it is enabled on, with what changed', async () => {
+    const { installationId, spaceId } = await installedOnSpace();
+    const [installed] = await settled(await eventIdsOf(installationId, 'installation_setup'));
+    expect(installed).toMatchObject({ status: 'success', payload: { type: 'installation_setup', installationId, status: 'active' } });
+    const [enabled] = await settled(await eventIdsOf(installationId, 'space_installation_setup'));
+    expect(enabled.payload).toMatchObject({ type: 'space_installation_setup', installationId, spaceId, status: 'active' });
+    expect(enabled.payload.previous).toBeUndefined();
+    const name = installed.integrationName;
+    const reconfigured = await admin().patch(`/v1/integrations/${name}/installations/${installationId}/spaces/${spaceId}`, {
+      externalIds: ['x-1'],
+    });
+    expect(reconfigured.status).toBe(200);
+    const rows = await settled(await eventIdsOf(installationId, 'space_installation_setup'));
+    expect(rows).toHaveLength(2);
+    expect(rows[1].payload).toMatchObject({ spaceId, status: 'active', previous: { status: 'active', configuration: {} } });
+    const heardOf = heard.filter((h) => h.installation === installationId).map((h) => h.event.type);
+    expect(heardOf).toEqual(expect.arrayContaining(['installation_setup', 'space_installation_setup']));
+  }, 120_000);
 });
 
 describe('the sweep', () => {

@@ -34,7 +34,9 @@ import type {
   SpaceInstallationParams,
   UpdateContentInstallationBody,
 } from './schemas.ts';
-import { loadInstallation, loadIntegration, membershipsOf, readableOrganizations } from './service.ts';
+import { announce, loadInstallation, loadIntegration, membershipsOf, readableOrganizations, receiverOf } from './service.ts';
+import { raiseFor, type RaisedFor } from '../../db/integration-events.ts';
+import { transaction, type Em } from '../../db/orm.ts';
 
 /**
  * Where an organization's installation is enabled (its spaces and sites, each with a configuration
@@ -175,7 +177,7 @@ function changesOf(integration: IntegrationRow, kind: ContentKind, body: UpdateB
 
 /** A new space or site installation: `pending` while the integration declares required properties there and none were given. */
 async function enable(
-  ctx: Ctx,
+  em: Em,
   kind: ContentKind,
   integration: IntegrationRow,
   installation: InstallationRow,
@@ -184,7 +186,7 @@ async function enable(
 ) {
   const changes = changesOf(integration, kind, body, undefined);
   const now = new Date();
-  return createContentInstallation(ctx.em, kind, {
+  return createContentInstallation(em, kind, {
     installationId: installation.id,
     integrationName: integration.name,
     organizationId: installation.organizationId,
@@ -210,25 +212,52 @@ export async function updateSpaceInstallation(
 ) {
   const { integration, installation } = await installationForTarget(ctx, params, 'space', params.spaceId);
   const current = await findContentInstallation(ctx.em, 'space', installation.id, params.spaceId);
-  const row = current
-    ? await updateContentInstallation(
-        ctx.em,
-        'space',
-        installation.id,
-        params.spaceId,
-        changesOf(integration, 'space', body, current),
-        new Date(),
-      )
-    : ((await enable(ctx, 'space', integration, installation, params.spaceId, body)) ??
-      (await findContentInstallation(ctx.em, 'space', installation.id, params.spaceId))!);
+  let raised: RaisedFor[] = [];
+  const row = await transaction(ctx.em, async (tx) => {
+    const written = current
+      ? await updateContentInstallation(
+          tx,
+          'space',
+          installation.id,
+          params.spaceId,
+          changesOf(integration, 'space', body, current),
+          new Date(),
+        )
+      : await enable(tx, 'space', integration, installation, params.spaceId, body);
+    // Enabled by another request in between: this one is refused as a whole (asking again configures it).
+    if (!written) throw conflict('The integration was enabled on this space at the same time by another request; try again');
+    raised = await raiseFor(
+      tx,
+      [receiverOf(installation)],
+      'space_installation_setup',
+      setupFields('space', params.spaceId, written, current),
+    );
+    return written;
+  });
+  await announce(ctx, raised);
   return (await presentRows(ctx, 'space', [row], extended))[0];
+}
+
+/** The fields of a space or site setup event: the target, its status, and what it was before an update. */
+function setupFields(kind: ContentKind, targetId: string, row: ContentInstallationRow, previous: ContentInstallationRow | undefined) {
+  return {
+    [kind === 'space' ? 'spaceId' : 'siteId']: targetId,
+    status: row.status,
+    ...(previous ? { previous: { status: previous.status, configuration: previous.configuration } } : {}),
+  };
 }
 
 /** Enables an installation on a site of its organization (installIntegrationOnSite); 409 when it already is. */
 export async function installOnSite(ctx: Ctx, ref: InstallationRef, siteId: string, extended?: boolean) {
   const { integration, installation } = await installationForTarget(ctx, ref, 'site', siteId);
-  const row = await enable(ctx, 'site', integration, installation, siteId, {});
-  if (!row) throw conflict('siteId: the integration is already installed on this site');
+  let raised: RaisedFor[] = [];
+  const row = await transaction(ctx.em, async (tx) => {
+    const enabled = await enable(tx, 'site', integration, installation, siteId, {});
+    if (!enabled) throw conflict('siteId: the integration is already installed on this site');
+    raised = await raiseFor(tx, [receiverOf(installation)], 'site_installation_setup', setupFields('site', siteId, enabled, undefined));
+    return enabled;
+  });
+  await announce(ctx, raised);
   return (await presentRows(ctx, 'site', [row], extended))[0];
 }
 
@@ -242,14 +271,25 @@ export async function updateSiteInstallation(
   const { integration, installation } = await installationForTarget(ctx, params, 'site', params.siteId);
   const current = await findContentInstallation(ctx.em, 'site', installation.id, params.siteId);
   if (!current) throw notFound('Site installation');
-  const row = await updateContentInstallation(
-    ctx.em,
-    'site',
-    installation.id,
-    params.siteId,
-    changesOf(integration, 'site', body, current),
-    new Date(),
-  );
+  let raised: RaisedFor[] = [];
+  const row = await transaction(ctx.em, async (tx) => {
+    const written = await updateContentInstallation(
+      tx,
+      'site',
+      installation.id,
+      params.siteId,
+      changesOf(integration, 'site', body, current),
+      new Date(),
+    );
+    raised = await raiseFor(
+      tx,
+      [receiverOf(installation)],
+      'site_installation_setup',
+      setupFields('site', params.siteId, written, current),
+    );
+    return written;
+  });
+  await announce(ctx, raised);
   return (await presentRows(ctx, 'site', [row], extended))[0];
 }
 

@@ -20,6 +20,8 @@ import {
   type IntegrationRow,
 } from '../../db/integrations.ts';
 import { transaction, type Em } from '../../db/orm.ts';
+import { raiseFor, type RaisedFor } from '../../db/integration-events.ts';
+import { announceIntegrationEvents } from '../../temporal/integration-events.ts';
 import { enabledMemberships, organizationsByIds } from '../../db/organizations.ts';
 import { newId } from '../../domain/ids.ts';
 import {
@@ -297,21 +299,45 @@ export async function install(ctx: Ctx, name: string, body: Static<typeof Instal
     if (problem) throw badRequest(problem);
   }
   const now = new Date();
-  const installation = await createInstallation(ctx.em, {
-    id: newId(),
-    integrationName: integration.name,
-    organizationId: body.organization,
-    // Without a configuration, an integration that requires one waits for it (PATCH the installation).
-    status: body.configuration === undefined && needsConfiguration(account) ? 'pending' : 'active',
-    spaceSelection: 'selected',
-    siteSelection: 'selected',
-    configuration: body.configuration ?? {},
-    externalIds: body.externalIds ?? [],
-    createdAt: now,
-    updatedAt: now,
+  let raised: RaisedFor[] = [];
+  const installation = await transaction(ctx.em, async (tx) => {
+    const created = await createInstallation(tx, {
+      id: newId(),
+      integrationName: integration.name,
+      organizationId: body.organization,
+      // Without a configuration, an integration that requires one waits for it (PATCH the installation).
+      status: body.configuration === undefined && needsConfiguration(account) ? 'pending' : 'active',
+      spaceSelection: 'selected',
+      siteSelection: 'selected',
+      configuration: body.configuration ?? {},
+      externalIds: body.externalIds ?? [],
+      createdAt: now,
+      updatedAt: now,
+    });
+    if (!created) throw conflict(`organization: "${integration.name}" is already installed in this organization`);
+    raised = await raiseFor(tx, [receiverOf(created)], 'installation_setup', { status: created.status });
+    return created;
   });
-  if (!installation) throw conflict(`organization: "${integration.name}" is already installed in this organization`);
+  await announce(ctx, raised);
   return presentOneInstallation(ctx, installation);
+}
+
+/** An installation as the receiver of its own setup events. */
+export function receiverOf(installation: { id: string; integrationName: string; organizationId: string }) {
+  return { installationId: installation.id, integrationName: installation.integrationName, organizationId: installation.organizationId };
+}
+
+/**
+ * Starts the delivery of events a committed write raised. A start that fails is logged, not
+ * answered: the write holds, and the integration events' sweep starts the delivery a minute later.
+ */
+export async function announce(ctx: Ctx, raised: RaisedFor[]): Promise<void> {
+  if (raised.length === 0) return;
+  try {
+    await announceIntegrationEvents(ctx.deps.temporal, ctx.deps.config.temporalTaskQueue, raised);
+  } catch (error) {
+    ctx.log.warn({ err: error }, 'integration events: starting their delivery failed; the sweep will start it');
+  }
 }
 
 /**
@@ -362,7 +388,16 @@ export async function updateInstallation(ctx: Ctx, ref: InstallationRef, body: S
   if (body.externalIds !== undefined) changes.externalIds = body.externalIds;
   if (body.space_selection !== undefined) changes.spaceSelection = body.space_selection;
   if (body.site_selection !== undefined) changes.siteSelection = body.site_selection;
-  const updated = await writeInstallation(ctx.em, installation.id, changes, new Date());
+  let raised: RaisedFor[] = [];
+  const updated = await transaction(ctx.em, async (tx) => {
+    const written = await writeInstallation(tx, installation.id, changes, new Date());
+    raised = await raiseFor(tx, [receiverOf(installation)], 'installation_setup', {
+      status: written.status,
+      previous: { status: installation.status, configuration: installation.configuration },
+    });
+    return written;
+  });
+  await announce(ctx, raised);
   return presentOneInstallation(ctx, updated);
 }
 
