@@ -30,6 +30,8 @@ import type { BlobStore } from '../lib/blob-store.ts';
 import { beat } from '../lib/heartbeat.ts';
 import { outcomeOf, type GitSyncOutcome } from './git-sync-outcome.ts';
 import { publishImportedRedirects } from './git-sync-redirects.ts';
+import { raiseSpaceEvent, type RaisedFor } from '../db/integration-events.ts';
+import { announceIntegrationEventsFromActivity } from '../temporal/integration-events.ts';
 import type { GitImportBundle } from './git-sync-stage.ts';
 
 /**
@@ -47,7 +49,9 @@ export async function readBundle(blobs: BlobStore, sha: string): Promise<GitImpo
 
 export async function applyImport(orm: Orm, bundle: GitImportBundle): Promise<GitSyncOutcome> {
   const { requestId, commit, message } = bundle;
-  return transaction(forkEm(orm), async (tx): Promise<GitSyncOutcome> => {
+  // Integration events an applied commit raises, delivered once its transaction has committed.
+  const raised: RaisedFor[] = [];
+  const outcome = await transaction(forkEm(orm), async (tx): Promise<GitSyncOutcome> => {
     const request = await lockQueuedRequest(tx, requestId);
     if (!request) return outcomeOf((await loadGitSyncRequest(tx, requestId))!);
     const spaceId = request.space_id;
@@ -206,6 +210,11 @@ export async function applyImport(orm: Orm, bundle: GitImportBundle): Promise<Gi
       commit,
       detail: theirs.warnings.length ? { message: theirs.warnings.slice(0, 20).join('; ') } : null,
     });
+    if (decision.moveSpace) raised.push(...(await raiseSpaceEvent(tx, spaceId, 'space_content_updated', { revisionId, updatedBy: [] })));
+    raised.push(...(await raiseSpaceEvent(tx, spaceId, 'space_gitsync_completed', { state: 'success', revisionId, commitId: commit })));
     return { state: 'applied', revisionId, commit, ...(decision.moveSpace ? { spaceRevision: revisionId } : {}) };
   });
+  // A start lost here (the worker stopping) is made by the integration events' sweep.
+  if (raised.length > 0) await announceIntegrationEventsFromActivity(raised);
+  return outcome;
 }

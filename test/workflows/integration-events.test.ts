@@ -12,6 +12,7 @@ import { integrationEventsSweep } from '../../src/workflows/integration-events.t
 import { edit, merge, newChangeRequest, newSpace } from '../support/fixtures.ts';
 import { createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { sql } from '../support/sql.ts';
+import { startGitServer, type GitServer } from '../support/git-server.ts';
 import { startWorkflowWorker, type WorkflowWorker } from '../support/workflow-worker.ts';
 
 /**
@@ -30,6 +31,7 @@ let w: WorkflowWorker;
 let sandbox: IntegrationSandbox;
 let receiver: Server;
 let receiverUrl: string;
+let git: GitServer;
 /** What the receiver heard, in order; and the statuses it answers next for an event's revision (200 once they run out). */
 const heard: Record<string, any>[] = [];
 const statuses = new Map<string, number[]>();
@@ -59,8 +61,9 @@ export default {
 };`;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1' });
   org = await createTestOrg(t, 'Integration events org');
+  git = await startGitServer();
   receiver = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
@@ -87,6 +90,7 @@ afterAll(async () => {
   await w?.stop();
   await sandbox?.close();
   await new Promise((done) => receiver?.close(done));
+  await git?.close();
   await t?.close();
 });
 
@@ -259,6 +263,26 @@ describe('a merge', () => {
     const [row] = await settled(await eventIdsOf(installationId));
     expect(row).toMatchObject({ status: 'success', type: 'space_content_updated' });
     expect(row.payload).toMatchObject({ spaceId, revisionId: merged, updatedBy: [{ object: 'user', id: org.members.admin.userId }] });
+  }, 120_000);
+});
+
+describe('a Git Sync import', () => {
+  it('raises space_content_updated and space_gitsync_completed with the commit, for integrations with each scope', async () => {
+    const { installationId, spaceId } = await installedOnSpace({ scopes: ['space:content:read', 'space:git:sync'] });
+    const commit = git.commit('events', { 'README.md': '# Synced\n\nFrom the repository.\n' }, { message: 'Docs' });
+    const res = await admin().post(`/v1/spaces/${spaceId}/git/import`, { url: git.url('events'), ref: 'refs/heads/main' });
+    expect(res.status).toBe(204);
+    // The import runs in the service's worker: its events exist once it has applied the commit.
+    const raised = await eventually(async () => {
+      const ids = await eventIdsOf(installationId, 'space_gitsync_completed');
+      return ids.length > 0 ? ids : undefined;
+    }, 60_000);
+    const [completed] = await settled(raised);
+    const revision = (await admin().get(`/v1/spaces/${spaceId}`)).body.revision;
+    expect(completed).toMatchObject({ status: 'success' });
+    expect(completed.payload).toMatchObject({ spaceId, state: 'success', commitId: commit, revisionId: revision });
+    const [updated] = await settled(await eventIdsOf(installationId, 'space_content_updated'));
+    expect(updated.payload).toMatchObject({ spaceId, revisionId: revision, updatedBy: [] });
   }, 120_000);
 });
 
