@@ -5,6 +5,7 @@ import { organizationFacts } from '../api/orgs/service.ts';
 import { findContentInstallation, findInstallation, findIntegration, insertInstallationToken } from '../db/integrations.ts';
 import { organizationsByIds } from '../db/organizations.ts';
 import { forkEm, transaction, type Orm } from '../db/orm.ts';
+import { beat } from '../lib/heartbeat.ts';
 import {
   failIntegrationEvent,
   findIntegrationEventById,
@@ -137,6 +138,50 @@ const SWEEP_LIMIT = 500;
 
 /** Activities of the `integration-events` workflow. */
 export function integrationEventsActivities(orm: Orm, deps: IntegrationEventsDeps) {
+  /** One delivery attempt of a pending event: runs it in the script and records what it answered. */
+  async function deliver(
+    em: ReturnType<typeof forkEm>,
+    event: IntegrationEventRow,
+    target: DeliveryTarget | undefined,
+  ): Promise<'success' | 'failed'> {
+    if (!target) {
+      await recordDelivery(em, event.id, {
+        status: 'failed',
+        responseStatus: null,
+        error: 'The installation or its integration no longer exists',
+        logs: [],
+      });
+      return 'failed';
+    }
+    const { result, lines } = await deps.logs.during(event.integrationName, async () => {
+      try {
+        return { answer: await deps.sandbox.dispatch(target.script, event.payload, target.environment) };
+      } catch (error) {
+        if (error instanceof IntegrationSandboxError) return { stopped: error };
+        throw error;
+      }
+    });
+    const logs = eventLog(lines);
+    if (result.stopped) {
+      const stopped = { sandboxError: result.stopped.code, message: result.stopped.message };
+      const verdict = deliveryVerdict(stopped);
+      await recordDelivery(em, event.id, {
+        status: verdict === 'retry' ? 'pending' : 'failed',
+        responseStatus: null,
+        error: deliveryError(stopped),
+        logs,
+      });
+      if (verdict === 'retry') throw ApplicationFailure.retryable(`Event ${event.id}: ${deliveryError(stopped)}`, result.stopped.code);
+      return 'failed';
+    }
+    const answer = result.answer!;
+    const verdict = deliveryVerdict(answer);
+    const error = verdict === 'success' ? null : deliveryError({ status: answer.status, body: answer.body.toString('utf8') });
+    await recordDelivery(em, event.id, { status: verdict === 'retry' ? 'pending' : verdict, responseStatus: answer.status, error, logs });
+    if (verdict === 'retry') throw ApplicationFailure.retryable(`Event ${event.id}: ${error}`, 'INTEGRATION_ERROR');
+    return verdict;
+  }
+
   return {
     /** The installation's pending events after `afterSeq`, in order (ids and their place). */
     async pendingIntegrationEvents(installationId: string, afterSeq: string, limit: number) {
@@ -144,61 +189,38 @@ export function integrationEventsActivities(orm: Orm, deps: IntegrationEventsDep
     },
 
     /**
-     * One delivery attempt: runs the event in the integration's script and records the outcome.
-     * Settled events are left alone (a retried activity). An answer to try again (a 5xx, the
-     * sandbox stopping the script) is recorded and thrown, so Temporal retries it with backoff.
+     * Delivers events of one installation in order: each runs in the integration's script and its
+     * outcome is recorded before the next goes; settled ones are skipped (a retried attempt resumes
+     * where the last stopped). An answer to try again (a 5xx, the sandbox stopping the script) is
+     * recorded and thrown, naming the event, so Temporal retries from it with backoff. The script
+     * and environment are read once per space or site the events are about.
      */
-    async deliverIntegrationEvent(eventId: string): Promise<'success' | 'failed' | 'settled'> {
+    async deliverIntegrationEvents(eventIds: string[]): Promise<{ success: number; failed: number }> {
       const em = forkEm(orm);
-      const event = await findIntegrationEventById(em, eventId);
-      if (!event || event.status !== 'pending') return 'settled';
-      const target = await deps.target(event);
-      if (!target) {
-        await recordDelivery(em, event.id, {
-          status: 'failed',
-          responseStatus: null,
-          error: 'The installation or its integration no longer exists',
-          logs: [],
-        });
-        return 'failed';
+      const targets = new Map<string, Promise<DeliveryTarget | undefined>>();
+      const counts = { success: 0, failed: 0 };
+      for (const eventId of eventIds) {
+        const event = await findIntegrationEventById(em, eventId);
+        if (!event || event.status !== 'pending') continue;
+        const key = `${String(event.payload.spaceId ?? '')}\n${String(event.payload.siteId ?? '')}`;
+        if (!targets.has(key)) targets.set(key, deps.target(event));
+        const outcome = await deliver(em, event, await targets.get(key)!);
+        counts[outcome]++;
+        beat({ delivered: counts.success + counts.failed, of: eventIds.length });
       }
-      const { result, lines } = await deps.logs.during(event.integrationName, async () => {
-        try {
-          return { answer: await deps.sandbox.dispatch(target.script, event.payload, target.environment) };
-        } catch (error) {
-          if (error instanceof IntegrationSandboxError) return { stopped: error };
-          throw error;
-        }
-      });
-      const logs = eventLog(lines);
-      if (result.stopped) {
-        const stopped = { sandboxError: result.stopped.code, message: result.stopped.message };
-        const verdict = deliveryVerdict(stopped);
-        await recordDelivery(em, event.id, {
-          status: verdict === 'retry' ? 'pending' : 'failed',
-          responseStatus: null,
-          error: deliveryError(stopped),
-          logs,
-        });
-        if (verdict === 'retry') throw ApplicationFailure.retryable(deliveryError(stopped), result.stopped.code);
-        return 'failed';
-      }
-      const answer = result.answer!;
-      const verdict = deliveryVerdict(answer);
-      const error = verdict === 'success' ? null : deliveryError({ status: answer.status, body: answer.body.toString('utf8') });
-      await recordDelivery(em, event.id, {
-        status: verdict === 'retry' ? 'pending' : verdict,
-        responseStatus: answer.status,
-        error,
-        logs,
-      });
-      if (verdict === 'retry') throw ApplicationFailure.retryable(error!, 'INTEGRATION_ERROR');
-      return verdict;
+      return counts;
     },
 
-    /** Settles an event as failed once its attempts are spent (the job goes on with the next one). */
-    async failIntegrationEvent(eventId: string, error: string): Promise<void> {
-      await failIntegrationEvent(forkEm(orm), eventId, error.slice(0, 1000));
+    /** Settles as failed the first event of `eventIds` still pending, once its attempts are spent; answers its id. */
+    async failIntegrationEvent(eventIds: string[], error: string): Promise<string | undefined> {
+      const em = forkEm(orm);
+      for (const eventId of eventIds) {
+        const event = await findIntegrationEventById(em, eventId);
+        if (event?.status !== 'pending') continue;
+        await failIntegrationEvent(em, eventId, error.slice(0, 1000));
+        return eventId;
+      }
+      return undefined;
     },
 
     /** The sweep: starts or signals the job of installations with events pending for over a minute. */

@@ -14,8 +14,9 @@ import type { RaisedFor } from '../db/integration-events.ts';
  * Raising events writes them in the change's transaction (src/db/integration-events.ts); once it
  * has committed, `announceIntegrationEvents` starts the job of each installation concerned, or
  * signals the one running. Operators find an installation's deliveries in the Temporal UI under
- * `WorkflowId = "integration-events/<installationId>"` (every attempt of every event is an
- * activity there, with its error), all of them under `DocsJobKind = "integration-events"`, and the
+ * `WorkflowId = "integration-events/<installationId>"` (every page of events is an activity
+ * there; a failed attempt's error names its event), all of them under `DocsJobKind =
+ * "integration-events"`, and the
  * sweep's schedule as `integration-events-sweep/<task queue>`.
  */
 export { integrationEventsWorkflowId };

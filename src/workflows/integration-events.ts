@@ -8,13 +8,14 @@ const { pendingIntegrationEvents, failIntegrationEvent, wakeStaleIntegrationEven
 });
 
 /**
- * One delivery is one activity, so every attempt of every event shows in the Temporal UI with its
- * error. An attempt is bounded by the sandbox's deadline (INTEGRATION_TIMEOUT, 10 s by default);
- * retried with backoff for about an hour and a half (1 s doubling to 15 minutes, 10 attempts),
- * then the event is settled as failed and the next one goes.
+ * One activity delivers a page of events in order, each recorded as it settles, and stops at the
+ * first to try again: its retry (from 1 s, doubling, at most every 15 minutes, 10 attempts, about
+ * an hour and a half) resumes at that event, since the settled ones are skipped. Its error names the
+ * event. Once the attempts are spent that event is settled as failed and the next ones go.
  */
-const { deliverIntegrationEvent } = proxyActivities<IntegrationEventsActivities>({
-  startToCloseTimeout: '2 minutes',
+const { deliverIntegrationEvents } = proxyActivities<IntegrationEventsActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '1 minute',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '15 minutes', maximumAttempts: 10 },
 });
 
@@ -32,8 +33,8 @@ const RUN_DELIVERIES = 500;
 
 /**
  * Delivers an installation's pending events one at a time, in the order they were raised (their
- * `seq`), each at least once: an event is settled by its delivery (or failed once its attempts are
- * spent) before the next one goes, so an integration never sees them out of order. Started (or
+ * `seq`), a page at a time, each at least once: an event is settled by its delivery (or failed once
+ * its attempts are spent) before the next one goes, so an integration never sees them out of order. Started (or
  * signalled) by the API once the change raising events has committed, and by the sweep for events
  * whose start was lost; ends after IDLE without events, continuing as a new run every
  * RUN_DELIVERIES deliveries. `afterSeq`: the last event a previous run went past.
@@ -51,15 +52,19 @@ export async function integrationEvents(installationId: string, afterSeq = '0'):
     for (;;) {
       const pending = await pendingIntegrationEvents(installationId, seq, PAGE);
       if (pending.length === 0) break;
-      for (const event of pending) {
-        try {
-          await deliverIntegrationEvent(event.id);
-        } catch (error) {
-          await failIntegrationEvent(event.id, failureMessage(error));
-        }
-        seq = event.seq;
-        delivered++;
+      const ids = pending.map((event) => event.id);
+      try {
+        await deliverIntegrationEvents(ids);
+      } catch (error) {
+        // The attempts on the first event still pending are spent: it fails, the page is read again after it.
+        const failed = await failIntegrationEvent(ids, failureMessage(error));
+        const at = pending.findIndex((event) => event.id === failed);
+        seq = at < 0 ? seq : pending[at].seq;
+        delivered += at + 1;
+        continue;
       }
+      seq = pending[pending.length - 1].seq;
+      delivered += pending.length;
       if (delivered >= RUN_DELIVERIES || workflowInfo().continueAsNewSuggested) {
         return continueAsNew<typeof integrationEvents>(installationId, seq);
       }
