@@ -5,7 +5,7 @@ import { organizationFacts } from '../api/orgs/service.ts';
 import { findContentInstallation, findInstallation, findIntegration, insertInstallationToken } from '../db/integrations.ts';
 import { organizationsByIds } from '../db/organizations.ts';
 import { forkEm, transaction, type Orm } from '../db/orm.ts';
-import { beat } from '../lib/heartbeat.ts';
+import { beat, heartbeating } from '../lib/heartbeat.ts';
 import {
   failIntegrationEvent,
   findIntegrationEventById,
@@ -196,19 +196,25 @@ export function integrationEventsActivities(orm: Orm, deps: IntegrationEventsDep
      * and environment are read once per space or site the events are about.
      */
     async deliverIntegrationEvents(eventIds: string[]): Promise<{ success: number; failed: number }> {
-      const em = forkEm(orm);
-      const targets = new Map<string, Promise<DeliveryTarget | undefined>>();
-      const counts = { success: 0, failed: 0 };
-      for (const eventId of eventIds) {
-        const event = await findIntegrationEventById(em, eventId);
-        if (!event || event.status !== 'pending') continue;
-        const key = `${String(event.payload.spaceId ?? '')}\n${String(event.payload.siteId ?? '')}`;
-        if (!targets.has(key)) targets.set(key, deps.target(event));
-        const outcome = await deliver(em, event, await targets.get(key)!);
-        counts[outcome]++;
-        beat({ delivered: counts.success + counts.failed, of: eventIds.length });
-      }
-      return counts;
+      // Heartbeats go on while an event runs (up to INTEGRATION_TIMEOUT), so a slow script never looks like a lost worker.
+      return heartbeating(
+        async () => {
+          const em = forkEm(orm);
+          const targets = new Map<string, Promise<DeliveryTarget | undefined>>();
+          const counts = { success: 0, failed: 0 };
+          for (const eventId of eventIds) {
+            const event = await findIntegrationEventById(em, eventId);
+            if (!event || event.status !== 'pending') continue;
+            const key = `${String(event.payload.spaceId ?? '')}\n${String(event.payload.siteId ?? '')}`;
+            if (!targets.has(key)) targets.set(key, deps.target(event));
+            const outcome = await deliver(em, event, await targets.get(key)!);
+            counts[outcome]++;
+            beat({ delivered: counts.success + counts.failed, of: eventIds.length, last: eventId });
+          }
+          return counts;
+        },
+        { delivered: 0, of: eventIds.length },
+      );
     },
 
     /** Settles as failed the first event of `eventIds` still pending, once its attempts are spent; answers its id. */
