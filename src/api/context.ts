@@ -107,6 +107,8 @@ export interface VisitorGrant {
    * the change requests and every revision of the spaces it shows are readable too.
    */
   preview?: boolean;
+  /** A preview's token that shows the site's drafts too (site-token.ts `drafts`). */
+  drafts?: boolean;
 }
 
 declare module 'fastify' {

@@ -118,7 +118,8 @@ export async function siteTokenCaller(em: Em, deps: AppDeps, token: string, caug
   }
   if (!tokenStillHolds(claims, peeked.fingerprint, { ...state, fingerprint })) return null;
   const pinned = await pinnedRevision(em, claims, state, deps.config.visitorRevisionGraceMs, nowMs);
-  const live = new Set(state.spaceIds);
+  // A space made a draft (or removed) is no longer read with a token minted before, but by a preview showing drafts.
+  const live = new Set(claims.preview && claims.drafts ? state.spaceIds : state.liveSpaceIds);
   const id = `visitor:${claims.site}`;
   return {
     user: { id, displayName: 'Site visitor', email: '', photoUrl: null },
@@ -133,6 +134,7 @@ export async function siteTokenCaller(em: Em, deps: AppDeps, token: string, caug
       ...(claims.shareLink ? { shareLink: claims.shareLink } : {}),
       ...(claims.minter ? { minter: claims.minter } : {}),
       ...(claims.preview ? { preview: true } : {}),
+      ...(claims.preview && claims.drafts ? { drafts: true } : {}),
     },
   };
 }

@@ -45,6 +45,7 @@ export const SiteSection = defineEntity({
     isDefault: p.boolean().defaultRaw('false'),
     position: p.string(),
     createdAt: p.datetime().defaultRaw('now()'),
+    draft: p.boolean().defaultRaw('false'),
   },
 });
 export type SiteSection = InferEntity<typeof SiteSection>;
@@ -59,6 +60,7 @@ export const SiteSectionGroup = defineEntity({
     icon: p.string().nullable(),
     position: p.string(),
     createdAt: p.datetime().defaultRaw('now()'),
+    draft: p.boolean().defaultRaw('false'),
   },
 });
 export type SiteSectionGroup = InferEntity<typeof SiteSectionGroup>;
@@ -78,6 +80,7 @@ export const SiteSpace = defineEntity({
     isDefault: p.boolean().defaultRaw('false'),
     position: p.string(),
     createdAt: p.datetime().defaultRaw('now()'),
+    draft: p.boolean().defaultRaw('false'),
   },
 });
 export type SiteSpace = InferEntity<typeof SiteSpace>;

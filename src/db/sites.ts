@@ -7,6 +7,7 @@ import { sitesGrantedTo } from './site-permissions.ts';
 import type { Listing } from './listing.ts';
 import type { Em } from './orm.ts';
 import { loadPageMap } from './content.ts';
+import { liveStructure } from '../domain/sites/drafts.ts';
 import { pageIndex, pageIndexBytes, type PageIndex } from '../domain/sites/resolve.ts';
 import { sharedCache } from '../domain/lru.ts';
 import { entryBytes } from '../domain/sizeof.ts';
@@ -57,6 +58,8 @@ export type SectionRow = {
   icon: string | null;
   is_default: boolean;
   position: string;
+  /** A draft section (Migration0039) is seen by members and previews asking for drafts, never by readers. */
+  draft: boolean;
 };
 
 export type GroupRow = {
@@ -65,6 +68,8 @@ export type GroupRow = {
   title: string;
   icon: string | null;
   position: string;
+  /** A draft group hides its sections from readers. */
+  draft: boolean;
 };
 
 export type SiteSpaceRow = {
@@ -78,6 +83,7 @@ export type SiteSpaceRow = {
   hidden: boolean;
   is_default: boolean;
   position: string;
+  draft: boolean;
   /** Of the space: its title and current revision. */
   space_title: string;
   revision_id: string;
@@ -345,8 +351,9 @@ const SECTION_COLUMNS = [
   'icon',
   'is_default',
   'position',
+  'draft',
 ] as const;
-const GROUP_COLUMNS = ['id', 'site_id', 'title', 'icon', 'position'] as const;
+const GROUP_COLUMNS = ['id', 'site_id', 'title', 'icon', 'position', 'draft'] as const;
 
 // Positions are `collate "C"` columns: they order byte by byte, as the order keys are made.
 
@@ -398,7 +405,7 @@ export async function insertSection(em: Em, s: Omit<SectionRow, 'site_id'> & { s
 export async function updateSection(
   em: Em,
   sectionId: string,
-  fields: Partial<Pick<SectionRow, 'title' | 'description' | 'path' | 'condition' | 'icon' | 'group_id' | 'position'>>,
+  fields: Partial<Pick<SectionRow, 'title' | 'description' | 'path' | 'condition' | 'icon' | 'group_id' | 'position' | 'draft'>>,
 ): Promise<void> {
   const given = changes(fields);
   if (!given) return;
@@ -438,7 +445,7 @@ export async function insertGroup(em: Em, g: GroupRow): Promise<void> {
 export async function updateGroup(
   em: Em,
   groupId: string,
-  fields: { title?: string; icon?: string | null; position?: string },
+  fields: { title?: string; icon?: string | null; position?: string; draft?: boolean },
 ): Promise<void> {
   const given = changes(fields);
   if (!given) return;
@@ -479,6 +486,7 @@ const siteSpaceRows = (em: Em) =>
       'ss.hidden',
       'ss.is_default',
       'ss.position',
+      'ss.draft',
       'sp.title as space_title',
       'sp.revision_id',
     ])
@@ -543,6 +551,7 @@ export async function insertSiteSpace(
     title: string | null;
     isDefault: boolean;
     position: string;
+    draft: boolean;
   },
 ) {
   await db(em)
@@ -556,6 +565,7 @@ export async function insertSiteSpace(
       title: s.title,
       is_default: s.isDefault,
       position: s.position,
+      draft: s.draft,
     })
     .execute();
 }
@@ -563,7 +573,7 @@ export async function insertSiteSpace(
 export async function updateSiteSpace(
   em: Em,
   id: string,
-  fields: Partial<Pick<SiteSpaceRow, 'path' | 'condition' | 'hidden' | 'space_id' | 'position' | 'section_id'>>,
+  fields: Partial<Pick<SiteSpaceRow, 'path' | 'condition' | 'hidden' | 'space_id' | 'position' | 'section_id' | 'draft'>>,
 ): Promise<void> {
   const given = changes(fields);
   if (!given) return;
@@ -702,10 +712,11 @@ export type VisitorSite = Pick<
   | 'auth_key_sealed'
   | 'fallback_url'
 >;
-export type VisitorSection = Pick<SectionRow, 'id' | 'path' | 'condition' | 'is_default' | 'position'>;
+/** `draft`: the section's, or its group's. */
+export type VisitorSection = Pick<SectionRow, 'id' | 'path' | 'condition' | 'is_default' | 'position' | 'draft'>;
 export type VisitorSiteSpace = Pick<
   SiteSpaceRow,
-  'id' | 'section_id' | 'space_id' | 'path' | 'condition' | 'is_default' | 'position' | 'revision_id'
+  'id' | 'section_id' | 'space_id' | 'path' | 'condition' | 'is_default' | 'position' | 'revision_id' | 'draft'
 >;
 
 /** A site as a visitor's URL resolution needs it: the site, its sections and live site-spaces, the share-key check. */
@@ -744,6 +755,7 @@ async function readVisitorStructure(em: Em, siteId: string) {
         's.structure_version',
         eb
           .selectFrom('site_section as sec')
+          .leftJoin('site_section_group as grp', 'grp.id', 'sec.group_id')
           .whereRef('sec.site_id', '=', 's.id')
           .select((agg) =>
             agg.fn
@@ -754,6 +766,7 @@ async function readVisitorStructure(em: Em, siteId: string) {
                   condition: agg.ref('sec.condition'),
                   is_default: agg.ref('sec.is_default'),
                   position: agg.ref('sec.position'),
+                  draft: agg.or([agg('sec.draft', '=', true), agg('grp.draft', '=', true)]),
                 }),
               )
               .orderBy('sec.position')
@@ -781,6 +794,7 @@ async function readVisitorStructure(em: Em, siteId: string) {
                   is_default: agg.ref('ss.is_default'),
                   position: agg.ref('ss.position'),
                   revision_id: agg.ref('sp.revision_id'),
+                  draft: agg.ref('ss.draft'),
                 }),
               )
               .orderBy('ss.position')
@@ -906,8 +920,10 @@ export interface SiteTokenState {
   authKeySealed: string;
   /** Whether the share link the token came through (if any) is still active. */
   shareLinkActive: boolean;
-  /** The spaces of the site's live site-spaces. */
+  /** The spaces of the site's site-spaces (of spaces not deleted), drafts included: what a preview showing drafts reads. */
   spaceIds: string[];
+  /** The spaces of the site's live structure (no draft site-space, section or group): what every other token reads. */
+  liveSpaceIds: string[];
   /** The revision each of those spaces publishes now (its current revision), by space id. */
   spaceRevisions: Record<string, string>;
 }
@@ -945,6 +961,7 @@ export async function siteTokenState(em: Em, siteId: string, shareLinkId: string
     authKeySealed: row.auth_key_sealed,
     shareLinkActive: row.share_link_active,
     spaceIds: [...new Set(structure.siteSpaces.map((p) => p.space_id))],
+    liveSpaceIds: [...new Set(liveStructure({ ...structure, groups: [] }).siteSpaces.map((p) => p.space_id))],
     spaceRevisions: Object.fromEntries(structure.siteSpaces.map((p) => [p.space_id, p.revision_id])),
   };
 }

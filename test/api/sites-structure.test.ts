@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
+import { expect400 } from '../support/fixtures.ts';
 
 /** The structure of sites (sections, groups, site-spaces), share links and site settings. */
 let t: TestApp;
@@ -154,33 +155,65 @@ describe('sections', () => {
     expect(clash.status).toBe(409);
   });
 
-  it('refuses to stage a draft (nothing here is staged: it would go live), and takes draft false', async () => {
+  it('stages drafts: sections, groups and site-spaces created or turned draft, answered with draft, made live again', async () => {
     const s = await site();
-    const sec = (await admin().post(`${siteUrl(s.id)}/sections`, { spaceId: (await space('Live')).id, draft: false })).body;
-    expect(sec.draft).toBe(false);
-    const group = (await admin().post(`${siteUrl(s.id)}/section-groups`, { title: 'Group', draft: false })).body;
-    const siteSpace = (await admin().post(`${siteUrl(s.id)}/site-spaces`, { spaceId: (await space('Also live')).id, draft: false })).body;
-    const writes: [string, string, Record<string, unknown>][] = [
-      ['post', `${siteUrl(s.id)}/sections`, { spaceId: (await space('Staged')).id }],
-      ['patch', `${siteUrl(s.id)}/sections/${sec.id}`, {}],
-      ['post', `${siteUrl(s.id)}/section-groups`, { title: 'Staged group' }],
-      ['patch', `${siteUrl(s.id)}/section-groups/${group.id}`, {}],
-      ['post', `${siteUrl(s.id)}/site-spaces`, { spaceId: (await space('Staged space')).id }],
-      ['patch', `${siteUrl(s.id)}/site-spaces/${siteSpace.id}`, {}],
-    ];
-    const structure = async () => [
-      (await admin().get(`${siteUrl(s.id)}/sections`)).body,
-      (await admin().get(`${siteUrl(s.id)}/section-groups`)).body,
-      (await admin().get(`${siteUrl(s.id)}/site-spaces`)).body,
-    ];
-    const before = await structure();
-    for (const [method, url, body] of writes) {
-      const res =
-        method === 'post' ? await admin().post(url, { ...body, draft: true }) : await admin().patch(url, { ...body, draft: true });
-      expect([url, res.status]).toEqual([url, 400]);
-      expect(res.body.error.message).toMatch(/draft/);
+    const live = (await admin().post(`${siteUrl(s.id)}/sections`, { spaceId: (await space('Live')).id, draft: false })).body;
+    expect(live.draft).toBe(false);
+    const staged = await admin().post(`${siteUrl(s.id)}/sections`, { spaceId: (await space('Staged')).id, draft: true });
+    expect(staged.status).toBe(201);
+    expectMatchesGitBook('addSectionToSite', staged.body);
+    expect(staged.body).toMatchObject({ draft: true, siteSpaces: [expect.objectContaining({ draft: false })] });
+    const group = await admin().post(`${siteUrl(s.id)}/section-groups`, { title: 'Staged group', draft: true });
+    expect(group.status).toBe(201);
+    expect(group.body.draft).toBe(true);
+    const siteSpace = await admin().post(`${siteUrl(s.id)}/site-spaces`, { spaceId: (await space('Staged space')).id, draft: true });
+    expect(siteSpace.status).toBe(201);
+    expectMatchesGitBook('addSpaceToSite', siteSpace.body);
+    expect(siteSpace.body.draft).toBe(true);
+    // Listings show drafts to members, each marked.
+    const sections = (await admin().get(`${siteUrl(s.id)}/sections`)).body.items;
+    expect(sections.map((x: any) => [x.id, x.draft])).toEqual([
+      [live.id, false],
+      [staged.body.id, true],
+    ]);
+    expect((await admin().get(`${siteUrl(s.id)}/section-groups`)).body.items.map((g: any) => g.draft)).toEqual([true]);
+    const spaces = (await admin().get(`${siteUrl(s.id)}/site-spaces`)).body;
+    expectMatchesGitBook('listSiteSpaces', spaces);
+    expect(spaces.items.find((x: any) => x.id === siteSpace.body.id).draft).toBe(true);
+    // draft false makes each live; draft true makes a live one a draft.
+    for (const [kind, id] of [
+      ['sections', staged.body.id],
+      ['section-groups', group.body.id],
+      ['site-spaces', siteSpace.body.id],
+    ]) {
+      const made = await admin().patch(`${siteUrl(s.id)}/${kind}/${id}`, { draft: false });
+      expect([kind, made.status, made.body.draft]).toEqual([kind, 200, false]);
     }
-    expect(await structure()).toEqual(before);
+    expect((await admin().patch(`${siteUrl(s.id)}/sections/${live.id}`, { draft: true })).body.draft).toBe(true);
+    // Only a boolean.
+    expect400(await admin().patch(`${siteUrl(s.id)}/sections/${live.id}`, { draft: 'yes' }), /draft/);
+  });
+
+  it('lets an editor stage drafts on a site with content, and keeps live changes for creators', async () => {
+    const s = await site({ spaces: [(await space('Content')).id] });
+    const editor = org.members.edit.api;
+    const reader = org.members.read.api;
+    const added = await editor.post(`${siteUrl(s.id)}/site-spaces`, { spaceId: (await space('By an editor')).id, draft: true });
+    expect(added.status).toBe(201);
+    expect((await editor.patch(`${siteUrl(s.id)}/site-spaces/${added.body.id}`, { path: 'edited' })).body.path).toBe('edited');
+    // The attacker's requests: an editor adding live content, making their draft live, or changing a live site-space; a reader staging.
+    const live = await editor.post(`${siteUrl(s.id)}/site-spaces`, { spaceId: (await space('Live by editor')).id });
+    expect(live.status).toBe(403);
+    expect((await editor.patch(`${siteUrl(s.id)}/site-spaces/${added.body.id}`, { draft: false })).status).toBe(403);
+    const first = (await admin().get(`${siteUrl(s.id)}/site-spaces`)).body.items.find((x: any) => !x.draft);
+    expect((await editor.patch(`${siteUrl(s.id)}/site-spaces/${first.id}`, { draft: true })).status).toBe(403);
+    expect((await reader.post(`${siteUrl(s.id)}/site-spaces`, { spaceId: (await space('By a reader')).id, draft: true })).status).toBe(403);
+    expect((await editor.post(`${siteUrl(s.id)}/sections`, { spaceId: (await space('Wraps the root')).id, draft: true })).status).toBe(403);
+    // A creator makes it live.
+    expect((await creator().patch(`${siteUrl(s.id)}/site-spaces/${added.body.id}`, { draft: false })).body.draft).toBe(false);
+    // A site without content takes its first content from a creator only, draft or not.
+    const empty = await site();
+    expect((await editor.post(`${siteUrl(empty.id)}/site-spaces`, { spaceId: (await space('First')).id, draft: true })).status).toBe(403);
   });
 
   it('keeps order under move and delete, with exactly one default promoted on delete', async () => {

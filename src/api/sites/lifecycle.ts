@@ -69,6 +69,7 @@ export async function createSite(ctx: Ctx, organizationId: string, body: Static<
         title: null,
         isDefault: i === 0,
         position,
+        draft: false,
       });
     }
   });

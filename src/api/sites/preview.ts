@@ -1,5 +1,6 @@
 import { spacesByIds } from '../../db/sites.ts';
 import { parseRison, RisonError } from '../../domain/sites/rison.ts';
+import { liveStructure } from '../../domain/sites/drafts.ts';
 import { effectiveDefault } from '../../domain/sites/order.ts';
 import { siteUrl } from '../../domain/sites/urls.ts';
 import { contentRoles } from '../access.ts';
@@ -15,7 +16,8 @@ import { asOrdered, loadStructure } from './structure.ts';
  * `GET …/sites/{siteId}/publishing/preview` (getSitePublishingPreviewById): a link, valid for an
  * hour, to the site as it would look when published, under SITE_PREVIEW_BASE_URL
  * (`{base}/{siteId}/{section}/{site-space}/…?token=`, the form GitBook's renderer serves as a
- * preview). The token is a preview's token (site-token.ts): it opens this site only, published or
+ * preview). With `draft` (the default), the preview shows the site's draft structure too; with
+ * `draft=false`, only what readers would see. The token is a preview's token (site-token.ts): it opens this site only, published or
  * not, as the visitor `claims` describe, and reads only the spaces of the site its member can read
  * (never more than they could themselves), with their change requests and revisions.
  */
@@ -27,7 +29,10 @@ export async function getSitePreview(
 ): Promise<{ url: string }> {
   const { site, role } = await requireSite(ctx, organizationId, siteId, 'read', 'preview this site');
   const claims = previewClaims(query.claims);
-  const structure = await loadStructure(ctx.em, site.id);
+  // GitBook's default: a preview shows drafts unless asked not to.
+  const drafts = query.draft ?? true;
+  const whole = await loadStructure(ctx.em, site.id);
+  const structure = drafts ? whole : liveStructure(whole);
   const spaces = await spacesByIds(ctx.em, [...new Set(structure.siteSpaces.map((s) => s.space_id))]);
   const roles = await contentRoles(ctx.em, { userId: ctx.caller.user.id, role }, 'space', spaces);
   const readable = structure.siteSpaces.filter((s) => atLeast(roles.get(s.space_id) ?? null, 'read'));
@@ -58,6 +63,7 @@ export async function getSitePreview(
     claims,
     visibility: site.visibility,
     minter: `token:${ctx.caller.tokenId}`,
+    ...(drafts ? { drafts: true as const } : {}),
   });
   const base = `${ctx.deps.config.sitePreviewUrl}/${encodeURIComponent(site.id)}`;
   const path = query.target === undefined ? [sectionPart, siteSpacePart] : [targetPath(query.target, baseOf(site, siteUrls(ctx.deps)))];

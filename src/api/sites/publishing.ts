@@ -37,18 +37,22 @@ export async function getPublishedSite(ctx: Ctx, organizationId: string, siteId:
 
 /**
  * `GET …/sites/{siteId}/structure` (getSiteStructure): the site's navigation as the published site
- * answers it, to the same readers: its members (everything, published or not) and holders of an
- * active share key of a published share-link site (what their conditions show).
+ * answers it, to the same readers: its members (everything, published or not, drafts included and
+ * marked `draft`) and holders of an active share key of a published share-link site (what their
+ * conditions show of the live structure).
  */
 export async function getSiteStructure(ctx: Ctx, organizationId: string, siteId: string, shareKey?: string) {
-  return (await structureTree(ctx, await publishedReader(ctx, organizationId, siteId, shareKey))).tree;
+  return (await structureTree(ctx, await publishedReader(ctx, organizationId, siteId, shareKey), { drafts: true })).tree;
 }
 
-/** The structure a reader sees: sections and groups in order, or the root site-spaces of a site without sections. */
-async function structureTree(ctx: Ctx, reader: PublishedReader) {
+/**
+ * The structure a reader sees: sections and groups in order, or the root site-spaces of a site
+ * without sections. The published site's is live only; with `drafts`, a member sees drafts too.
+ */
+async function structureTree(ctx: Ctx, reader: PublishedReader, options: { drafts?: boolean } = {}) {
   const { site, role } = reader;
   const viaShareKey = reader.asVisitor;
-  const structure = await readerStructure(ctx, reader);
+  const structure = await readerStructure(ctx, reader, options);
   const p = await structurePresenter(ctx, site, structure, role ?? undefined);
   if (structure.sections.length > 0) {
     const items = sortOrdered([
@@ -89,7 +93,7 @@ export async function getPublishedSiteAnswer(
     visitor.shareLink ?? '',
     visitor.spaceIds.join(','),
     JSON.stringify(visitor.claims),
-    visitor.preview ? 'preview' : '',
+    visitor.preview ? (visitor.drafts ? 'preview drafts' : 'preview') : '',
   ].join('\n');
   return keptAnswer(ctx.deps.publishedSites, key, read, serialize, ctx.caughtUp);
 }

@@ -12,14 +12,10 @@ const lit = (values: string[]) => Type.Union(values.map((v) => Type.Literal(v)))
  * API's type coercion never reads an empty string as null: "" is a string, held to its bounds.
  */
 /**
- * GitBook's `draft` on a section, section group or site-space written: staged, not live. Nothing is
- * staged here (what is added to a site is live at once, and answered `draft: false`), so only
- * `false` is taken: a `true` refused with a 400 rather than dropped, which would publish what its
- * sender meant to stage.
+ * `draft` on a site's structure (GitBook's draft mode): true keeps the item out of what readers see
+ * until it is made live (false). Draft content is listed to members and shown by previews.
  */
-export const LiveOnly = Type.Optional(
-  Type.Literal(false, { description: 'Only false: sections, section groups and site-spaces are live once added (no draft mode).' }),
-);
+export const Draft = (description: string) => Type.Optional(Type.Boolean({ description }));
 
 export function nullable(schema: { minLength?: number; maxLength?: number; pattern?: string; format?: string }) {
   return Type.Unsafe<string | null>({ type: ['string', 'null'], ...schema });

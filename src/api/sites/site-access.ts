@@ -38,6 +38,15 @@ export async function requireSite(ctx: Ctx, organizationId: string, siteId: stri
 }
 
 /**
+ * GitBook's rule for a site's structure: an editor adds and changes drafts (`edit`); adding or
+ * changing anything readers see, or making a draft live, needs `create`. Called after
+ * `requireSite(…, 'edit', …)`, once it is known whether the change touches live structure.
+ */
+export function requireStructureRole(role: Role | null, live: boolean, action: string): void {
+  requireRole(role, live ? 'create' : 'edit', live ? action : `${action} (as a draft)`);
+}
+
+/**
  * Who may read a site's structure: a member with a role, or anyone holding an active share key
  * of the site. 404 otherwise (also for a share key that is wrong or inactive).
  */

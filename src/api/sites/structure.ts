@@ -13,6 +13,7 @@ import type { Role } from '../../domain/roles.ts';
 import { sharedCache } from '../../domain/lru.ts';
 import { entryBytes } from '../../domain/sizeof.ts';
 import { conditionContext, conditionHolds, type VisitorClaims } from '../../domain/sites/conditions.ts';
+import { liveStructure } from '../../domain/sites/drafts.ts';
 import { effectiveDefault, sortOrdered } from '../../domain/sites/order.ts';
 import { contentRoles } from '../access.ts';
 import type { Ctx, VisitorGrant } from '../context.ts';
@@ -36,15 +37,18 @@ export async function loadStructure(em: Em, siteId: string): Promise<SiteStructu
 }
 
 /**
- * The structure a visitor sees: sections and site-spaces whose condition holds for their claims
- * (none for a share-key holder), and with `spaceIds` only the site-spaces of those spaces (what a
- * visitor's token grants). Members see everything.
+ * The structure a visitor sees: the live structure (with `drafts`, a preview's, drafts too),
+ * sections and site-spaces whose condition holds for their claims (none for a share-key holder),
+ * and with `spaceIds` only the site-spaces of those spaces (what a visitor's token grants).
+ * Members see everything.
  */
 export function structureForVisitor(
-  structure: SiteStructure,
+  whole: SiteStructure,
   claims: VisitorClaims = { signed: {}, unsigned: {} },
   spaceIds?: string[],
+  drafts = false,
 ): SiteStructure {
+  const structure = drafts ? whole : liveStructure(whole);
   const context = conditionContext(claims);
   const granted = spaceIds ? new Set(spaceIds) : undefined;
   const sections = structure.sections.filter((s) => conditionHolds(s.condition, context));
@@ -132,8 +136,18 @@ async function structureAt(em: Em, site: SiteRow): Promise<SiteStructure> {
   return structure;
 }
 
-/** The structure a published-site reader sees: everything for a member, what their claims allow for a visitor. */
-export async function readerStructure(ctx: Ctx, reader: { site: SiteRow; asVisitor: boolean; visitor?: VisitorGrant }) {
+/**
+ * The structure a published-site reader sees: for a member, the live structure (with `drafts`,
+ * everything); for a visitor, what their claims allow of the live structure (drafts too for a
+ * preview's token that shows them).
+ */
+export async function readerStructure(
+  ctx: Ctx,
+  reader: { site: SiteRow; asVisitor: boolean; visitor?: VisitorGrant },
+  options: { drafts?: boolean } = {},
+) {
   const all = await structureAt(ctx.em, reader.site);
-  return reader.asVisitor ? structureForVisitor(all, grantClaims(reader.visitor), reader.visitor?.spaceIds) : all;
+  if (!reader.asVisitor) return options.drafts ? all : liveStructure(all);
+  const { visitor } = reader;
+  return structureForVisitor(all, grantClaims(visitor), visitor?.spaceIds, !!(visitor?.preview && visitor.drafts));
 }

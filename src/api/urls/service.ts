@@ -13,6 +13,7 @@ import {
 } from '../../db/sites.ts';
 import { unsignedClaimsProblem } from '../../domain/sites/adaptive.ts';
 import { conditionContext } from '../../domain/sites/conditions.ts';
+import { liveStructure } from '../../domain/sites/drafts.ts';
 import { lookupPage, resolveSitePath, visibleStructure, type PageEntry, type PageIndex } from '../../domain/sites/resolve.ts';
 import { contentRefOf, parsePublishedUrl, shareKeyCandidates, siteUrl, type SiteLocator } from '../../domain/sites/urls.ts';
 import { verifyVisitorToken } from '../../domain/sites/visitor.ts';
@@ -165,10 +166,12 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
     unsigned = input.unsignedClaims;
   }
   const context = conditionContext({ signed: access.signed, unsigned });
-  // A preview shows only the spaces its token reads (those its member could read).
+  // A preview shows only the spaces its token reads (those its member could read), and drafts only when it asked for them.
   const grant = ctx.caller.visitor;
-  const siteSpaces = grant?.preview ? found.siteSpaces.filter((s) => grant.spaceIds.includes(s.space_id)) : found.siteSpaces;
-  const visible = visibleStructure(found.sections.map(sectionNode), siteSpaces.map(siteSpaceNode), context);
+  const drafts = !!(grant?.preview && grant.drafts);
+  const structure = drafts ? found : liveStructure({ sections: found.sections, siteSpaces: found.siteSpaces, groups: [] });
+  const siteSpaces = grant?.preview ? structure.siteSpaces.filter((s) => grant.spaceIds.includes(s.space_id)) : structure.siteSpaces;
+  const visible = visibleStructure(structure.sections.map(sectionNode), siteSpaces.map(siteSpaceNode), context);
   const resolved = resolveSitePath(visible.sections, visible.siteSpaces, segments);
   if (!resolved) throw notFound(NOT_FOUND);
 
@@ -226,6 +229,7 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
       ...(site.visibility === 'share-link' && keyActive && found.shareLinkId ? { shareLink: found.shareLinkId } : {}),
       ...(minter ? { minter } : {}),
       ...(ctx.caller.visitor?.preview ? { preview: true as const } : {}),
+      ...(drafts ? { drafts: true as const } : {}),
     },
     access.notAfter,
   );
@@ -279,7 +283,7 @@ export async function resolvePublishedAnswer(
   const reach = siteLookup
     ? `lookup ${siteLookup.organizationId}`
     : visitor
-      ? `visitor ${visitor.siteId} ${visitor.minter ?? ''}${visitor.preview ? ` preview ${JSON.stringify(visitor.claims)}` : ''}`
+      ? `visitor ${visitor.siteId} ${visitor.minter ?? ''}${visitor.preview ? ` preview${visitor.drafts ? ' drafts' : ''} ${JSON.stringify(visitor.claims)}` : ''}`
       : `member ${ctx.caller.tokenId}`;
   const key = [
     reach,

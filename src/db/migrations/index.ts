@@ -34,6 +34,7 @@ import { Migration0034SiteInsights } from './Migration0034SiteInsights.ts';
 import { Migration0035SitePermissions } from './Migration0035SitePermissions.ts';
 import { Migration0036IntegrationInstallations } from './Migration0036IntegrationInstallations.ts';
 import { Migration0038IntegrationEvents } from './Migration0038IntegrationEvents.ts';
+import { Migration0039SiteDrafts } from './Migration0039SiteDrafts.ts';
 
 /**
  * Every migration, in order; append new ones. Numbers are reserved per resource group:
@@ -43,4 +44,4 @@ import { Migration0038IntegrationEvents } from './Migration0038IntegrationEvents
  * deleted space removes everything in one statement (`revision_page`, whose rows are copied in
  * bulk, is emptied by a trigger on `revision` instead of a foreign key: 0027).
  */
-export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0005OpenApi, Migration0006Saml, Migration0007TeamsExtra, Migration0008Comments, Migration0009Pdf, Migration0010SpaceCounters, Migration0011GitSync, Migration0013Sites, Migration0014SearchTitles, Migration0015SearchState, Migration0016CredentialScope, Migration0017ReusableContent, Migration0018SiteTokens, Migration0019SiteRedirects, Migration0020Reviews, Migration0021Invites, Migration0022MergeRules, Migration0023SpacePdf, Migration0024ReviewComments, Migration0025ContentInvites, Migration0026GroupStructure, Migration0027RevisionPageCascade, Migration0028ChangeFeed, Migration0029GitSyncHandOff, Migration0030EmailInvites, Migration0031TokenFeed, Migration0032AuditLog, Migration0033BlobRegistry, Migration0034SiteInsights, Migration0035SitePermissions, Migration0036IntegrationInstallations, Migration0038IntegrationEvents];
+export const migrations = [Migration0001Foundation, Migration0002Content, Migration0003Teams, Migration0004OrgSettings, Migration0005OpenApi, Migration0006Saml, Migration0007TeamsExtra, Migration0008Comments, Migration0009Pdf, Migration0010SpaceCounters, Migration0011GitSync, Migration0013Sites, Migration0014SearchTitles, Migration0015SearchState, Migration0016CredentialScope, Migration0017ReusableContent, Migration0018SiteTokens, Migration0019SiteRedirects, Migration0020Reviews, Migration0021Invites, Migration0022MergeRules, Migration0023SpacePdf, Migration0024ReviewComments, Migration0025ContentInvites, Migration0026GroupStructure, Migration0027RevisionPageCascade, Migration0028ChangeFeed, Migration0029GitSyncHandOff, Migration0030EmailInvites, Migration0031TokenFeed, Migration0032AuditLog, Migration0033BlobRegistry, Migration0034SiteInsights, Migration0035SitePermissions, Migration0036IntegrationInstallations, Migration0038IntegrationEvents, Migration0039SiteDrafts];

@@ -54,6 +54,8 @@ export interface SiteTokenClaims {
    * every revision of the spaces the site shows (`~/changes/<id>/`, `~/revisions/<id>/`).
    */
   preview?: true;
+  /** A preview's token that shows the site's draft structure too (the preview's `draft`, default true). */
+  drafts?: true;
 }
 
 /** A JWT's shape (three base64url parts, the first a JSON object), as opposed to an opaque API token. */
@@ -135,6 +137,7 @@ export async function verifySiteToken(token: string, key: Uint8Array, nowSeconds
       !optionalString(p.shareLink) ||
       !optionalString(p.minter) ||
       (p.preview !== undefined && p.preview !== true) ||
+      (p.drafts !== undefined && p.drafts !== true) ||
       (p.visitorType !== undefined && p.visitorType !== 'human' && p.visitorType !== 'agent') ||
       typeof p.claims !== 'object' ||
       p.claims === null ||
@@ -157,6 +160,7 @@ export async function verifySiteToken(token: string, key: Uint8Array, nowSeconds
       ...(typeof p.shareLink === 'string' ? { shareLink: p.shareLink } : {}),
       ...(typeof p.minter === 'string' ? { minter: p.minter } : {}),
       ...(p.preview === true ? { preview: true as const } : {}),
+      ...(p.preview === true && p.drafts === true ? { drafts: true as const } : {}),
     };
   } catch {
     return null;

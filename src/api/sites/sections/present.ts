@@ -1,11 +1,7 @@
 import type { GroupRow, SectionRow, SiteRow } from '../../../db/sites.ts';
 import { publishedUrl, type SiteUrlsContext } from '../present.ts';
 
-/**
- * Site section and section group objects from rows: pure, everything they need is passed in.
- * `draft` is false: nothing of a site's structure is staged here, and a write asking for a draft is
- * refused (schemas.ts `LiveOnly`).
- */
+/** Site section and section group objects from rows: pure, everything they need is passed in. */
 
 export function presentSection(
   row: SectionRow,
@@ -18,7 +14,7 @@ export function presentSection(
     title: row.title,
     ...(row.description ? { description: row.description } : {}),
     default: options.isDefault,
-    draft: false,
+    draft: row.draft,
     path: row.path,
     ...(row.condition ? { condition: row.condition } : {}),
     ...(row.group_id ? { sectionGroup: row.group_id } : {}),
@@ -34,7 +30,7 @@ export function presentGroup(row: GroupRow, sections: unknown[]) {
     id: row.id,
     title: row.title,
     ...(row.icon ? { icon: row.icon } : {}),
-    draft: false,
+    draft: row.draft,
     sections,
     children: sections,
   };

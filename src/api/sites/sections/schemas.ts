@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Id, ListQuery } from '../../schemas.ts';
-import { NullableCondition, GroupTitle, Icon, LiveOnly, SectionDescription, SectionPath, SectionTitle, nullable } from '../schemas.ts';
+import { Draft, NullableCondition, GroupTitle, Icon, SectionDescription, SectionPath, SectionTitle, nullable } from '../schemas.ts';
 
 export const SectionParams = Type.Object({ organizationId: Id, siteId: Id, siteSectionId: Id });
 export const GroupParams = Type.Object({ organizationId: Id, siteId: Id, siteSectionGroupId: Id });
@@ -14,7 +14,7 @@ export const AddSectionBody = Type.Object({
   title: Type.Optional(Type.Union([Type.String({ minLength: 2, maxLength: 64 }), Type.Null()])),
   icon: Type.Optional(Type.Union([Icon, Type.Null()])),
   siteSectionGroupId: Type.Optional(Id),
-  draft: LiveOnly,
+  draft: Draft('Whether the section is created as a draft (default false): readers do not see it until it is made live.'),
 });
 
 export const UpdateSectionBody = Type.Object({
@@ -25,7 +25,7 @@ export const UpdateSectionBody = Type.Object({
   icon: Type.Optional(Type.Union([Icon, Type.Null()])),
   description: Type.Optional(Type.Union([SectionDescription, Type.Null()])),
   siteSectionGroupId: Type.Optional(Type.Union([Id, Type.Null()])),
-  draft: LiveOnly,
+  draft: Draft('true makes the section a draft, false makes it live.'),
 });
 
 const SectionPointer = Type.Object({ type: Type.Literal('site-section'), siteSection: Id });
@@ -37,13 +37,13 @@ export const AddGroupBody = Type.Object({
   title: GroupTitle,
   icon: Type.Optional(Type.Union([Icon, Type.Null()])),
   sections: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
-  draft: LiveOnly,
+  draft: Draft('Whether the section group is created as a draft: readers see none of its sections until it is made live.'),
 });
 
 export const UpdateGroupBody = Type.Object({
   title: Type.Optional(GroupTitle),
   icon: Type.Optional(Type.Union([Icon, Type.Null()])),
-  draft: LiveOnly,
+  draft: Draft('true makes the section group a draft, false makes it live.'),
 });
 
 export const AddSectionToGroupBody = Type.Object({ sectionId: Id });

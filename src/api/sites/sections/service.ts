@@ -33,7 +33,7 @@ import type { Ctx } from '../../context.ts';
 import { badRequest, conflict, notFound } from '../../errors.ts';
 import { paginate } from '../../pagination.ts';
 import { spaceForSite } from '../published-spaces.ts';
-import { requireSite, siteReader } from '../site-access.ts';
+import { requireSite, requireStructureRole, siteReader } from '../site-access.ts';
 import { loadStructure, structureForVisitor, structurePresenter } from '../structure.ts';
 import type {
   AddGroupBody,
@@ -121,7 +121,9 @@ export async function listSections(ctx: Ctx, organizationId: string, siteId: str
  * takes them in a default section of their own first, so nothing published disappears.
  */
 export async function addSection(ctx: Ctx, organizationId: string, siteId: string, body: Static<typeof AddSectionBody>) {
-  const { site, role } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
+  const { site, role } = await requireSite(ctx, organizationId, siteId, 'edit', STRUCTURE);
+  const draft = body.draft ?? false;
+  requireStructureRole(role, !draft, STRUCTURE);
   if (body.siteSectionGroupId !== undefined) await requireGroup(ctx.em, site, body.siteSectionGroupId);
   const space = await spaceForSite(ctx, organizationId, body.spaceId, body.title ?? 'New section');
   const id = newId();
@@ -133,6 +135,8 @@ export async function addSection(ctx: Ctx, organizationId: string, siteId: strin
     if (sections.length === 0) {
       const rootSpaces = await siteSpacePathsIn(tx, site.id, null);
       if (rootSpaces.length > 0) {
+        // Wrapping what readers see in a section changes it: not for a draft's author alone.
+        requireStructureRole(role, true, STRUCTURE);
         const wrapId = newId();
         const path = uniquePath(slugify(site.title), paths);
         paths.push(path);
@@ -149,6 +153,7 @@ export async function addSection(ctx: Ctx, organizationId: string, siteId: strin
           icon: null,
           is_default: true,
           position,
+          draft: false,
         });
         for (const row of await siteSpaceIdsAtRoot(tx, site.id)) await updateSiteSpace(tx, row, { section_id: wrapId });
       }
@@ -166,6 +171,7 @@ export async function addSection(ctx: Ctx, organizationId: string, siteId: strin
       icon: body.icon ?? null,
       is_default: order.length === 0,
       position: lastKey(order),
+      draft,
     });
     await insertSiteSpace(tx, {
       id: newId(),
@@ -176,6 +182,7 @@ export async function addSection(ctx: Ctx, organizationId: string, siteId: strin
       title: null,
       isDefault: true,
       position: lastKey([]),
+      draft: false,
     });
   });
   return presentOneSection(ctx, site, id, role);
@@ -188,8 +195,9 @@ export async function updateSection(
   sectionId: string,
   body: Static<typeof UpdateSectionBody>,
 ) {
-  const { site, role } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
+  const { site, role } = await requireSite(ctx, organizationId, siteId, 'edit', STRUCTURE);
   const section = await requireSection(ctx.em, site, sectionId);
+  requireStructureRole(role, !section.draft || body.draft === false, STRUCTURE);
   checkCondition(body.condition);
   if (body.siteSectionGroupId) await requireGroup(ctx.em, site, body.siteSectionGroupId);
   await transaction(ctx.em, async (tx) => {
@@ -211,6 +219,7 @@ export async function updateSection(
         icon: body.icon,
         description: body.description,
         group_id: body.siteSectionGroupId,
+        draft: body.draft,
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`path "${body.path}" is already used by another section of this site`);
@@ -285,12 +294,16 @@ export async function listGroups(ctx: Ctx, organizationId: string, siteId: strin
 async function requireSections(em: Em, site: SiteRow, ids: string[]) {
   const sections = await sectionsOf(em, site.id);
   for (const id of ids) if (!sections.some((s) => s.id === id)) throw badRequest(`sections: ${id} is not a section of this site`);
+  return sections;
 }
 
 export async function addGroup(ctx: Ctx, organizationId: string, siteId: string, body: Static<typeof AddGroupBody>) {
-  const { site, role } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
+  const { site, role } = await requireSite(ctx, organizationId, siteId, 'edit', STRUCTURE);
   const sectionIds = [...new Set(body.sections ?? [])];
-  await requireSections(ctx.em, site, sectionIds);
+  const draft = body.draft ?? false;
+  // Grouping sections moves what readers see, unless the group and every section in it are drafts.
+  const sections = await requireSections(ctx.em, site, sectionIds);
+  requireStructureRole(role, !draft || sections.some((s) => sectionIds.includes(s.id) && !s.draft), STRUCTURE);
   const id = newId();
   await transaction(ctx.em, async (tx) => {
     await lockSiteStructure(tx, site.id);
@@ -300,6 +313,7 @@ export async function addGroup(ctx: Ctx, organizationId: string, siteId: string,
       title: body.title,
       icon: body.icon ?? null,
       position: lastKey(await topLevel(tx, site.id)),
+      draft,
     });
     await setSectionsGroup(tx, site.id, sectionIds, id);
   });
@@ -307,9 +321,10 @@ export async function addGroup(ctx: Ctx, organizationId: string, siteId: string,
 }
 
 export async function updateGroup(ctx: Ctx, organizationId: string, siteId: string, groupId: string, body: Static<typeof UpdateGroupBody>) {
-  const { site, role } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
+  const { site, role } = await requireSite(ctx, organizationId, siteId, 'edit', STRUCTURE);
   const group = await requireGroup(ctx.em, site, groupId);
-  await updateGroupRow(ctx.em, group.id, { title: body.title, icon: body.icon });
+  requireStructureRole(role, !group.draft || body.draft === false, STRUCTURE);
+  await updateGroupRow(ctx.em, group.id, { title: body.title, icon: body.icon, draft: body.draft });
   return presentOneGroup(ctx, site, group.id, role);
 }
 

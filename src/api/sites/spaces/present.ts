@@ -2,10 +2,9 @@ import type { SiteRow, SiteSpaceRow } from '../../../db/sites.ts';
 import { publishedUrl, type SiteUrlsContext } from '../present.ts';
 
 /**
- * Site-space objects from rows: pure, everything they need is passed in. `draft` is false because
- * this service has no draft site spaces: a site space is live once added (a site is published or
- * not as a whole), and a write asking for a draft is refused (schemas.ts `LiveOnly`). `hasAdvancedCustomizationFeature`, optional in GitBook's `SiteSpace`, is left out:
- * this service has no plan features to enable or withhold.
+ * Site-space objects from rows: pure, everything they need is passed in.
+ * `hasAdvancedCustomizationFeature`, optional in GitBook's `SiteSpace`, is left out: this service
+ * has no plan features to enable or withhold.
  */
 
 export function presentSiteSpace(
@@ -21,7 +20,7 @@ export function presentSiteSpace(
     space,
     title: row.title ?? row.space_title,
     default: options.isDefault,
-    draft: false,
+    draft: row.draft,
     hidden: row.hidden,
     ...(row.condition ? { condition: row.condition } : {}),
     urls: publishedUrl(options.site, options.urls, [options.sectionPath, row.path]),

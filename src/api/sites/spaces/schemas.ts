@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Id, ListQuery } from '../../schemas.ts';
-import { LiveOnly, NullableCondition, SectionPath, SiteTitle, nullable } from '../schemas.ts';
+import { Draft, NullableCondition, SectionPath, SiteTitle, nullable } from '../schemas.ts';
 
 export const SiteSpaceParams = Type.Object({ organizationId: Id, siteId: Id, siteSpaceId: Id });
 
@@ -14,7 +14,7 @@ export const AddSiteSpaceBody = Type.Object({
   spaceId: nullable({ minLength: 1, maxLength: 64 }),
   sectionId: Type.Optional(Id),
   title: Type.Optional(SiteTitle),
-  draft: LiveOnly,
+  draft: Draft('Whether the site-space is added as a draft (default false): readers do not see it until it is made live.'),
 });
 
 export const UpdateSiteSpaceBody = Type.Object({
@@ -22,7 +22,7 @@ export const UpdateSiteSpaceBody = Type.Object({
   condition: Type.Optional(NullableCondition),
   spaceId: Type.Optional(Id),
   hidden: Type.Optional(Type.Boolean()),
-  draft: LiveOnly,
+  draft: Draft('true makes the site-space a draft, false makes it live.'),
 });
 
 const Pointer = Type.Object({ type: Type.Literal('site-space'), siteSpace: Id });

@@ -21,7 +21,7 @@ import type { Ctx } from '../../context.ts';
 import { badRequest, conflict, notFound } from '../../errors.ts';
 import { paginate } from '../../pagination.ts';
 import { spaceForSite } from '../published-spaces.ts';
-import { requireSite, siteReader } from '../site-access.ts';
+import { requireSite, requireStructureRole, siteReader } from '../site-access.ts';
 import { loadStructure, structureForVisitor, structurePresenter } from '../structure.ts';
 import type { AddSiteSpaceBody, ListSiteSpacesQuery, MoveSiteSpaceBody, UpdateSiteSpaceBody } from './schemas.ts';
 
@@ -60,7 +60,10 @@ export async function listSiteSpaces(ctx: Ctx, organizationId: string, siteId: s
 
 /** Adds a space to a site: in `sectionId`, else in the default section, else at the root. */
 export async function addSiteSpace(ctx: Ctx, organizationId: string, siteId: string, body: Static<typeof AddSiteSpaceBody>) {
-  const { site, role } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
+  const { site, role } = await requireSite(ctx, organizationId, siteId, 'edit', STRUCTURE);
+  const draft = body.draft ?? false;
+  // An editor adds drafts to a site that has content; its first content, and anything live, needs `create`.
+  requireStructureRole(role, !draft || (await siteSpacesOf(ctx.em, site.id)).length === 0, STRUCTURE);
   const space = await spaceForSite(ctx, organizationId, body.spaceId, body.title ?? 'New space');
   const id = newId();
   await transaction(ctx.em, async (tx) => {
@@ -84,6 +87,7 @@ export async function addSiteSpace(ctx: Ctx, organizationId: string, siteId: str
       title: body.title ?? null,
       isDefault: level.length === 0,
       position: lastKey(level),
+      draft,
     });
   });
   return presentOne(ctx, site, id, role);
@@ -96,8 +100,9 @@ export async function updateSiteSpace(
   siteSpaceId: string,
   body: Static<typeof UpdateSiteSpaceBody>,
 ) {
-  const { site, role } = await requireSite(ctx, organizationId, siteId, 'create', STRUCTURE);
+  const { site, role } = await requireSite(ctx, organizationId, siteId, 'edit', STRUCTURE);
   const row = await requireSiteSpace(ctx.em, site, siteSpaceId);
+  requireStructureRole(role, !row.draft || body.draft === false, STRUCTURE);
   if (typeof body.condition === 'string') {
     const problem = conditionProblem(body.condition);
     if (problem) throw badRequest(problem);
@@ -106,7 +111,13 @@ export async function updateSiteSpace(
   if (body.path !== undefined && body.path !== row.path && (await siteSpacePathsIn(ctx.em, site.id, row.section_id)).includes(body.path)) {
     throw conflict(`path "${body.path}" is already used by another site-space at this level`);
   }
-  await updateSiteSpaceRow(ctx.em, row.id, { path: body.path, condition: body.condition, hidden: body.hidden, space_id: body.spaceId });
+  await updateSiteSpaceRow(ctx.em, row.id, {
+    path: body.path,
+    condition: body.condition,
+    hidden: body.hidden,
+    space_id: body.spaceId,
+    draft: body.draft,
+  });
   return presentOne(ctx, site, row.id, role);
 }
 

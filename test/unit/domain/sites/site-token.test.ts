@@ -47,6 +47,16 @@ describe('site visitor tokens', () => {
     expect(await minted()).toBe(token);
   });
 
+  it("keep a preview's drafts claim, and drop it from any token that is not a preview's", async () => {
+    const fingerprint = keyFingerprint('sealed-1');
+    const key = siteTokenKey(serviceKey, 'site1', fingerprint);
+    const expires = siteTokenExpiry(now);
+    const preview = await mintSiteToken(key, fingerprint, { ...claims, preview: true, drafts: true }, expires);
+    expect(await verifySiteToken(preview, key, now)).toEqual({ ...claims, preview: true, drafts: true });
+    const notPreview = await mintSiteToken(key, fingerprint, { ...claims, drafts: true }, expires);
+    expect(await verifySiteToken(notPreview, key, now)).toEqual(claims);
+  });
+
   it('verify with the key of the same site and signing key only, until they expire', async () => {
     const token = await minted();
     const fingerprint = keyFingerprint('sealed-1');
