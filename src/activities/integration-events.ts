@@ -1,31 +1,22 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { presentContentInstallation, presentInstallation, presentIntegration } from '../api/integrations/present.ts';
-import { urlsFor } from '../api/object-urls.ts';
-import { organizationFacts } from '../api/orgs/service.ts';
-import { findContentInstallation, findInstallation, findIntegration, insertInstallationToken } from '../db/integrations.ts';
-import { organizationsByIds } from '../db/organizations.ts';
-import { forkEm, transaction, type Orm } from '../db/orm.ts';
+import { dispatchTarget, type DispatchTarget } from '../api/integrations/environment.ts';
+import { forkEm, type Orm } from '../db/orm.ts';
 import { beat, heartbeating } from '../lib/heartbeat.ts';
 import {
   failIntegrationEvent,
   findIntegrationEventById,
   installationsWithStalePendingEvents,
-  integrationScript,
   pendingIntegrationEvents,
   recordDelivery,
   type IntegrationEventRow,
 } from '../db/integration-events.ts';
 import { deliveryError, deliveryVerdict, eventLog } from '../domain/integration-events.ts';
-import { hashToken, newId, newInstallationToken } from '../domain/ids.ts';
 import type { SecretBox } from '../lib/secrets.ts';
-import { IntegrationSandboxError, type IntegrationSandbox, type IntegrationScript } from '../lib/integration-sandbox.ts';
+import { IntegrationSandboxError, type IntegrationSandbox } from '../lib/integration-sandbox.ts';
 import { announceIntegrationEventsFromActivity } from '../temporal/integration-events.ts';
 
 /** What a delivery needs besides the event: the script to run and the environment it runs with. */
-export interface DeliveryTarget {
-  script: IntegrationScript;
-  environment: Record<string, unknown>;
-}
+export type DeliveryTarget = DispatchTarget;
 
 export interface IntegrationEventsDeps {
   sandbox: IntegrationSandbox;
@@ -69,65 +60,21 @@ export class EventLogTap {
 /** How long the installation token an event's script is given works: the event's attempt and its retries' spacing. */
 const EVENT_TOKEN_TTL_MS = 15 * 60_000;
 
-/**
- * The script and environment of an event's installation (GitBook's `IntegrationEnvironment`): the
- * integration and installation as the API shows them, the space or site installation the event
- * is about, the integration's secrets (opened here, never stored in the workflow's history), the
- * API endpoint, and a token acting as the installation, minted for the event and short-lived.
- * The service mints no integration-wide token: the installation's stands in as `apiTokens.integration`.
- */
+/** The script and environment of an event's installation (api/integrations/environment.ts), about the space or site its payload names. */
 export function deliveryTargets(orm: Orm, options: { publicUrl: string; secrets: () => Promise<SecretBox> }) {
-  const urls = urlsFor(options.publicUrl);
   return async (event: IntegrationEventRow): Promise<DeliveryTarget | undefined> => {
-    const em = forkEm(orm);
-    const [script, integration] = await Promise.all([
-      integrationScript(em, event.integrationName),
-      findIntegration(em, event.integrationName),
-    ]);
-    const installation = event.installationId ? await findInstallation(em, event.integrationName, event.installationId) : undefined;
-    if (!script || !integration || !installation) return undefined;
-    const [owners, facts] = await Promise.all([
-      organizationsByIds(em, [integration.ownerId]),
-      organizationFacts(em, [integration.ownerId]),
-    ]);
-    const owner = owners[0];
-    if (!owner) return undefined;
+    if (!event.installationId) return undefined;
     const payload = event.payload;
-    const spaceId = typeof payload.spaceId === 'string' ? payload.spaceId : undefined;
-    const siteId = typeof payload.siteId === 'string' ? payload.siteId : undefined;
-    const [spaceInstallation, siteInstallation] = await Promise.all([
-      spaceId ? findContentInstallation(em, 'space', installation.id, spaceId) : undefined,
-      siteId ? findContentInstallation(em, 'site', installation.id, siteId) : undefined,
-    ]);
-    const secrets: Record<string, string> = script.secretsSealed
-      ? JSON.parse((await options.secrets()).open(script.secretsSealed, `integration:${script.name}`))
-      : {};
-    const token = newInstallationToken();
-    const now = new Date();
-    await transaction(em, (tx) =>
-      insertInstallationToken(tx, {
-        id: newId(),
-        installationId: installation.id,
-        tokenHash: hashToken(token),
-        createdBy: null,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + EVENT_TOKEN_TTL_MS),
-      }),
+    return dispatchTarget(
+      forkEm(orm),
+      {
+        integrationName: event.integrationName,
+        installationId: event.installationId,
+        ...(typeof payload.spaceId === 'string' ? { spaceId: payload.spaceId } : {}),
+        ...(typeof payload.siteId === 'string' ? { siteId: payload.siteId } : {}),
+      },
+      { ...options, tokenTtlMs: EVENT_TOKEN_TTL_MS },
     );
-    const environment: Record<string, unknown> = {
-      integration: presentIntegration(integration, { row: owner, facts: facts.get(owner.id)! }, new Map(), urls),
-      installation: presentInstallation(installation, 0, urls),
-      ...(spaceInstallation
-        ? { spaceInstallation: presentContentInstallation('space', spaceInstallation, spaceInstallation.targetId, urls) }
-        : {}),
-      ...(siteInstallation
-        ? { siteInstallation: presentContentInstallation('site', siteInstallation, siteInstallation.targetId, urls) }
-        : {}),
-      apiEndpoint: options.publicUrl,
-      apiTokens: { integration: token, installation: token },
-      signingSecrets: {},
-    };
-    return { script: { name: script.name, version: script.version, code: script.script, secrets }, environment };
   };
 }
 

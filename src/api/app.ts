@@ -64,6 +64,7 @@ import { BackgroundTasks } from '../lib/background.ts';
 import { overloaded, registerLoadShedding } from './overload.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { registerAuditRecording } from './audit/service.ts';
+import { createIntegrationSandbox, integrationSandboxOptions, type IntegrationSandbox } from '../lib/integration-sandbox.ts';
 
 /**
  * Tasks a process runs after their answers at most at once (AppDeps.background): Git Sync signals
@@ -106,7 +107,14 @@ export interface SentAnswer {
 export async function buildApp(
   given: Omit<
     AppDeps,
-    keyof SharedServices | 'spaceAnswers' | 'lookupAnswers' | 'siteTokenStates' | 'publishedSites' | 'visitorRevisions' | 'background'
+    | keyof SharedServices
+    | 'spaceAnswers'
+    | 'lookupAnswers'
+    | 'siteTokenStates'
+    | 'publishedSites'
+    | 'visitorRevisions'
+    | 'background'
+    | 'integrationSandbox'
   > &
     Partial<SharedServices>,
   options: AppOptions = {},
@@ -125,7 +133,9 @@ export async function buildApp(
     publishedSites: new ReadCache<JsonAnswer>(cacheBytes('publishedSites'), answerBytes, authCacheTtlMs),
     visitorRevisions: new ReadCache<JsonAnswer>(cacheBytes('visitorRevisions'), answerBytes, authCacheTtlMs),
     background: new BackgroundTasks(BACKGROUND_TASKS),
+    integrationSandbox: () => (sandbox ??= createIntegrationSandbox(integrationSandboxOptions(given.config))),
   };
+  let sandbox: IntegrationSandbox | undefined;
   // Verified tokens, kept between writes as the answers are (api/auth.ts).
   const tokens = new ReadCache<Caller>(cacheBytes('apiTokens'), (caller, key) => entryBytes(key, caller), authCacheTtlMs);
   // Every cache of answers kept between writes, by its name in /metrics (kept_answers_total).
@@ -159,6 +169,9 @@ export async function buildApp(
     schemaController: { compilersFactory: { buildValidator: lazily(partAwareValidator), buildSerializer: lazily(SerializerSelector()) } },
   });
   app.decorate('deps', deps);
+  app.addHook('onClose', async () => {
+    await sandbox?.close();
+  });
   // Answers kept between writes hold only while other processes' writes are heard (AUTH_CACHE_TTL 0: none are kept).
   let feedCaughtUp: () => Promise<boolean> = async () => false;
   if (authCacheTtlMs > 0) {

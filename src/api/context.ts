@@ -8,6 +8,7 @@ import type { SharedServices } from '../lib/shared-services.ts';
 import type { ReadCache } from '../domain/read-cache.ts';
 import type { JsonAnswer } from './json-answer.ts';
 import type { BackgroundTasks } from '../lib/background.ts';
+import type { IntegrationSandbox } from '../lib/integration-sandbox.ts';
 
 /**
  * What every route can reach: configuration, the database, the Temporal client, and the process's
@@ -39,6 +40,11 @@ export interface AppDeps extends SharedServices {
   visitorRevisions: ReadCache<JsonAnswer>;
   /** Work started for a request and finished after its answer; closing the app waits for it. */
   background: BackgroundTasks;
+  /**
+   * The sandbox that runs integrations' scripts for answers a request waits for (`render`), started
+   * on first use (workerd processes of its own, INTEGRATION_* limits) and stopped with the app.
+   */
+  integrationSandbox: () => IntegrationSandbox;
 }
 
 /** The authenticated caller. */

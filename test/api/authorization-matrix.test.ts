@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import LZString from 'lz-string';
 import { issueToken } from '../../src/db/accounts.ts';
 import { loadPageMap, writeRevision } from '../../src/db/content.ts';
 import { Member } from '../../src/db/entities.ts';
@@ -45,6 +46,8 @@ const LOOKUP_OPS = new Set([
 ]);
 const VISITOR_OPS = new Set([
   ...LOOKUP_OPS,
+  'POST /v1/integrations/{integrationName}/render',
+  'GET /v1/integrations/{integrationName}/render',
   'GET /v1/spaces/{spaceId}',
   'GET /v1/spaces/{spaceId}/content',
   'GET /v1/spaces/{spaceId}/content/pages',
@@ -175,8 +178,14 @@ const SAML_BODY = { label: 'IdP', entityID: IDP_ENTITY_ID, certificate: idp.cert
 const INTEGRATION_BODY = (orgId: string) => ({
   title: 'Integration',
   description: 'Does things',
-  script: 'export default {}',
+  // Answers every event, a render included, with ContentKit's empty outcome.
+  script: "export default { async fetch() { return Response.json({ type: 'complete', returnValue: {} }); } }",
   organization: orgId,
+});
+const RENDER_REQUEST = (spaceId: string) => ({
+  componentId: 'block',
+  props: {},
+  context: { type: 'document', spaceId, editable: false, theme: 'light' },
 });
 
 const rows: Record<string, Row> = {
@@ -386,6 +395,13 @@ const rows: Record<string, Row> = {
   // Tokens acting as an installation: minted for the integration, by admins of its owner (the fixture's organization).
   'POST /v1/integrations/{integrationName}/installations/{installationId}/tokens': { rule: 'admin', scope: 'org' },
   'GET /v1/integrations/{integrationName}/events': { rule: 'admin', scope: 'org' },
+  // A block in a page of the fixture space, for the fixture's installation enabled on it: whoever reads the space.
+  'POST /v1/integrations/{integrationName}/render': { rule: 'read', scope: 'content', body: () => RENDER_REQUEST(p.spaceId) },
+  'GET /v1/integrations/{integrationName}/render': {
+    rule: 'read',
+    scope: 'content',
+    query: () => `request=${LZString.compressToEncodedURIComponent(JSON.stringify(RENDER_REQUEST(p.spaceId)))}`,
+  },
   'GET /v1/integrations/{integrationName}/events/{eventId}': { rule: 'admin', scope: 'org' },
   'GET /v1/integrations/{integrationName}/spaces': { rule: 'member' },
   'GET /v1/integrations/{integrationName}/installations/{installationId}/spaces': { rule: 'admin', scope: 'org' },

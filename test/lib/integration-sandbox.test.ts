@@ -4,7 +4,6 @@
  * to the API and to other hosts, and hostile scripts against each limit.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,28 +18,11 @@ import {
 } from '../../src/lib/integration-sandbox.ts';
 import type { FetchPolicy } from '../../src/lib/guarded-fetch.ts';
 import { loadConfig } from '../../src/config.ts';
+import { bundleIntegration } from '../support/integration-bundle.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MIB = 2 ** 20;
 
-/** Bundles an integration's source as `gitbook publish` does (packages/cli/src/build.ts of GitbookIO/integrations). */
-async function bundle(source: string): Promise<string> {
-  const result = await build({
-    stdin: { contents: source, resolveDir: ROOT, sourcefile: 'index.ts', loader: 'ts' },
-    platform: 'neutral',
-    bundle: true,
-    format: 'esm',
-    target: 'es2020',
-    minify: true,
-    write: false,
-    mainFields: ['worker', 'browser', 'module', 'jsnext', 'main'],
-    conditions: ['worker', 'browser', 'import', 'production'],
-    define: { 'process.env.NODE_ENV': '"production"', MODE: '"production"' },
-    external: ['node:*', 'cloudflare:*'],
-    logLevel: 'silent',
-  });
-  return result.outputFiles[0].text;
-}
+const bundle = bundleIntegration;
 
 /** An integration of @gitbook/runtime: answers events with what it was given, fetches and calls the API. */
 const RUNTIME_INTEGRATION = `

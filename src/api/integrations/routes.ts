@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors, NoContent } from '../schemas.ts';
 import {
@@ -35,7 +36,11 @@ import {
   SpaceInstallationParams,
   SpaceInstallationSchema,
   UpdateContentInstallationBody,
+  RenderBody,
+  RenderOutput,
+  RenderQuery,
 } from './schemas.ts';
+import { renderIntegrationUI, renderRequestFromQuery, type Rendered } from './render.ts';
 import {
   createInstallationToken,
   getInstallationTarget,
@@ -125,6 +130,45 @@ export const integrationRoutes: RoutePlugin = async (app) => {
       await unpublishIntegration(ctxOf(request), request.params.integrationName);
       return reply.status(204).send();
     },
+  );
+
+  // Rendering a component: also for a site visitor's token (a block in a published page) and an installation's.
+  const rendering = { visitor: true, installation: true };
+  const sendRendered = (reply: FastifyReply, rendered: Rendered) => {
+    if (rendered.cacheControl) reply.header('cache-control', rendered.cacheControl);
+    return reply.type('application/json').send(rendered.body);
+  };
+  app.post(
+    '/v1/integrations/:integrationName/render',
+    {
+      config: rendering,
+      schema: {
+        tags,
+        summary: "Render a component of an integration (ContentKit), through the integration's script",
+        params: NameParams,
+        body: RenderBody,
+        response: { 200: RenderOutput, ...errors(400, 403, 404, 502) },
+      },
+    },
+    async (request, reply) => sendRendered(reply, await renderIntegrationUI(ctxOf(request), request.params.integrationName, request.body)),
+  );
+  app.get(
+    '/v1/integrations/:integrationName/render',
+    {
+      config: rendering,
+      schema: {
+        tags,
+        summary: 'Render a component of an integration, the request lz-string compressed in the query',
+        params: NameParams,
+        querystring: RenderQuery,
+        response: { 200: RenderOutput, ...errors(400, 403, 404, 502) },
+      },
+    },
+    async (request, reply) =>
+      sendRendered(
+        reply,
+        await renderIntegrationUI(ctxOf(request), request.params.integrationName, renderRequestFromQuery(request.query.request)),
+      ),
   );
 
   app.get(

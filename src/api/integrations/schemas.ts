@@ -292,3 +292,31 @@ export const InstalledIntegrationList = ListOf(
     ]),
   }),
 );
+
+/** ContentKit's rendering context (GitBook's `ContentKitContext`): where the component is shown. */
+export const RenderContext = Type.Object(
+  {
+    type: literals(['document', 'configuration_account', 'configuration_space', 'configuration_site', 'configuration_contentsource']),
+    theme: Type.Optional(literals(['dark', 'light'])),
+    spaceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    siteId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    organizationId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    editable: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: true },
+);
+
+/** renderIntegrationUIWithPost's body (GitBook's `RenderIntegrationUI`). */
+export const RenderBody = Type.Object({
+  componentId: Type.String({ minLength: 1, maxLength: 256 }),
+  props: Type.Record(Type.String(), Type.Unknown()),
+  state: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  context: RenderContext,
+  action: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+/** renderIntegrationUIWithGet's query: the same request, JSON compressed with lz-string (`compressToEncodedURIComponent`). */
+export const RenderQuery = Type.Object({ request: Type.String({ minLength: 1, maxLength: 8192 }) });
+
+/** A component's ContentKit output (GitBook's `ContentKitRenderOutput`), as the integration answered it. */
+export const RenderOutput = Type.Object({ type: Type.String() }, { additionalProperties: true });

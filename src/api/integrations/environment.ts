@@ -1,0 +1,100 @@
+import { LRUCache } from 'lru-cache';
+import { findContentInstallation, findInstallation, findIntegration, insertInstallationToken } from '../../db/integrations.ts';
+import { integrationScript } from '../../db/integration-events.ts';
+import { organizationsByIds } from '../../db/organizations.ts';
+import { transaction, type Em } from '../../db/orm.ts';
+import { hashToken, newId, newInstallationToken } from '../../domain/ids.ts';
+import type { IntegrationScript } from '../../lib/integration-sandbox.ts';
+import type { SecretBox } from '../../lib/secrets.ts';
+import { urlsFor } from '../object-urls.ts';
+import { organizationFacts } from '../orgs/service.ts';
+import { presentContentInstallation, presentInstallation, presentIntegration } from './present.ts';
+
+/** What a dispatch to an integration needs besides the event: the script to run and the environment it runs with. */
+export interface DispatchTarget {
+  script: IntegrationScript;
+  environment: Record<string, unknown>;
+}
+
+/** Who an event or a render is for: an installation of an integration, and the space or site it is about. */
+export interface DispatchFor {
+  integrationName: string;
+  installationId: string;
+  spaceId?: string;
+  siteId?: string;
+}
+
+/**
+ * The script and environment of a dispatch (GitBook's `IntegrationEnvironment`): the integration
+ * and installation as the API shows them, the space or site installation it is about, the
+ * integration's secrets (opened here, never stored anywhere else), the API endpoint, and a token
+ * acting as the installation, valid for `tokenTtlMs`: minted for the dispatch, or with `reuse` one
+ * this process minted for the installation that still has half of it left. The service mints
+ * no integration-wide token: the installation's stands in as `apiTokens.integration`. Undefined
+ * when the integration, its script or the installation is gone.
+ */
+export async function dispatchTarget(
+  em: Em,
+  target: DispatchFor,
+  options: { publicUrl: string; secrets: () => Promise<SecretBox>; tokenTtlMs: number; reuse?: boolean },
+): Promise<DispatchTarget | undefined> {
+  const urls = urlsFor(options.publicUrl);
+  const [script, integration, installation] = await Promise.all([
+    integrationScript(em, target.integrationName),
+    findIntegration(em, target.integrationName),
+    findInstallation(em, target.integrationName, target.installationId),
+  ]);
+  if (!script || !integration || !installation) return undefined;
+  const [owners, facts] = await Promise.all([organizationsByIds(em, [integration.ownerId]), organizationFacts(em, [integration.ownerId])]);
+  const owner = owners[0];
+  if (!owner) return undefined;
+  const [spaceInstallation, siteInstallation] = await Promise.all([
+    target.spaceId ? findContentInstallation(em, 'space', installation.id, target.spaceId) : undefined,
+    target.siteId ? findContentInstallation(em, 'site', installation.id, target.siteId) : undefined,
+  ]);
+  const secrets: Record<string, string> = script.secretsSealed
+    ? JSON.parse((await options.secrets()).open(script.secretsSealed, `integration:${script.name}`))
+    : {};
+  const token = await installationToken(em, installation.id, options.tokenTtlMs, options.reuse ?? false);
+  const environment: Record<string, unknown> = {
+    integration: presentIntegration(integration, { row: owner, facts: facts.get(owner.id)! }, new Map(), urls),
+    installation: presentInstallation(installation, 0, urls),
+    ...(spaceInstallation
+      ? { spaceInstallation: presentContentInstallation('space', spaceInstallation, spaceInstallation.targetId, urls) }
+      : {}),
+    ...(siteInstallation
+      ? { siteInstallation: presentContentInstallation('site', siteInstallation, siteInstallation.targetId, urls) }
+      : {}),
+    apiEndpoint: options.publicUrl,
+    apiTokens: { integration: token, installation: token },
+    signingSecrets: {},
+  };
+  return { script: { name: script.name, version: script.version, code: script.script, secrets }, environment };
+}
+
+/**
+ * Tokens this process minted for dispatches with `reuse` (renders, which a page view may ask for
+ * several times), by installation: one row written per installation every half TTL at most,
+ * rather than one per render.
+ */
+const reusable = new LRUCache<string, { token: string; expiresAt: number }>({ max: 1000 });
+
+async function installationToken(em: Em, installationId: string, ttlMs: number, reuse: boolean): Promise<string> {
+  const now = Date.now();
+  const kept = reuse ? reusable.get(installationId) : undefined;
+  if (kept && kept.expiresAt - now >= ttlMs / 2) return kept.token;
+  const token = newInstallationToken();
+  const expiresAt = now + ttlMs;
+  await transaction(em, (tx) =>
+    insertInstallationToken(tx, {
+      id: newId(),
+      installationId,
+      tokenHash: hashToken(token),
+      createdBy: null,
+      createdAt: new Date(now),
+      expiresAt: new Date(expiresAt),
+    }),
+  );
+  if (reuse) reusable.set(installationId, { token, expiresAt });
+  return token;
+}

@@ -1,0 +1,239 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { GitBookAPI, GitBookAPIError } from '@gitbook/api';
+import LZString from 'lz-string';
+import { newId } from '../../src/domain/ids.ts';
+import { expect400, newSpace } from '../support/fixtures.ts';
+import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
+import { client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { bundleIntegration } from '../support/integration-bundle.ts';
+
+/**
+ * Rendering an integration's component (renderIntegrationUIWithPost / …WithGet): the request
+ * becomes GitBook's `ui_render` event, dispatched to the integration's script in workerd with its
+ * installation's environment, and the script's ContentKit output is the answer. The script is
+ * built with @gitbook/runtime's createComponent, as GitBook's own integrations are.
+ */
+let t: TestApp;
+let org: TestOrg;
+let other: TestOrg;
+let gitbook: any;
+
+/** A block showing its props, its state, the installation's configuration and who asked; an action that counts. */
+const SOURCE = `
+import { createComponent, createIntegration } from '@gitbook/runtime';
+const block = createComponent({
+  componentId: 'greeting',
+  initialState: (props) => ({ count: 0 }),
+  action: async (element, action) => (action.action === 'add' ? { state: { count: element.state.count + 1 } } : {}),
+  render: async (element, context) => {
+    if (element.props.loop) for (;;) {}
+    if (element.props.fail) throw new Error('the block could not be drawn');
+    element.setCache({ maxAge: 60 });
+    const env = context.environment;
+    return {
+      type: 'block',
+      children: [
+        { type: 'text', children: 'Hello ' + element.props.name + ' #' + element.state.count },
+        { type: 'markdown', content: [env.installation.id, env.spaceInstallation ? env.spaceInstallation.space : 'none', env.secrets.KEY, element.context.type].join(' | ') },
+      ],
+    };
+  },
+});
+export default createIntegration({ components: [block] });
+`;
+
+let script: string;
+
+beforeAll(async () => {
+  t = await startTestApp({ INTEGRATION_TIMEOUT: '2s', INTEGRATION_POOL_SIZE: '2' });
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = t.app.server.address() as { port: number };
+  org = await createTestOrg(t, 'Render org');
+  other = await createTestOrg(t, 'Render elsewhere');
+  gitbook = new GitBookAPI({ endpoint: `http://127.0.0.1:${port}`, authToken: org.members.admin.token });
+  script = await bundleIntegration(SOURCE);
+}, 60_000);
+afterAll(() => t.close());
+
+const admin = () => org.members.admin.api;
+
+/** The integration published, installed in the org and enabled on a new space (unless `enable` is false). */
+async function installed(enable = true) {
+  const name = `render-${newId(8).toLowerCase()}`;
+  const published = await admin().post(`/v1/integrations/${name}`, {
+    title: 'Render integration',
+    description: 'Draws a block',
+    script,
+    organization: org.id,
+    visibility: 'private',
+    scopes: ['space:content:read'],
+    secrets: { KEY: 'the-secret' },
+    blocks: [{ id: 'greeting', title: 'Greeting' }],
+  });
+  expect([published.status, published.body?.error]).toEqual([200, undefined]);
+  const installation = await admin().post(`/v1/integrations/${name}/installations`, { organization: org.id });
+  expect(installation.status).toBe(201);
+  const space = await newSpace(admin(), org.id, { title: `Space of ${name}` });
+  if (enable) {
+    const enabled = await admin().patch(`/v1/integrations/${name}/installations/${installation.body.id}/spaces/${space.id}`, {
+      configuration: {},
+    });
+    expect(enabled.status).toBe(200);
+  }
+  return { name, installationId: installation.body.id as string, spaceId: space.id as string };
+}
+
+const documentContext = (spaceId: string) => ({ type: 'document', spaceId, editable: false, theme: 'light' });
+
+describe('POST /v1/integrations/{integrationName}/render', () => {
+  it("answers the script's ContentKit output for a block in a space's document, with its cache and state", async () => {
+    const { name, installationId, spaceId } = await installed();
+    const res = await admin().post(`/v1/integrations/${name}/render`, {
+      componentId: 'greeting',
+      props: { name: 'reader' },
+      context: documentContext(spaceId),
+    });
+    expect([res.status, res.body?.error]).toEqual([200, undefined]);
+    expectMatchesGitBook('renderIntegrationUIWithPost', res.body);
+    expect(res.headers['cache-control']).toBe('max-age=60');
+    expect(res.body).toEqual({
+      type: 'element',
+      props: { name: 'reader' },
+      state: { count: 0 },
+      element: {
+        type: 'block',
+        children: [
+          { type: 'text', children: 'Hello reader #0' },
+          { type: 'markdown', content: `${installationId} | ${spaceId} | the-secret | document` },
+        ],
+      },
+    });
+    // An action, with the state the renderer holds.
+    const acted = await admin().post(`/v1/integrations/${name}/render`, {
+      componentId: 'greeting',
+      props: { name: 'reader' },
+      state: { count: 4 },
+      action: { action: 'add' },
+      context: documentContext(spaceId),
+    });
+    expect(acted.body.state).toEqual({ count: 5 });
+    // GitBook's client, both forms.
+    const viaClient = await gitbook.integrations.renderIntegrationUiWithPost(name, {
+      componentId: 'greeting',
+      props: { name: 'client' },
+      context: { type: 'document', spaceId, editable: true, theme: 'dark' },
+    });
+    expect(viaClient.data.type).toBe('element');
+    expect(viaClient.data.element.children[0]).toEqual({ type: 'text', children: 'Hello client #0' });
+    const request = LZString.compressToEncodedURIComponent(
+      JSON.stringify({ componentId: 'greeting', props: { name: 'get' }, context: documentContext(spaceId) }),
+    );
+    const viaGet = await gitbook.integrations.renderIntegrationUiWithGet(name, { request });
+    expectMatchesGitBook('renderIntegrationUIWithGet', viaGet.data);
+    expect(viaGet.data.element.children[0]).toEqual({ type: 'text', children: 'Hello get #0' });
+  });
+
+  it("renders for a published site's visitor reading the space, and for the organization's installation configuration", async () => {
+    const { name, installationId, spaceId } = await installed();
+    const site = (await admin().post(`/v1/orgs/${org.id}/sites`, { title: 'Blocks', visibility: 'public', spaces: [spaceId] })).body;
+    const published = (await admin().post(`/v1/orgs/${org.id}/sites/${site.id}/publish`)).body;
+    const lookup = await admin().post('/v1/urls/published', { url: published.urls.published });
+    const visitor = client(t.app, lookup.body.apiToken);
+    const seen = await visitor.post(`/v1/integrations/${name}/render`, {
+      componentId: 'greeting',
+      props: { name: 'visitor' },
+      context: documentContext(spaceId),
+    });
+    expect([seen.status, seen.body?.element?.children?.[0]]).toEqual([200, { type: 'text', children: 'Hello visitor #0' }]);
+    const configuration = await admin().post(`/v1/integrations/${name}/render`, {
+      componentId: 'greeting',
+      props: { name: 'admin' },
+      context: { type: 'configuration_account', organizationId: org.id, theme: 'light' },
+    });
+    expect(configuration.status).toBe(200);
+    expect(configuration.body.element.children[1].content).toBe(`${installationId} | none | the-secret | configuration_account`);
+  });
+
+  it("refuses what the caller cannot see, contexts it does not serve and bad requests, in the API's error shape", async () => {
+    const { name, spaceId } = await installed();
+    const notEnabled = await installed(false);
+    const render = (api: typeof admin extends () => infer A ? A : never, body: object, integration = name) =>
+      api.post(`/v1/integrations/${integration}/render`, { componentId: 'greeting', props: { name: 'x' }, ...body });
+    // The attacker's requests: a space of another organization, a space the integration is not enabled on, a
+    // member of another organization, a reader asking for an admin's configuration, a site visitor of another site.
+    const elsewhere = await newSpace(other.members.admin.api, other.id, { title: 'Theirs' });
+    expect((await render(admin(), { context: documentContext(elsewhere.id) })).status).toBe(404);
+    expect((await render(admin(), { context: documentContext(notEnabled.spaceId) }, notEnabled.name)).status).toBe(404);
+    expect((await render(other.members.admin.api, { context: documentContext(spaceId) })).status).toBe(404);
+    expect(
+      (await render(org.members.read.api, { context: { type: 'configuration_account', organizationId: org.id, theme: 'light' } })).status,
+    ).toBe(403);
+    expect(
+      (await render(other.members.admin.api, { context: { type: 'configuration_account', organizationId: org.id, theme: 'light' } }))
+        .status,
+    ).toBe(404);
+    expect((await render(org.members.read.api, { context: { type: 'configuration_space', spaceId, theme: 'light' } })).status).toBe(403);
+    const unrelated = await newSpace(admin(), org.id, { title: 'Unrelated' });
+    const otherSite = (await admin().post(`/v1/orgs/${org.id}/sites`, { title: 'Other', visibility: 'public', spaces: [unrelated.id] }))
+      .body;
+    const otherPublished = (await admin().post(`/v1/orgs/${org.id}/sites/${otherSite.id}/publish`)).body;
+    const stranger = client(t.app, (await admin().post('/v1/urls/published', { url: otherPublished.urls.published })).body.apiToken);
+    expect((await render(stranger, { context: documentContext(spaceId) })).status).toBe(404);
+    expect(
+      (
+        await client(t.app).post(`/v1/integrations/${name}/render`, {
+          componentId: 'greeting',
+          props: {},
+          context: documentContext(spaceId),
+        })
+      ).status,
+    ).toBe(401);
+    // Unknown integration, unknown component (the script's own 404), a context not served, bad bodies.
+    expect((await render(admin(), { context: documentContext(spaceId) }, 'no-such-integration')).status).toBe(404);
+    const unknown = await render(admin(), { componentId: 'nope', context: documentContext(spaceId) });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.message).toMatch(/refused to render: Component nope not found/);
+    expect400(await render(admin(), { context: { type: 'configuration_site', siteId: 'x', theme: 'light' } }), /configuration_site/);
+    expect400(await render(admin(), { context: { type: 'document', theme: 'light', editable: false } }), /spaceId/);
+    expect400(await render(admin(), { context: { type: 'elsewhere', spaceId, theme: 'light' } }), /context/);
+    expect400(await admin().post(`/v1/integrations/${name}/render`, { props: {}, context: documentContext(spaceId) }), /componentId/);
+    expect400(await admin().get(`/v1/integrations/${name}/render?request=not-compressed`), /request/);
+    const wrongShape = LZString.compressToEncodedURIComponent(JSON.stringify({ componentId: 'greeting' }));
+    expect400(await admin().get(`/v1/integrations/${name}/render?request=${wrongShape}`), /request/);
+    try {
+      await gitbook.integrations.renderIntegrationUiWithPost(name, {
+        componentId: 'greeting',
+        props: {},
+        context: { type: 'document', spaceId: elsewhere.id, editable: false, theme: 'light' },
+      });
+      throw new Error('expected a refusal');
+    } catch (error) {
+      expect(error).toBeInstanceOf(GitBookAPIError);
+      expect((error as GitBookAPIError).code).toBe(404);
+    }
+  });
+
+  it('answers 502 when the script throws or runs past its limits, and the next render still works', async () => {
+    const { name, spaceId } = await installed();
+    const failed = await admin().post(`/v1/integrations/${name}/render`, {
+      componentId: 'greeting',
+      props: { fail: true },
+      context: documentContext(spaceId),
+    });
+    expect(failed.status).toBe(502);
+    expect(failed.body.error.message).toMatch(/could not render/);
+    const looped = await admin().post(`/v1/integrations/${name}/render`, {
+      componentId: 'greeting',
+      props: { loop: true },
+      context: documentContext(spaceId),
+    });
+    expect(looped.status).toBe(502);
+    expect(looped.body.error.message).toMatch(/could not render/);
+    const fine = await admin().post(`/v1/integrations/${name}/render`, {
+      componentId: 'greeting',
+      props: { name: 'after' },
+      context: documentContext(spaceId),
+    });
+    expect([fine.status, fine.body.element?.children?.[0]?.children]).toEqual([200, 'Hello after #0']);
+  }, 60_000);
+});
