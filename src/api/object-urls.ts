@@ -32,7 +32,7 @@ export function urlsFor(publicUrl: string) {
     }),
     customField: (organizationId: string, name: string) => ({ location: `${publicUrl}/v1/orgs/${organizationId}/custom-fields/${name}` }),
     translation: (organizationId: string, id: string) => ({ location: `${publicUrl}/v1/orgs/${organizationId}/translations/${id}` }),
-    /** publicEndpoint: reserved for an integration runtime; scripts are stored, not run, so it answers 404 for now. */
+    /** publicEndpoint: any request under it is a `fetch` event for the integration's script (api/integrations/public-endpoints.ts). */
     integration: (name: string) => ({
       location: `${publicUrl}/v1/integrations/${name}`,
       app: `${publicUrl}/app/integrations/${name}`,

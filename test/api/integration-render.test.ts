@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { GitBookAPI, GitBookAPIError } from '@gitbook/api';
 import LZString from 'lz-string';
+import { forkEm } from '../../src/db/orm.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { expect400, newSpace } from '../support/fixtures.ts';
 import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
 import { client, createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { bundleIntegration } from '../support/integration-bundle.ts';
+import { sql } from '../support/sql.ts';
 
 /**
  * Rendering an integration's component (renderIntegrationUIWithPost / …WithGet): the request
@@ -39,7 +41,26 @@ const block = createComponent({
     };
   },
 });
-export default createIntegration({ components: [block] });
+export default createIntegration({
+  components: [block],
+  fetch: async (request, context) => {
+    const url = new URL(request.url);
+    if (url.pathname.endsWith('/cookie')) return new Response('<p>hi</p>', { headers: { 'content-type': 'text/html', 'set-cookie': 'stolen=1' } });
+    if (url.pathname.endsWith('/fail')) throw new Error('the endpoint broke');
+    if (url.pathname.endsWith('/loop')) for (;;) {}
+    return Response.json({
+      method: request.method,
+      url: request.url,
+      body: await request.text(),
+      signature: request.headers.get('x-signature'),
+      authorization: request.headers.get('authorization'),
+      cookie: request.headers.get('cookie'),
+      installation: context.environment.installation ? context.environment.installation.id : null,
+      hasToken: typeof context.environment.apiTokens.installation === 'string',
+      secret: context.environment.secrets.KEY,
+    }, { status: 201 });
+  },
+});
 `;
 
 let script: string;
@@ -235,5 +256,83 @@ describe('POST /v1/integrations/{integrationName}/render', () => {
       context: documentContext(spaceId),
     });
     expect([fine.status, fine.body.element?.children?.[0]?.children]).toEqual([200, 'Hello after #0']);
+  }, 60_000);
+});
+
+/** A request as any HTTP client sends it, headers and body as given. */
+async function raw(method: 'GET' | 'POST' | 'PUT', url: string, headers: Record<string, string> = {}, payload?: string) {
+  const res = await t.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload }) });
+  let body: any = res.body;
+  try {
+    body = JSON.parse(res.body);
+  } catch {
+    // not JSON: the text
+  }
+  return { status: res.statusCode, headers: res.headers, body };
+}
+
+describe("an integration's public endpoints", () => {
+  it("dispatch any request under them as a fetch event, with the installation's environment, and answer what the script answers", async () => {
+    const { name, installationId } = await installed();
+    const integration = (await admin().get(`/v1/integrations/${name}`)).body;
+    const installation = (await admin().get(`/v1/integrations/${name}/installations/${installationId}`)).body;
+    expect(installation.urls.publicEndpoint).toBe(`http://docs.test/v1/integrations/${name}/installations/${installationId}/integration`);
+    const path = `/v1/integrations/${name}/installations/${installationId}/integration/webhook?from=slack`;
+    // No token needed; a caller's credentials never reach the script.
+    const res = await raw(
+      'POST',
+      path,
+      {
+        authorization: `Bearer ${org.members.admin.token}`,
+        'content-type': 'application/json',
+        'x-signature': 'v0=abc',
+        cookie: 'session=secret',
+      },
+      JSON.stringify({ hello: 'world' }),
+    );
+    expect(res.status).toBe(201);
+    expect(res.headers['content-security-policy']).toBe('sandbox');
+    expect(res.body).toEqual({
+      method: 'POST',
+      url: `http://docs.test${path}`,
+      body: JSON.stringify({ hello: 'world' }),
+      signature: 'v0=abc',
+      authorization: null,
+      cookie: null,
+      installation: installationId,
+      hasToken: true,
+      secret: 'the-secret',
+    });
+    const anonymous = await raw('PUT', path.replace('webhook', 'raw'), { 'content-type': 'text/plain' }, 'plain body');
+    expect([anonymous.status, anonymous.body.method, anonymous.body.body]).toEqual([201, 'PUT', 'plain body']);
+    // The integration's own endpoint: no installation, no token.
+    expect(integration.urls.publicEndpoint).toBe(`http://docs.test/v1/integrations/${name}/integration`);
+    const own = await raw('GET', `/v1/integrations/${name}/integration`);
+    expect([own.status, own.body.installation, own.body.hasToken, own.body.method]).toEqual([201, null, false, 'GET']);
+  });
+
+  it('keep the script from setting cookies or running script under this origin, and answer 404 or 502 in the error shape', async () => {
+    const { name, installationId } = await installed();
+    const base = `/v1/integrations/${name}/installations/${installationId}/integration`;
+    const html = await raw('GET', `${base}/cookie`);
+    expect(html.status).toBe(200);
+    expect(html.headers['set-cookie']).toBeUndefined();
+    expect(html.headers['content-security-policy']).toBe('sandbox');
+    expect(html.headers['x-content-type-options']).toBe('nosniff');
+    // An unknown integration or installation, another integration's installation, a paused installation.
+    const second = await installed();
+    expect((await raw('GET', `/v1/integrations/no-such-integration/integration`)).status).toBe(404);
+    expect((await raw('GET', `/v1/integrations/${name}/installations/nope/integration`)).status).toBe(404);
+    expect((await raw('GET', `/v1/integrations/${name}/installations/${second.installationId}/integration`)).status).toBe(404);
+    // Paused (GitBook pauses an installation itself; no operation of the API does).
+    await sql(forkEm(t.orm), `update integration_installation set status = 'paused' where id = ?`, [installationId]);
+    expect((await raw('GET', `${base}/echo`)).body).toEqual({ error: { code: 404, message: 'Integration installation not found' } });
+    // A script that throws answers its runtime's 500, passed on as its answer; one stopped by its limits is a 502, and the service goes on.
+    const failed = await raw('GET', `/v1/integrations/${second.name}/integration/fail`);
+    expect([failed.status, failed.headers['content-security-policy']]).toEqual([500, 'sandbox']);
+    const looped = await raw('GET', `/v1/integrations/${second.name}/integration/loop`);
+    expect(looped.status).toBe(502);
+    expect(looped.body.error.message).toMatch(/could not answer/);
+    expect((await raw('GET', `/v1/integrations/${second.name}/integration/echo`)).status).toBe(201);
   }, 60_000);
 });

@@ -16,10 +16,13 @@ export interface DispatchTarget {
   environment: Record<string, unknown>;
 }
 
-/** Who an event or a render is for: an installation of an integration, and the space or site it is about. */
+/**
+ * Who an event or a render is for: an installation of an integration, and the space or site it is
+ * about; or the integration itself (no `installationId`: a request to its own public endpoint).
+ */
 export interface DispatchFor {
   integrationName: string;
-  installationId: string;
+  installationId?: string;
   spaceId?: string;
   siteId?: string;
 }
@@ -30,8 +33,9 @@ export interface DispatchFor {
  * integration's secrets (opened here, never stored anywhere else), the API endpoint, and a token
  * acting as the installation, valid for `tokenTtlMs`: minted for the dispatch, or with `reuse` one
  * this process minted for the installation that still has half of it left. The service mints
- * no integration-wide token: the installation's stands in as `apiTokens.integration`. Undefined
- * when the integration, its script or the installation is gone.
+ * no integration-wide token: the installation's stands in as `apiTokens.integration`, and a
+ * dispatch for the integration itself carries no token. Undefined when the integration, its script
+ * or the installation is gone.
  */
 export async function dispatchTarget(
   em: Em,
@@ -42,23 +46,23 @@ export async function dispatchTarget(
   const [script, integration, installation] = await Promise.all([
     integrationScript(em, target.integrationName),
     findIntegration(em, target.integrationName),
-    findInstallation(em, target.integrationName, target.installationId),
+    target.installationId === undefined ? undefined : findInstallation(em, target.integrationName, target.installationId),
   ]);
-  if (!script || !integration || !installation) return undefined;
+  if (!script || !integration || (target.installationId !== undefined && !installation)) return undefined;
   const [owners, facts] = await Promise.all([organizationsByIds(em, [integration.ownerId]), organizationFacts(em, [integration.ownerId])]);
   const owner = owners[0];
   if (!owner) return undefined;
   const [spaceInstallation, siteInstallation] = await Promise.all([
-    target.spaceId ? findContentInstallation(em, 'space', installation.id, target.spaceId) : undefined,
-    target.siteId ? findContentInstallation(em, 'site', installation.id, target.siteId) : undefined,
+    installation && target.spaceId ? findContentInstallation(em, 'space', installation.id, target.spaceId) : undefined,
+    installation && target.siteId ? findContentInstallation(em, 'site', installation.id, target.siteId) : undefined,
   ]);
   const secrets: Record<string, string> = script.secretsSealed
     ? JSON.parse((await options.secrets()).open(script.secretsSealed, `integration:${script.name}`))
     : {};
-  const token = await installationToken(em, installation.id, options.tokenTtlMs, options.reuse ?? false);
+  const token = installation ? await installationToken(em, installation.id, options.tokenTtlMs, options.reuse ?? false) : undefined;
   const environment: Record<string, unknown> = {
     integration: presentIntegration(integration, { row: owner, facts: facts.get(owner.id)! }, new Map(), urls),
-    installation: presentInstallation(installation, 0, urls),
+    ...(installation ? { installation: presentInstallation(installation, 0, urls) } : {}),
     ...(spaceInstallation
       ? { spaceInstallation: presentContentInstallation('space', spaceInstallation, spaceInstallation.targetId, urls) }
       : {}),
@@ -66,7 +70,7 @@ export async function dispatchTarget(
       ? { siteInstallation: presentContentInstallation('site', siteInstallation, siteInstallation.targetId, urls) }
       : {}),
     apiEndpoint: options.publicUrl,
-    apiTokens: { integration: token, installation: token },
+    apiTokens: token ? { integration: token, installation: token } : {},
     signingSecrets: {},
   };
   return { script: { name: script.name, version: script.version, code: script.script, secrets }, environment };

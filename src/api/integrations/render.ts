@@ -67,7 +67,8 @@ async function renderTarget(ctx: Ctx, integrationName: string, context: RenderRe
       if (!context.organizationId) throw badRequest('context.organizationId is required for a configuration_account context');
       const { organization } = await requireOrganization(ctx, context.organizationId, 'admin', "render this installation's configuration");
       const installation = await organizationInstallation(ctx.em, organization.id, integrationName);
-      if (!installation) throw notFound('Integration installation');
+      // A pending installation renders its configuration (that is how it is completed); a paused one does not.
+      if (!installation || installation.status === 'paused') throw notFound('Integration installation');
       return { installationId: installation.id };
     }
     default:

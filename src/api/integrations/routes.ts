@@ -39,8 +39,11 @@ import {
   RenderBody,
   RenderOutput,
   RenderQuery,
+  PublicEndpointParams,
+  InstallationPublicEndpointParams,
 } from './schemas.ts';
 import { renderIntegrationUI, renderRequestFromQuery, type Rendered } from './render.ts';
+import { integrationFetch, type PublicAnswer } from './public-endpoints.ts';
 import {
   createInstallationToken,
   getInstallationTarget,
@@ -532,4 +535,53 @@ export const integrationRoutes: RoutePlugin = async (app) => {
     },
     async (request) => listSiteIntegrations(ctxOf(request), request.params.organizationId, request.params.siteId, request.query),
   );
+
+  // Public endpoints (urls.publicEndpoint): no token, any method and body, the script's answer as it is (public-endpoints.ts).
+  // Left out of the API's OpenAPI document: what they take and answer is each integration's own.
+  const publicEndpoints: RoutePlugin = async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+    const config = { public: true };
+    const send = (reply: FastifyReply, answer: PublicAnswer) => reply.status(answer.status).headers(answer.headers).send(answer.body);
+    const bodyOf = (body: unknown) => (Buffer.isBuffer(body) ? body : undefined);
+    for (const url of ['/v1/integrations/:integrationName/integration', '/v1/integrations/:integrationName/integration/*']) {
+      scope.route({
+        method: methods,
+        url,
+        config,
+        schema: { hide: true, params: PublicEndpointParams },
+        handler: async (request, reply) =>
+          send(
+            reply,
+            await integrationFetch(
+              ctxOf(request),
+              { integrationName: request.params.integrationName },
+              { method: request.method, url: request.url, headers: request.headers, body: bodyOf(request.body) },
+            ),
+          ),
+      });
+    }
+    for (const url of [
+      '/v1/integrations/:integrationName/installations/:installationId/integration',
+      '/v1/integrations/:integrationName/installations/:installationId/integration/*',
+    ]) {
+      scope.route({
+        method: methods,
+        url,
+        config,
+        schema: { hide: true, params: InstallationPublicEndpointParams },
+        handler: async (request, reply) =>
+          send(
+            reply,
+            await integrationFetch(
+              ctxOf(request),
+              { integrationName: request.params.integrationName, installationId: request.params.installationId },
+              { method: request.method, url: request.url, headers: request.headers, body: bodyOf(request.body) },
+            ),
+          ),
+      });
+    }
+  };
+  await app.register(publicEndpoints);
 };

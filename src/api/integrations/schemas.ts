@@ -320,3 +320,11 @@ export const RenderQuery = Type.Object({ request: Type.String({ minLength: 1, ma
 
 /** A component's ContentKit output (GitBook's `ContentKitRenderOutput`), as the integration answered it. */
 export const RenderOutput = Type.Object({ type: Type.String() }, { additionalProperties: true });
+
+/** An integration's public endpoint, or an installation's: the rest of the path is the script's. */
+export const PublicEndpointParams = Type.Object({ integrationName: IntegrationName, '*': Type.Optional(Type.String()) });
+export const InstallationPublicEndpointParams = Type.Object({
+  integrationName: IntegrationName,
+  installationId: Id,
+  '*': Type.Optional(Type.String()),
+});

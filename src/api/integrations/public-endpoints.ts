@@ -1,0 +1,75 @@
+import { findIntegration, findInstallation } from '../../db/integrations.ts';
+import { newId } from '../../domain/ids.ts';
+import { publicEndpointAnswerHeaders, publicEndpointRequestHeaders } from '../../domain/integration-endpoints.ts';
+import { IntegrationSandboxError } from '../../lib/integration-sandbox.ts';
+import type { Ctx } from '../context.ts';
+import { HttpError, notFound } from '../errors.ts';
+import { dispatchTarget } from './environment.ts';
+
+/**
+ * An integration's public endpoints (`urls.publicEndpoint` of the integration and of each of its
+ * installations): every request under them becomes GitBook's `fetch` event, dispatched to the
+ * script with the integration's environment (or the installation's, with its token), and the
+ * script's answer is the answer. They take no token, as on GitBook: the script decides who it
+ * answers (a webhook's signature, an OAuth callback's state). The caller's `authorization` and
+ * `cookie` headers are not passed on, and the answer is served under this service's origin with
+ * `content-security-policy: sandbox` and without `set-cookie` (header rules in
+ * domain/integration-endpoints.ts). A paused installation's endpoint is 404; a script that fails or
+ * runs past its limits is a 502.
+ */
+
+/** A fetch event's script gets a token acting as the installation for this long (reused while half is left). */
+const FETCH_TOKEN_TTL_MS = 10 * 60_000;
+
+export interface PublicRequest {
+  method: string;
+  /** The path and query as received. */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer | undefined;
+}
+
+export interface PublicAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export async function integrationFetch(
+  ctx: Ctx,
+  target: { integrationName: string; installationId?: string },
+  request: PublicRequest,
+): Promise<PublicAnswer> {
+  if (!(await findIntegration(ctx.em, target.integrationName))) throw notFound('Integration');
+  if (target.installationId !== undefined) {
+    const installation = await findInstallation(ctx.em, target.integrationName, target.installationId);
+    if (!installation || installation.status === 'paused') throw notFound('Integration installation');
+  }
+  const found = await dispatchTarget(ctx.em, target, {
+    publicUrl: ctx.deps.config.publicUrl,
+    secrets: ctx.deps.secrets,
+    tokenTtlMs: FETCH_TOKEN_TTL_MS,
+    reuse: true,
+  });
+  if (!found) throw notFound(target.installationId === undefined ? 'Integration' : 'Integration installation');
+  const event = {
+    type: 'fetch',
+    eventId: newId(),
+    ...(target.installationId !== undefined ? { installationId: target.installationId } : {}),
+  };
+  const fetchRequest = {
+    method: request.method,
+    url: `${ctx.deps.config.publicUrl}${request.url}`,
+    headers: publicEndpointRequestHeaders(request.headers),
+    ...(request.body && request.body.length > 0 ? { body: new Uint8Array(request.body) } : {}),
+  };
+  try {
+    const answer = await ctx.deps.integrationSandbox().dispatch(found.script, event, found.environment, fetchRequest);
+    return { status: answer.status, headers: publicEndpointAnswerHeaders(answer.headers), body: answer.body };
+  } catch (error) {
+    if (error instanceof IntegrationSandboxError) {
+      throw new HttpError(502, `The integration ${target.integrationName} could not answer: ${error.message}`);
+    }
+    throw error;
+  }
+}
