@@ -364,26 +364,26 @@ const COLUMNS_OF_ROW: [keyof InsightsRow, string, string][] = [
   ['detail', 'detail', 'jsonb'],
 ];
 
-/** One INSERT for every row: one array parameter per column, unnested (the statement's size does not grow with the rows). */
+/**
+ * One INSERT for every row, from one JSON parameter read by `jsonb_to_recordset` (the statement's
+ * size does not grow with the rows, and PostgreSQL parses the batch instead of the driver escaping
+ * an array per column). A missing key is NULL.
+ */
 async function insertEvents(em: Em, rows: InsightsRow[]): Promise<void> {
-  const arrays = COLUMNS_OF_ROW.map(([key, , type]) => {
-    const values = rows.map((r) => {
+  const records = rows.map((r) => {
+    const record: Record<string, unknown> = {};
+    for (const [key, column] of COLUMNS_OF_ROW) {
       const v = r[key];
-      if (v === null) return null;
-      if (v instanceof Date) return v.toISOString();
-      if (type === 'jsonb') return JSON.stringify(v);
-      return v;
-    });
-    // jsonb arrays travel as text[] (a jsonb[] parameter would need each element quoted again).
-    const cast = type === 'jsonb' ? 'text' : type;
-    return sql`${values}::${sql.raw(cast)}[]`;
+      if (v !== null && v !== undefined) record[column] = v instanceof Date ? v.toISOString() : v;
+    }
+    return record;
   });
   const columns = COLUMNS_OF_ROW.map(([, column]) => sql.ref(column));
-  const selected = COLUMNS_OF_ROW.map(([, column, type]) => (type === 'jsonb' ? sql`${sql.ref(column)}::jsonb` : sql.ref(column)));
+  const definition = COLUMNS_OF_ROW.map(([, column, type]) => sql`${sql.ref(column)} ${sql.raw(type)}`);
   await sql`
     insert into site_insights_event (id, ${sql.join(columns)})
-    select gen_random_uuid(), ${sql.join(selected)}
-      from unnest(${sql.join(arrays)}) as t(${sql.join(columns)})`.execute(db(em));
+    select gen_random_uuid(), ${sql.join(columns)}
+      from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as t(${sql.join(definition)})`.execute(db(em));
 }
 
 interface RollupCount {
@@ -406,7 +406,8 @@ interface RollupCount {
 export function rollupCounts(rows: InsightsRow[], period: (at: Date) => Date): RollupCount[] {
   const counts = new Map<string, RollupCount>();
   const add = (siteId: string, at: Date, eventType: string, urlPath: string, searchQuery: string) => {
-    const key = JSON.stringify([siteId, at.getTime(), eventType, urlPath, searchQuery]);
+    // Each part prefixed with its length: one key per distinct tuple, whatever characters the parts hold.
+    const key = `${siteId.length}:${siteId}${at.getTime()}:${eventType.length}:${eventType}${urlPath.length}:${urlPath}${searchQuery}`;
     const found = counts.get(key);
     if (found) found.events++;
     else counts.set(key, { siteId, at, eventType, urlPath, searchQuery, events: 1 });

@@ -193,6 +193,46 @@ describe('ingestion', () => {
   });
 });
 
+describe('storage', () => {
+  it('stores every column as it was given: text, numbers, booleans, JSON, null', async () => {
+    const row: InsightsRow = {
+      organizationId: org.id, siteId, occurredAt: new Date('2026-11-28T10:11:12.345Z'), eventType: 'link_click', visitorId: 'v-all',
+      sessionId: 's-all', url: 'https://docs.example.com/a?b=c', urlPath: '/a', displayContext: 'embed', siteSection: 'sec', siteSpace: 'ss',
+      siteShareKey: null, space: 'sp', revision: 'rv', page: 'pg', pageNotFoundType: null, country: 'FR', latitude: 48.5, longitude: 2.25,
+      language: 'fr', browser: 'firefox', device: 'mobile', os: 'android', bot: null, referrer: 'https://news.example.com/x',
+      referrerDomain: 'news.example.com', utmSource: 'mail', utmMedium: 'email', utmCampaign: 'launch', utmTerm: 'docs', utmContent: 'top',
+      visitorAuthenticated: true, claims: { plan: 'pro', seats: 3, nested: { ok: true } }, searchQuery: 'café "quoted" \\ back',
+      searchResultRecordId: 'rec', feedbackRating: 'good', feedbackComment: 'line\nbreak', askRating: 4, linkTargetKind: 'url',
+      linkTargetValue: { url: 'https://example.com' }, linkTargetDomain: 'example.com', linkPosition: 'content', apiPath: null,
+      apiMethod: null, llmsVariant: null, markdownSource: null, adDomain: null, adPlacement: null, trademarkPlacement: null,
+      detail: { steps: ['a', 1] },
+    }; // prettier-ignore
+    await ensurePartition(t.orm.em.fork(), new Date('2026-11-01T00:00:00Z'));
+    await insightsStore(t.orm, t.config.insightsRetentionMs).append([row]);
+    const { rows } = await sql<Record<string, unknown>>`
+      select (extract(epoch from occurred_at) * 1000)::float8 as occurred_ms, display_context, latitude, longitude, visitor_authenticated, claims, search_query, feedback_comment, ask_rating,
+             link_target_value, detail, site_share_key, utm_content
+        from site_insights_event where site_id = ${siteId} and visitor_id = 'v-all'`.execute(db(t.orm.em.fork()));
+    expect(rows).toEqual([
+      {
+        occurred_ms: Date.parse('2026-11-28T10:11:12.345Z'),
+        display_context: 'embed',
+        latitude: 48.5,
+        longitude: 2.25,
+        visitor_authenticated: true,
+        claims: { plan: 'pro', seats: 3, nested: { ok: true } },
+        search_query: 'café "quoted" \\ back',
+        feedback_comment: 'line\nbreak',
+        ask_rating: 4,
+        link_target_value: { url: 'https://example.com' },
+        detail: { steps: ['a', 1] },
+        site_share_key: null,
+        utm_content: 'top',
+      },
+    ]);
+  });
+});
+
 describe('authorization', () => {
   it('refuses a lookup token of another organization, and members who may not', async () => {
     expect((await otherLookup.post(`${base()}/events`, { events: [event('page_view')] })).status).toBe(404);
