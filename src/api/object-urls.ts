@@ -46,6 +46,9 @@ export function urlsFor(publicUrl: string) {
       publicEndpoint: `${publicUrl}/v1/integrations/${name}/installations/${id}/integration`,
       publicContentEndpoint: `${publicUrl}/v1/integrations/${name}/installations/${id}/integration`,
     }),
+    /** The script an installation injects in a site's pages (`fetch_published_script`, api/integrations/public-endpoints.ts). */
+    siteScript: (name: string, installationId: string, siteId: string) =>
+      `${publicUrl}/v1/integrations/${name}/installations/${installationId}/sites/${siteId}/script.js`,
     samlProvider: (organizationId: string, id: string) => ({ location: `${publicUrl}/v1/orgs/${organizationId}/saml/${id}` }),
     /** What an identity provider is given: this service's entity ID (serves its metadata), ACS and start URLs. */
     samlService: (id: string) => ({

@@ -705,3 +705,37 @@ export async function liveSpaceOrganization(em: Em, spaceId: string): Promise<st
     .executeTakeFirst();
   return row?.organization_id;
 }
+
+// --- Site scripts -----------------------------------------------------------------------------
+
+/** An installation enabled on a site whose integration injects a script in the site's pages. */
+export interface SiteScriptInstallation {
+  integrationName: string;
+  installationId: string;
+  scopes: string[];
+  contentSecurityPolicy: unknown;
+}
+
+/**
+ * The active installations enabled (and active) on a site whose integration has the scope
+ * `site:script:inject`, by integration name: the scripts of the site's published pages.
+ */
+export async function siteScriptInstallations(em: Em, siteId: string): Promise<SiteScriptInstallation[]> {
+  const rows = await db(em)
+    .selectFrom('integration_site_installation as s')
+    .innerJoin('integration_installation as i', 'i.id', 's.installation_id')
+    .innerJoin('integration as n', 'n.name', 's.integration_name')
+    .select(['s.integration_name', 's.installation_id', 'n.scopes', 'n.content_security_policy'])
+    .where('s.site_id', '=', siteId)
+    .where('s.status', '=', 'active')
+    .where('i.status', '=', 'active')
+    .where(sql<boolean>`${'site:script:inject'} = any(n.scopes)`)
+    .orderBy('s.integration_name')
+    .execute();
+  return rows.map((r) => ({
+    integrationName: r.integration_name,
+    installationId: r.installation_id,
+    scopes: r.scopes,
+    contentSecurityPolicy: r.content_security_policy,
+  }));
+}

@@ -455,6 +455,7 @@ const rows: Record<string, Row> = {
   'GET /v1/orgs/{organizationId}/installations': { rule: 'admin', scope: 'org' },
   'GET /v1/orgs/{organizationId}/integrations/installations-status': { rule: 'member' },
   'GET /v1/orgs/{organizationId}/sites/{siteId}/integrations': { rule: 'read', scope: 'org' },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/integration-scripts': { rule: 'read', scope: 'org' },
 
   'GET /v1/orgs/{organizationId}/members': { rule: 'read', scope: 'org' },
   'GET /v1/orgs/{organizationId}/members/{userId}': { rule: 'read', scope: 'org' },

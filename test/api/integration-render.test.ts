@@ -43,6 +43,10 @@ const block = createComponent({
 });
 export default createIntegration({
   components: [block],
+  fetch_published_script: async (event, context) =>
+    new Response('window.tracked = ' + JSON.stringify({ site: event.siteId, id: context.environment.siteInstallation.configuration.trackingId }) + ';', {
+      headers: { 'content-type': 'application/javascript' },
+    }),
   fetch: async (request, context) => {
     const url = new URL(request.url);
     if (url.pathname.endsWith('/cookie')) return new Response('<p>hi</p>', { headers: { 'content-type': 'text/html', 'set-cookie': 'stolen=1' } });
@@ -334,5 +338,66 @@ describe("an integration's public endpoints", () => {
     expect(looped.status).toBe(502);
     expect(looped.body.error.message).toMatch(/could not answer/);
     expect((await raw('GET', `/v1/integrations/${second.name}/integration/echo`)).status).toBe(201);
+  }, 60_000);
+});
+
+describe("integrations' scripts in a site's pages", () => {
+  it("list the script of each installation on the site that may inject one, and serve it from the installation's script", async () => {
+    const name = `script-${newId(8).toLowerCase()}`;
+    const published = await admin().post(`/v1/integrations/${name}`, {
+      title: 'Script integration',
+      description: 'Tracks pages',
+      script,
+      organization: org.id,
+      visibility: 'private',
+      scopes: ['site:script:inject', 'site:script:cookies'],
+      contentSecurityPolicy: { 'script-src': 'https://tracker.example.com' },
+      target: 'site',
+    });
+    expect([published.status, published.body?.error]).toEqual([200, undefined]);
+    const installation = (await admin().post(`/v1/integrations/${name}/installations`, { organization: org.id })).body;
+    const space = await newSpace(admin(), org.id, { title: 'Tracked' });
+    const site = (await admin().post(`/v1/orgs/${org.id}/sites`, { title: 'Tracked', visibility: 'public', spaces: [space.id] })).body;
+    const untracked = (await admin().post(`/v1/orgs/${org.id}/sites`, { title: 'Untracked', visibility: 'public', spaces: [space.id] }))
+      .body;
+    const listed = async (siteId = site.id) => (await admin().get(`/v1/orgs/${org.id}/sites/${siteId}/integration-scripts`)).body;
+    expect(await listed()).toEqual([]);
+    const enabled = await admin().post(`/v1/integrations/${name}/installations/${installation.id}/sites`, { siteId: site.id });
+    expect([enabled.status, enabled.body?.error]).toEqual([201, undefined]);
+    const configured = await admin().patch(`/v1/integrations/${name}/installations/${installation.id}/sites/${site.id}`, {
+      configuration: { trackingId: 'UA-1' },
+    });
+    expect([configured.status, configured.body?.error]).toEqual([200, undefined]);
+    const scriptUrl = `http://docs.test/v1/integrations/${name}/installations/${installation.id}/sites/${site.id}/script.js`;
+    const scripts = await admin().get(`/v1/orgs/${org.id}/sites/${site.id}/integration-scripts`);
+    expect(scripts.status).toBe(200);
+    expectMatchesGitBook('listSiteIntegrationScripts', scripts.body);
+    expect(scripts.body).toEqual([{ script: scriptUrl, cookies: true, contentSecurityPolicy: 'script-src https://tracker.example.com' }]);
+    expect(await listed(untracked.id)).toEqual([]);
+    // The published site answers them to its readers.
+    await admin().post(`/v1/orgs/${org.id}/sites/${site.id}/publish`);
+    const lookup = await admin().post('/v1/urls/published', {
+      url: (await admin().get(`/v1/orgs/${org.id}/sites/${site.id}`)).body.urls.published,
+    });
+    const seen = await client(t.app, lookup.body.apiToken).get(`/v1/orgs/${org.id}/sites/${site.id}/published`);
+    expectMatchesGitBook('getPublishedContentSite', seen.body);
+    expect(seen.body.scripts).toEqual(scripts.body);
+    // The script itself, as a visitor's browser loads it.
+    const served = await raw('GET', new URL(scriptUrl).pathname);
+    expect([served.status, served.headers['content-type']]).toEqual([200, 'application/javascript']);
+    expect(served.body).toBe(`window.tracked = ${JSON.stringify({ site: site.id, id: 'UA-1' })};`);
+    // The attacker's requests: the script of another site, of an installation not on the site, of an unknown integration.
+    expect((await raw('GET', `/v1/integrations/${name}/installations/${installation.id}/sites/${untracked.id}/script.js`)).status).toBe(
+      404,
+    );
+    const other = await installed();
+    expect(
+      (await raw('GET', `/v1/integrations/${other.name}/installations/${other.installationId}/sites/${site.id}/script.js`)).status,
+    ).toBe(404);
+    expect((await raw('GET', `/v1/integrations/nope/installations/${installation.id}/sites/${site.id}/script.js`)).status).toBe(404);
+    // Disabled on the site, it is no longer listed nor served.
+    expect((await admin().delete(`/v1/integrations/${name}/installations/${installation.id}/sites/${site.id}`)).status).toBeLessThan(300);
+    expect(await listed()).toEqual([]);
+    expect((await raw('GET', new URL(scriptUrl).pathname)).status).toBe(404);
   }, 60_000);
 });

@@ -96,3 +96,33 @@ export function presentInstalledTarget(row: InstalledRow) {
   if (row.targetType === 'space') return { type: 'space' as const, spaceId: row.targetId };
   return { type: 'site' as const, siteId: row.targetId };
 }
+
+/**
+ * A script an integration injects in a site's pages (GitBook's `SiteIntegrationScript`): the URL
+ * of its installation's script on that site, whether it may use cookies (`site:script:cookies`),
+ * and the integration's content security policy (directives joined into one header value).
+ */
+export function presentSiteScript(
+  row: { integrationName: string; installationId: string; scopes: string[]; contentSecurityPolicy: unknown },
+  siteId: string,
+  urls: Urls,
+) {
+  const csp = cspText(row.contentSecurityPolicy);
+  return {
+    script: urls.siteScript(row.integrationName, row.installationId, siteId),
+    cookies: row.scopes.includes('site:script:cookies'),
+    ...(csp ? { contentSecurityPolicy: csp } : {}),
+  };
+}
+
+function cspText(policy: unknown): string | undefined {
+  if (typeof policy === 'string') return policy || undefined;
+  if (policy && typeof policy === 'object' && !Array.isArray(policy)) {
+    const text = Object.entries(policy)
+      .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
+      .map(([directive, value]) => `${directive} ${value}`)
+      .join('; ');
+    return text || undefined;
+  }
+  return undefined;
+}

@@ -1,4 +1,4 @@
-import { findIntegration, findInstallation } from '../../db/integrations.ts';
+import { findIntegration, findInstallation, siteScriptInstallations } from '../../db/integrations.ts';
 import { newId } from '../../domain/ids.ts';
 import { publicEndpointAnswerHeaders, publicEndpointRequestHeaders } from '../../domain/integration-endpoints.ts';
 import { IntegrationSandboxError } from '../../lib/integration-sandbox.ts';
@@ -69,6 +69,39 @@ export async function integrationFetch(
   } catch (error) {
     if (error instanceof IntegrationSandboxError) {
       throw new HttpError(502, `The integration ${target.integrationName} could not answer: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * A site's integration script (`urls.siteScript`, listed in the published site's `scripts`): the
+ * installation's script answers GitBook's `fetch_published_script` event with the JavaScript the
+ * site's pages load. No token (a visitor's browser loads it); 404 unless the installation is one
+ * of the site's scripts (active, enabled on the site, scope `site:script:inject`).
+ */
+export async function publishedSiteScript(
+  ctx: Ctx,
+  target: { integrationName: string; installationId: string; siteId: string },
+): Promise<PublicAnswer> {
+  const listed = await siteScriptInstallations(ctx.em, target.siteId);
+  if (!listed.some((s) => s.integrationName === target.integrationName && s.installationId === target.installationId)) {
+    throw notFound('Site script');
+  }
+  const found = await dispatchTarget(ctx.em, target, {
+    publicUrl: ctx.deps.config.publicUrl,
+    secrets: ctx.deps.secrets,
+    tokenTtlMs: FETCH_TOKEN_TTL_MS,
+    reuse: true,
+  });
+  if (!found) throw notFound('Site script');
+  const event = { type: 'fetch_published_script', eventId: newId(), installationId: target.installationId, siteId: target.siteId };
+  try {
+    const answer = await ctx.deps.integrationSandbox().dispatch(found.script, event, found.environment);
+    return { status: answer.status, headers: publicEndpointAnswerHeaders(answer.headers), body: answer.body };
+  } catch (error) {
+    if (error instanceof IntegrationSandboxError) {
+      throw new HttpError(502, `The integration ${target.integrationName} could not answer its script: ${error.message}`);
     }
     throw error;
   }

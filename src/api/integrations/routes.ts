@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import { ctxOf, type RoutePlugin } from '../context.ts';
 import { errors, NoContent } from '../schemas.ts';
@@ -41,9 +42,12 @@ import {
   RenderQuery,
   PublicEndpointParams,
   InstallationPublicEndpointParams,
+  SiteIntegrationScript,
+  SiteScriptParams,
 } from './schemas.ts';
+import { listSiteIntegrationScripts } from './site-scripts.ts';
 import { renderIntegrationUI, renderRequestFromQuery, type Rendered } from './render.ts';
-import { integrationFetch, type PublicAnswer } from './public-endpoints.ts';
+import { integrationFetch, publishedSiteScript, type PublicAnswer } from './public-endpoints.ts';
 import {
   createInstallationToken,
   getInstallationTarget,
@@ -536,6 +540,19 @@ export const integrationRoutes: RoutePlugin = async (app) => {
     async (request) => listSiteIntegrations(ctxOf(request), request.params.organizationId, request.params.siteId, request.query),
   );
 
+  app.get(
+    '/v1/orgs/:organizationId/sites/:siteId/integration-scripts',
+    {
+      schema: {
+        tags,
+        summary: "List the scripts integrations inject in a site's published pages",
+        params: OrganizationSiteParams,
+        response: { 200: Type.Array(SiteIntegrationScript), ...errors(403, 404) },
+      },
+    },
+    async (request) => listSiteIntegrationScripts(ctxOf(request), request.params.organizationId, request.params.siteId),
+  );
+
   // Public endpoints (urls.publicEndpoint): no token, any method and body, the script's answer as it is (public-endpoints.ts).
   // Left out of the API's OpenAPI document: what they take and answer is each integration's own.
   const publicEndpoints: RoutePlugin = async (scope) => {
@@ -562,6 +579,11 @@ export const integrationRoutes: RoutePlugin = async (app) => {
           ),
       });
     }
+    scope.get(
+      '/v1/integrations/:integrationName/installations/:installationId/sites/:siteId/script.js',
+      { config, schema: { hide: true, params: SiteScriptParams } },
+      async (request, reply) => send(reply, await publishedSiteScript(ctxOf(request), request.params)),
+    );
     for (const url of [
       '/v1/integrations/:integrationName/installations/:installationId/integration',
       '/v1/integrations/:integrationName/installations/:installationId/integration/*',

@@ -321,6 +321,16 @@ export const RenderQuery = Type.Object({ request: Type.String({ minLength: 1, ma
 /** A component's ContentKit output (GitBook's `ContentKitRenderOutput`), as the integration answered it. */
 export const RenderOutput = Type.Object({ type: Type.String() }, { additionalProperties: true });
 
+/** A site script's URL (`urls.siteScript`). */
+export const SiteScriptParams = Type.Object({ integrationName: IntegrationName, installationId: Id, siteId: Id });
+
+/** GitBook's `SiteIntegrationScript`. */
+export const SiteIntegrationScript = Type.Object({
+  script: Type.String(),
+  contentSecurityPolicy: Type.Optional(Type.String()),
+  cookies: Type.Boolean(),
+});
+
 /** An integration's public endpoint, or an installation's: the rest of the path is the script's. */
 export const PublicEndpointParams = Type.Object({ integrationName: IntegrationName, '*': Type.Optional(Type.String()) });
 export const InstallationPublicEndpointParams = Type.Object({

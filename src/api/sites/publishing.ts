@@ -5,6 +5,7 @@ import { keptAnswer, type JsonAnswer } from '../json-answer.ts';
 import { presentCustomization, presentSite } from './present.ts';
 import { freshSite, publishedReader, requireSite, siteUrls, type PublishedReader } from './site-access.ts';
 import { readerStructure, structurePresenter } from './structure.ts';
+import { siteScripts } from '../integrations/site-scripts.ts';
 
 /** Publishing a site, and the published site as members and share-key holders read it. */
 
@@ -31,7 +32,8 @@ export async function getPublishedSite(ctx: Ctx, organizationId: string, siteId:
     // Site-spaces have no customization of their own here: each takes the site's, as GitBook
     // answers one for every site-space of the structure.
     customizations: { site: customization, siteSpaces: Object.fromEntries(structure.siteSpaces.map((s) => [s.id, customization])) },
-    scripts: [],
+    // What integrations installed on the site inject in its pages (api/integrations/site-scripts.ts).
+    scripts: await siteScripts(ctx, site.id),
   };
 }
 
