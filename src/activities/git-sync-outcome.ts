@@ -1,5 +1,14 @@
-import { finishGitSyncRequest, lockGitSync, lockQueuedRequest, updateGitSync, type GitSyncRequestRow } from '../db/git-sync.ts';
+import {
+  finishGitSyncRequest,
+  lockGitSync,
+  lockQueuedRequest,
+  spaceRevisionOf,
+  updateGitSync,
+  type GitSyncRequestRow,
+} from '../db/git-sync.ts';
+import { raiseSpaceEvent, type RaisedFor } from '../db/integration-events.ts';
 import { forkEm, transaction, type Orm } from '../db/orm.ts';
+import { announceIntegrationEventsFromActivity } from '../temporal/integration-events.ts';
 
 /** How a Git Sync request ended, as the activities answer the workflow (and the request row records it). */
 export interface GitSyncOutcome {
@@ -36,10 +45,15 @@ export function outcomeOf(request: GitSyncRequestRow): GitSyncOutcome {
   };
 }
 
-/** Records a readable failure on the request and on the space's sync state (once: a finished request is left as it is). */
+/**
+ * Records a readable failure on the request and on the space's sync state (once: a finished request
+ * is left as it is). A failed import tells the integrations that follow the space's Git Sync
+ * (`space_gitsync_completed`, state `failure`, with the space's revision, which did not move, and
+ * the commit when it was read).
+ */
 export async function recordFailure(orm: Orm, request: GitSyncRequestRow, code: string, message: string): Promise<GitSyncOutcome> {
-  await transaction(forkEm(orm), async (tx) => {
-    if (!(await lockQueuedRequest(tx, request.id))) return;
+  const raised = await transaction(forkEm(orm), async (tx): Promise<RaisedFor[]> => {
+    if (!(await lockQueuedRequest(tx, request.id))) return [];
     await lockGitSync(tx, request.space_id);
     await updateGitSync(tx, request.space_id, {
       status: 'failed',
@@ -47,6 +61,16 @@ export async function recordFailure(orm: Orm, request: GitSyncRequestRow, code: 
       last_sync_error: { code, message, at: new Date().toISOString() },
     });
     await finishGitSyncRequest(tx, request.id, 'failed', { detail: { code, message } });
+    if (request.kind !== 'import') return [];
+    const space = await spaceRevisionOf(tx, request.space_id);
+    if (!space || space.deleted_at) return [];
+    return raiseSpaceEvent(tx, request.space_id, 'space_gitsync_completed', {
+      state: 'failure',
+      revisionId: space.revision_id,
+      commitId: request.commit ?? '',
+    });
   });
+  // A start lost here (the worker stopping) is made by the integration events' sweep.
+  if (raised.length > 0) await announceIntegrationEventsFromActivity(raised);
   return fail(code, message);
 }

@@ -284,6 +284,20 @@ describe('a Git Sync import', () => {
     const [updated] = await settled(await eventIdsOf(installationId, 'space_content_updated'));
     expect(updated.payload).toMatchObject({ spaceId, revisionId: revision, updatedBy: [] });
   }, 120_000);
+
+  it('raises space_gitsync_completed with state failure when an import fails, the revision unmoved', async () => {
+    const { installationId, spaceId } = await installedOnSpace({ scopes: ['space:git:sync'] });
+    const before = (await admin().get(`/v1/spaces/${spaceId}`)).body.revision;
+    const res = await admin().post(`/v1/spaces/${spaceId}/git/import`, { url: git.url('no-such-repository'), ref: 'refs/heads/main' });
+    expect(res.status).toBe(204);
+    const raised = await eventually(async () => {
+      const ids = await eventIdsOf(installationId, 'space_gitsync_completed');
+      return ids.length > 0 ? ids : undefined;
+    }, 60_000);
+    const [completed] = await settled(raised);
+    expect(completed.payload).toMatchObject({ spaceId, state: 'failure', revisionId: before });
+    expect((await admin().get(`/v1/spaces/${spaceId}`)).body.revision).toBe(before);
+  }, 120_000);
 });
 
 describe('who reads events', () => {
