@@ -11,6 +11,7 @@ import { gitSyncActivities } from './git-sync.ts';
 import { searchIndexActivities } from './search-index.ts';
 import { blobCollectionActivities } from './blob-collection.ts';
 import { deliveryTargets, integrationEventsActivities, type EventLogTap } from './integration-events.ts';
+import { integrationTaskActivities } from './integration-task.ts';
 import { createIntegrationSandbox, integrationSandboxOptions, type IntegrationSandbox } from '../lib/integration-sandbox.ts';
 
 /**
@@ -56,5 +57,6 @@ export function createActivities(deps: {
       logs: deps.logs,
       target: deliveryTargets(orm, { publicUrl: config.publicUrl, secrets }),
     }),
+    ...integrationTaskActivities(orm, { sandbox: deps.sandbox, publicUrl: config.publicUrl, secrets }),
   };
 }

@@ -271,6 +271,7 @@ export const NOT_CHANGES: Record<string, string> = {
   [`POST ${SITE}/agent-feedback`]: "reader telemetry: an AI agent's feedback on the site's content (older form), not a change",
   'POST /v1/orgs/:organizationId/ping': 'presence: records when the caller was last seen, nothing else',
   'POST /v1/integrations/:integrationName/render': "a rendering of an integration's component, sent as POST for its body",
+  'POST /v1/integrations/:integrationName/tasks': "work queued for an integration's own script (a job), not a change of the service's data",
 };
 
 /** Actions recorded by jobs (source `workflow`), by job kind. */

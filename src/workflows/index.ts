@@ -8,3 +8,4 @@ export { gitSync } from './git-sync.ts';
 export { searchIndex } from './search-index.ts';
 export { blobCollection } from './blob-collection.ts';
 export { integrationEvents, integrationEventsSweep } from './integration-events.ts';
+export { integrationTask } from './integration-task.ts';

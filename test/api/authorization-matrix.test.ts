@@ -395,6 +395,7 @@ const rows: Record<string, Row> = {
   // Tokens acting as an installation: minted for the integration, by admins of its owner (the fixture's organization).
   'POST /v1/integrations/{integrationName}/installations/{installationId}/tokens': { rule: 'admin', scope: 'org' },
   'GET /v1/integrations/{integrationName}/events': { rule: 'admin', scope: 'org' },
+  'POST /v1/integrations/{integrationName}/tasks': { rule: 'admin', scope: 'org', body: () => ({ task: { kind: 'matrix' } }) },
   // A block in a page of the fixture space, for the fixture's installation enabled on it: whoever reads the space.
   'POST /v1/integrations/{integrationName}/render': { rule: 'read', scope: 'content', body: () => RENDER_REQUEST(p.spaceId) },
   'GET /v1/integrations/{integrationName}/render': {

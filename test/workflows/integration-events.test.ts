@@ -9,8 +9,8 @@ import { createIntegrationSandbox, integrationSandboxOptions, type IntegrationSa
 import { lazySecretBox } from '../../src/lib/secrets.ts';
 import { announceIntegrationEvents } from '../../src/temporal/integration-events.ts';
 import { integrationEventsSweep } from '../../src/workflows/integration-events.ts';
-import { edit, merge, newChangeRequest, newSpace } from '../support/fixtures.ts';
-import { createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { edit, expect400, merge, newChangeRequest, newSpace } from '../support/fixtures.ts';
+import { client, createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { sql } from '../support/sql.ts';
 import { startGitServer, type GitServer } from '../support/git-server.ts';
 import { startWorkflowWorker, type WorkflowWorker } from '../support/workflow-worker.ts';
@@ -48,7 +48,7 @@ export default {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
         event,
-        installation: env.installation.id,
+        installation: env.installation ? env.installation.id : null,
         spaceInstallation: env.spaceInstallation ? env.spaceInstallation.space : null,
         integration: env.integration.name,
         secret: env.secrets.apiKey ?? null,
@@ -298,6 +298,51 @@ describe('a Git Sync import', () => {
     expect(completed.payload).toMatchObject({ spaceId, state: 'failure', revisionId: before });
     expect((await admin().get(`/v1/spaces/${spaceId}`)).body.revision).toBe(before);
   }, 120_000);
+});
+
+describe('queued tasks', () => {
+  /** What the receiver heard of the task whose payload carries `n`, once it has. */
+  const taskHeard = (n: number) => eventually(async () => heard.find((h) => h.event.type === 'task' && h.event.task?.n === n), 60_000);
+
+  it("run a task the integration queues with its installation's token, at once or after its delay, with that installation's environment", async () => {
+    const { name, installationId } = await installedOnSpace();
+    const minted = await admin().post(`/v1/integrations/${name}/installations/${installationId}/tokens`);
+    expect(minted.status).toBe(200);
+    const asIntegration = client(t.app, minted.body.token);
+    expect((await asIntegration.post(`/v1/integrations/${name}/tasks`, { task: { kind: 'sync', n: 1 } })).status).toBe(204);
+    const now = await taskHeard(1);
+    expect(now).toMatchObject({
+      integration: name,
+      installation: installationId,
+      hasToken: true,
+      event: { type: 'task', task: { kind: 'sync', n: 1 } },
+    });
+    const queuedAt = Date.now();
+    expect((await asIntegration.post(`/v1/integrations/${name}/tasks`, { task: { n: 2 }, schedule: 2 })).status).toBe(204);
+    await taskHeard(2);
+    // Never before its delay (a lower bound: however slow the machine, it cannot come early).
+    expect(Date.now() - queuedAt).toBeGreaterThanOrEqual(2000);
+    // An admin of the owner queues one with the integration's own environment: no installation.
+    expect((await admin().post(`/v1/integrations/${name}/tasks`, { task: { n: 3 } })).status).toBe(204);
+    expect(await taskHeard(3)).toMatchObject({ installation: null, hasToken: false });
+  }, 120_000);
+
+  it("refuses another integration's token, members who may not, and bad tasks, in the API's error shape", async () => {
+    const first = await installedOnSpace();
+    const second = await installedOnSpace();
+    const token = (await admin().post(`/v1/integrations/${second.name}/installations/${second.installationId}/tokens`)).body.token;
+    // The attacker's requests: an installation's token queuing for another integration, a member below admin, another organization's admin.
+    expect((await client(t.app, token).post(`/v1/integrations/${first.name}/tasks`, { task: {} })).status).toBe(404);
+    expect((await org.members.edit.api.post(`/v1/integrations/${first.name}/tasks`, { task: {} })).status).toBe(403);
+    const outsider = await createTestOrg(t, 'Task outsiders');
+    expect((await outsider.members.admin.api.post(`/v1/integrations/${first.name}/tasks`, { task: {} })).status).toBe(404);
+    expect((await admin().post('/v1/integrations/no-such-integration/tasks', { task: {} })).status).toBe(404);
+    expect400(await admin().post(`/v1/integrations/${first.name}/tasks`, { task: {}, schedule: 86401 }), /schedule/);
+    expect400(await admin().post(`/v1/integrations/${first.name}/tasks`, { task: {}, schedule: -1 }), /schedule/);
+    expect400(await admin().post(`/v1/integrations/${first.name}/tasks`, { task: [1] }), /task/);
+    expect400(await admin().post(`/v1/integrations/${first.name}/tasks`, {}), /task/);
+    expect400(await admin().post(`/v1/integrations/${first.name}/tasks`, { task: { big: 'x'.repeat(70 * 1024) } }), /at most 65536/);
+  });
 });
 
 describe('who reads events', () => {

@@ -44,7 +44,9 @@ import {
   InstallationPublicEndpointParams,
   SiteIntegrationScript,
   SiteScriptParams,
+  QueueTaskBody,
 } from './schemas.ts';
+import { queueTask } from './tasks.ts';
 import { listSiteIntegrationScripts } from './site-scripts.ts';
 import { renderIntegrationUI, renderRequestFromQuery, type Rendered } from './render.ts';
 import { integrationFetch, publishedSiteScript, type PublicAnswer } from './public-endpoints.ts';
@@ -538,6 +540,24 @@ export const integrationRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request) => listSiteIntegrations(ctxOf(request), request.params.organizationId, request.params.siteId, request.query),
+  );
+
+  app.post(
+    '/v1/integrations/:integrationName/tasks',
+    {
+      config: installation,
+      schema: {
+        tags,
+        summary: "Queue a task for an integration's script, run after `schedule` seconds (at most a day)",
+        params: NameParams,
+        body: QueueTaskBody,
+        response: { 204: NoContent, ...errors(400, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await queueTask(ctxOf(request), request.params.integrationName, request.body);
+      return reply.status(204).send();
+    },
   );
 
   app.get(

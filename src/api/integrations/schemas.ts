@@ -321,6 +321,12 @@ export const RenderQuery = Type.Object({ request: Type.String({ minLength: 1, ma
 /** A component's ContentKit output (GitBook's `ContentKitRenderOutput`), as the integration answered it. */
 export const RenderOutput = Type.Object({ type: Type.String() }, { additionalProperties: true });
 
+/** queueIntegrationTask's body: the integration's payload, and the seconds to wait (at most a day). */
+export const QueueTaskBody = Type.Object({
+  task: Type.Record(Type.String(), Type.Unknown(), { description: 'Payload for the integration task' }),
+  schedule: Type.Optional(Type.Number({ minimum: 0, maximum: 86400, description: 'Seconds to wait before running the task (default 0)' })),
+});
+
 /** A site script's URL (`urls.siteScript`). */
 export const SiteScriptParams = Type.Object({ integrationName: IntegrationName, installationId: Id, siteId: Id });
 
