@@ -11,9 +11,8 @@
  *
  * Standalone (no database, no Temporal); figures are printed, not asserted.
  */
-import { build } from 'esbuild';
-import { fileURLToPath } from 'node:url';
 import { createIntegrationSandbox } from '../src/lib/integration-sandbox.ts';
+import { bundleIntegration } from '../test/support/integration-bundle.ts';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => {
@@ -30,20 +29,7 @@ export default createIntegration({
   events: { space_content_updated: async () => {} },
   fetch: async (request) => new Response('ok ' + new URL(request.url).pathname),
 });`;
-const built = await build({
-  stdin: { contents: source, resolveDir: fileURLToPath(new URL('..', import.meta.url)), loader: 'ts' },
-  platform: 'neutral',
-  bundle: true,
-  format: 'esm',
-  target: 'es2020',
-  minify: true,
-  write: false,
-  mainFields: ['worker', 'browser', 'module', 'jsnext', 'main'],
-  conditions: ['worker', 'browser', 'import', 'production'],
-  define: { 'process.env.NODE_ENV': '"production"', MODE: '"production"' },
-  logLevel: 'silent',
-});
-const code = built.outputFiles[0].text;
+const code = await bundleIntegration(source);
 
 const sandbox = createIntegrationSandbox({
   timeoutMs: 30_000,

@@ -123,6 +123,14 @@ async function raise(spaceId: string, revisionId: string): Promise<RaisedFor[]> 
   return transaction(forkEm(t.orm), (tx) => raiseSpaceEvent(tx, spaceId, 'space_content_updated', { revisionId, updatedBy: [] }));
 }
 
+/** The ids of an installation's events of `type`, once there are some. */
+async function raisedOf(installationId: string, type: string): Promise<string[]> {
+  return eventually(async () => {
+    const ids = await eventIdsOf(installationId, type);
+    return ids.length > 0 ? ids : undefined;
+  }, 60_000);
+}
+
 async function settled(eventIds: string[]) {
   return eventually(async () => {
     const rows = await Promise.all(eventIds.map((id) => findIntegrationEventById(forkEm(t.orm), id)));
@@ -273,10 +281,7 @@ describe('a Git Sync import', () => {
     const res = await admin().post(`/v1/spaces/${spaceId}/git/import`, { url: git.url('events'), ref: 'refs/heads/main' });
     expect(res.status).toBe(204);
     // The import runs in the service's worker: its events exist once it has applied the commit.
-    const raised = await eventually(async () => {
-      const ids = await eventIdsOf(installationId, 'space_gitsync_completed');
-      return ids.length > 0 ? ids : undefined;
-    }, 60_000);
+    const raised = await raisedOf(installationId, 'space_gitsync_completed');
     const [completed] = await settled(raised);
     const revision = (await admin().get(`/v1/spaces/${spaceId}`)).body.revision;
     expect(completed).toMatchObject({ status: 'success' });
@@ -290,10 +295,7 @@ describe('a Git Sync import', () => {
     const before = (await admin().get(`/v1/spaces/${spaceId}`)).body.revision;
     const res = await admin().post(`/v1/spaces/${spaceId}/git/import`, { url: git.url('no-such-repository'), ref: 'refs/heads/main' });
     expect(res.status).toBe(204);
-    const raised = await eventually(async () => {
-      const ids = await eventIdsOf(installationId, 'space_gitsync_completed');
-      return ids.length > 0 ? ids : undefined;
-    }, 60_000);
+    const raised = await raisedOf(installationId, 'space_gitsync_completed');
     const [completed] = await settled(raised);
     expect(completed.payload).toMatchObject({ spaceId, state: 'failure', revisionId: before });
     expect((await admin().get(`/v1/spaces/${spaceId}`)).body.revision).toBe(before);

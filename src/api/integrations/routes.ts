@@ -41,7 +41,6 @@ import {
   RenderOutput,
   RenderQuery,
   PublicEndpointParams,
-  InstallationPublicEndpointParams,
   SiteIntegrationScript,
   SiteScriptParams,
   QueueTaskBody,
@@ -582,29 +581,15 @@ export const integrationRoutes: RoutePlugin = async (app) => {
     const config = { public: true };
     const send = (reply: FastifyReply, answer: PublicAnswer) => reply.status(answer.status).headers(answer.headers).send(answer.body);
     const bodyOf = (body: unknown) => (Buffer.isBuffer(body) ? body : undefined);
-    for (const url of ['/v1/integrations/:integrationName/integration', '/v1/integrations/:integrationName/integration/*']) {
-      scope.route({
-        method: methods,
-        url,
-        config,
-        schema: { hide: true, params: PublicEndpointParams },
-        handler: async (request, reply) =>
-          send(
-            reply,
-            await integrationFetch(
-              ctxOf(request),
-              { integrationName: request.params.integrationName },
-              { method: request.method, url: request.url, headers: request.headers, body: bodyOf(request.body) },
-            ),
-          ),
-      });
-    }
     scope.get(
       '/v1/integrations/:integrationName/installations/:installationId/sites/:siteId/script.js',
       { config, schema: { hide: true, params: SiteScriptParams } },
       async (request, reply) => send(reply, await publishedSiteScript(ctxOf(request), request.params)),
     );
+    // The integration's own endpoint, and each installation's (its environment, with its token).
     for (const url of [
+      '/v1/integrations/:integrationName/integration',
+      '/v1/integrations/:integrationName/integration/*',
       '/v1/integrations/:integrationName/installations/:installationId/integration',
       '/v1/integrations/:integrationName/installations/:installationId/integration/*',
     ]) {
@@ -612,16 +597,13 @@ export const integrationRoutes: RoutePlugin = async (app) => {
         method: methods,
         url,
         config,
-        schema: { hide: true, params: InstallationPublicEndpointParams },
-        handler: async (request, reply) =>
-          send(
-            reply,
-            await integrationFetch(
-              ctxOf(request),
-              { integrationName: request.params.integrationName, installationId: request.params.installationId },
-              { method: request.method, url: request.url, headers: request.headers, body: bodyOf(request.body) },
-            ),
-          ),
+        schema: { hide: true, params: PublicEndpointParams },
+        handler: async (request, reply) => {
+          const { integrationName, installationId } = request.params;
+          const target = { integrationName, ...(installationId !== undefined ? { installationId } : {}) };
+          const forwarded = { method: request.method, url: request.url, headers: request.headers, body: bodyOf(request.body) };
+          return send(reply, await integrationFetch(ctxOf(request), target, forwarded));
+        },
       });
     }
   };

@@ -337,10 +337,9 @@ export const SiteIntegrationScript = Type.Object({
   cookies: Type.Boolean(),
 });
 
-/** An integration's public endpoint, or an installation's: the rest of the path is the script's. */
-export const PublicEndpointParams = Type.Object({ integrationName: IntegrationName, '*': Type.Optional(Type.String()) });
-export const InstallationPublicEndpointParams = Type.Object({
+/** An integration's public endpoint, or an installation's (with `installationId`): the rest of the path is the script's. */
+export const PublicEndpointParams = Type.Object({
   integrationName: IntegrationName,
-  installationId: Id,
+  installationId: Type.Optional(Id),
   '*': Type.Optional(Type.String()),
 });
