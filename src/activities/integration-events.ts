@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { dispatchTarget, type DispatchTarget } from '../api/integrations/environment.ts';
+import { purgeExpiredInstallationTokens } from '../db/integrations.ts';
 import { forkEm, type Orm } from '../db/orm.ts';
 import { beat, heartbeating } from '../lib/heartbeat.ts';
 import {
@@ -80,6 +81,9 @@ export function deliveryTargets(orm: Orm, options: { publicUrl: string; secrets:
 
 /** Events whose start may have been lost are looked for once they have been pending this long. */
 const STALE_MS = 60_000;
+/** Expired installation tokens are deleted a day after they expire, at most this many a run (the next run takes the rest). */
+const EXPIRED_TOKEN_KEPT_MS = 86_400_000;
+const TOKEN_PURGE_LIMIT = 5000;
 /** Installations the sweep wakes at most per run (the next run takes the rest). */
 const SWEEP_LIMIT = 500;
 
@@ -176,11 +180,16 @@ export function integrationEventsActivities(orm: Orm, deps: IntegrationEventsDep
       return undefined;
     },
 
-    /** The sweep: starts or signals the job of installations with events pending for over a minute. */
+    /**
+     * The sweep: starts or signals the job of installations with events pending for over a minute;
+     * and deletes installation tokens expired for a day (events, tasks and renders mint them), so
+     * their table does not grow with every delivery.
+     */
     async wakeStaleIntegrationEvents(): Promise<number> {
       const em = forkEm(orm);
       const stale = await installationsWithStalePendingEvents(em, new Date(Date.now() - STALE_MS), SWEEP_LIMIT);
       await announceIntegrationEventsFromActivity(stale);
+      await purgeExpiredInstallationTokens(em, new Date(Date.now() - EXPIRED_TOKEN_KEPT_MS), TOKEN_PURGE_LIMIT);
       return stale.length;
     },
   };

@@ -632,6 +632,30 @@ export async function insertInstallationToken(
     .execute();
 }
 
+/**
+ * Deletes up to `limit` installation tokens that expired before `before`; answers how many. Looked
+ * for first: a delete, even of no row, is announced on the change feed (every process would read
+ * its kept answers again), so it runs only when there is something to delete.
+ */
+export async function purgeExpiredInstallationTokens(em: Em, before: Date, limit: number): Promise<number> {
+  const expired = await db(em)
+    .selectFrom('integration_installation_token')
+    .select('id')
+    .where('expires_at', '<', before.toISOString())
+    .limit(limit)
+    .execute();
+  if (expired.length === 0) return 0;
+  await db(em)
+    .deleteFrom('integration_installation_token')
+    .where(
+      'id',
+      'in',
+      expired.map((r) => r.id),
+    )
+    .execute();
+  return expired.length;
+}
+
 /** What a token acting as an installation may reach, read when the token is verified. */
 export interface InstallationTokenFacts {
   tokenId: string;

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deliveryTargets, EventLogTap, integrationEventsActivities } from '../../src/activities/integration-events.ts';
 import { findIntegrationEventById, raiseSpaceEvent, type RaisedFor } from '../../src/db/integration-events.ts';
+import { insertInstallationToken } from '../../src/db/integrations.ts';
 import { forkEm, transaction } from '../../src/db/orm.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { createIntegrationSandbox, integrationSandboxOptions, type IntegrationSandbox } from '../../src/lib/integration-sandbox.ts';
@@ -258,6 +259,31 @@ describe('the sweep', () => {
     expect(woken).toBeGreaterThanOrEqual(1);
     const [row] = await settled(await eventIdsOf(installationId));
     expect(row.status).toBe('success');
+  }, 120_000);
+
+  it('deletes installation tokens a day after they expired, and keeps the others', async () => {
+    const { installationId } = await installedOnSpace();
+    const now = Date.now();
+    const token = (id: string, expiresAt: number) =>
+      insertInstallationToken(forkEm(t.orm), {
+        id,
+        installationId,
+        tokenHash: `hash-${id}`,
+        createdBy: null,
+        createdAt: new Date(now - 3 * 86_400_000),
+        expiresAt: new Date(expiresAt),
+      });
+    const [old, recent, live] = [newId(), newId(), newId()];
+    await token(old, now - 2 * 86_400_000);
+    await token(recent, now - 3_600_000);
+    await token(live, now + 3_600_000);
+    await w.client.workflow.execute(integrationEventsSweep, { taskQueue: w.taskQueue, workflowId: w.workflowId('token-sweep') });
+    const left = await sql<{ id: string }>(forkEm(t.orm), 'select id from integration_installation_token where id in (?, ?, ?)', [
+      old,
+      recent,
+      live,
+    ]);
+    expect(left.map((r) => r.id).sort()).toEqual([recent, live].sort());
   }, 120_000);
 });
 
