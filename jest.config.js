@@ -18,4 +18,8 @@ export default {
   // machine a test driving several jobs in turn can need minutes.
   testTimeout: 180_000,
   maxWorkers: 2,
+  // A test worker runs many files in turn, and what a file leaves in the process outside Jest's module
+  // registry adds up (a worker once reached its 3.4 GB heap limit well into a run): a worker using
+  // more than this once a file is done is replaced by a fresh one.
+  workerIdleMemoryLimit: '1536MB',
 };
