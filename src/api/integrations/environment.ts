@@ -4,8 +4,15 @@ import { integrationScript } from '../../db/integration-events.ts';
 import { organizationsByIds } from '../../db/organizations.ts';
 import { transaction, type Em } from '../../db/orm.ts';
 import { hashToken, newId, newInstallationToken } from '../../domain/ids.ts';
-import type { IntegrationScript } from '../../lib/integration-sandbox.ts';
+import {
+  IntegrationSandboxError,
+  type IntegrationSandbox,
+  type IntegrationScript,
+  type SandboxFetchRequest,
+  type SandboxResponse,
+} from '../../lib/integration-sandbox.ts';
 import type { SecretBox } from '../../lib/secrets.ts';
+import { HttpError } from '../errors.ts';
 import { urlsFor } from '../object-urls.ts';
 import { organizationFacts } from '../orgs/service.ts';
 import { presentContentInstallation, presentInstallation, presentIntegration } from './present.ts';
@@ -74,6 +81,26 @@ export async function dispatchTarget(
     signingSecrets: {},
   };
   return { script: { name: script.name, version: script.version, code: script.script, secrets }, environment };
+}
+
+/**
+ * Runs a dispatch the caller waits for (a render, a public endpoint, a site script) in the API
+ * process's sandbox: a script that cannot start or is stopped by its limits is a 502 starting with
+ * `failure`; whatever the script answers is answered.
+ */
+export async function dispatchForRequest(
+  sandbox: IntegrationSandbox,
+  target: DispatchTarget,
+  event: Record<string, unknown>,
+  failure: string,
+  fetchRequest?: SandboxFetchRequest,
+): Promise<SandboxResponse> {
+  try {
+    return await sandbox.dispatch(target.script, event, target.environment, fetchRequest);
+  } catch (error) {
+    if (error instanceof IntegrationSandboxError) throw new HttpError(502, `${failure}: ${error.message}`);
+    throw error;
+  }
 }
 
 /**

@@ -1,10 +1,9 @@
 import { findIntegration, findInstallation, siteScriptInstallations } from '../../db/integrations.ts';
 import { newId } from '../../domain/ids.ts';
 import { publicEndpointAnswerHeaders, publicEndpointRequestHeaders } from '../../domain/integration-endpoints.ts';
-import { IntegrationSandboxError } from '../../lib/integration-sandbox.ts';
 import type { Ctx } from '../context.ts';
-import { HttpError, notFound } from '../errors.ts';
-import { dispatchTarget } from './environment.ts';
+import { notFound } from '../errors.ts';
+import { dispatchForRequest, dispatchTarget } from './environment.ts';
 
 /**
  * An integration's public endpoints (`urls.publicEndpoint` of the integration and of each of its
@@ -63,15 +62,9 @@ export async function integrationFetch(
     headers: publicEndpointRequestHeaders(request.headers),
     ...(request.body && request.body.length > 0 ? { body: new Uint8Array(request.body) } : {}),
   };
-  try {
-    const answer = await ctx.deps.integrationSandbox().dispatch(found.script, event, found.environment, fetchRequest);
-    return { status: answer.status, headers: publicEndpointAnswerHeaders(answer.headers), body: answer.body };
-  } catch (error) {
-    if (error instanceof IntegrationSandboxError) {
-      throw new HttpError(502, `The integration ${target.integrationName} could not answer: ${error.message}`);
-    }
-    throw error;
-  }
+  const failure = `The integration ${target.integrationName} could not answer`;
+  const answer = await dispatchForRequest(ctx.deps.integrationSandbox(), found, event, failure, fetchRequest);
+  return { status: answer.status, headers: publicEndpointAnswerHeaders(answer.headers), body: answer.body };
 }
 
 /**
@@ -96,13 +89,7 @@ export async function publishedSiteScript(
   });
   if (!found) throw notFound('Site script');
   const event = { type: 'fetch_published_script', eventId: newId(), installationId: target.installationId, siteId: target.siteId };
-  try {
-    const answer = await ctx.deps.integrationSandbox().dispatch(found.script, event, found.environment);
-    return { status: answer.status, headers: publicEndpointAnswerHeaders(answer.headers), body: answer.body };
-  } catch (error) {
-    if (error instanceof IntegrationSandboxError) {
-      throw new HttpError(502, `The integration ${target.integrationName} could not answer its script: ${error.message}`);
-    }
-    throw error;
-  }
+  const failure = `The integration ${target.integrationName} could not answer its script`;
+  const answer = await dispatchForRequest(ctx.deps.integrationSandbox(), found, event, failure);
+  return { status: answer.status, headers: publicEndpointAnswerHeaders(answer.headers), body: answer.body };
 }

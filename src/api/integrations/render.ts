@@ -4,11 +4,10 @@ import { installationsOnSpace } from '../../db/integration-events.ts';
 import { findIntegration, organizationInstallation } from '../../db/integrations.ts';
 import { newId } from '../../domain/ids.ts';
 import { decompressRenderRequest, RenderRequestError, renderVerdict } from '../../domain/integration-render.ts';
-import { IntegrationSandboxError } from '../../lib/integration-sandbox.ts';
 import { loadSpace, requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, HttpError, notFound } from '../errors.ts';
-import { dispatchTarget } from './environment.ts';
+import { dispatchForRequest, dispatchTarget } from './environment.ts';
 import { RenderBody } from './schemas.ts';
 
 /**
@@ -100,14 +99,12 @@ export async function renderIntegrationUI(ctx: Ctx, integrationName: string, req
     context: request.context,
     ...(request.action ? { action: request.action } : {}),
   };
-  let answer;
-  try {
-    answer = await ctx.deps.integrationSandbox().dispatch(target.script, event, target.environment);
-  } catch (error) {
-    if (error instanceof IntegrationSandboxError)
-      throw new HttpError(502, `The integration ${integrationName} could not render: ${error.message}`);
-    throw error;
-  }
+  const answer = await dispatchForRequest(
+    ctx.deps.integrationSandbox(),
+    target,
+    event,
+    `The integration ${integrationName} could not render`,
+  );
   const verdict = renderVerdict(answer.status, answer.headers['content-type'], answer.body);
   if (verdict.kind === 'refused')
     throw new HttpError(verdict.status, `The integration ${integrationName} refused to render: ${verdict.message}`);
