@@ -111,7 +111,8 @@ const REQUEST_CASTS = [
 
 export default defineConfig(
   {
-    ignores: ['node_modules/**', 'coverage/**', 'src/db/migrations/**'],
+    // test/fixtures/integrations: GitBook's integrations as `gitbook publish` bundles them (scripts/build-integration-fixtures.ts).
+    ignores: ['node_modules/**', 'coverage/**', 'src/db/migrations/**', 'test/fixtures/integrations/**'],
   },
   js.configs.recommended,
   tseslint.configs.recommended,

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps, Caller } from './context.ts';
 import type { SiteTokenState } from '../db/sites.ts';
+import type { CodeblockIntegration } from '../domain/content/integration-codeblocks.ts';
 import { sharedServices, type SharedServices } from '../lib/shared-services.ts';
 import { registerAuth, requestToken } from './auth.ts';
 import { LRUCache } from 'lru-cache';
@@ -111,6 +112,7 @@ export async function buildApp(
     | 'spaceAnswers'
     | 'lookupAnswers'
     | 'siteTokenStates'
+    | 'spaceCodeblocks'
     | 'publishedSites'
     | 'visitorRevisions'
     | 'background'
@@ -131,6 +133,11 @@ export async function buildApp(
     lookupAnswers: new ReadCache<JsonAnswer>(cacheBytes('lookupAnswers'), answerBytes, authCacheTtlMs),
     siteTokenStates: new ReadCache<SiteTokenState>(cacheBytes('siteTokenStates'), (state, key) => entryBytes(key, state), authCacheTtlMs),
     publishedSites: new ReadCache<JsonAnswer>(cacheBytes('publishedSites'), answerBytes, authCacheTtlMs),
+    spaceCodeblocks: new ReadCache<CodeblockIntegration[]>(
+      cacheBytes('spaceCodeblocks'),
+      (value, key) => entryBytes(key, value),
+      authCacheTtlMs,
+    ),
     visitorRevisions: new ReadCache<JsonAnswer>(cacheBytes('visitorRevisions'), answerBytes, authCacheTtlMs),
     background: new BackgroundTasks(BACKGROUND_TASKS),
     integrationSandbox: () => (sandbox ??= createIntegrationSandbox(integrationSandboxOptions(given.config))),
@@ -144,6 +151,7 @@ export async function buildApp(
     lookup: deps.lookupAnswers,
     tokens,
     siteTokenStates: deps.siteTokenStates,
+    spaceCodeblocks: deps.spaceCodeblocks,
     publishedSites: deps.publishedSites,
     visitorRevisions: deps.visitorRevisions,
   };

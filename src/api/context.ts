@@ -6,6 +6,7 @@ import type { Em, Orm } from '../db/orm.ts';
 import type { SiteTokenState } from '../db/sites.ts';
 import type { SharedServices } from '../lib/shared-services.ts';
 import type { ReadCache } from '../domain/read-cache.ts';
+import type { CodeblockIntegration } from '../domain/content/integration-codeblocks.ts';
 import type { JsonAnswer } from './json-answer.ts';
 import type { BackgroundTasks } from '../lib/background.ts';
 import type { IntegrationSandbox } from '../lib/integration-sandbox.ts';
@@ -27,6 +28,8 @@ export interface AppDeps extends SharedServices {
   lookupAnswers: ReadCache<JsonAnswer>;
   /** What site visitors' tokens must still hold, by site and share link, kept the same way (api/site-tokens.ts). */
   siteTokenStates: ReadCache<SiteTokenState>;
+  /** The code blocks integrations installed on a space claim as their blocks, by space (api/revisions/documents.ts). */
+  spaceCodeblocks: ReadCache<CodeblockIntegration[]>;
   /**
    * Site visitors' answers of `GET /v1/orgs/{org}/sites/{site}/published`, by site, share link,
    * spaces and claims, kept the same way (api/sites/publishing.ts).

@@ -5,6 +5,7 @@ import type { Em } from './orm.ts';
 import type { IntegrationEvent } from './integration-event-entities.ts';
 import { eventPayload, receivesEvent, type RaisedEventType } from '../domain/integration-events.ts';
 import { newId } from '../domain/ids.ts';
+import { bySyntax, codeblockDeclarations, type CodeblockIntegration } from '../domain/content/integration-codeblocks.ts';
 
 /**
  * Events delivered to integrations (`integration_event`, Migration0038IntegrationEvents). Raising an
@@ -193,10 +194,32 @@ export async function installationsOnSpace(
   em: Em,
   spaceId: string,
 ): Promise<{ installationId: string; integrationName: string; organizationId: string; scopes: string[] }[]> {
-  const found = await db(em)
+  const found = await activeOnSpace(em, spaceId).select(['i.id', 'i.integration_name', 'i.organization_id', 'n.scopes']).execute();
+  return found.map((r) => ({
+    installationId: r.id,
+    integrationName: r.integration_name,
+    organizationId: r.organization_id,
+    scopes: r.scopes,
+  }));
+}
+
+/**
+ * The code-block declarations (`blocks[].markdown`) of the integrations installed and active on a
+ * space, one per syntax: what its documents answer as integration blocks.
+ */
+export async function codeblockIntegrationsOnSpace(em: Em, spaceId: string): Promise<CodeblockIntegration[]> {
+  const found = await activeOnSpace(em, spaceId)
+    .where(sql<boolean>`jsonb_path_exists(n.blocks, '$[*].markdown.codeblock')`)
+    .select(['i.integration_name', 'n.blocks'])
+    .execute();
+  return bySyntax(found.flatMap((r) => codeblockDeclarations(r.integration_name, r.blocks)));
+}
+
+/** Active installations enabled on a space: by name, or of its organization on all its spaces. */
+function activeOnSpace(em: Em, spaceId: string) {
+  return db(em)
     .selectFrom('integration_installation as i')
     .innerJoin('integration as n', 'n.name', 'i.integration_name')
-    .select(['i.id', 'i.integration_name', 'i.organization_id', 'n.scopes'])
     .where('i.status', '=', 'active')
     .where((eb) =>
       eb.or([
@@ -213,14 +236,7 @@ export async function installationsOnSpace(
           eb('i.organization_id', '=', eb.selectFrom('space').select('organization_id').where('id', '=', spaceId)),
         ]),
       ]),
-    )
-    .execute();
-  return found.map((r) => ({
-    installationId: r.id,
-    integrationName: r.integration_name,
-    organizationId: r.organization_id,
-    scopes: r.scopes,
-  }));
+    );
 }
 
 /** An installation events were raised for: its delivery job is started once the transaction commits. */

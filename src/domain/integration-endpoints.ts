@@ -2,9 +2,10 @@
  * What passes between a caller of an integration's public endpoint and its script. Pure.
  *
  * The script is third-party code: the caller's credentials for this service never reach it, and
- * its answer is served under this service's origin, so it cannot set cookies there nor run script
- * in a browser as that origin (`content-security-policy: sandbox`: its pages show, their scripts
- * do not run; redirects, JSON and plain answers are unaffected).
+ * its answer is served under this service's origin, so it cannot set cookies there nor act as that
+ * origin in a browser (`content-security-policy: sandbox allow-scripts`: its pages run in an opaque
+ * origin of their own, as an integration's webframe needs, without this origin's cookies, storage
+ * or same-origin requests; redirects, JSON and plain answers are unaffected).
  */
 
 /** Request headers never passed to a script: credentials, and what describes the connection rather than the request. */
@@ -33,6 +34,9 @@ export function publicEndpointRequestHeaders(headers: Record<string, string | st
   return kept;
 }
 
+/** Scripts run, in an opaque origin: never as this service's origin. */
+const SANDBOX = 'sandbox allow-scripts';
+
 /** Answer headers never passed on: cookies for this origin, and what the service's own HTTP layer sets. */
 const DROPPED_ANSWER = new Set([
   'set-cookie',
@@ -55,7 +59,7 @@ export function publicEndpointAnswerHeaders(headers: Record<string, string>): Re
     if (!DROPPED_ANSWER.has(key)) kept[key] = value;
   }
   const csp = kept['content-security-policy'];
-  kept['content-security-policy'] = csp ? `${csp}; sandbox` : 'sandbox';
+  kept['content-security-policy'] = csp ? `${csp}; ${SANDBOX}` : SANDBOX;
   kept['x-content-type-options'] = 'nosniff';
   return kept;
 }

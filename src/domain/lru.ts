@@ -67,6 +67,8 @@ export const CACHE_SHARES = {
   siteTokenStates: 1 / 64,
   /** Structures of published sites as readers read them, by structure version (api/sites/structure.ts). */
   readerStructures: 1 / 32,
+  /** Code blocks that integrations installed on a space claim as their blocks, by space, likewise (api/revisions/documents.ts). */
+  spaceCodeblocks: 1 / 128,
   /** Published sites as their visitors read them, serialized, between writes, for AUTH_CACHE_TTL at most (api/sites/publishing.ts). */
   publishedSites: 1 / 32,
   /** Revisions as site visitors read them, served without reading the revision row, likewise (api/revisions/service.ts). */

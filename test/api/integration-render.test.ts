@@ -295,7 +295,7 @@ describe("an integration's public endpoints", () => {
       JSON.stringify({ hello: 'world' }),
     );
     expect(res.status).toBe(201);
-    expect(res.headers['content-security-policy']).toBe('sandbox');
+    expect(res.headers['content-security-policy']).toBe('sandbox allow-scripts');
     expect(res.body).toEqual({
       method: 'POST',
       url: `http://docs.test${path}`,
@@ -321,7 +321,7 @@ describe("an integration's public endpoints", () => {
     const html = await raw('GET', `${base}/cookie`);
     expect(html.status).toBe(200);
     expect(html.headers['set-cookie']).toBeUndefined();
-    expect(html.headers['content-security-policy']).toBe('sandbox');
+    expect(html.headers['content-security-policy']).toBe('sandbox allow-scripts');
     expect(html.headers['x-content-type-options']).toBe('nosniff');
     // An unknown integration or installation, another integration's installation, a paused installation.
     const second = await installed();
@@ -333,7 +333,7 @@ describe("an integration's public endpoints", () => {
     expect((await raw('GET', `${base}/echo`)).body).toEqual({ error: { code: 404, message: 'Integration installation not found' } });
     // A script that throws answers its runtime's 500, passed on as its answer; one stopped by its limits is a 502, and the service goes on.
     const failed = await raw('GET', `/v1/integrations/${second.name}/integration/fail`);
-    expect([failed.status, failed.headers['content-security-policy']]).toEqual([500, 'sandbox']);
+    expect([failed.status, failed.headers['content-security-policy']]).toEqual([500, 'sandbox allow-scripts']);
     const looped = await raw('GET', `/v1/integrations/${second.name}/integration/loop`);
     expect(looped.status).toBe(502);
     expect(looped.body.error.message).toMatch(/could not answer/);

@@ -202,6 +202,7 @@ export async function getPage(
   if (query.format !== 'document' || page.type !== 'document') return presented;
   const document = await revisionDocument(
     ctx,
+    target.space.id,
     target.revisionId,
     pageSource(page.id, async () => path),
     page.markdown,

@@ -12,7 +12,7 @@ import { dispatchForRequest, dispatchTarget } from './environment.ts';
  * script's answer is the answer. They take no token, as on GitBook: the script decides who it
  * answers (a webhook's signature, an OAuth callback's state). The caller's `authorization` and
  * `cookie` headers are not passed on, and the answer is served under this service's origin with
- * `content-security-policy: sandbox` and without `set-cookie` (header rules in
+ * `content-security-policy: sandbox allow-scripts` and without `set-cookie` (header rules in
  * domain/integration-endpoints.ts). A paused installation's endpoint is 404; a script that fails or
  * runs past its limits is a 502.
  */

@@ -1,7 +1,15 @@
 import { loadFiles, loadPageMap, loadReusableContents, loadReusableContentTexts } from '../../db/content.ts';
+import { codeblockIntegrationsOnSpace } from '../../db/integration-events.ts';
 import type { JsonDocument } from '../../domain/content/document.ts';
 import { evaluateDocument } from '../../domain/content/document-reads.ts';
-import { mayInclude, plainTextDocument, type convertRevisionText, type DocumentIndex } from '../../domain/content/document-task.ts';
+import {
+  mayInclude,
+  plainTextDocument,
+  type ConvertedText,
+  type convertRevisionText,
+  type DocumentIndex,
+} from '../../domain/content/document-task.ts';
+import { declarationsKey, withIntegrationBlocks, type CodeblockIntegration } from '../../domain/content/integration-codeblocks.ts';
 import { SizedLru } from '../../domain/lru.ts';
 import { allPaths } from '../../domain/content/tree.ts';
 import { conditionContext, conditionHolds } from '../../domain/sites/conditions.ts';
@@ -53,12 +61,16 @@ const isRecord = (value: unknown): value is Record<string, unknown> => !!value &
  */
 export const DOCUMENT_CACHE_BYTES = 32 * 1024 * 1024;
 interface CachedDocument {
+  /** Its key in `documents`. */
+  key: string;
   /** The document as JSON text, parsed into `parsed` the first time a caller needs the object. */
   json: string;
   parsed?: JsonDocument;
   /** Its serialized form, answered as it is where nothing is evaluated for the visitor. */
   answer: JsonAnswer;
   conditional: boolean;
+  /** The syntaxes of its code blocks: those an integration installed on the space claims are its blocks. */
+  codeSyntaxes: string[];
   bytes: number;
 }
 const documents = new SizedLru<string, CachedDocument>(DOCUMENT_CACHE_BYTES, (entry) => entry.bytes);
@@ -98,24 +110,26 @@ export const pageSource = (pageId: string, fromPath: () => Promise<string>) => (
  */
 export async function revisionDocument(
   ctx: Ctx,
+  spaceId: string,
   revisionId: string,
   source: { key: string; fromPath: () => Promise<string> },
   markdown: string,
   query: DocumentQuery,
 ): Promise<JsonDocument> {
-  const entry = await cachedDocument(ctx, revisionId, source, markdown, query);
+  const entry = await withCodeblockIntegrations(ctx, spaceId, await cachedDocument(ctx, revisionId, source, markdown, query));
   return evaluatedFor(entry, query) ? evaluated(ctx, entry) : documentOf(entry);
 }
 
 /** The same document as `revisionDocument`, prepared as an answer when it is the same for every caller. */
 export async function revisionDocumentAnswer(
   ctx: Ctx,
+  spaceId: string,
   revisionId: string,
   source: { key: string; fromPath: () => Promise<string> },
   markdown: string,
   query: DocumentQuery,
 ): Promise<JsonDocument | JsonAnswer> {
-  const entry = await cachedDocument(ctx, revisionId, source, markdown, query);
+  const entry = await withCodeblockIntegrations(ctx, spaceId, await cachedDocument(ctx, revisionId, source, markdown, query));
   return evaluatedFor(entry, query) ? evaluated(ctx, entry) : entry.answer;
 }
 
@@ -123,14 +137,16 @@ export async function revisionDocumentAnswer(
  * The document of `sourceKey` when this process has it converted already: a revision never changes,
  * so a cached document stands for its text, which then need not be read.
  */
-export function revisionDocumentIfCached(
+export async function revisionDocumentIfCached(
   ctx: Ctx,
+  spaceId: string,
   revisionId: string,
   sourceKey: string,
   query: DocumentQuery,
-): JsonDocument | JsonAnswer | undefined {
-  const entry = documents.get(documentKey(revisionId, sourceKey, query));
-  if (!entry) return undefined;
+): Promise<JsonDocument | JsonAnswer | undefined> {
+  const cached = documents.get(documentKey(revisionId, sourceKey, query));
+  if (!cached) return undefined;
+  const entry = await withCodeblockIntegrations(ctx, spaceId, cached);
   return evaluatedFor(entry, query) ? evaluated(ctx, entry) : entry.answer;
 }
 
@@ -153,16 +169,50 @@ async function cachedDocument(
   let pending = converting.get(key);
   if (!pending) {
     pending = (async () => {
-      const json = await convertDocument(ctx, revisionId, await source.fromPath(), markdown, dereference);
-      const answer = new JsonAnswer(json);
-      // Only a document with `if` blocks changes when evaluated; the others are answered as cached.
-      const entry: CachedDocument = { json, answer, conditional: json.includes('"type":"if"'), bytes: 2 * json.length + answer.bytes };
+      const { json, codeSyntaxes } = await convertDocument(ctx, revisionId, await source.fromPath(), markdown, dereference);
+      const entry = documentEntry(key, json, codeSyntaxes);
       documents.set(key, entry);
       return entry;
     })().finally(() => converting.delete(key));
     converting.set(key, pending);
   }
   return pending;
+}
+
+function documentEntry(key: string, json: string, codeSyntaxes: string[]): CachedDocument {
+  const answer = new JsonAnswer(json);
+  // Only a document with `if` blocks changes when evaluated; the others are answered as cached.
+  const conditional = json.includes('"type":"if"');
+  return { key, json, answer, conditional, codeSyntaxes, bytes: 2 * json.length + answer.bytes };
+}
+
+/**
+ * The document as the space's readers get it: its code blocks of a syntax an integration installed
+ * on the space declares (`blocks[].markdown.codeblock`, Mermaid's `mermaid`) are that integration's
+ * blocks, which GitBook's renderer has the integration render. Kept beside the document converted,
+ * once per set of integrations that claim its code blocks.
+ */
+async function withCodeblockIntegrations(ctx: Ctx, spaceId: string, entry: CachedDocument): Promise<CachedDocument> {
+  if (entry.codeSyntaxes.length === 0) return entry;
+  const claimed = (await spaceCodeblocks(ctx, spaceId)).filter((d) => entry.codeSyntaxes.includes(d.syntax));
+  if (claimed.length === 0) return entry;
+  const key = `${entry.key}\n${declarationsKey(claimed)}`;
+  const found = documents.get(key);
+  if (found) return found;
+  const variant = documentEntry(key, JSON.stringify(withIntegrationBlocks(documentOf(entry), claimed)), entry.codeSyntaxes);
+  documents.set(key, variant);
+  return variant;
+}
+
+/** The code blocks integrations installed on the space claim, kept between writes (AppDeps.spaceCodeblocks). */
+async function spaceCodeblocks(ctx: Ctx, spaceId: string): Promise<CodeblockIntegration[]> {
+  const kept = ctx.deps.spaceCodeblocks;
+  const found = await kept.current(spaceId, ctx.caughtUp);
+  if (found) return found;
+  const ticket = kept.ticket();
+  const read = await codeblockIntegrationsOnSpace(ctx.em, spaceId);
+  kept.set(spaceId, ticket, read);
+  return read;
 }
 
 /** Whether the document answered differs by caller: it has `if` blocks and they are to be evaluated. */
@@ -180,7 +230,13 @@ function evaluated(ctx: Ctx, entry: CachedDocument): JsonDocument {
  * readers see it, and the conversion is not tried again while the answer stays cached. A pool too
  * busy to take it is a 503, tried again later.
  */
-async function convertDocument(ctx: Ctx, revisionId: string, fromPath: string, markdown: string, dereference: boolean): Promise<string> {
+async function convertDocument(
+  ctx: Ctx,
+  revisionId: string,
+  fromPath: string,
+  markdown: string,
+  dereference: boolean,
+): Promise<ConvertedText> {
   const index = await revisionIndex(ctx, revisionId);
   const includes =
     dereference && mayInclude(markdown)
@@ -196,6 +252,6 @@ async function convertDocument(ctx: Ctx, revisionId: string, fromPath: string, m
     if (error.reason === 'busy') throw unavailable('Documents are being converted for other readers; try again shortly');
     if (error.reason === 'crashed' || error.reason === 'aborted') throw error;
     ctx.log.warn({ revisionId, fromPath, reason: error.reason, code: error.code }, 'document conversion over its budget: answered as text');
-    return JSON.stringify(plainTextDocument(markdown));
+    return { json: JSON.stringify(plainTextDocument(markdown)), codeSyntaxes: [] };
   }
 }

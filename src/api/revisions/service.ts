@@ -132,6 +132,7 @@ async function presentRevisionPage(
   if (query.format !== 'document' || page.type !== 'document') return presented;
   const document = await revisionDocument(
     ctx,
+    spaceId,
     revisionId,
     pageSource(page.id, async () => path),
     page.markdown,
@@ -166,13 +167,14 @@ export async function getRevisionPageByPath(ctx: Ctx, params: RevisionRef & { pa
 
 export async function getRevisionPageDocument(ctx: Ctx, params: RevisionRef & { pageId: string }, asked: DocumentQuery) {
   const query = visitorQuery(ctx, asked);
-  const revisionId = await readableRevisionId(ctx, await readableSpace(ctx, params), params.revisionId);
+  const space = await readableSpace(ctx, params);
+  const revisionId = await readableRevisionId(ctx, space, params.revisionId);
   const fromPath = () => loadPagePath(ctx.em, revisionId, params.pageId);
-  const cached = revisionDocumentIfCached(ctx, revisionId, pageSource(params.pageId, fromPath).key, query);
+  const cached = await revisionDocumentIfCached(ctx, space.id, revisionId, pageSource(params.pageId, fromPath).key, query);
   if (cached) return cached;
   const page = await loadPage(ctx.em, revisionId, params.pageId);
   if (!page || page.type !== 'document') throw notFound('Page');
-  return revisionDocumentAnswer(ctx, revisionId, pageSource(page.id, fromPath), page.markdown, query);
+  return revisionDocumentAnswer(ctx, space.id, revisionId, pageSource(page.id, fromPath), page.markdown, query);
 }
 
 export async function listRevisionFiles(ctx: Ctx, params: RevisionRef, query: MetadataQuery & { page?: string; limit?: number }) {
@@ -204,10 +206,10 @@ export async function getRevisionReusableContentDocument(
   params: RevisionRef & { reusableContentId: string },
   query: DocumentQuery,
 ) {
-  const { revision } = await resolveRevision(ctx, params);
+  const { spaceId, revision } = await resolveRevision(ctx, params);
   const content = await requireReusableContent(ctx, revision.id, params.reusableContentId);
   const source = { key: `reusable-content:${params.reusableContentId}`, fromPath: async () => '' };
-  return revisionDocumentAnswer(ctx, revision.id, source, content.markdown, visitorQuery(ctx, query));
+  return revisionDocumentAnswer(ctx, spaceId, revision.id, source, content.markdown, visitorQuery(ctx, query));
 }
 
 async function requirePage(ctx: Ctx, revisionId: string, pageId: string): Promise<void> {

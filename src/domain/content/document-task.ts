@@ -9,6 +9,7 @@ import { markdownToDocument, revisionResolvers, type DocBlock, type JsonDocument
 import { dereferenceReusableContents } from './document-reads.ts';
 import { withoutConditionalBlocks } from './conditional-blocks.ts';
 import { assignKeys } from './gitbook/keys.ts';
+import { codeSyntaxes } from './integration-codeblocks.ts';
 
 export interface DocumentIndex {
   /** Page ids by page path. */
@@ -37,8 +38,14 @@ export class DocumentTooLargeError extends Error {
 /** Whether a text can hold a reusable content (`{% include … %}`): only then are the revision's reusable texts sent along. */
 export const mayInclude = (markdown: string): boolean => /\{%-?\s*include\b/.test(markdown);
 
+/** A converted text: its document's JSON, and the syntaxes of its code blocks (which integrations may claim). */
+export interface ConvertedText {
+  json: string;
+  codeSyntaxes: string[];
+}
+
 /** The document's JSON: references resolved in the revision, reusable contents expanded when `includes` is given. */
-export function convertRevisionText(task: DocumentTask): string {
+export function convertRevisionText(task: DocumentTask): ConvertedText {
   const options = (fromPath: string) => revisionResolvers({ ...task.index, fromPath }).read;
   let document = markdownToDocument(task.markdown, options(task.fromPath));
   const includes = task.includes;
@@ -58,7 +65,7 @@ export function convertRevisionText(task: DocumentTask): string {
   const json = JSON.stringify(document);
   if (json.length > task.maxJsonBytes)
     throw new DocumentTooLargeError(`The document is ${json.length} bytes of JSON; at most ${task.maxJsonBytes} are answered`);
-  return json;
+  return { json, codeSyntaxes: codeSyntaxes(document) };
 }
 
 /**

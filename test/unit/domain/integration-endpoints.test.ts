@@ -28,11 +28,11 @@ describe('public endpoint headers', () => {
     ).toEqual({
       'content-type': 'text/html',
       location: 'https://slack.com/oauth',
-      'content-security-policy': 'sandbox',
+      'content-security-policy': 'sandbox allow-scripts',
       'x-content-type-options': 'nosniff',
     });
     expect(publicEndpointAnswerHeaders({ 'content-security-policy': "default-src 'self'" })['content-security-policy']).toBe(
-      "default-src 'self'; sandbox",
+      "default-src 'self'; sandbox allow-scripts",
     );
   });
 });

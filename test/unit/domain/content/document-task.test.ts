@@ -8,14 +8,23 @@ const index = { pages: new Map([['guide', 'p1']]), files: new Map(), reusableCon
 describe('the conversion task', () => {
   it('resolves references in the revision and expands reusable contents when given their texts', () => {
     const markdown = '# Title\n\nSee [the guide](guide.md).\n\n{% include ".gitbook/includes/note.md" %}\n';
-    const plain = JSON.parse(convertRevisionText({ markdown, fromPath: '', index, includes: null, maxJsonBytes: 1e6 }));
+    const plain = JSON.parse(convertRevisionText({ markdown, fromPath: '', index, includes: null, maxJsonBytes: 1e6 }).json);
     expect(JSON.stringify(plain)).toContain('"page":"p1"');
     expect(JSON.stringify(plain)).toContain('"reusable-content"');
     const expanded = JSON.parse(
-      convertRevisionText({ markdown, fromPath: '', index, includes: new Map([['r1', 'Included words.']]), maxJsonBytes: 1e6 }),
+      convertRevisionText({ markdown, fromPath: '', index, includes: new Map([['r1', 'Included words.']]), maxJsonBytes: 1e6 }).json,
     );
     expect(JSON.stringify(expanded)).toContain('Included words.');
     expect(JSON.stringify(expanded)).not.toContain('"reusable-content"');
+  });
+
+  it('names the syntaxes of its code blocks, nested ones included', () => {
+    const markdown =
+      '```mermaid\ngraph TD\n```\n\n{% tabs %}\n{% tab title="A" %}\n```js\nx()\n```\n{% endtab %}\n{% endtabs %}\n\n```\nplain\n```\n';
+    expect(convertRevisionText({ markdown, fromPath: '', index, includes: null, maxJsonBytes: 1e6 }).codeSyntaxes).toEqual([
+      'js',
+      'mermaid',
+    ]);
   });
 
   it('refuses an answer past its size with DOCUMENT_TOO_LARGE', () => {
