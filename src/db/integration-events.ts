@@ -173,17 +173,36 @@ export function integrationEventsListing(em: Em, integrationName: string): Listi
   };
 }
 
-/** What runs an integration's events: its script, version and sealed secrets (never part of an API answer). */
-export async function integrationScript(
-  em: Em,
-  name: string,
-): Promise<{ name: string; version: number; script: string; secretsSealed: string | null; scopes: string[] } | undefined> {
+/** What runs an integration's events (never part of an API answer). */
+export interface IntegrationScriptRow {
+  name: string;
+  version: number;
+  script: string;
+  secretsSealed: string | null;
+  scopes: string[];
+  /** Development mode: the tunnel events go to instead of the script, and whether for every organization. */
+  devTunnelUrl: string | null;
+  devAll: boolean;
+}
+
+/** What runs an integration's events: its script, version, sealed secrets and development mode. */
+export async function integrationScript(em: Em, name: string): Promise<IntegrationScriptRow | undefined> {
   const row = await db(em)
     .selectFrom('integration')
-    .select(['name', 'version', 'script', 'secrets_sealed', 'scopes'])
+    .select(['name', 'version', 'script', 'secrets_sealed', 'scopes', 'dev_tunnel_url', 'dev_all'])
     .where('name', '=', name)
     .executeTakeFirst();
-  return row && { name: row.name, version: row.version, script: row.script, secretsSealed: row.secrets_sealed, scopes: row.scopes };
+  return (
+    row && {
+      name: row.name,
+      version: row.version,
+      script: row.script,
+      secretsSealed: row.secrets_sealed,
+      scopes: row.scopes,
+      devTunnelUrl: row.dev_tunnel_url,
+      devAll: row.dev_all,
+    }
+  );
 }
 
 /**

@@ -10,14 +10,20 @@ import type { Integration, IntegrationInstallation } from './settings-entities.t
  * organizations (`integration_installation`).
  */
 
-/** An integration as the API presents it: the entity's fields but the script and the sealed secrets, which are never read back. */
-export type IntegrationRow = Omit<Integration, 'script' | 'secretsSealed'>;
+/**
+ * An integration as the API presents it: the entity's fields but the script, the sealed secrets
+ * and the development mode, which are never read back (what runs it: integration-events.ts's `integrationScript`).
+ */
+export type IntegrationRow = Omit<Integration, 'script' | 'secretsSealed' | 'devTunnelUrl' | 'devAll'>;
 
 /** An installation as the API presents it: the entity's fields, read as a plain row. */
 export type InstallationRow = IntegrationInstallation;
 
 /** What a publication sets: the whole definition of an integration. */
-export type IntegrationDefinition = Omit<Integration, 'name' | 'ownerId' | 'version' | 'verified' | 'secretsSealed' | 'createdAt'>;
+export type IntegrationDefinition = Omit<
+  Integration,
+  'name' | 'ownerId' | 'version' | 'verified' | 'secretsSealed' | 'createdAt' | 'devTunnelUrl' | 'devAll'
+>;
 
 /** A JSON value for a jsonb column, sent as its JSON text (node-pg would send an array as a PostgreSQL array). */
 function jsonb<T>(value: T) {
@@ -188,6 +194,8 @@ export async function writePublication(
         verified: false,
         secrets_sealed: publication.secretsSealed ?? null,
         created_at: d.updatedAt,
+        dev_tunnel_url: null,
+        dev_all: false,
       })
       .execute();
   } else {
@@ -212,6 +220,15 @@ export async function writePublication(
 /** Removes an integration; its installations and images reference it with `on delete cascade`. */
 export async function deleteIntegration(em: Em, name: string): Promise<void> {
   await db(em).deleteFrom('integration').where('name', '=', name).execute();
+}
+
+/** Sets an integration's development mode (a tunnel URL), or turns it off (null). */
+export async function setDevelopmentMode(em: Em, name: string, mode: { tunnelUrl: string; all: boolean } | null): Promise<void> {
+  await db(em)
+    .updateTable('integration')
+    .set({ dev_tunnel_url: mode?.tunnelUrl ?? null, dev_all: mode?.all ?? false })
+    .where('name', '=', name)
+    .execute();
 }
 
 /** The icon or a preview image of an integration. */

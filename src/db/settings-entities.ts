@@ -79,12 +79,16 @@ export const Integration = defineEntity({
     hasContentSources: p.boolean(),
     hasIcon: p.boolean(),
     previewImageCount: p.integer(),
-    /** Never presented: the script runs nowhere yet and is only stored. */
+    /** Never presented: it runs in workerd (src/lib/integration-sandbox.ts). */
     script: p.string().lazy(),
     /** AES-256-GCM sealed JSON map (src/lib/secrets.ts); never presented, never logged. */
     secretsSealed: p.string().nullable().lazy(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
+    /** Development mode (`gitbook dev`): where its events go instead of its script; null when off. Never presented. */
+    devTunnelUrl: p.string().nullable(),
+    /** In development mode: every organization's events go to the tunnel, not only the owner's. */
+    devAll: p.boolean(),
   },
 });
 export type Integration = InferEntity<typeof Integration>;

@@ -153,6 +153,8 @@ const ROWS: Row[] = [
 
   ['POST /v1/integrations/:integrationName', 'integration.published', 'Integration published'],
   ['DELETE /v1/integrations/:integrationName', 'integration.deleted', 'Integration deleted'],
+  ['PUT /v1/integrations/:integrationName/dev', 'integration.development_mode_enabled', 'Integration development mode enabled'],
+  ['DELETE /v1/integrations/:integrationName/dev', 'integration.development_mode_disabled', 'Integration development mode disabled'],
   ['POST /v1/integrations/:integrationName/installations', 'integration.installed', 'Integration installed'],
   [
     'PATCH /v1/integrations/:integrationName/installations/:installationId',

@@ -27,6 +27,8 @@ export const SANDBOX_ERROR_CODES = [
   'START_FAILED',
   /** The sandbox was closed. */
   'CLOSED',
+  /** In development mode: the integrator's tunnel refused by the fetch guard, or unreachable. */
+  'TUNNEL_FAILED',
 ] as const;
 export type SandboxErrorCode = (typeof SANDBOX_ERROR_CODES)[number];
 
@@ -135,5 +137,7 @@ export function failureMessage(code: SandboxErrorCode, integration: string, limi
       return `The script of the integration ${integration} could not be started${suffix}`;
     case 'CLOSED':
       return `The integration sandbox is closed`;
+    case 'TUNNEL_FAILED':
+      return `The development tunnel of the integration ${integration} could not be reached${suffix}`;
   }
 }

@@ -84,6 +84,12 @@ export interface IntegrationScript {
   code: string;
   /** The integration's secrets, given to the script as `environment.secrets`. */
   secrets: Record<string, string>;
+  /**
+   * Development mode (`gitbook dev`): the event goes to this URL, where the integrator runs the
+   * script, instead of running `code` here; through the fetch guard, within the same deadline and
+   * answer size.
+   */
+  tunnelUrl?: string;
 }
 
 export interface SandboxResponse {
@@ -518,6 +524,7 @@ export function createIntegrationSandbox(options: IntegrationSandboxOptions): In
     environment: Record<string, unknown>,
     fetchRequest?: SandboxFetchRequest,
   ): Promise<SandboxResponse> {
+    if (script.tunnelUrl !== undefined) return dispatchToTunnel(script, script.tunnelUrl, event, environment, fetchRequest);
     const instance = await acquire(script);
     instance.inFlight++;
     instance.lastUsed = Date.now();
@@ -578,6 +585,44 @@ export function createIntegrationSandbox(options: IntegrationSandboxOptions): In
       abort.abort();
       instance.inFlight--;
       instance.lastUsed = Date.now();
+    }
+  }
+
+  /**
+   * An event sent to an integration in development mode: the same form data POSTed to its tunnel
+   * (GitBook's dispatcher is not versioned there, and the runtime does not ask it to be), which is
+   * a URL the integrator gave, so it goes through the fetch guard like any other.
+   */
+  async function dispatchToTunnel(
+    script: IntegrationScript,
+    tunnelUrl: string,
+    event: Record<string, unknown>,
+    environment: Record<string, unknown>,
+    fetchRequest?: SandboxFetchRequest,
+  ): Promise<SandboxResponse> {
+    if (closed) throw new IntegrationSandboxError('CLOSED', failureMessage('CLOSED', script.name, limits));
+    const fields = eventFields(event, environment, script.secrets, options.api?.endpoint, fetchRequest);
+    const form = new FormData();
+    form.set('event', fields.event);
+    form.set('environment', fields.environment);
+    if (fetchRequest?.body !== undefined) {
+      const body = fetchRequest.body;
+      form.set('fetch-body', typeof body === 'string' ? body : new Blob([new Uint8Array(body)]));
+    }
+    const encoded = new Request('http://tunnel.invalid/', { method: 'POST', body: form });
+    const body = new Uint8Array(await encoded.arrayBuffer());
+    const policy = { ...options.fetchPolicy, timeoutMs: limits.timeoutMs, maxBytes: limits.maxResponseBytes, maxRedirects: 0 };
+    try {
+      const answer = await guardedRequest(tunnelUrl, policy, {
+        method: 'POST',
+        headers: [['content-type', encoded.headers.get('content-type') ?? 'multipart/form-data']],
+        body,
+      });
+      return { status: answer.status, headers: answer.headers, body: answer.body, cpuMs: null };
+    } catch (error) {
+      if (!(error instanceof FetchError)) throw error;
+      const code = error.code === 'FETCH_TIMEOUT' ? 'TIMEOUT' : error.code === 'TOO_LARGE' ? 'RESPONSE_TOO_LARGE' : 'TUNNEL_FAILED';
+      throw new IntegrationSandboxError(code, failureMessage(code, script.name, limits, error.message), { cause: error });
     }
   }
 

@@ -278,6 +278,8 @@ const rows: Record<string, Row> = {
       integrationName: (await ok(admin().post(`/v1/integrations/${unique('integ')}`, INTEGRATION_BODY(org.id)), 'integration')).name,
     }),
   },
+  'PUT /v1/integrations/{integrationName}/dev': { body: () => ({ tunnelUrl: 'https://tunnel.example.com' }) },
+  'DELETE /v1/integrations/{integrationName}/dev': {},
   'POST /v1/integrations/{integrationName}/installations': {
     body: () => ({ organization: org.id }),
     fresh: async () => ({

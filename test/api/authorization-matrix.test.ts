@@ -371,6 +371,8 @@ const rows: Record<string, Row> = {
       integrationName: (await ok(admin().post(`/v1/integrations/${unique('integ')}`, INTEGRATION_BODY(org.id)), 'integration')).name,
     }),
   },
+  'PUT /v1/integrations/{integrationName}/dev': { rule: 'admin', scope: 'org', body: () => ({ tunnelUrl: 'https://tunnel.example.com' }) },
+  'DELETE /v1/integrations/{integrationName}/dev': { rule: 'admin', scope: 'org' },
   'GET /v1/integrations/{integrationName}/assets/{asset}': { rule: 'public' },
   'GET /v1/integrations/{integrationName}/installations': { rule: 'member' },
   'POST /v1/integrations/{integrationName}/installations': { rule: 'admin', scope: 'org', body: () => ({ organization: org.id }) },

@@ -23,9 +23,18 @@ const CLI_OPTIONS: BuildOptions = {
   logLevel: 'silent',
 };
 
-/** Bundles an integration's source as `gitbook publish` does. */
-export async function bundleIntegration(source: string): Promise<string> {
-  const result = await build({ ...CLI_OPTIONS, stdin: { contents: source, resolveDir: ROOT, sourcefile: 'index.ts', loader: 'ts' } });
+/**
+ * Bundles an integration's source as `gitbook publish` does, or as `gitbook dev` does with
+ * `development` (unminified; the runtime then takes events on any path, as a tunnel sends them).
+ */
+export async function bundleIntegration(source: string, mode: 'production' | 'development' = 'production'): Promise<string> {
+  const result = await build({
+    ...CLI_OPTIONS,
+    ...(mode === 'development'
+      ? { minify: false, define: { 'process.env.NODE_ENV': '"development"', MODE: '"development"' } }
+      : {}),
+    stdin: { contents: source, resolveDir: ROOT, sourcefile: 'index.ts', loader: 'ts' },
+  });
   return result.outputFiles![0].text;
 }
 

@@ -41,8 +41,9 @@ export interface DispatchFor {
  * acting as the installation, valid for `tokenTtlMs`: minted for the dispatch, or with `reuse` one
  * this process minted for the installation that still has half of it left. The service mints
  * no integration-wide token: the installation's stands in as `apiTokens.integration`, and a
- * dispatch for the integration itself carries no token. Undefined when the integration, its script
- * or the installation is gone.
+ * dispatch for the integration itself carries no token. In development mode, the script is the
+ * integrator's tunnel for the owner's organization (and its own dispatches), for every organization
+ * with `all`. Undefined when the integration, its script or the installation is gone.
  */
 export async function dispatchTarget(
   em: Em,
@@ -80,7 +81,15 @@ export async function dispatchTarget(
     apiTokens: token ? { integration: token, installation: token } : {},
     signingSecrets: {},
   };
-  return { script: { name: script.name, version: script.version, code: script.script, secrets }, environment };
+  // Development mode: the owner's own events (all of them with `all`) go to the integrator's tunnel.
+  const tunnelUrl =
+    script.devTunnelUrl !== null && (script.devAll || !installation || installation.organizationId === integration.ownerId)
+      ? script.devTunnelUrl
+      : undefined;
+  return {
+    script: { name: script.name, version: script.version, code: script.script, secrets, ...(tunnelUrl ? { tunnelUrl } : {}) },
+    environment,
+  };
 }
 
 /**

@@ -5,45 +5,46 @@ import { errors, NoContent } from '../schemas.ts';
 import {
   AssetBytes,
   AssetParams,
+  DevelopmentModeBody,
+  ExtendedQuery,
   InstallationList,
   InstallationParams,
   InstallationSchema,
-  InstallBody,
-  IntegrationList,
-  IntegrationSchema,
-  ListInstallationsQuery,
-  ListIntegrationsQuery,
-  NameParams,
-  PublishBody,
-  UpdateInstallationBody,
-  ExtendedQuery,
   InstallationToken,
+  InstallBody,
   InstalledIntegrationList,
   InstalledIntegrationsQuery,
   InstallOnSiteBody,
+  IntegrationList,
+  IntegrationSchema,
   IntegrationStatusAnswer,
   ListContentInstallationsQuery,
+  ListInstallationsQuery,
   ListIntegrationContentInstallationsQuery,
+  ListIntegrationsQuery,
+  NameParams,
   OrganizationInstallationList,
   OrganizationInstallationsQuery,
   OrganizationIntegrationParams,
   OrganizationParams,
   OrganizationSiteParams,
+  PublicEndpointParams,
+  PublishBody,
+  QueueTaskBody,
+  RenderBody,
+  RenderOutput,
+  RenderQuery,
   SiteInstallationList,
   SiteInstallationParams,
   SiteInstallationSchema,
+  SiteIntegrationScript,
   SiteIntegrationsQuery,
+  SiteScriptParams,
   SpaceInstallationList,
   SpaceInstallationParams,
   SpaceInstallationSchema,
   UpdateContentInstallationBody,
-  RenderBody,
-  RenderOutput,
-  RenderQuery,
-  PublicEndpointParams,
-  SiteIntegrationScript,
-  SiteScriptParams,
-  QueueTaskBody,
+  UpdateInstallationBody,
 } from './schemas.ts';
 import { queueTask } from './tasks.ts';
 import { listSiteIntegrationScripts } from './site-scripts.ts';
@@ -74,6 +75,7 @@ import {
   listInstallations,
   listIntegrations,
   publishIntegration,
+  setDevelopmentMode,
   uninstall,
   unpublishIntegration,
   updateInstallation,
@@ -137,6 +139,39 @@ export const integrationRoutes: RoutePlugin = async (app) => {
     async (request, reply) => {
       await unpublishIntegration(ctxOf(request), request.params.integrationName);
       return reply.status(204).send();
+    },
+  );
+
+  app.put(
+    '/v1/integrations/:integrationName/dev',
+    {
+      schema: {
+        tags,
+        summary: "Development mode (`gitbook dev`): the integration's events go to the integrator's tunnel instead of its script",
+        params: NameParams,
+        body: DevelopmentModeBody,
+        response: { 204: NoContent, ...errors(400, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await setDevelopmentMode(ctxOf(request), request.params.integrationName, request.body);
+      return reply.status(204).send();
+    },
+  );
+
+  app.delete(
+    '/v1/integrations/:integrationName/dev',
+    {
+      schema: {
+        tags,
+        summary: 'Ends development mode: events run the published script again',
+        params: NameParams,
+        response: { 205: NoContent, ...errors(403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await setDevelopmentMode(ctxOf(request), request.params.integrationName, null);
+      return reply.status(205).send();
     },
   );
 

@@ -174,6 +174,18 @@ export const InstallationSchema = Type.Object({
 export const InstallationList = ListOf(InstallationSchema);
 
 export const NameParams = Type.Object({ integrationName: IntegrationName });
+
+/** `setIntegrationDevelopmentMode`: where `gitbook dev` runs the integration. */
+export const DevelopmentModeBody = Type.Object({
+  tunnelUrl: Type.String({
+    minLength: 1,
+    maxLength: 256,
+    description: "URL of the tunnel to dispatch the integration's events to (http or https), in place of its published script",
+  }),
+  all: Type.Optional(
+    Type.Boolean({ default: false, description: "true: every organization's events go to the tunnel, not only the owner's" }),
+  ),
+});
 export const InstallationParams = Type.Object({ integrationName: IntegrationName, installationId: Id });
 /** An integration's icon or preview image: its bytes, as the image type it was uploaded with. */
 export const AssetBytes = {

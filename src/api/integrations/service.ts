@@ -14,6 +14,7 @@ import {
   integrationRow,
   lockIntegration,
   organizationIdOrSubdomain,
+  setDevelopmentMode as setDevelopmentModeRow,
   updateInstallation as writeInstallation,
   writePublication,
   type InstallationRow,
@@ -43,6 +44,7 @@ import { liveSpaceCounts } from '../../db/spaces.ts';
 import { organizationFacts } from '../orgs/service.ts';
 import { presentInstallation, presentIntegration, type Memberships } from './present.ts';
 import type {
+  DevelopmentModeBody,
   InstallationParams,
   InstallBody,
   ListInstallationsQuery,
@@ -252,6 +254,29 @@ export async function unpublishIntegration(ctx: Ctx, name: string): Promise<void
   // Installations and images reference the integration with `on delete cascade`.
   await deleteIntegration(ctx.em, integration.name);
 }
+
+/**
+ * Development mode (`gitbook dev`, for admins of the owner, as publishing is): the integration's
+ * events go to the integrator's tunnel (the owner organization's, or every organization's with
+ * `all`), or, with null, to its published script again. The tunnel must be an http or https URL;
+ * each dispatch to it goes through the fetch guard (docs/integrations.md).
+ */
+export async function setDevelopmentMode(ctx: Ctx, name: string, mode: Static<typeof DevelopmentModeBody> | null): Promise<void> {
+  const memberships = await membershipsOf(ctx);
+  const integration = await loadIntegration(ctx, name, memberships);
+  if (!integrationAccess(integration, memberships).admin)
+    throw forbidden('You need the admin role in the organization that owns this integration to change its development mode');
+  if (mode && !isHttpUrl(mode.tunnelUrl)) throw badRequest('tunnelUrl must be an http or https URL');
+  await setDevelopmentModeRow(ctx.em, integration.name, mode && { tunnelUrl: mode.tunnelUrl, all: mode.all ?? false });
+}
+
+const isHttpUrl = (value: string): boolean => {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+};
 
 /** The icon or a preview image of an integration the caller may see. */
 export async function getAsset(ctx: Ctx, name: string, asset: string) {
