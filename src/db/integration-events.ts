@@ -258,6 +258,52 @@ function activeOnSpace(em: Em, spaceId: string) {
     );
 }
 
+/** Scopes of the events a site's readers raise (site_view, page_feedback). */
+const READER_EVENT_SCOPES = ['site:views:read', 'page:feedback:read'];
+
+/**
+ * Raises the events of a site's readers (GitBook's `site_view` and `page_feedback`, from
+ * `readerEventsForIntegrations`) for every active installation enabled on the site whose
+ * integration has the event's scope, in one statement. Answers the installations to announce once
+ * the transaction has committed; nothing is written for a site no such installation is on.
+ */
+export async function raiseSiteReaderEvents(
+  em: Em,
+  siteId: string,
+  events: readonly { type: Extract<RaisedEventType, 'site_view' | 'page_feedback'>; fields: Record<string, unknown> }[],
+): Promise<RaisedFor[]> {
+  if (events.length === 0) return [];
+  const receivers = await db(em)
+    .selectFrom('integration_site_installation as s')
+    .innerJoin('integration_installation as i', 'i.id', 's.installation_id')
+    .innerJoin('integration as n', 'n.name', 's.integration_name')
+    .select(['i.id', 'i.integration_name', 'i.organization_id', 'n.scopes'])
+    .where('s.site_id', '=', siteId)
+    .where('s.status', '=', 'active')
+    .where('i.status', '=', 'active')
+    .where(sql<boolean>`n.scopes && ${sql.val(READER_EVENT_SCOPES)}::text[]`)
+    .execute();
+  const rows: NewIntegrationEvent[] = [];
+  const raised = new Map<string, RaisedFor>();
+  for (const event of events) {
+    for (const r of receivers) {
+      if (!receivesEvent(event.type, r.scopes)) continue;
+      const id = newId();
+      rows.push({
+        id,
+        integrationName: r.integration_name,
+        organizationId: r.organization_id,
+        installationId: r.id,
+        type: event.type,
+        payload: eventPayload(event.type, id, r.id, event.fields),
+      });
+      raised.set(r.id, { installationId: r.id, organizationId: r.organization_id });
+    }
+  }
+  if (rows.length > 0) await insertIntegrationEvents(em, rows);
+  return [...raised.values()];
+}
+
 /** An installation events were raised for: its delivery job is started once the transaction commits. */
 export interface RaisedFor {
   installationId: string;

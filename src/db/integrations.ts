@@ -757,6 +757,22 @@ export interface SiteScriptInstallation {
   contentSecurityPolicy: unknown;
 }
 
+/** The installation of an integration on a site (its organization's, enabled on it), if any. */
+export async function siteInstallationOf(
+  em: Em,
+  integrationName: string,
+  siteId: string,
+): Promise<{ installationId: string; organizationId: string; status: string } | undefined> {
+  const row = await db(em)
+    .selectFrom('integration_site_installation as s')
+    .innerJoin('integration_installation as i', 'i.id', 's.installation_id')
+    .select(['i.id', 'i.organization_id', 'i.status'])
+    .where('s.site_id', '=', siteId)
+    .where('s.integration_name', '=', integrationName)
+    .executeTakeFirst();
+  return row && { installationId: row.id, organizationId: row.organization_id, status: row.status };
+}
+
 /**
  * The active installations enabled (and active) on a site whose integration has the scope
  * `site:script:inject`, by integration name: the scripts of the site's published pages.

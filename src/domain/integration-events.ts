@@ -11,6 +11,8 @@ export const RAISED_EVENT_TYPES = [
   'site_installation_setup',
   'space_content_updated',
   'space_gitsync_completed',
+  'site_view',
+  'page_feedback',
 ] as const;
 export type RaisedEventType = (typeof RAISED_EVENT_TYPES)[number];
 
@@ -79,7 +81,55 @@ export function deliveryError(answer: { status: number; body: string } | { sandb
 const EVENT_SCOPES: Record<Exclude<RaisedEventType, `${string}installation_setup`>, string> = {
   space_content_updated: 'space:content:read',
   space_gitsync_completed: 'space:git:sync',
+  site_view: 'site:views:read',
+  page_feedback: 'page:feedback:read',
 };
+
+/** What a site's reader did, as the renderer reports it to insights (the parts integrations' events carry). */
+export interface ReaderEvent {
+  type: string;
+  session: { visitorId: string; userAgent: string; language?: string | null; referrer?: string | null };
+  location: { url: string; siteSpace?: string | null; space?: string | null; page?: string | null };
+  feedback?: { rating: string; comment?: string };
+}
+
+/**
+ * The integration events a batch of a site's insights events raises: a page view is GitBook's
+ * `site_view`, a page rating (with or without its comment) its `page_feedback`, in the batch's
+ * order. The visitor is who the renderer says (its anonymous id, user agent and language);
+ * cookies and IP addresses are never kept by this service, so they are given empty.
+ */
+export function readerEventsForIntegrations(
+  siteId: string,
+  events: readonly ReaderEvent[],
+): { type: Extract<RaisedEventType, 'site_view' | 'page_feedback'>; fields: Record<string, unknown> }[] {
+  const raised: { type: 'site_view' | 'page_feedback'; fields: Record<string, unknown> }[] = [];
+  for (const event of events) {
+    const type = event.type === 'page_view' ? 'site_view' : /^page_post_feedback(_comment)?$/.test(event.type) ? 'page_feedback' : null;
+    if (!type) continue;
+    const { session, location } = event;
+    const visitor = {
+      anonymousId: session.visitorId,
+      cookies: {},
+      userAgent: session.userAgent,
+      ip: '',
+      ...(session.language ? { language: session.language } : {}),
+    };
+    const fields: Record<string, unknown> = {
+      siteId,
+      ...(location.space ? { spaceId: location.space } : {}),
+      ...(location.page ? { pageId: location.page } : {}),
+      visitor,
+      url: location.url,
+      referrer: session.referrer ?? '',
+    };
+    if (type === 'site_view' && location.siteSpace) fields.siteSpaceId = location.siteSpace;
+    if (type === 'page_feedback' && event.feedback)
+      fields.feedback = { rating: event.feedback.rating, ...(event.feedback.comment ? { comment: event.feedback.comment } : {}) };
+    raised.push({ type, fields });
+  }
+  return raised;
+}
 
 /** Whether an integration with `scopes` receives content events of `type` (setup events: always). */
 export function receivesEvent(type: RaisedEventType, scopes: readonly string[]): boolean {

@@ -178,8 +178,14 @@ describe("GitBook's Mermaid integration", () => {
 });
 
 describe("GitBook's Webhook integration", () => {
+  /** Its installation in the organization. */
+  let webhook: string;
+  beforeAll(async () => {
+    webhook = (await publishAndInstall('webhook')).installationId;
+  });
+
   it('saves its configuration through its own component, then delivers a signed event on a merge, retried after a 500', async () => {
-    const { installationId } = await publishAndInstall('webhook');
+    const installationId = webhook;
     const space = await newSpace(admin(), org.id, { title: 'Hooked' });
     await enableOnSpace('webhook', installationId, space.id);
 
@@ -224,6 +230,81 @@ describe("GitBook's Webhook integration", () => {
     const event = JSON.parse(deliveries[0].body);
     expect(event).toMatchObject({ type: 'space_content_updated', spaceId: space.id, installationId });
     expect(event.revisionId).toBe((await admin().get(`/v1/spaces/${space.id}`)).body.revision);
+  }, 240_000);
+
+  it("delivers a site's page views and ratings, as the site's configuration asks, from the renderer's insights events", async () => {
+    const installationId = webhook;
+    const space = await newSpace(admin(), org.id, { title: 'Read' });
+    const site = (await admin().post(`/v1/orgs/${org.id}/sites`, { title: 'Read', visibility: 'public', spaces: [space.id] })).body;
+    const enabled = await admin().post(`/v1/integrations/webhook/installations/${installationId}/sites`, { siteId: site.id });
+    expect([enabled.status, enabled.body?.error]).toEqual([201, undefined]);
+
+    // Its configuration screen in the site's settings, and its save action.
+    const context = { type: 'configuration_site', siteId: site.id, theme: 'light' };
+    const props = { installation: { configuration: {} }, siteInstallation: { configuration: {} } };
+    const shown = await gitbook.integrations.renderIntegrationUiWithPost('webhook', { componentId: 'config', props, context });
+    const state = { ...(shown.data as any).state, webhookUrl: receiverUrl, site_view: true, page_feedback: true };
+    const saved = await gitbook.integrations.renderIntegrationUiWithPost('webhook', {
+      componentId: 'config',
+      props,
+      state,
+      action: { action: 'save.config' },
+      context,
+    });
+    expect(saved.status).toBe(200);
+    const onSite = (await admin().get(`/v1/integrations/webhook/installations/${installationId}/sites/${site.id}`)).body;
+    expect(onSite.configuration).toEqual({ site_view: true, page_feedback: true });
+    // Another organization's admin may not render it.
+    const outsider = await createTestOrg(t, 'Webhook outsider');
+    expect(
+      (await outsider.members.admin.api.post('/v1/integrations/webhook/render', { componentId: 'config', props, context })).status,
+    ).toBe(404);
+
+    // The renderer reports a page view and a rating.
+    const start = heard.length;
+    const session = {
+      visitorId: 'visitor-7',
+      sessionId: 's-7',
+      cookies: { secret: 'never-forwarded' },
+      userAgent: 'Mozilla/5.0',
+      language: 'en',
+      referrer: null,
+    };
+    const location = {
+      url: 'https://docs.example.com/guide',
+      siteSection: null,
+      siteSpace: null,
+      siteShareKey: null,
+      space: space.id,
+      revision: null,
+      page: 'page-1',
+    };
+    const tracked = await admin().post(`/v1/orgs/${org.id}/sites/${site.id}/insights/events`, {
+      events: [
+        { type: 'page_view', session, location },
+        { type: 'search_type_query', session, location, query: 'not an integration event' },
+        { type: 'page_post_feedback', session, location, feedback: { rating: 'bad' } },
+      ],
+    });
+    expect(tracked.status).toBe(204);
+    const deliveries = await eventually(async () => (heard.length - start >= 2 ? heard.slice(start) : undefined), 90_000);
+    const events = deliveries.map((d) => JSON.parse(d.body));
+    expect(events.map((e) => e.type).sort()).toEqual(['page_feedback', 'site_view']);
+    for (const delivery of deliveries) {
+      const [, timestamp, signature] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(delivery.headers['x-gitbook-signature'])) ?? [];
+      expect(signature).toBe(createHmac('sha256', state.secret).update(`${timestamp}.${delivery.body}`).digest('hex'));
+    }
+    const view = events.find((e) => e.type === 'site_view');
+    expect(view).toMatchObject({
+      siteId: site.id,
+      installationId,
+      pageId: 'page-1',
+      url: location.url,
+      visitor: { anonymousId: 'visitor-7' },
+    });
+    // Visitors' cookies and addresses are never kept, so never passed on.
+    expect(view.visitor.cookies).toEqual({});
+    expect(events.find((e) => e.type === 'page_feedback')).toMatchObject({ feedback: { rating: 'bad' }, siteId: site.id });
   }, 240_000);
 });
 

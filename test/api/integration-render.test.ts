@@ -218,7 +218,9 @@ describe('POST /v1/integrations/{integrationName}/render', () => {
     const unknown = await render(admin(), { componentId: 'nope', context: documentContext(spaceId) });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.message).toMatch(/refused to render: Component nope not found/);
-    expect400(await render(admin(), { context: { type: 'configuration_site', siteId: 'x', theme: 'light' } }), /configuration_site/);
+    expect400(await render(admin(), { context: { type: 'configuration_contentsource', theme: 'light' } }), /configuration_contentsource/);
+    expect((await render(admin(), { context: { type: 'configuration_site', siteId: 'x', theme: 'light' } })).status).toBe(404);
+    expect400(await render(admin(), { context: { type: 'configuration_site', theme: 'light' } }), /siteId/);
     expect400(await render(admin(), { context: { type: 'document', theme: 'light', editable: false } }), /spaceId/);
     expect400(await render(admin(), { context: { type: 'elsewhere', spaceId, theme: 'light' } }), /context/);
     expect400(await admin().post(`/v1/integrations/${name}/render`, { props: {}, context: documentContext(spaceId) }), /componentId/);

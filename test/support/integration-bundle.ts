@@ -30,9 +30,7 @@ const CLI_OPTIONS: BuildOptions = {
 export async function bundleIntegration(source: string, mode: 'production' | 'development' = 'production'): Promise<string> {
   const result = await build({
     ...CLI_OPTIONS,
-    ...(mode === 'development'
-      ? { minify: false, define: { 'process.env.NODE_ENV': '"development"', MODE: '"development"' } }
-      : {}),
+    ...(mode === 'development' ? { minify: false, define: { 'process.env.NODE_ENV': '"development"', MODE: '"development"' } } : {}),
     stdin: { contents: source, resolveDir: ROOT, sourcefile: 'index.ts', loader: 'ts' },
   });
   return result.outputFiles![0].text;

@@ -1,10 +1,11 @@
 import type { Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { installationsOnSpace } from '../../db/integration-events.ts';
-import { findIntegration, organizationInstallation } from '../../db/integrations.ts';
+import { findIntegration, organizationInstallation, siteInstallationOf } from '../../db/integrations.ts';
 import { newId } from '../../domain/ids.ts';
 import { decompressRenderRequest, RenderRequestError, renderVerdict } from '../../domain/integration-render.ts';
 import { loadSpace, requireOrganization, requireRole } from '../access.ts';
+import { requireSite } from '../sites/site-access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, HttpError, notFound } from '../errors.ts';
 import { dispatchForRequest, dispatchTarget } from './environment.ts';
@@ -16,8 +17,9 @@ import { RenderBody } from './schemas.ts';
  * - `document` (a block in a page of a space): anyone who reads the space (a member, the site
  *   visitor's token of a site publishing it, an installation's token), for the installation of
  *   the integration enabled on that space;
- * - `configuration_space`: an admin of the space; `configuration_account`: an admin of the
- *   organization, for the organization's installation.
+ * - `configuration_space`: an admin of the space; `configuration_site`: an admin of the site, for
+ *   the installation enabled on it; `configuration_account`: an admin of the organization, for the
+ *   organization's installation.
  * The script gets GitBook's `ui_render` event with the installation's environment and answers the
  * output, passed on as it is (with its Cache-Control). A script that fails, or is stopped by its
  * limits, is a 502 naming why; one that refuses (a 4xx, such as an unknown component) is that 4xx.
@@ -70,9 +72,17 @@ async function renderTarget(ctx: Ctx, integrationName: string, context: RenderRe
       if (!installation || installation.status === 'paused') throw notFound('Integration installation');
       return { installationId: installation.id };
     }
+    case 'configuration_site': {
+      if (!context.siteId) throw badRequest('context.siteId is required for a configuration_site context');
+      const installation = await siteInstallationOf(ctx.em, integrationName, context.siteId);
+      if (!installation) throw notFound('Integration installation on this site');
+      await requireSite(ctx, installation.organizationId, context.siteId, 'admin', "render this site installation's configuration");
+      if (installation.status === 'paused') throw notFound('Integration installation on this site');
+      return { installationId: installation.installationId, siteId: context.siteId };
+    }
     default:
       throw badRequest(
-        `context.type ${context.type} is not rendered by this service (document, configuration_space, configuration_account)`,
+        `context.type ${context.type} is not rendered by this service (document, configuration_space, configuration_site, configuration_account)`,
       );
   }
 }
@@ -92,6 +102,7 @@ export async function renderIntegrationUI(ctx: Ctx, integrationName: string, req
     eventId: newId(),
     installationId: about.installationId,
     ...(about.spaceId ? { spaceId: about.spaceId } : {}),
+    ...(about.siteId ? { siteId: about.siteId } : {}),
     ...(member ? { auth: { userId: ctx.caller.user.id } } : {}),
     componentId: request.componentId,
     props: request.props,

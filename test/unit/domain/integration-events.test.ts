@@ -6,6 +6,7 @@ import {
   eventPayload,
   MAX_EVENT_LOG_LINE_CHARS,
   MAX_EVENT_LOG_LINES,
+  readerEventsForIntegrations,
   receivesEvent,
 } from '../../../src/domain/integration-events.ts';
 
@@ -50,6 +51,10 @@ describe('receivesEvent', () => {
     expect(receivesEvent('space_content_updated', ['space:content:write', 'space:metadata:read'])).toBe(false);
     expect(receivesEvent('space_gitsync_completed', ['space:git:sync'])).toBe(true);
     expect(receivesEvent('space_gitsync_completed', ['space:content:read'])).toBe(false);
+    expect(receivesEvent('site_view', ['site:views:read'])).toBe(true);
+    expect(receivesEvent('site_view', ['site:script:inject'])).toBe(false);
+    expect(receivesEvent('page_feedback', ['page:feedback:read'])).toBe(true);
+    expect(receivesEvent('page_feedback', ['site:views:read'])).toBe(false);
     expect(receivesEvent('installation_setup', [])).toBe(true);
     expect(receivesEvent('site_installation_setup', [])).toBe(true);
   });
@@ -81,5 +86,47 @@ describe('deliveryError', () => {
     expect(deliveryError({ status: 500, body: '' })).toBe('The integration answered 500');
     expect(deliveryError({ status: 500, body: 'y'.repeat(600) })).toBe(`The integration answered 500: ${'y'.repeat(500)}`);
     expect(deliveryError({ sandboxError: 'TIMEOUT', message: 'ran past 10 s' })).toBe('TIMEOUT: ran past 10 s');
+  });
+});
+
+describe('readerEventsForIntegrations', () => {
+  const session = { visitorId: 'v1', userAgent: 'Mozilla/5.0', language: 'fr', referrer: 'https://search.example/?q=x' };
+  const location = { url: 'https://docs.example.com/guide', siteSpace: 'ss1', space: 's1', page: 'p1' };
+
+  it("makes GitBook's site_view of a page view and page_feedback of a rating, in order, and nothing of the rest", () => {
+    const raised = readerEventsForIntegrations('site1', [
+      { type: 'page_view', session, location },
+      { type: 'search_type_query', session, location },
+      { type: 'page_post_feedback', session, location, feedback: { rating: 'bad' } },
+      {
+        type: 'page_post_feedback_comment',
+        session: { ...session, language: null, referrer: null },
+        location,
+        feedback: { rating: 'ok', comment: 'Typo' },
+      },
+    ]);
+    expect(raised).toEqual([
+      {
+        type: 'site_view',
+        fields: {
+          siteId: 'site1',
+          spaceId: 's1',
+          pageId: 'p1',
+          siteSpaceId: 'ss1',
+          visitor: { anonymousId: 'v1', cookies: {}, userAgent: 'Mozilla/5.0', ip: '', language: 'fr' },
+          url: location.url,
+          referrer: session.referrer,
+        },
+      },
+      expect.objectContaining({ type: 'page_feedback', fields: expect.objectContaining({ feedback: { rating: 'bad' }, pageId: 'p1' }) }),
+      {
+        type: 'page_feedback',
+        fields: expect.objectContaining({
+          feedback: { rating: 'ok', comment: 'Typo' },
+          visitor: { anonymousId: 'v1', cookies: {}, userAgent: 'Mozilla/5.0', ip: '' },
+          referrer: '',
+        }),
+      },
+    ]);
   });
 });

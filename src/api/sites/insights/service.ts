@@ -1,6 +1,9 @@
 import type { Static } from 'typebox';
 import { insightsStore, type InsightsRow } from '../../../db/insights.ts';
+import { raiseSiteReaderEvents, type RaisedFor } from '../../../db/integration-events.ts';
 import { siteById } from '../../../db/sites.ts';
+import { withoutCountingWrites } from '../../../db/write-count.ts';
+import { readerEventsForIntegrations } from '../../../domain/integration-events.ts';
 import {
   coordinateOf,
   countryOf,
@@ -15,6 +18,7 @@ import {
 import { planAggregation, QueryError } from '../../../domain/sites/insights-query.ts';
 import type { Ctx } from '../../context.ts';
 import { badRequest, notFound } from '../../errors.ts';
+import { announce } from '../../integrations/service.ts';
 import { requireSite } from '../site-access.ts';
 import { presentAggregation, presentSegment } from './present.ts';
 import type { AgentFeedbackInput, AggregateBody, LegacyAgentFeedback, SiteInsightsEvent, TrackEventsBody } from './schemas.ts';
@@ -89,6 +93,27 @@ export async function trackEvents(
     });
   });
   await store(ctx).append(rows);
+  await raiseReaderEvents(ctx, site.id, body.events);
+}
+
+/**
+ * Page views and page ratings, once stored, reach the integrations installed on the site that may
+ * read them (GitBook's `site_view` and `page_feedback`, durable `integration-events` deliveries).
+ * No kept answer reads integration events, so these writes are not counted as writes (as the
+ * insights' own are not), and a failure to raise them is logged rather than failing the batch the
+ * renderer sent, which is stored already.
+ */
+async function raiseReaderEvents(ctx: Ctx, siteId: string, events: readonly Event[]): Promise<void> {
+  const readerEvents = readerEventsForIntegrations(siteId, events);
+  if (readerEvents.length === 0) return;
+  let raised: RaisedFor[];
+  try {
+    raised = await withoutCountingWrites(() => raiseSiteReaderEvents(ctx.em, siteId, readerEvents));
+  } catch (error) {
+    ctx.log.warn({ siteId, err: error }, 'the integration events of readers could not be raised');
+    return;
+  }
+  await announce(ctx, raised);
 }
 
 function toRow(
