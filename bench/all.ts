@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --quick] [--rounds 3] [--duration 10] [--connections 32] [--search-pages 100000]
  * [--list-rows 1000000] [--git-pages 2000]
- * [--only api-get,list,search,git-import,merge,git-import-answer,pdf,published,reader,healthz-batch,stall,memory,insights-ingest,insights-aggregate,integration-events]`
+ * [--only api-get,list,search,git-import,merge,git-import-answer,pdf,published,reader,healthz-batch,stall,memory,insights-ingest,insights-aggregate,integration-events,integration-block]`
  *
  * Starts one fresh stack (bench/stack.ts), runs every benchmark module in bench/measures/ against
  * it, and prints one markdown table: each measure, its baseline measured in the same run, the
@@ -26,6 +26,7 @@ import { measureReader } from './measures/reader.ts';
 import { measureHealthzUnderBatch } from './measures/healthz-batch.ts';
 import { measureStall } from './measures/stall.ts';
 import { measureMemory, rssSampler } from './measures/memory.ts';
+import { measureIntegrationBlock } from './measures/integration-block.ts';
 import { measureIntegrationEvents } from './measures/integration-events.ts';
 import { measureInsightsAggregate, measureInsightsIngest } from './measures/insights.ts';
 
@@ -45,6 +46,7 @@ const MODULES = [
   'insights-ingest',
   'insights-aggregate',
   'integration-events',
+  'integration-block',
 ] as const;
 type Module = (typeof MODULES)[number];
 
@@ -159,6 +161,7 @@ try {
     'insights-ingest': () => measureInsightsIngest(stack, options),
     'insights-aggregate': () => measureInsightsAggregate(stack, options, log),
     'integration-events': () => measureIntegrationEvents(stack, options, log),
+    'integration-block': () => measureIntegrationBlock(stack, options, log),
   };
   const rows: Row[] = [];
   const selected = MODULES.filter((name) => options.only.has(name));
