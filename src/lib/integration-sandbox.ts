@@ -554,6 +554,8 @@ export function createIntegrationSandbox(options: IntegrationSandboxOptions): In
           method: 'POST',
           body: form,
           signal: abort.signal,
+          // A redirect the script answers is its answer (an OAuth callback sending the visitor on), never followed here.
+          redirect: 'manual',
         });
         const body = await readCapped(response, limits.maxResponseBytes);
         if (body === null) {

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -19,6 +19,11 @@ const KEY_BYTES = 32;
 export interface SecretBox {
   seal(plaintext: string, context: string): string;
   open(sealed: string, context: string): string;
+  /**
+   * A secret of its own for `purpose` (32 bytes, base64url), derived from the key (HKDF-SHA256):
+   * the same in every process that shares the key, and telling nothing of the key or of another purpose's.
+   */
+  derive(purpose: string): string;
 }
 
 export function secretBox(key: Buffer): SecretBox {
@@ -41,6 +46,9 @@ export function secretBox(key: Buffer): SecretBox {
       decipher.setAAD(Buffer.from(context, 'utf8'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+    },
+    derive(purpose) {
+      return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `docs-service derived secret: ${purpose}`, 32)).toString('base64url');
     },
   };
 }

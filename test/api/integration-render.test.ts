@@ -403,3 +403,93 @@ describe("integrations' scripts in a site's pages", () => {
     expect((await raw('GET', new URL(scriptUrl).pathname)).status).toBe(404);
   }, 60_000);
 });
+
+describe('visitor authentication through an integration', () => {
+  /**
+   * What GitBook's va-* integrations do once the identity provider has answered (va-auth0's
+   * `/visitor-auth/response`): on the site installation's public endpoint, sign a visitor token
+   * with `signingSecrets.siteInstallation` (HS256, as @tsndr/cloudflare-worker-jwt signs) and send
+   * the visitor back to the site with it.
+   */
+  const VA_SOURCE = `
+import { createIntegration } from '@gitbook/runtime';
+const b64 = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
+const text = (value) => b64(new TextEncoder().encode(JSON.stringify(value)));
+export default createIntegration({
+  fetch: async (request, context) => {
+    const url = new URL(request.url);
+    const env = context.environment;
+    if (url.pathname.endsWith('/secrets')) return Response.json(env.signingSecrets);
+    if (!url.pathname.endsWith('/visitor-auth/response')) return new Response('not found', { status: 404 });
+    if (!env.siteInstallation) return new Response('Error: no site installation', { status: 400 });
+    const unsigned = text({ alg: 'HS256', typ: 'JWT' }) + '.' + text({ plan: 'pro', exp: Math.floor(Date.now() / 1000) + 3600 });
+    const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(env.signingSecrets.siteInstallation), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    const token = unsigned + '.' + b64(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(unsigned)));
+    return Response.redirect(url.searchParams.get('state') + '?jwt_token=' + token, 302);
+  },
+});
+`;
+
+  async function publishedOn(site: { id: string }, scopes: string[]) {
+    const name = `va-${newId(8).toLowerCase()}`;
+    const published = await admin().post(`/v1/integrations/${name}`, {
+      title: 'Visitor auth',
+      description: 'Signs visitors in',
+      script: await bundleIntegration(VA_SOURCE),
+      organization: org.id,
+      visibility: 'private',
+      scopes,
+      target: 'site',
+    });
+    expect([published.status, published.body?.error]).toEqual([200, undefined]);
+    const installation = (await admin().post(`/v1/integrations/${name}/installations`, { organization: org.id })).body;
+    const enabled = await admin().post(`/v1/integrations/${name}/installations/${installation.id}/sites`, { siteId: site.id });
+    expect([enabled.status, enabled.body?.error]).toEqual([201, undefined]);
+    return { name, installationId: installation.id as string, endpoint: enabled.body.urls.publicEndpoint as string };
+  }
+
+  it("signs visitors in with the site's key through the site installation's endpoint, and gives that key to no other integration", async () => {
+    const space = await newSpace(admin(), org.id, { title: 'Behind a login' });
+    const site = (
+      await admin().post(`/v1/orgs/${org.id}/sites`, { title: 'Behind a login', visibility: 'visitor-auth', spaces: [space.id] })
+    ).body;
+    expect((await admin().post(`/v1/orgs/${org.id}/sites/${site.id}/publish`)).status).toBe(200);
+    const publishedUrl = (await admin().get(`/v1/orgs/${org.id}/sites/${site.id}`)).body.urls.published;
+    const va = await publishedOn(site, ['site:visitor:auth', 'site:metadata:read']);
+    expect(va.endpoint).toBe(`http://docs.test/v1/integrations/${va.name}/installations/${va.installationId}/sites/${site.id}/integration`);
+
+    // Without a token the site does not open; with the one the integration signs, it does.
+    expect((await admin().post('/v1/urls/published', { url: publishedUrl })).status).toBe(404);
+    const callback = await raw('GET', `${new URL(va.endpoint).pathname}/visitor-auth/response?state=${encodeURIComponent(publishedUrl)}`);
+    expect(callback.status).toBe(302);
+    const back = new URL(String(callback.headers.location));
+    expect(`${back.origin}${back.pathname}`).toBe(publishedUrl);
+    const opened = await admin().post('/v1/urls/published', { url: back.toString() });
+    expect(opened.status).toBe(200);
+    expect(opened.body.apiToken).toEqual(expect.any(String));
+
+    // The secrets: stable per integration and installation, the site's key only with `site:visitor:auth`.
+    const secretsOf = async (endpoint: string) => (await raw('GET', `${new URL(endpoint).pathname}/secrets`)).body;
+    const first = await secretsOf(va.endpoint);
+    expect(await secretsOf(va.endpoint)).toEqual(first);
+    expect(first).toEqual({
+      integration: expect.stringMatching(/^[\w-]{43}$/),
+      installation: expect.stringMatching(/^[\w-]{43}$/),
+      siteInstallation: (await admin().get(`/v1/orgs/${org.id}/sites/${site.id}/publishing/auth`)).body.privateKey,
+    });
+    const other = await publishedOn(site, ['site:metadata:read']);
+    const others = await secretsOf(other.endpoint);
+    expect(others.siteInstallation).toEqual(expect.stringMatching(/^[\w-]{43}$/));
+    expect(others.siteInstallation).not.toBe(first.siteInstallation);
+    expect(others.integration).not.toBe(first.integration);
+    // Its token is refused by the site: an integration without the scope cannot sign visitors in.
+    const forged = await raw('GET', `${new URL(other.endpoint).pathname}/visitor-auth/response?state=${encodeURIComponent(publishedUrl)}`);
+    expect((await admin().post('/v1/urls/published', { url: String(forged.headers.location) })).status).toBe(404);
+    // A site installation's endpoint answers only for a site the installation is enabled on.
+    const elsewhere = (await admin().post(`/v1/orgs/${org.id}/sites`, { title: 'Elsewhere', visibility: 'public', spaces: [space.id] }))
+      .body;
+    expect(
+      (await raw('GET', `/v1/integrations/${va.name}/installations/${va.installationId}/sites/${elsewhere.id}/integration/secrets`)).status,
+    ).toBe(404);
+  }, 60_000);
+});

@@ -204,6 +204,12 @@ describe('an integration built with @gitbook/runtime', () => {
     });
   });
 
+  it('answers a redirect as its answer, without following it (an OAuth callback sending the visitor on)', async () => {
+    const code = `export default { async fetch() { return Response.redirect('https://idp.example.com/authorize?state=x', 302); } };`;
+    const answer = await sandbox.dispatch(script('redirects', code), { eventId: 'e5', type: 'fetch' }, environment('redirects'));
+    expect([answer.status, answer.headers.location]).toEqual([302, 'https://idp.example.com/authorize?state=x']);
+  });
+
   it('answers an event type it does not handle as @gitbook/runtime does (406)', async () => {
     const answer = await sandbox.dispatch(
       script('runtime-events', runtimeCode, 1, secrets),

@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { findContentInstallation, findInstallation, findIntegration, insertInstallationToken } from '../../db/integrations.ts';
 import { integrationScript } from '../../db/integration-events.ts';
 import { organizationsByIds } from '../../db/organizations.ts';
+import { siteById } from '../../db/sites.ts';
 import { transaction, type Em } from '../../db/orm.ts';
 import { hashToken, newId, newInstallationToken } from '../../domain/ids.ts';
 import {
@@ -15,6 +16,7 @@ import type { SecretBox } from '../../lib/secrets.ts';
 import { HttpError } from '../errors.ts';
 import { urlsFor } from '../object-urls.ts';
 import { organizationFacts } from '../orgs/service.ts';
+import { openSiteSigningKey } from '../sites/keys.ts';
 import { presentContentInstallation, presentInstallation, presentIntegration } from './present.ts';
 
 /** What a dispatch to an integration needs besides the event: the script to run and the environment it runs with. */
@@ -41,7 +43,11 @@ export interface DispatchFor {
  * acting as the installation, valid for `tokenTtlMs`: minted for the dispatch, or with `reuse` one
  * this process minted for the installation that still has half of it left. The service mints
  * no integration-wide token: the installation's stands in as `apiTokens.integration`, and a
- * dispatch for the integration itself carries no token. In development mode, the script is the
+ * dispatch for the integration itself carries no token. Its `signingSecrets` are derived from the
+ * service's secrets key per integration, installation and space or site installation, except a
+ * site installation's for an integration with `site:visitor:auth`: that is the site's visitor
+ * signing key, as on GitBook, so visitor authentication integrations sign the tokens the site
+ * accepts. In development mode, the script is the
  * integrator's tunnel for the owner's organization (and its own dispatches), for every organization
  * with `all`. Undefined when the integration, its script or the installation is gone.
  */
@@ -64,9 +70,11 @@ export async function dispatchTarget(
     installation && target.spaceId ? findContentInstallation(em, 'space', installation.id, target.spaceId) : undefined,
     installation && target.siteId ? findContentInstallation(em, 'site', installation.id, target.siteId) : undefined,
   ]);
+  const box = await options.secrets();
   const secrets: Record<string, string> = script.secretsSealed
-    ? JSON.parse((await options.secrets()).open(script.secretsSealed, `integration:${script.name}`))
+    ? JSON.parse(box.open(script.secretsSealed, `integration:${script.name}`))
     : {};
+  const site = siteInstallation && installation ? await siteById(em, installation.organizationId, siteInstallation.targetId) : undefined;
   const token = installation ? await installationToken(em, installation.id, options.tokenTtlMs, options.reuse ?? false) : undefined;
   const environment: Record<string, unknown> = {
     integration: presentIntegration(integration, { row: owner, facts: facts.get(owner.id)! }, new Map(), urls),
@@ -79,7 +87,23 @@ export async function dispatchTarget(
       : {}),
     apiEndpoint: options.publicUrl,
     apiTokens: token ? { integration: token, installation: token } : {},
-    signingSecrets: {},
+    signingSecrets: {
+      integration: box.derive(`integration-signing:${integration.name}`),
+      ...(installation ? { installation: box.derive(`integration-installation-signing:${installation.id}`) } : {}),
+      ...(installation && spaceInstallation
+        ? { spaceInstallation: box.derive(`integration-space-signing:${installation.id}:${spaceInstallation.targetId}`) }
+        : {}),
+      ...(installation && siteInstallation
+        ? {
+            siteInstallation:
+              // Visitor authentication (`site:visitor:auth`): the site's own signing key, with which the
+              // integration signs the tokens its visitors come back with (GitBook's va-* integrations).
+              site && integration.scopes.includes('site:visitor:auth')
+                ? openSiteSigningKey(box, site)
+                : box.derive(`integration-site-signing:${installation.id}:${siteInstallation.targetId}`),
+          }
+        : {}),
+    },
   };
   // Development mode: the owner's own events (all of them with `all`) go to the integrator's tunnel.
   const tunnelUrl =

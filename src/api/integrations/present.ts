@@ -83,7 +83,8 @@ export function presentContentInstallation<K extends ContentKind, T>(kind: K, ro
     externalIds: row.externalIds,
     urls: {
       location: `${installation.location}/${kind}s/${row.targetId}`,
-      publicEndpoint: installation.publicEndpoint,
+      // A site installation's own endpoint carries the site (a visitor authentication callback needs it).
+      publicEndpoint: kind === 'site' ? `${installation.location}/sites/${row.targetId}/integration` : installation.publicEndpoint,
       publicContentEndpoint: installation.publicContentEndpoint,
     },
   };

@@ -1,4 +1,4 @@
-import { findIntegration, findInstallation, siteScriptInstallations } from '../../db/integrations.ts';
+import { findContentInstallation, findIntegration, findInstallation, siteScriptInstallations } from '../../db/integrations.ts';
 import { newId } from '../../domain/ids.ts';
 import { publicEndpointAnswerHeaders, publicEndpointRequestHeaders } from '../../domain/integration-endpoints.ts';
 import type { Ctx } from '../context.ts';
@@ -6,9 +6,10 @@ import { notFound } from '../errors.ts';
 import { dispatchForRequest, dispatchTarget } from './environment.ts';
 
 /**
- * An integration's public endpoints (`urls.publicEndpoint` of the integration and of each of its
- * installations): every request under them becomes GitBook's `fetch` event, dispatched to the
- * script with the integration's environment (or the installation's, with its token), and the
+ * An integration's public endpoints (`urls.publicEndpoint` of the integration, of each of its
+ * installations and of each site installation): every request under them becomes GitBook's `fetch`
+ * event, dispatched to the script with the integration's environment (or the installation's, with
+ * its token, and the site installation's: where a visitor authentication callback lands), and the
  * script's answer is the answer. They take no token, as on GitBook: the script decides who it
  * answers (a webhook's signature, an OAuth callback's state). The caller's `authorization` and
  * `cookie` headers are not passed on, and the answer is served under this service's origin with
@@ -36,13 +37,17 @@ export interface PublicAnswer {
 
 export async function integrationFetch(
   ctx: Ctx,
-  target: { integrationName: string; installationId?: string },
+  target: { integrationName: string; installationId?: string; siteId?: string },
   request: PublicRequest,
 ): Promise<PublicAnswer> {
   if (!(await findIntegration(ctx.em, target.integrationName))) throw notFound('Integration');
   if (target.installationId !== undefined) {
     const installation = await findInstallation(ctx.em, target.integrationName, target.installationId);
     if (!installation || installation.status === 'paused') throw notFound('Integration installation');
+    if (target.siteId !== undefined) {
+      const onSite = await findContentInstallation(ctx.em, 'site', installation.id, target.siteId);
+      if (!onSite || onSite.status !== 'active') throw notFound('Integration installation on this site');
+    }
   }
   const found = await dispatchTarget(ctx.em, target, {
     publicUrl: ctx.deps.config.publicUrl,
@@ -55,6 +60,7 @@ export async function integrationFetch(
     type: 'fetch',
     eventId: newId(),
     ...(target.installationId !== undefined ? { installationId: target.installationId } : {}),
+    ...(target.siteId !== undefined ? { siteId: target.siteId } : {}),
   };
   const fetchRequest = {
     method: request.method,

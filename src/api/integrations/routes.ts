@@ -627,6 +627,8 @@ export const integrationRoutes: RoutePlugin = async (app) => {
       '/v1/integrations/:integrationName/integration/*',
       '/v1/integrations/:integrationName/installations/:installationId/integration',
       '/v1/integrations/:integrationName/installations/:installationId/integration/*',
+      '/v1/integrations/:integrationName/installations/:installationId/sites/:siteId/integration',
+      '/v1/integrations/:integrationName/installations/:installationId/sites/:siteId/integration/*',
     ]) {
       scope.route({
         method: methods,
@@ -634,8 +636,12 @@ export const integrationRoutes: RoutePlugin = async (app) => {
         config,
         schema: { hide: true, params: PublicEndpointParams },
         handler: async (request, reply) => {
-          const { integrationName, installationId } = request.params;
-          const target = { integrationName, ...(installationId !== undefined ? { installationId } : {}) };
+          const { integrationName, installationId, siteId } = request.params;
+          const target = {
+            integrationName,
+            ...(installationId !== undefined ? { installationId } : {}),
+            ...(installationId !== undefined && siteId !== undefined ? { siteId } : {}),
+          };
           const forwarded = { method: request.method, url: request.url, headers: request.headers, body: bodyOf(request.body) };
           return send(reply, await integrationFetch(ctxOf(request), target, forwarded));
         },

@@ -353,5 +353,6 @@ export const SiteIntegrationScript = Type.Object({
 export const PublicEndpointParams = Type.Object({
   integrationName: IntegrationName,
   installationId: Type.Optional(Id),
+  siteId: Type.Optional(Id),
   '*': Type.Optional(Type.String()),
 });

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SiteRow } from '../../db/sites.ts';
+import type { SecretBox } from '../../lib/secrets.ts';
 import type { AppDeps } from '../context.ts';
 
 /**
@@ -15,7 +16,12 @@ export async function sealSigningKey(deps: AppDeps, siteId: string, key: string)
 }
 
 export async function openSigningKey(deps: AppDeps, site: Pick<SiteRow, 'id' | 'auth_key_sealed'>) {
-  return (await box(deps)).open(site.auth_key_sealed, keyContext(site.id));
+  return openSiteSigningKey(await box(deps), site);
+}
+
+/** The site's visitor signing key, opened with the service's secret box (an API or a worker process's). */
+export function openSiteSigningKey(secrets: SecretBox, site: { id: string; auth_key_sealed: string }): string {
+  return secrets.open(site.auth_key_sealed, keyContext(site.id));
 }
 
 export const newSigningKey = () => randomBytes(32).toString('base64url');
