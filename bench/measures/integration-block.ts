@@ -37,7 +37,10 @@ export async function measureIntegrationBlock(stack: Stack, options: RunOptions,
   const space = await stack.call('POST', `/v1/orgs/${stack.orgId}/spaces`, { title: 'Integration block benchmark' });
   await stack.call('PATCH', `/v1/integrations/${name}/installations/${installation.id}/spaces/${space.id}`, { configuration: {} });
   const cr = await stack.call('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'A page with a block' });
-  const paragraphs = Array.from({ length: 20 }, (_, i) => `Paragraph ${i} of the page, with **some** words and a [link](https://example.com/${i}).`);
+  const paragraphs = Array.from(
+    { length: 20 },
+    (_, i) => `Paragraph ${i} of the page, with **some** words and a [link](https://example.com/${i}).`,
+  );
   const markdown = `${paragraphs.slice(0, 10).join('\n\n')}\n\n{% @${name}/note text="read me" %}\n\n${paragraphs.slice(10).join('\n\n')}\n`;
   await stack.call('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/content?compat=false`, {
     changes: [{ operation: 'insert_page', title: 'With a block', document: { markdown } }],
@@ -97,7 +100,8 @@ export async function measureIntegrationBlock(stack: Stack, options: RunOptions,
   const baselineValue = median(alone);
   return [
     {
-      measure: "added p50 of a page document read with one integration block: the renderer's render of the block (workerd, in the API process)",
+      measure:
+        "added p50 of a page document read with one integration block: the renderer's render of the block (workerd, in the API process)",
       value,
       unit: 'ms',
       baseline: 'p50 of the same page document read without rendering its block',
