@@ -9,6 +9,8 @@ export const RAISED_EVENT_TYPES = [
   'installation_setup',
   'space_installation_setup',
   'site_installation_setup',
+  'space_installation_deleted',
+  'site_installation_deleted',
   'space_content_updated',
   'space_gitsync_completed',
   'site_view',
@@ -78,7 +80,7 @@ export function deliveryError(answer: { status: number; body: string } | { sandb
  * The scope an integration needs to receive events of a type about a space or site its installation
  * is enabled on; setup events go to the installation set up, whatever its scopes.
  */
-const EVENT_SCOPES: Record<Exclude<RaisedEventType, `${string}installation_setup`>, string> = {
+const EVENT_SCOPES: Record<Exclude<RaisedEventType, `${string}installation_${'setup' | 'deleted'}`>, string> = {
   space_content_updated: 'space:content:read',
   space_gitsync_completed: 'space:git:sync',
   site_view: 'site:views:read',
@@ -131,8 +133,16 @@ export function readerEventsForIntegrations(
   return raised;
 }
 
-/** Whether an integration with `scopes` receives content events of `type` (setup events: always). */
+/** Whether an integration with `scopes` receives content events of `type` (setup and deleted events of its installations: always). */
 export function receivesEvent(type: RaisedEventType, scopes: readonly string[]): boolean {
-  if (type === 'installation_setup' || type === 'space_installation_setup' || type === 'site_installation_setup') return true;
-  return scopes.includes(EVENT_SCOPES[type]);
+  switch (type) {
+    case 'installation_setup':
+    case 'space_installation_setup':
+    case 'site_installation_setup':
+    case 'space_installation_deleted':
+    case 'site_installation_deleted':
+      return true;
+    default:
+      return scopes.includes(EVENT_SCOPES[type]);
+  }
 }

@@ -245,6 +245,26 @@ describe('setup events', () => {
   }, 120_000);
 });
 
+describe('deleted events', () => {
+  it('tells the integration it was removed from a space, with the configuration it had', async () => {
+    const { name, installationId, spaceId } = await installedOnSpace();
+    const configured = await admin().patch(`/v1/integrations/${name}/installations/${installationId}/spaces/${spaceId}`, {
+      configuration: { channel: 'docs' },
+    });
+    expect(configured.status).toBe(200);
+    expect((await admin().delete(`/v1/integrations/${name}/installations/${installationId}/spaces/${spaceId}`)).status).toBe(205);
+    // Removing it again removes nothing and tells nothing.
+    expect((await admin().delete(`/v1/integrations/${name}/installations/${installationId}/spaces/${spaceId}`)).status).toBe(204);
+    const [deleted, ...more] = await settled(await raisedOf(installationId, 'space_installation_deleted'));
+    expect(more).toEqual([]);
+    expect(deleted).toMatchObject({
+      status: 'success',
+      payload: { type: 'space_installation_deleted', installationId, spaceId, previous: { configuration: { channel: 'docs' } } },
+    });
+    expect(heard.some((h) => h.installation === installationId && h.event.type === 'space_installation_deleted')).toBe(true);
+  }, 120_000);
+});
+
 describe('the sweep', () => {
   it('starts the delivery of events whose start was lost', async () => {
     const { installationId, spaceId } = await installedOnSpace();

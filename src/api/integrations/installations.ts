@@ -293,10 +293,25 @@ export async function updateSiteInstallation(
   return (await presentRows(ctx, 'site', [row], extended))[0];
 }
 
-/** Removes an installation from a space or site: true when it was enabled there (205), false when not (204). */
+/**
+ * Removes an installation from a space or site: true when it was enabled there (205, and the
+ * installation is told: `space_installation_deleted` or `site_installation_deleted`), false when not (204).
+ */
 export async function uninstallFromTarget(ctx: Ctx, kind: ContentKind, ref: InstallationRef, targetId: string): Promise<boolean> {
   const { installation } = await installationForTarget(ctx, ref, kind, targetId);
-  return deleteContentInstallation(ctx.em, kind, installation.id, targetId);
+  let raised: RaisedFor[] = [];
+  const removed = await transaction(ctx.em, async (tx) => {
+    const current = await findContentInstallation(tx, kind, installation.id, targetId);
+    if (!current || !(await deleteContentInstallation(tx, kind, installation.id, targetId))) return false;
+    // GitBook's space_installation_deleted / site_installation_deleted, with what it was configured with.
+    raised = await raiseFor(tx, [receiverOf(installation)], kind === 'space' ? 'space_installation_deleted' : 'site_installation_deleted', {
+      [kind === 'space' ? 'spaceId' : 'siteId']: targetId,
+      previous: { configuration: current.configuration },
+    });
+    return true;
+  });
+  await announce(ctx, raised);
+  return removed;
 }
 
 /**

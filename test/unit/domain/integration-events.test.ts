@@ -56,6 +56,8 @@ describe('receivesEvent', () => {
     expect(receivesEvent('page_feedback', ['page:feedback:read'])).toBe(true);
     expect(receivesEvent('page_feedback', ['site:views:read'])).toBe(false);
     expect(receivesEvent('installation_setup', [])).toBe(true);
+    expect(receivesEvent('space_installation_deleted', [])).toBe(true);
+    expect(receivesEvent('site_installation_deleted', [])).toBe(true);
     expect(receivesEvent('site_installation_setup', [])).toBe(true);
   });
 });
