@@ -416,6 +416,32 @@ describe('tokens acting as an installation', () => {
     expect((await token.get(`/v1/spaces/${notEnabled}`)).status).toBe(404);
   });
 
+  it('read the sites their installation is enabled on with site:metadata:read, and nothing else of sites', async () => {
+    const siteReader = uniqueName('site-reader');
+    await publish(siteReader, { scopes: ['site:metadata:read', 'site:visitor:auth'], target: 'site' });
+    const installed = await install(siteReader, installer);
+    const [onSite, offSite] = await Promise.all([site(installer, 'Enabled site'), site(installer, 'Other site')]);
+    const enabledOn = await as(installer).post(`/v1/integrations/${siteReader}/installations/${installed}/sites`, { siteId: onSite });
+    expect(enabledOn.status).toBe(201);
+    const token = await mint(siteReader, installed);
+    const read = await token.get(`/v1/orgs/${installer.id}/sites/${onSite}`);
+    expect([read.status, read.body.id, read.body.title]).toEqual([200, onSite, 'Enabled site']);
+    // Another site of the organization, a site of another organization, and anything but reading the site.
+    expect((await token.get(`/v1/orgs/${installer.id}/sites/${offSite}`)).status).toBe(404);
+    expect((await token.get(`/v1/orgs/${other.id}/sites/${onSite}`)).status).toBe(404);
+    expect((await token.patch(`/v1/orgs/${installer.id}/sites/${onSite}`, { title: 'Taken over' })).status).toBe(403);
+    expect((await token.get(`/v1/orgs/${installer.id}/sites/${onSite}/publishing/auth`)).status).toBe(403);
+    expect((await token.get(`/v1/orgs/${installer.id}/sites`)).status).toBe(403);
+    // Without the scope, the site is not there for it.
+    const blind = uniqueName('site-blind');
+    await publish(blind, { scopes: ['site:script:inject'], target: 'site' });
+    const blindInstallation = await install(blind, installer);
+    expect(
+      (await as(installer).post(`/v1/integrations/${blind}/installations/${blindInstallation}/sites`, { siteId: onSite })).status,
+    ).toBe(201);
+    expect((await (await mint(blind, blindInstallation)).get(`/v1/orgs/${installer.id}/sites/${onSite}`)).status).toBe(404);
+  });
+
   it("write only with the integration's write scope, and never settings or other operations", async () => {
     const readOnly = await mint(reader, a);
     const denied = await readOnly.patch(`/v1/spaces/${enabled}`, { title: 'Renamed by a reader' });

@@ -73,6 +73,8 @@ export const siteRoutes: RoutePlugin = async (app) => {
   app.get(
     one,
     {
+      // Also for a token acting as an installation enabled on the site whose integration has `site:metadata:read`.
+      config: { installation: true },
       schema: { tags, summary: 'Get a site', params: SiteParams, response: { 200: SiteSchema, ...errors(403, 404) } },
     },
     async (request) => getSite(ctxOf(request), request.params.organizationId, request.params.siteId),

@@ -4,7 +4,7 @@ import { memberSiteAccess } from '../../db/site-permissions.ts';
 import { siteById, siteForVisitorById, type SiteRow } from '../../db/sites.ts';
 import { atLeast, highest, isRole, type Role } from '../../domain/roles.ts';
 import { inScope, requireRole } from '../access.ts';
-import type { AppDeps, Ctx, VisitorGrant } from '../context.ts';
+import type { AppDeps, Ctx, InstallationGrant, VisitorGrant } from '../context.ts';
 import { HttpError, notFound } from '../errors.ts';
 import { hashShareKey } from './keys.ts';
 import { presentSite, type SiteUrlsContext } from './present.ts';
@@ -19,6 +19,8 @@ export const siteUrls = (deps: AppDeps): SiteUrlsContext => ({ publicUrl: deps.c
  * one statement. 404 (Organization) unless they are an enabled member within their token's scope.
  */
 export async function siteRole(ctx: Ctx, organizationId: string, siteId: string): Promise<Role | null> {
+  const grant = ctx.caller.installation;
+  if (grant) return installationSiteRole(grant, organizationId, siteId);
   const [organization, access] = await Promise.all([
     findOrganization(ctx.em, organizationId),
     inScope(ctx.caller, organizationId) ? memberSiteAccess(ctx.em, organizationId, siteId, ctx.caller.user.id) : undefined,
@@ -26,6 +28,19 @@ export async function siteRole(ctx: Ctx, organizationId: string, siteId: string)
   if (!organization || !access) throw notFound('Organization');
   noteAuditOrganization(ctx.em, organization.id);
   return highest(isRole(access.role) ? access.role : null, ...access.grants.filter(isRole));
+}
+
+/**
+ * What a token acting as an installation may do on a site (on the routes that take one): read it,
+ * when its installation is enabled on the site (or on all of them) and its integration has
+ * `site:metadata:read`, as GitBook's visitor authentication integrations read their site's URL.
+ * Any other site is a 404, as it is to a stranger.
+ */
+function installationSiteRole(grant: InstallationGrant, organizationId: string, siteId: string): Role {
+  if (grant.organizationId !== organizationId) throw notFound('Organization');
+  if (grant.sites !== 'all' && !grant.sites.includes(siteId)) throw notFound('Site');
+  if (!grant.scopes.includes('site:metadata:read')) throw notFound('Site');
+  return 'read';
 }
 
 /** The site, 404 unless the caller is a member of its organization; 403 below `min` (their role on the site, grants included). */
