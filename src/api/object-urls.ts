@@ -46,6 +46,9 @@ export function urlsFor(publicUrl: string) {
       publicEndpoint: `${publicUrl}/v1/integrations/${name}/installations/${id}/integration`,
       publicContentEndpoint: `${publicUrl}/v1/integrations/${name}/installations/${id}/integration`,
     }),
+    /** Where a site's visitor signs in through an installation (`fetch_visitor_authentication`, api/integrations/public-endpoints.ts). */
+    siteVisitorAuth: (name: string, installationId: string, siteId: string) =>
+      `${publicUrl}/v1/integrations/${name}/installations/${installationId}/sites/${siteId}/visitor-auth`,
     /** The script an installation injects in a site's pages (`fetch_published_script`, api/integrations/public-endpoints.ts). */
     siteScript: (name: string, installationId: string, siteId: string) =>
       `${publicUrl}/v1/integrations/${name}/installations/${installationId}/sites/${siteId}/script.js`,

@@ -757,6 +757,28 @@ export interface SiteScriptInstallation {
   contentSecurityPolicy: unknown;
 }
 
+/**
+ * The installation signing a site's visitors in: active, enabled (and active) on the site, its
+ * integration with `site:visitor:auth`; the first by integration name when there are several.
+ */
+export async function siteVisitorAuthInstallation(
+  em: Em,
+  siteId: string,
+): Promise<{ integrationName: string; installationId: string } | undefined> {
+  const row = await db(em)
+    .selectFrom('integration_site_installation as s')
+    .innerJoin('integration_installation as i', 'i.id', 's.installation_id')
+    .innerJoin('integration as n', 'n.name', 's.integration_name')
+    .select(['s.integration_name', 's.installation_id'])
+    .where('s.site_id', '=', siteId)
+    .where('s.status', '=', 'active')
+    .where('i.status', '=', 'active')
+    .where(sql<boolean>`${'site:visitor:auth'} = any(n.scopes)`)
+    .orderBy('s.integration_name')
+    .executeTakeFirst();
+  return row && { integrationName: row.integration_name, installationId: row.installation_id };
+}
+
 /** The installation of an integration on a site (its organization's, enabled on it), if any. */
 export async function siteInstallationOf(
   em: Em,

@@ -416,6 +416,10 @@ import { createIntegration } from '@gitbook/runtime';
 const b64 = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
 const text = (value) => b64(new TextEncoder().encode(JSON.stringify(value)));
 export default createIntegration({
+  fetch_visitor_authentication: async (event, context) => {
+    const callback = context.environment.siteInstallation.urls.publicEndpoint + '/visitor-auth/response';
+    return Response.redirect('https://idp.example.com/authorize?redirect_uri=' + encodeURIComponent(callback) + '&state=' + encodeURIComponent(event.location ?? ''), 302);
+  },
   fetch: async (request, context) => {
     const url = new URL(request.url);
     const env = context.environment;
@@ -458,8 +462,23 @@ export default createIntegration({
     const va = await publishedOn(site, ['site:visitor:auth', 'site:metadata:read']);
     expect(va.endpoint).toBe(`http://docs.test/v1/integrations/${va.name}/installations/${va.installationId}/sites/${site.id}/integration`);
 
-    // Without a token the site does not open; with the one the integration signs, it does.
+    // Without a token the site does not open: the renderer sends the visitor to the integration,
+    // which sends them to its identity provider, with the page they asked for.
     expect((await admin().post('/v1/urls/published', { url: publishedUrl })).status).toBe(404);
+    const toLogin = await admin().post('/v1/urls/published', { url: `${publishedUrl}/guide`, redirectOnError: true });
+    expect(toLogin.status).toBe(200);
+    const entry = new URL(toLogin.body.redirect);
+    expect(entry.pathname).toBe(`/v1/integrations/${va.name}/installations/${va.installationId}/sites/${site.id}/visitor-auth`);
+    expect(entry.searchParams.get('location')).toBe('/guide');
+    const login = await raw('GET', entry.pathname + entry.search);
+    expect(login.status).toBe(302);
+    const idp = new URL(String(login.headers.location));
+    expect([idp.origin, idp.searchParams.get('state'), idp.searchParams.get('redirect_uri')]).toEqual([
+      'https://idp.example.com',
+      '/guide',
+      `${va.endpoint}/visitor-auth/response`,
+    ]);
+    // With the token the integration signs once the provider has answered, it does.
     const callback = await raw('GET', `${new URL(va.endpoint).pathname}/visitor-auth/response?state=${encodeURIComponent(publishedUrl)}`);
     expect(callback.status).toBe(302);
     const back = new URL(String(callback.headers.location));
@@ -485,6 +504,10 @@ export default createIntegration({
     // Its token is refused by the site: an integration without the scope cannot sign visitors in.
     const forged = await raw('GET', `${new URL(other.endpoint).pathname}/visitor-auth/response?state=${encodeURIComponent(publishedUrl)}`);
     expect((await admin().post('/v1/urls/published', { url: String(forged.headers.location) })).status).toBe(404);
+    // Only the installation signing the site's visitors in has an entry for them.
+    expect(
+      (await raw('GET', `/v1/integrations/${other.name}/installations/${other.installationId}/sites/${site.id}/visitor-auth`)).status,
+    ).toBe(404);
     // A site installation's endpoint answers only for a site the installation is enabled on.
     const elsewhere = (await admin().post(`/v1/orgs/${org.id}/sites`, { title: 'Elsewhere', visibility: 'public', spaces: [space.id] }))
       .body;

@@ -1,4 +1,10 @@
-import { findContentInstallation, findIntegration, findInstallation, siteScriptInstallations } from '../../db/integrations.ts';
+import {
+  findContentInstallation,
+  findIntegration,
+  findInstallation,
+  siteScriptInstallations,
+  siteVisitorAuthInstallation,
+} from '../../db/integrations.ts';
 import { newId } from '../../domain/ids.ts';
 import { publicEndpointAnswerHeaders, publicEndpointRequestHeaders } from '../../domain/integration-endpoints.ts';
 import type { Ctx } from '../context.ts';
@@ -70,6 +76,42 @@ export async function integrationFetch(
   };
   const failure = `The integration ${target.integrationName} could not answer`;
   const answer = await dispatchForRequest(ctx.deps.integrationSandbox(), found, event, failure, fetchRequest);
+  return { status: answer.status, headers: publicEndpointAnswerHeaders(answer.headers), body: answer.body };
+}
+
+/**
+ * Where a site's visitor signs in through a visitor authentication integration (the lookup of a
+ * site whose visitors must sign in sends them here): GitBook's `fetch_visitor_authentication`
+ * event (`location`, the page they asked for; `action: logout` to sign out) with the site
+ * installation's environment, and the script's answer, usually a redirect to its identity provider.
+ * No token; 404 unless the installation is the one signing the site's visitors in.
+ */
+export async function visitorAuthentication(
+  ctx: Ctx,
+  target: { integrationName: string; installationId: string; siteId: string },
+  query: { location?: string; action?: 'logout' },
+): Promise<PublicAnswer> {
+  const signing = await siteVisitorAuthInstallation(ctx.em, target.siteId);
+  if (!signing || signing.integrationName !== target.integrationName || signing.installationId !== target.installationId) {
+    throw notFound('Visitor authentication');
+  }
+  const found = await dispatchTarget(ctx.em, target, {
+    publicUrl: ctx.deps.config.publicUrl,
+    secrets: ctx.deps.secrets,
+    tokenTtlMs: FETCH_TOKEN_TTL_MS,
+    reuse: true,
+  });
+  if (!found) throw notFound('Visitor authentication');
+  const event = {
+    type: 'fetch_visitor_authentication',
+    eventId: newId(),
+    installationId: target.installationId,
+    siteId: target.siteId,
+    ...(query.location !== undefined ? { location: query.location } : {}),
+    ...(query.action ? { action: query.action } : {}),
+  };
+  const failure = `The integration ${target.integrationName} could not sign the visitor in`;
+  const answer = await dispatchForRequest(ctx.deps.integrationSandbox(), found, event, failure);
   return { status: answer.status, headers: publicEndpointAnswerHeaders(answer.headers), body: answer.body };
 }
 

@@ -40,6 +40,7 @@ import {
   SiteIntegrationScript,
   SiteIntegrationsQuery,
   SiteScriptParams,
+  VisitorAuthQuery,
   SpaceInstallationList,
   SpaceInstallationParams,
   SpaceInstallationSchema,
@@ -49,7 +50,7 @@ import {
 import { queueTask } from './tasks.ts';
 import { listSiteIntegrationScripts } from './site-scripts.ts';
 import { renderIntegrationUI, renderRequestFromQuery, type Rendered } from './render.ts';
-import { integrationFetch, publishedSiteScript, type PublicAnswer } from './public-endpoints.ts';
+import { integrationFetch, publishedSiteScript, visitorAuthentication, type PublicAnswer } from './public-endpoints.ts';
 import {
   createInstallationToken,
   getInstallationTarget,
@@ -616,6 +617,11 @@ export const integrationRoutes: RoutePlugin = async (app) => {
     const config = { public: true };
     const send = (reply: FastifyReply, answer: PublicAnswer) => reply.status(answer.status).headers(answer.headers).send(answer.body);
     const bodyOf = (body: unknown) => (Buffer.isBuffer(body) ? body : undefined);
+    scope.get(
+      '/v1/integrations/:integrationName/installations/:installationId/sites/:siteId/visitor-auth',
+      { config, schema: { hide: true, params: SiteScriptParams, querystring: VisitorAuthQuery } },
+      async (request, reply) => send(reply, await visitorAuthentication(ctxOf(request), request.params, request.query)),
+    );
     scope.get(
       '/v1/integrations/:integrationName/installations/:installationId/sites/:siteId/script.js',
       { config, schema: { hide: true, params: SiteScriptParams } },

@@ -350,6 +350,12 @@ export const SiteIntegrationScript = Type.Object({
 });
 
 /** An integration's public endpoint, or an installation's (with `installationId`): the rest of the path is the script's. */
+/** fetch_visitor_authentication's entry: the page the visitor asked for, or signing out. */
+export const VisitorAuthQuery = Type.Object({
+  location: Type.Optional(Type.String({ maxLength: 2048 })),
+  action: Type.Optional(Type.Literal('logout')),
+});
+
 export const PublicEndpointParams = Type.Object({
   integrationName: IntegrationName,
   installationId: Type.Optional(Id),

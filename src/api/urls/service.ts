@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type Collection } from '../../db/entities.ts';
 import { findChangeRequest } from '../../db/change-requests.ts';
 import { loadPage, loadRevision } from '../../db/content.ts';
+import { siteVisitorAuthInstallation } from '../../db/integrations.ts';
 import {
   revisionPageIndex,
   siteForVisitorByHost,
@@ -152,8 +153,15 @@ export async function resolvePublished(ctx: Ctx, input: PublishedRequest) {
   const token = input.jwtToken ?? locator.query.get('jwt_token') ?? undefined;
   const access = await visitorAccess(ctx, site, keyActive, token);
   if (!access.ok) {
-    if (input.redirectOnError && site.published && site.visibility === 'visitor-auth' && site.fallback_url) {
-      return { target: 'external' as const, site: site.id, redirect: site.fallback_url };
+    if (input.redirectOnError && site.published && site.visibility === 'visitor-auth') {
+      // A visitor authentication integration on the site signs visitors in (GitBook's va-* and oidc); else the fallback URL.
+      const signing = await siteVisitorAuthInstallation(ctx.em, site.id);
+      if (signing) {
+        const entry = new URL(urlsFor(ctx.deps.config.publicUrl).siteVisitorAuth(signing.integrationName, signing.installationId, site.id));
+        entry.searchParams.set('location', all.length > 0 ? `/${all.join('/')}` : '');
+        return { target: 'external' as const, site: site.id, redirect: entry.toString() };
+      }
+      if (site.fallback_url) return { target: 'external' as const, site: site.id, redirect: site.fallback_url };
     }
     throw notFound(NOT_FOUND);
   }
