@@ -3,6 +3,7 @@ import { GitBookAPI } from '@gitbook/api';
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { freePort } from '../../src/lib/infra.ts';
 import { edit, merge, newChangeRequest, newSpace } from '../support/fixtures.ts';
 import { startGitServer, type GitServer } from '../support/git-server.ts';
 import { expectMatchesGitBook } from '../support/gitbook-openapi.ts';
@@ -58,14 +59,6 @@ afterAll(async () => {
   await git?.close();
   await t?.close();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 const admin = () => org.members.admin.api;
 

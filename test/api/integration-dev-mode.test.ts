@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Miniflare } from 'miniflare';
 import { newId } from '../../src/domain/ids.ts';
 import { COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from '../../src/lib/integration-sandbox.ts';
+import { freePort } from '../../src/lib/infra.ts';
 import { newSpace } from '../support/fixtures.ts';
 import { createTestOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { bundleIntegration } from '../support/integration-bundle.ts';
@@ -59,12 +59,20 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((done) => server.close(done));
-  return port;
+/** A new integration drawing its block with the published script, unlisted so that other organizations may install it. */
+async function published(): Promise<string> {
+  const name = `dev-${newId(8).toLowerCase()}`;
+  const res = await org.members.admin.api.post(`/v1/integrations/${name}`, {
+    title: 'Dev integration',
+    description: 'Drawn somewhere',
+    script: await bundleIntegration(source('drawn by the published script')),
+    organization: org.id,
+    visibility: 'unlisted',
+    scopes: ['space:content:read'],
+    blocks: [{ id: 'where', title: 'Where' }],
+  });
+  expect([res.status, res.body?.error]).toEqual([200, undefined]);
+  return name;
 }
 
 /** The integration published (unlisted, so other organizations may install it), installed in `by`'s organization and enabled on a space. */
@@ -92,17 +100,7 @@ async function drawn(name: string, on: { spaceId: string; by: TestOrg }): Promis
 
 describe('development mode', () => {
   it("sends the owner's events to the tunnel, every organization's with all, and the published script's again once disabled", async () => {
-    const name = `dev-${newId(8).toLowerCase()}`;
-    const published = await org.members.admin.api.post(`/v1/integrations/${name}`, {
-      title: 'Dev integration',
-      description: 'Drawn somewhere',
-      script: await bundleIntegration(source('drawn by the published script')),
-      organization: org.id,
-      visibility: 'unlisted',
-      scopes: ['space:content:read'],
-      blocks: [{ id: 'where', title: 'Where' }],
-    });
-    expect([published.status, published.body?.error]).toEqual([200, undefined]);
+    const name = await published();
     const own = await installedIn(name, org);
     const elsewhere = await installedIn(name, other);
     expect(await drawn(name, own)).toBe('drawn by the published script');
@@ -127,17 +125,7 @@ describe('development mode', () => {
   }, 120_000);
 
   it("is refused to anyone but the owner's admins, to a URL that is not http, and reaches no address the fetch guard refuses", async () => {
-    const name = `dev-${newId(8).toLowerCase()}`;
-    const published = await org.members.admin.api.post(`/v1/integrations/${name}`, {
-      title: 'Dev integration',
-      description: 'Drawn somewhere',
-      script: await bundleIntegration(source('drawn by the published script')),
-      organization: org.id,
-      visibility: 'unlisted',
-      scopes: ['space:content:read'],
-      blocks: [{ id: 'where', title: 'Where' }],
-    });
-    expect(published.status).toBe(200);
+    const name = await published();
     const own = await installedIn(name, org);
     // Another organization's admin, and an editor of the owner, would have their tunnel run everyone's events.
     expect((await other.members.admin.api.put(`/v1/integrations/${name}/dev`, { tunnelUrl, all: true })).status).toBe(403);

@@ -9,7 +9,7 @@ import { newId } from '../../domain/ids.ts';
 import { publicEndpointAnswerHeaders, publicEndpointRequestHeaders } from '../../domain/integration-endpoints.ts';
 import type { Ctx } from '../context.ts';
 import { notFound } from '../errors.ts';
-import { dispatchForRequest, dispatchTarget } from './environment.ts';
+import { dispatchForRequest, dispatchTarget, type DispatchFor } from './environment.ts';
 
 /**
  * An integration's public endpoints (`urls.publicEndpoint` of the integration, of each of its
@@ -26,6 +26,15 @@ import { dispatchForRequest, dispatchTarget } from './environment.ts';
 
 /** A fetch event's script gets a token acting as the installation for this long (reused while half is left). */
 const FETCH_TOKEN_TTL_MS = 10 * 60_000;
+
+/** The script and environment of a request to a public endpoint, with a token reused per installation (dispatchTarget). */
+const publicTarget = (ctx: Ctx, target: DispatchFor) =>
+  dispatchTarget(ctx.em, target, {
+    publicUrl: ctx.deps.config.publicUrl,
+    secrets: ctx.deps.secrets,
+    tokenTtlMs: FETCH_TOKEN_TTL_MS,
+    reuse: true,
+  });
 
 export interface PublicRequest {
   method: string;
@@ -55,12 +64,7 @@ export async function integrationFetch(
       if (!onSite || onSite.status !== 'active') throw notFound('Integration installation on this site');
     }
   }
-  const found = await dispatchTarget(ctx.em, target, {
-    publicUrl: ctx.deps.config.publicUrl,
-    secrets: ctx.deps.secrets,
-    tokenTtlMs: FETCH_TOKEN_TTL_MS,
-    reuse: true,
-  });
+  const found = await publicTarget(ctx, target);
   if (!found) throw notFound(target.installationId === undefined ? 'Integration' : 'Integration installation');
   const event = {
     type: 'fetch',
@@ -95,12 +99,7 @@ export async function visitorAuthentication(
   if (!signing || signing.integrationName !== target.integrationName || signing.installationId !== target.installationId) {
     throw notFound('Visitor authentication');
   }
-  const found = await dispatchTarget(ctx.em, target, {
-    publicUrl: ctx.deps.config.publicUrl,
-    secrets: ctx.deps.secrets,
-    tokenTtlMs: FETCH_TOKEN_TTL_MS,
-    reuse: true,
-  });
+  const found = await publicTarget(ctx, target);
   if (!found) throw notFound('Visitor authentication');
   const event = {
     type: 'fetch_visitor_authentication',
@@ -129,12 +128,7 @@ export async function publishedSiteScript(
   if (!listed.some((s) => s.integrationName === target.integrationName && s.installationId === target.installationId)) {
     throw notFound('Site script');
   }
-  const found = await dispatchTarget(ctx.em, target, {
-    publicUrl: ctx.deps.config.publicUrl,
-    secrets: ctx.deps.secrets,
-    tokenTtlMs: FETCH_TOKEN_TTL_MS,
-    reuse: true,
-  });
+  const found = await publicTarget(ctx, target);
   if (!found) throw notFound('Site script');
   const event = { type: 'fetch_published_script', eventId: newId(), installationId: target.installationId, siteId: target.siteId };
   const failure = `The integration ${target.integrationName} could not answer its script`;
