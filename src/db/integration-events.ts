@@ -3,6 +3,7 @@ import { db, type Read } from './kysely.ts';
 import type { Listing } from './listing.ts';
 import type { Em } from './orm.ts';
 import type { IntegrationEvent } from './integration-event-entities.ts';
+import { activeOnSite } from './integrations.ts';
 import { eventPayload, receivesEvent, type RaisedEventType } from '../domain/integration-events.ts';
 import { newId } from '../domain/ids.ts';
 import { bySyntax, codeblockDeclarations, type CodeblockIntegration } from '../domain/content/integration-codeblocks.ts';
@@ -273,14 +274,8 @@ export async function raiseSiteReaderEvents(
   events: readonly { type: Extract<RaisedEventType, 'site_view' | 'page_feedback'>; fields: Record<string, unknown> }[],
 ): Promise<RaisedFor[]> {
   if (events.length === 0) return [];
-  const receivers = await db(em)
-    .selectFrom('integration_site_installation as s')
-    .innerJoin('integration_installation as i', 'i.id', 's.installation_id')
-    .innerJoin('integration as n', 'n.name', 's.integration_name')
+  const receivers = await activeOnSite(em, siteId)
     .select(['i.id', 'i.integration_name', 'i.organization_id', 'n.scopes'])
-    .where('s.site_id', '=', siteId)
-    .where('s.status', '=', 'active')
-    .where('i.status', '=', 'active')
     .where(sql<boolean>`n.scopes && ${sql.val(READER_EVENT_SCOPES)}::text[]`)
     .execute();
   const rows: NewIntegrationEvent[] = [];

@@ -757,6 +757,17 @@ export interface SiteScriptInstallation {
   contentSecurityPolicy: unknown;
 }
 
+/** Installations enabled (and active) on a site, active themselves, with their integrations (`s`, `i`, `n`). */
+export function activeOnSite(em: Em, siteId: string) {
+  return db(em)
+    .selectFrom('integration_site_installation as s')
+    .innerJoin('integration_installation as i', 'i.id', 's.installation_id')
+    .innerJoin('integration as n', 'n.name', 's.integration_name')
+    .where('s.site_id', '=', siteId)
+    .where('s.status', '=', 'active')
+    .where('i.status', '=', 'active');
+}
+
 /**
  * The installation signing a site's visitors in: active, enabled (and active) on the site, its
  * integration with `site:visitor:auth`; the first by integration name when there are several.
@@ -765,14 +776,8 @@ export async function siteVisitorAuthInstallation(
   em: Em,
   siteId: string,
 ): Promise<{ integrationName: string; installationId: string } | undefined> {
-  const row = await db(em)
-    .selectFrom('integration_site_installation as s')
-    .innerJoin('integration_installation as i', 'i.id', 's.installation_id')
-    .innerJoin('integration as n', 'n.name', 's.integration_name')
+  const row = await activeOnSite(em, siteId)
     .select(['s.integration_name', 's.installation_id'])
-    .where('s.site_id', '=', siteId)
-    .where('s.status', '=', 'active')
-    .where('i.status', '=', 'active')
     .where(sql<boolean>`${'site:visitor:auth'} = any(n.scopes)`)
     .orderBy('s.integration_name')
     .executeTakeFirst();
@@ -800,14 +805,8 @@ export async function siteInstallationOf(
  * `site:script:inject`, by integration name: the scripts of the site's published pages.
  */
 export async function siteScriptInstallations(em: Em, siteId: string): Promise<SiteScriptInstallation[]> {
-  const rows = await db(em)
-    .selectFrom('integration_site_installation as s')
-    .innerJoin('integration_installation as i', 'i.id', 's.installation_id')
-    .innerJoin('integration as n', 'n.name', 's.integration_name')
+  const rows = await activeOnSite(em, siteId)
     .select(['s.integration_name', 's.installation_id', 'n.scopes', 'n.content_security_policy'])
-    .where('s.site_id', '=', siteId)
-    .where('s.status', '=', 'active')
-    .where('i.status', '=', 'active')
     .where(sql<boolean>`${'site:script:inject'} = any(n.scopes)`)
     .orderBy('s.integration_name')
     .execute();
