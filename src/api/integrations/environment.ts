@@ -74,7 +74,12 @@ export async function dispatchTarget(
   const secrets: Record<string, string> = script.secretsSealed
     ? JSON.parse(box.open(script.secretsSealed, `integration:${script.name}`))
     : {};
-  const site = siteInstallation && installation ? await siteById(em, installation.organizationId, siteInstallation.targetId) : undefined;
+  // Only a visitor authentication integration is given the site's own signing key (below).
+  const signsVisitors = integration.scopes.includes('site:visitor:auth');
+  const site =
+    signsVisitors && siteInstallation && installation
+      ? await siteById(em, installation.organizationId, siteInstallation.targetId)
+      : undefined;
   const token = installation ? await installationToken(em, installation.id, options.tokenTtlMs, options.reuse ?? false) : undefined;
   const environment: Record<string, unknown> = {
     integration: presentIntegration(integration, { row: owner, facts: facts.get(owner.id)! }, new Map(), urls),
@@ -98,7 +103,7 @@ export async function dispatchTarget(
             siteInstallation:
               // Visitor authentication (`site:visitor:auth`): the site's own signing key, with which the
               // integration signs the tokens its visitors come back with (GitBook's va-* integrations).
-              site && integration.scopes.includes('site:visitor:auth')
+              site && signsVisitors
                 ? openSiteSigningKey(box, site)
                 : box.derive(`integration-site-signing:${installation.id}:${siteInstallation.targetId}`),
           }
