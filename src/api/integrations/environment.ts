@@ -63,13 +63,15 @@ export async function dispatchTarget(
     target.installationId === undefined ? undefined : findInstallation(em, target.integrationName, target.installationId),
   ]);
   if (!script || !integration || (target.installationId !== undefined && !installation)) return undefined;
-  const [owners, facts] = await Promise.all([organizationsByIds(em, [integration.ownerId]), organizationFacts(em, [integration.ownerId])]);
-  const owner = owners[0];
-  if (!owner) return undefined;
-  const [spaceInstallation, siteInstallation] = await Promise.all([
+  // One round trip for what the integration and the installation lead to.
+  const [owners, facts, spaceInstallation, siteInstallation] = await Promise.all([
+    organizationsByIds(em, [integration.ownerId]),
+    organizationFacts(em, [integration.ownerId]),
     installation && target.spaceId ? findContentInstallation(em, 'space', installation.id, target.spaceId) : undefined,
     installation && target.siteId ? findContentInstallation(em, 'site', installation.id, target.siteId) : undefined,
   ]);
+  const owner = owners[0];
+  if (!owner) return undefined;
   const box = await options.secrets();
   const secrets: Record<string, string> = script.secretsSealed
     ? JSON.parse(box.open(script.secretsSealed, `integration:${script.name}`))
