@@ -19,12 +19,13 @@ import { createTestOrg, eventually, startTestApp, type TestApp, type TestOrg } f
  *   Git Sync writes the code block back as it was.
  * - Webhook: configured through its own configuration component (its action saves the
  *   configuration with its installation's token), then a merge reaches a local receiver as a signed
- *   delivery, retried by the script after the receiver's 500.
+ *   delivery, retried by the script after the receiver's 500; on a site, the renderer's page views
+ *   and ratings reach it as `site_view` and `page_feedback`.
  * - Google Analytics: its script is listed for the site and served with the site's measurement ID.
  */
 let t: TestApp;
 let org: TestOrg;
-/** GitBook's client (its operations are typed as its `Api` class declares them, under `integrations`). */
+/** GitBook's client, as its CLI uses it (untyped here, as in the other tests calling its integrations operations). */
 let gitbook: any;
 let git: GitServer;
 let receiver: Server;
