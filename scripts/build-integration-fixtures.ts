@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { bundleIntegrationFile } from '../test/support/integration-bundle.ts';
 
-export const GITBOOK_INTEGRATIONS = ['mermaid', 'webhook', 'googleanalytics'] as const;
+const GITBOOK_INTEGRATIONS = ['mermaid', 'webhook', 'googleanalytics'] as const;
 
 const checkout = process.argv[2];
 if (!checkout) {

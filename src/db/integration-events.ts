@@ -4,7 +4,7 @@ import type { Listing } from './listing.ts';
 import type { Em } from './orm.ts';
 import type { IntegrationEvent } from './integration-event-entities.ts';
 import { activeOnSite } from './integrations.ts';
-import { eventPayload, receivesEvent, type RaisedEventType } from '../domain/integration-events.ts';
+import { eventPayload, READER_EVENT_SCOPES, receivesEvent, type RaisedEventType } from '../domain/integration-events.ts';
 import { newId } from '../domain/ids.ts';
 import { bySyntax, codeblockDeclarations, type CodeblockIntegration } from '../domain/content/integration-codeblocks.ts';
 
@@ -258,9 +258,6 @@ function activeOnSpace(em: Em, spaceId: string) {
       ]),
     );
 }
-
-/** Scopes of the events a site's readers raise (site_view, page_feedback). */
-const READER_EVENT_SCOPES = ['site:views:read', 'page:feedback:read'];
 
 /**
  * Raises the events of a site's readers (GitBook's `site_view` and `page_feedback`, from

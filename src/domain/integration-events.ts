@@ -87,6 +87,9 @@ const EVENT_SCOPES: Record<Exclude<RaisedEventType, `${string}installation_${'se
   page_feedback: 'page:feedback:read',
 };
 
+/** The scopes that receive the events a site's readers raise (`site_view`, `page_feedback`). */
+export const READER_EVENT_SCOPES = [EVENT_SCOPES.site_view, EVENT_SCOPES.page_feedback];
+
 /** What a site's reader did, as the renderer reports it to insights (the parts integrations' events carry). */
 export interface ReaderEvent {
   type: string;

@@ -530,14 +530,7 @@ export function createIntegrationSandbox(options: IntegrationSandboxOptions): In
     instance.lastUsed = Date.now();
     startSampling();
     const before = processUsage(instance.pid).cpuMs;
-    const fields = eventFields(event, environment, script.secrets, options.api?.endpoint, fetchRequest);
-    const form = new (await loadMiniflare()).FormData();
-    form.set('event', fields.event);
-    form.set('environment', fields.environment);
-    if (fetchRequest?.body !== undefined) {
-      const body = fetchRequest.body;
-      form.set('fetch-body', typeof body === 'string' ? body : new Blob([new Uint8Array(body)]));
-    }
+    const form = eventForm(new (await loadMiniflare()).FormData(), event, environment, script, fetchRequest);
     const abort = new AbortController();
     // Past the deadline the instance is stopped, which ends the event (and any other running in it).
     const timer = setTimeout(() => void stop(instance, 'TIMEOUT'), limits.timeoutMs);
@@ -590,6 +583,24 @@ export function createIntegrationSandbox(options: IntegrationSandboxOptions): In
     }
   }
 
+  /** GitBook's dispatch form: `event`, `environment` and a fetch event's `fetch-body`, filled into `form`. */
+  function eventForm<F extends { set(name: string, value: string | Blob): void }>(
+    form: F,
+    event: Record<string, unknown>,
+    environment: Record<string, unknown>,
+    script: IntegrationScript,
+    fetchRequest?: SandboxFetchRequest,
+  ): F {
+    const fields = eventFields(event, environment, script.secrets, options.api?.endpoint, fetchRequest);
+    form.set('event', fields.event);
+    form.set('environment', fields.environment);
+    if (fetchRequest?.body !== undefined) {
+      const body = fetchRequest.body;
+      form.set('fetch-body', typeof body === 'string' ? body : new Blob([new Uint8Array(body)]));
+    }
+    return form;
+  }
+
   /**
    * An event sent to an integration in development mode: the same form data POSTed to its tunnel
    * (GitBook's dispatcher is not versioned there, and the runtime does not ask it to be), which is
@@ -603,14 +614,7 @@ export function createIntegrationSandbox(options: IntegrationSandboxOptions): In
     fetchRequest?: SandboxFetchRequest,
   ): Promise<SandboxResponse> {
     if (closed) throw new IntegrationSandboxError('CLOSED', failureMessage('CLOSED', script.name, limits));
-    const fields = eventFields(event, environment, script.secrets, options.api?.endpoint, fetchRequest);
-    const form = new FormData();
-    form.set('event', fields.event);
-    form.set('environment', fields.environment);
-    if (fetchRequest?.body !== undefined) {
-      const body = fetchRequest.body;
-      form.set('fetch-body', typeof body === 'string' ? body : new Blob([new Uint8Array(body)]));
-    }
+    const form = eventForm(new FormData(), event, environment, script, fetchRequest);
     const encoded = new Request('http://tunnel.invalid/', { method: 'POST', body: form });
     const body = new Uint8Array(await encoded.arrayBuffer());
     const policy = { ...options.fetchPolicy, timeoutMs: limits.timeoutMs, maxBytes: limits.maxResponseBytes, maxRedirects: 0 };
