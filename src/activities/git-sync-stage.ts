@@ -7,7 +7,8 @@ import {
   type ReusableContentRow,
 } from '../db/content.ts';
 import { loadGitSync, spaceRevisionOf, type GitSyncRequestRow } from '../db/git-sync.ts';
-import { forkEm, type Orm } from '../db/orm.ts';
+import { raiseSpaceEvent } from '../db/integration-events.ts';
+import { forkEm, transaction, type Orm } from '../db/orm.ts';
 import { contentTypeOf } from '../domain/files.ts';
 import { allPaths, type PageMap } from '../domain/content/tree.ts';
 import { GitSyncError } from '../domain/git/errors.ts';
@@ -22,6 +23,7 @@ import type { GitSyncActivityOptions } from './git-sync-options.ts';
 import { recordFailure, type GitSyncOutcome, type StagedImport } from './git-sync-outcome.ts';
 import { storeGitBlobs } from './git-sync-assets.ts';
 import { commitMessage, ensureCache, fetchRef, listTree, withCache } from './git-sync-repository.ts';
+import { announceIntegrationEventsFromActivity } from '../temporal/integration-events.ts';
 
 /**
  * The stage of an import: everything slow and nothing written to the space. It fetches the ref
@@ -245,6 +247,19 @@ async function readCommit(
 }
 
 /**
+ * Tells the integrations that follow the space's Git Sync that an import of `commit` starts (GitBook's
+ * `space_gitsync_started`): its revision is the space's, the one the import starts from, as the new
+ * one does not exist before the import is applied. An attempt tried again tells them again (events are
+ * delivered at least once); a lost start is made by the integration events' sweep.
+ */
+async function announceGitSyncStarted(orm: Orm, spaceId: string, revisionId: string, commit: string): Promise<void> {
+  const raised = await transaction(forkEm(orm), (tx) =>
+    raiseSpaceEvent(tx, spaceId, 'space_gitsync_started', { revisionId, commitId: commit }),
+  );
+  if (raised.length > 0) await announceIntegrationEventsFromActivity(raised).catch(() => undefined);
+}
+
+/**
  * Stages an import: the stored bundle, or the outcome when the request finished here (the space
  * is gone). Readable failures of the repository (bad ref, refused credentials, not a GitBook
  * layout, a file too large) are thrown as GitSyncError or LayoutError for the caller to record.
@@ -276,6 +291,7 @@ export async function stageImport(
     });
     let content: GitImportBundle['content'] = null;
     if (needsContent(route)) {
+      await announceGitSyncStarted(orm, request.space_id, space.revision_id, commit);
       // The ids of the space's pages and files (and of those last synced) are kept where paths match.
       const current = {
         pages: await loadPageMap(em, space.revision_id, false),

@@ -66,11 +66,13 @@ export function deliveryTargets(orm: Orm, options: { publicUrl: string; secrets:
   return async (event: IntegrationEventRow): Promise<DeliveryTarget | undefined> => {
     if (!event.installationId) return undefined;
     const payload = event.payload;
+    // The installation is gone once it was deleted: that event runs with the integration's own environment.
+    const deleted = event.type === 'installation_deleted';
     return dispatchTarget(
       forkEm(orm),
       {
         integrationName: event.integrationName,
-        installationId: event.installationId,
+        ...(deleted ? {} : { installationId: event.installationId }),
         ...(typeof payload.spaceId === 'string' ? { spaceId: payload.spaceId } : {}),
         ...(typeof payload.siteId === 'string' ? { siteId: payload.siteId } : {}),
       },
@@ -144,7 +146,8 @@ export function integrationEventsActivities(orm: Orm, deps: IntegrationEventsDep
      * outcome is recorded before the next goes; settled ones are skipped (a retried attempt resumes
      * where the last stopped). An answer to try again (a 5xx, the sandbox stopping the script) is
      * recorded and thrown, naming the event, so Temporal retries from it with backoff. The script
-     * and environment are read once per space or site the events are about.
+     * and environment are read once per space or site the events are about (and once for an
+     * installation's deletion).
      */
     async deliverIntegrationEvents(eventIds: string[]): Promise<{ success: number; failed: number }> {
       // Heartbeats go on while an event runs (up to INTEGRATION_TIMEOUT), so a slow script never looks like a lost worker.
@@ -156,7 +159,9 @@ export function integrationEventsActivities(orm: Orm, deps: IntegrationEventsDep
           for (const eventId of eventIds) {
             const event = await findIntegrationEventById(em, eventId);
             if (!event || event.status !== 'pending') continue;
-            const key = `${String(event.payload.spaceId ?? '')}\n${String(event.payload.siteId ?? '')}`;
+            // An installation's deletion runs with the integration's environment (deliveryTargets): a target of its own.
+            const deleted = event.type === 'installation_deleted';
+            const key = `${deleted}\n${String(event.payload.spaceId ?? '')}\n${String(event.payload.siteId ?? '')}`;
             if (!targets.has(key)) targets.set(key, deps.target(event));
             const outcome = await deliver(em, event, await targets.get(key)!);
             counts[outcome]++;

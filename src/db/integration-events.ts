@@ -303,14 +303,17 @@ export interface RaisedFor {
 }
 
 /**
- * Raises a content event of a space (`space_content_updated`, `space_gitsync_completed`) in the
- * current transaction, for every active installation enabled on the space whose integration has
+ * Raises an event about a space (`space_content_updated`, `space_gitsync_started`,
+ * `space_gitsync_completed`, `space_visibility_updated`) in the current transaction, for every active installation enabled on the space whose integration has
  * the event's scope. Answers the installations to announce once the transaction has committed.
  */
 export async function raiseSpaceEvent(
   em: Em,
   spaceId: string,
-  type: Extract<RaisedEventType, 'space_content_updated' | 'space_gitsync_completed'>,
+  type: Extract<
+    RaisedEventType,
+    'space_content_updated' | 'space_gitsync_started' | 'space_gitsync_completed' | 'space_visibility_updated'
+  >,
   fields: Record<string, unknown>,
 ): Promise<RaisedFor[]> {
   const receivers = (await installationsOnSpace(em, spaceId)).filter((i) => receivesEvent(type, i.scopes));

@@ -7,12 +7,15 @@
 /** The event types this service raises for installations (a part of GitBook's `Event` union). */
 export const RAISED_EVENT_TYPES = [
   'installation_setup',
+  'installation_deleted',
   'space_installation_setup',
   'site_installation_setup',
   'space_installation_deleted',
   'site_installation_deleted',
   'space_content_updated',
+  'space_gitsync_started',
   'space_gitsync_completed',
+  'space_visibility_updated',
   'site_view',
   'page_feedback',
 ] as const;
@@ -82,7 +85,9 @@ export function deliveryError(answer: { status: number; body: string } | { sandb
  */
 const EVENT_SCOPES: Record<Exclude<RaisedEventType, `${string}installation_${'setup' | 'deleted'}`>, string> = {
   space_content_updated: 'space:content:read',
+  space_gitsync_started: 'space:git:sync',
   space_gitsync_completed: 'space:git:sync',
+  space_visibility_updated: 'space:metadata:read',
   site_view: 'site:views:read',
   page_feedback: 'page:feedback:read',
 };
@@ -140,6 +145,7 @@ export function readerEventsForIntegrations(
 export function receivesEvent(type: RaisedEventType, scopes: readonly string[]): boolean {
   switch (type) {
     case 'installation_setup':
+    case 'installation_deleted':
     case 'space_installation_setup':
     case 'site_installation_setup':
     case 'space_installation_deleted':

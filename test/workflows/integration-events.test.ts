@@ -263,6 +263,42 @@ describe('deleted events', () => {
     });
     expect(heard.some((h) => h.installation === installationId && h.event.type === 'space_installation_deleted')).toBe(true);
   }, 120_000);
+
+  it('tells the integration it was uninstalled from the organization, without a token of the installation gone', async () => {
+    const { name, installationId } = await installedOnSpace();
+    const configured = await admin().patch(`/v1/integrations/${name}/installations/${installationId}`, { configuration: { team: 'docs' } });
+    expect([configured.status, configured.body?.error]).toEqual([200, undefined]);
+    expect((await admin().delete(`/v1/integrations/${name}/installations/${installationId}`)).status).toBe(205);
+    const [deleted, ...more] = await settled(await raisedOf(installationId, 'installation_deleted'));
+    expect(more).toEqual([]);
+    expect(deleted).toMatchObject({
+      status: 'success',
+      payload: { type: 'installation_deleted', installationId, previous: { configuration: { team: 'docs' } } },
+    });
+    const told = heard.find((h) => h.event.type === 'installation_deleted' && h.event.installationId === installationId);
+    expect(told).toMatchObject({ installation: null, integration: name, hasToken: false, secret: 'the-api-key' });
+    // The integration's owner still reads the event of the installation that is gone.
+    const listed = await admin().get(`/v1/integrations/${name}/events`);
+    expect(listed.body.items.map((e: { id: string }) => e.id)).toContain(deleted.id);
+  }, 120_000);
+});
+
+describe('a space made public', () => {
+  it('raises space_visibility_updated with both visibilities, for integrations with space:metadata:read, and nothing when it stays', async () => {
+    const { installationId, spaceId } = await installedOnSpace({ scopes: ['space:metadata:read'] });
+    const unheard = await installedOnSpace({ scopes: ['space:content:read'] });
+    for (const id of [spaceId, unheard.spaceId])
+      expect((await admin().patch(`/v1/spaces/${id}`, { visibility: 'public' })).status).toBe(200);
+    // The same visibility again, and a title: no event.
+    expect((await admin().patch(`/v1/spaces/${spaceId}`, { visibility: 'public', title: 'Renamed' })).status).toBe(200);
+    const [updated, ...more] = await settled(await raisedOf(installationId, 'space_visibility_updated'));
+    expect(more).toEqual([]);
+    expect(updated).toMatchObject({
+      status: 'success',
+      payload: { type: 'space_visibility_updated', spaceId, previousVisibility: 'private', visibility: 'public' },
+    });
+    expect(await eventIdsOf(unheard.installationId, 'space_visibility_updated')).toEqual([]);
+  }, 120_000);
 });
 
 describe('the sweep', () => {
@@ -321,8 +357,9 @@ describe('a merge', () => {
 });
 
 describe('a Git Sync import', () => {
-  it('raises space_content_updated and space_gitsync_completed with the commit, for integrations with each scope', async () => {
+  it('raises space_gitsync_started, space_content_updated and space_gitsync_completed with the commit, for integrations with each scope', async () => {
     const { installationId, spaceId } = await installedOnSpace({ scopes: ['space:content:read', 'space:git:sync'] });
+    const before = (await admin().get(`/v1/spaces/${spaceId}`)).body.revision;
     const commit = git.commit('events', { 'README.md': '# Synced\n\nFrom the repository.\n' }, { message: 'Docs' });
     const res = await admin().post(`/v1/spaces/${spaceId}/git/import`, { url: git.url('events'), ref: 'refs/heads/main' });
     expect(res.status).toBe(204);
@@ -334,6 +371,10 @@ describe('a Git Sync import', () => {
     expect(completed.payload).toMatchObject({ spaceId, state: 'success', commitId: commit, revisionId: revision });
     const [updated] = await settled(await eventIdsOf(installationId, 'space_content_updated'));
     expect(updated.payload).toMatchObject({ spaceId, revisionId: revision, updatedBy: [] });
+    // Started before it was applied: with the revision it started from, heard before the completion.
+    const [started] = await settled(await eventIdsOf(installationId, 'space_gitsync_started'));
+    expect(started).toMatchObject({ status: 'success', payload: { spaceId, commitId: commit, revisionId: before } });
+    expect(BigInt(started.seq)).toBeLessThan(BigInt(completed.seq));
   }, 120_000);
 
   it('raises space_gitsync_completed with state failure when an import fails, the revision unmoved', async () => {

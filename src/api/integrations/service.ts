@@ -426,7 +426,16 @@ export async function updateInstallation(ctx: Ctx, ref: InstallationRef, body: S
   return presentOneInstallation(ctx, updated);
 }
 
+/**
+ * Removes an installation from its organization, with its spaces and sites; the integration is told
+ * (GitBook's `installation_deleted`, with the configuration it had), without an installation's token:
+ * there is no installation left to act as.
+ */
 export async function uninstall(ctx: Ctx, ref: InstallationRef): Promise<void> {
   const { installation } = await loadInstallation(ctx, ref, 'manage');
-  await deleteInstallation(ctx.em, installation.id);
+  const raised = await transaction(ctx.em, async (tx) => {
+    await deleteInstallation(tx, installation.id);
+    return raiseFor(tx, [receiverOf(installation)], 'installation_deleted', { previous: { configuration: installation.configuration } });
+  });
+  await announce(ctx, raised);
 }

@@ -20,6 +20,8 @@ import { forgetLoaded, transaction, type Em } from '../../db/orm.ts';
 import { newId } from '../../domain/ids.ts';
 import { parseMergeRules } from '../../domain/merge-rules.ts';
 import { setSpaceMergeRules } from '../../db/merge-rules.ts';
+import { raiseSpaceEvent } from '../../db/integration-events.ts';
+import { announce } from '../integrations/service.ts';
 import { mergeRulesOrBadRequest } from '../orgs/service.ts';
 import { startSpaceSearchIndex } from '../../temporal/search-index.ts';
 import { signalSpaceRestored, startSpaceDeletion } from '../../temporal/space-deletion.ts';
@@ -149,13 +151,24 @@ export async function updateSpace(ctx: Ctx, spaceId: string, body: Static<typeof
   }
   if (body.visibility === 'in-collection' && !space.parentId)
     throw badRequest('visibility in-collection is only for spaces in a collection');
-  await updateSpaceRow(ctx.em, space.id, {
+  const changes = {
     ...(body.title !== undefined ? { title: body.title } : {}),
     ...(body.emoji !== undefined ? { emoji: body.emoji } : {}),
     ...(body.editMode !== undefined ? { editMode: body.editMode } : {}),
     ...(body.visibility !== undefined ? { visibility: body.visibility } : {}),
     ...(body.defaultLevel !== undefined ? { defaultLevel: body.defaultLevel } : {}),
-  });
+  };
+  if (body.visibility !== undefined && body.visibility !== space.visibility) {
+    // Integrations with `space:metadata:read` enabled on the space hear of it (GitBook's space_visibility_updated).
+    const visibility = body.visibility;
+    const raised = await transaction(ctx.em, async (tx) => {
+      await updateSpaceRow(tx, space.id, changes);
+      return raiseSpaceEvent(tx, space.id, 'space_visibility_updated', { previousVisibility: space.visibility, visibility });
+    });
+    await announce(ctx, raised);
+  } else {
+    await updateSpaceRow(ctx.em, space.id, changes);
+  }
   if (mergeRules) {
     await setSpaceMergeRules(ctx.em, space.id, mergeRules);
     forgetLoaded(ctx.em);

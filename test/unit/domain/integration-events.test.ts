@@ -55,7 +55,12 @@ describe('receivesEvent', () => {
     expect(receivesEvent('site_view', ['site:script:inject'])).toBe(false);
     expect(receivesEvent('page_feedback', ['page:feedback:read'])).toBe(true);
     expect(receivesEvent('page_feedback', ['site:views:read'])).toBe(false);
+    expect(receivesEvent('space_gitsync_started', ['space:git:sync'])).toBe(true);
+    expect(receivesEvent('space_gitsync_started', ['space:content:read'])).toBe(false);
+    expect(receivesEvent('space_visibility_updated', ['space:metadata:read'])).toBe(true);
+    expect(receivesEvent('space_visibility_updated', ['space:content:read', 'space:metadata:write'])).toBe(false);
     expect(receivesEvent('installation_setup', [])).toBe(true);
+    expect(receivesEvent('installation_deleted', [])).toBe(true);
     expect(receivesEvent('space_installation_deleted', [])).toBe(true);
     expect(receivesEvent('site_installation_deleted', [])).toBe(true);
     expect(receivesEvent('site_installation_setup', [])).toBe(true);
