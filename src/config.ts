@@ -142,6 +142,8 @@ export interface IntegrationsConfig {
   poolSize: number;
   /** Where scripts' requests to PUBLIC_URL are sent (INTEGRATION_API_UPSTREAM, default PUBLIC_URL). */
   apiUpstream: string;
+  /** Requests one integration's public endpoints answer at once in one process (INTEGRATION_ENDPOINT_CONCURRENCY, default 32; 0: no limit). */
+  endpointConcurrency: number;
   /** How often the integration-events sweep runs (INTEGRATION_EVENTS_SWEEP_EVERY, default 1m; 0: no schedule). */
   eventsSweepEveryMs: number;
 }
@@ -221,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxResponseBytes: v.INTEGRATION_MAX_RESPONSE_BYTES,
       poolSize: v.INTEGRATION_POOL_SIZE,
       apiUpstream: (v.INTEGRATION_API_UPSTREAM ?? publicUrl).replace(/\/+$/, ''),
+      endpointConcurrency: v.INTEGRATION_ENDPOINT_CONCURRENCY,
       eventsSweepEveryMs: v.INTEGRATION_EVENTS_SWEEP_EVERY,
     },
     contentImport: {

@@ -65,6 +65,7 @@ import { BackgroundTasks } from '../lib/background.ts';
 import { overloaded, registerLoadShedding } from './overload.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { registerAuditRecording } from './audit/service.ts';
+import { ConcurrencyGate } from '../domain/concurrency-gate.ts';
 import { createIntegrationSandbox, integrationSandboxOptions, type IntegrationSandbox } from '../lib/integration-sandbox.ts';
 
 /**
@@ -117,6 +118,7 @@ export async function buildApp(
     | 'visitorRevisions'
     | 'background'
     | 'integrationSandbox'
+    | 'integrationEndpoints'
   > &
     Partial<SharedServices>,
   options: AppOptions = {},
@@ -141,6 +143,7 @@ export async function buildApp(
     visitorRevisions: new ReadCache<JsonAnswer>(cacheBytes('visitorRevisions'), answerBytes, authCacheTtlMs),
     background: new BackgroundTasks(BACKGROUND_TASKS),
     integrationSandbox: () => (sandbox ??= createIntegrationSandbox(integrationSandboxOptions(given.config))),
+    integrationEndpoints: new ConcurrencyGate(),
   };
   let sandbox: IntegrationSandbox | undefined;
   // Verified tokens, kept between writes as the answers are (api/auth.ts).

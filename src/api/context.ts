@@ -1,3 +1,4 @@
+import type { ConcurrencyGate } from '../domain/concurrency-gate.ts';
 import type { FastifyBaseLogger, FastifyPluginAsync, FastifyTypeProvider, RawServerDefault } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import type { Client } from '@temporalio/client';
@@ -48,6 +49,8 @@ export interface AppDeps extends SharedServices {
    * on first use (workerd processes of its own, INTEGRATION_* limits) and stopped with the app.
    */
   integrationSandbox: () => IntegrationSandbox;
+  /** Dispatches in flight per integration for requests without a token (public endpoints, visitor sign-in, site scripts). */
+  integrationEndpoints: ConcurrencyGate;
 }
 
 /** The authenticated caller. */

@@ -551,6 +551,14 @@ export const EnvSchema = Type.Object({
     max: 1000,
     description: 'Integration script instances (one per integration version) one process keeps running at most.',
   }),
+  INTEGRATION_ENDPOINT_CONCURRENCY: count({
+    default: '32',
+    min: 0,
+    zero: 'no limit',
+    max: 100_000,
+    description:
+      "Requests one integration's public endpoints, visitor sign-in and site scripts answer at once in one API process, whoever sends them; past it, 429 with Retry-After. 0 disables this limit.",
+  }),
   INTEGRATION_API_UPSTREAM: Type.Optional(
     url({
       protocols: ['http:', 'https:'],

@@ -52,6 +52,7 @@ export default createIntegration({
     if (url.pathname.endsWith('/cookie')) return new Response('<p>hi</p>', { headers: { 'content-type': 'text/html', 'set-cookie': 'stolen=1' } });
     if (url.pathname.endsWith('/fail')) throw new Error('the endpoint broke');
     if (url.pathname.endsWith('/loop')) for (;;) {}
+    if (url.pathname.endsWith('/slow')) await new Promise((done) => setTimeout(done, 1200));
     return Response.json({
       method: request.method,
       url: request.url,
@@ -70,7 +71,7 @@ export default createIntegration({
 let script: string;
 
 beforeAll(async () => {
-  t = await startTestApp({ INTEGRATION_TIMEOUT: '2s', INTEGRATION_POOL_SIZE: '2' });
+  t = await startTestApp({ INTEGRATION_TIMEOUT: '2s', INTEGRATION_POOL_SIZE: '2', INTEGRATION_ENDPOINT_CONCURRENCY: '2' });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = t.app.server.address() as { port: number };
   org = await createTestOrg(t, 'Render org');
@@ -340,6 +341,30 @@ describe("an integration's public endpoints", () => {
     expect(looped.status).toBe(502);
     expect(looped.body.error.message).toMatch(/could not answer/);
     expect((await raw('GET', `/v1/integrations/${second.name}/integration/echo`)).status).toBe(201);
+  }, 60_000);
+
+  it("answer at most INTEGRATION_ENDPOINT_CONCURRENCY requests of one integration at once, and 429 past it, leaving the others' alone", async () => {
+    const { name, installationId } = await installed();
+    const second = await installed(false);
+    // Warm: the first request of an integration starts its instance.
+    expect((await raw('GET', `/v1/integrations/${name}/integration/echo`)).status).toBe(201);
+    expect((await raw('GET', `/v1/integrations/${second.name}/integration/echo`)).status).toBe(201);
+    // Three at once on its endpoints (the integration's and an installation's share its limit of 2).
+    const slow = await Promise.all([
+      raw('GET', `/v1/integrations/${name}/integration/slow`),
+      raw('POST', `/v1/integrations/${name}/installations/${installationId}/integration/slow`, { 'content-type': 'text/plain' }, 'x'),
+      raw('GET', `/v1/integrations/${name}/integration/slow`),
+      // Another integration, at the same time: its own limit.
+      raw('GET', `/v1/integrations/${second.name}/integration/slow`),
+    ]);
+    const own = slow.slice(0, 3);
+    expect(own.map((r) => r.status).sort()).toEqual([201, 201, 429]);
+    const busy = own.find((r) => r.status === 429)!;
+    expect(busy.headers['retry-after']).toBe('1');
+    expect(busy.body).toEqual({ error: { code: 429, message: `The integration ${name} is answering 2 requests already; retry in 1 s` } });
+    expect(slow[3].status).toBe(201);
+    // Once they are answered, it answers again.
+    expect((await raw('GET', `/v1/integrations/${name}/integration/echo`)).status).toBe(201);
   }, 60_000);
 });
 

@@ -8,7 +8,8 @@ import {
 import { newId } from '../../domain/ids.ts';
 import { publicEndpointAnswerHeaders, publicEndpointRequestHeaders } from '../../domain/integration-endpoints.ts';
 import type { Ctx } from '../context.ts';
-import { notFound } from '../errors.ts';
+import type { SandboxResponse } from '../../lib/integration-sandbox.ts';
+import { HttpError, notFound } from '../errors.ts';
 import { dispatchForRequest, dispatchTarget, type DispatchFor } from './environment.ts';
 
 /**
@@ -35,6 +36,23 @@ const publicTarget = (ctx: Ctx, target: DispatchFor) =>
     tokenTtlMs: FETCH_TOKEN_TTL_MS,
     reuse: true,
   });
+
+/**
+ * The script's answer to a request without a token, as it is served; while the integration already
+ * has INTEGRATION_ENDPOINT_CONCURRENCY such requests in flight in this process, a 429 (Retry-After: 1)
+ * instead: anyone may send them, and one integration's flood must not take the others' share of the
+ * sandbox, nor the API's.
+ */
+async function answered(ctx: Ctx, integrationName: string, dispatch: () => Promise<SandboxResponse>): Promise<PublicAnswer> {
+  const max = ctx.deps.config.integrations.endpointConcurrency;
+  const answer = await ctx.deps.integrationEndpoints.within(integrationName, max, dispatch);
+  if (!answer) {
+    const busy = new HttpError(429, `The integration ${integrationName} is answering ${max} requests already; retry in 1 s`);
+    busy.retryAfterSeconds = 1;
+    throw busy;
+  }
+  return { status: answer.status, headers: publicEndpointAnswerHeaders(answer.headers), body: answer.body };
+}
 
 export interface PublicRequest {
   method: string;
@@ -79,8 +97,9 @@ export async function integrationFetch(
     ...(request.body && request.body.length > 0 ? { body: new Uint8Array(request.body) } : {}),
   };
   const failure = `The integration ${target.integrationName} could not answer`;
-  const answer = await dispatchForRequest(ctx.deps.integrationSandbox(), found, event, failure, fetchRequest);
-  return { status: answer.status, headers: publicEndpointAnswerHeaders(answer.headers), body: answer.body };
+  return answered(ctx, target.integrationName, () =>
+    dispatchForRequest(ctx.deps.integrationSandbox(), found, event, failure, fetchRequest),
+  );
 }
 
 /**
@@ -110,8 +129,7 @@ export async function visitorAuthentication(
     ...(query.action ? { action: query.action } : {}),
   };
   const failure = `The integration ${target.integrationName} could not sign the visitor in`;
-  const answer = await dispatchForRequest(ctx.deps.integrationSandbox(), found, event, failure);
-  return { status: answer.status, headers: publicEndpointAnswerHeaders(answer.headers), body: answer.body };
+  return answered(ctx, target.integrationName, () => dispatchForRequest(ctx.deps.integrationSandbox(), found, event, failure));
 }
 
 /**
@@ -132,6 +150,5 @@ export async function publishedSiteScript(
   if (!found) throw notFound('Site script');
   const event = { type: 'fetch_published_script', eventId: newId(), installationId: target.installationId, siteId: target.siteId };
   const failure = `The integration ${target.integrationName} could not answer its script`;
-  const answer = await dispatchForRequest(ctx.deps.integrationSandbox(), found, event, failure);
-  return { status: answer.status, headers: publicEndpointAnswerHeaders(answer.headers), body: answer.body };
+  return answered(ctx, target.integrationName, () => dispatchForRequest(ctx.deps.integrationSandbox(), found, event, failure));
 }
