@@ -12,7 +12,7 @@ import {
 } from '../db/access.ts';
 import type { Em } from '../db/orm.ts';
 import { noteAuditOrganization } from '../db/audit.ts';
-import { installationSpaceRole } from '../domain/integrations.ts';
+import { installationSpaceRole, readsSpaceContent } from '../domain/integrations.ts';
 import { atLeast, effectiveRole, isRole, type Role } from '../domain/roles.ts';
 import type { Caller, Ctx, InstallationGrant, VisitorGrant } from './context.ts';
 import { forbidden, notFound } from './errors.ts';
@@ -123,6 +123,17 @@ function installationSpace(grant: InstallationGrant, found: Awaited<ReturnType<t
   const role = installationSpaceRole(grant.scopes);
   if (!role) throw notFound('Space');
   return { space: found.space, role: role as Role | null, gitSync: found.gitSync };
+}
+
+/**
+ * Content reads (pages, files, revisions, change requests, search) of a token acting as an
+ * installation need the integration's `space:content:read` or `space:content:write`: a space's
+ * metadata scope shows it the space, not its content (403). Every other caller passes.
+ */
+export function requireContentScope(caller: Caller): void {
+  if (caller.installation && !readsSpaceContent(caller.installation.scopes)) {
+    throw forbidden("The integration's scopes do not include space:content:read: it reads this space's metadata only");
+  }
 }
 
 /**

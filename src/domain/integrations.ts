@@ -233,3 +233,8 @@ export function installationSpaceRole(scopes: readonly string[]): Role | null {
   if (scopes.includes('space:content:read') || scopes.includes('space:metadata:read')) return 'read';
   return null;
 }
+
+/** Whether an integration's scopes let its installations read the content of the spaces they reach (pages, files, revisions, change requests, search). */
+export function readsSpaceContent(scopes: readonly string[]): boolean {
+  return scopes.includes('space:content:read') || scopes.includes('space:content:write');
+}

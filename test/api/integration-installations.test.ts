@@ -416,6 +416,46 @@ describe('tokens acting as an installation', () => {
     expect((await token.get(`/v1/spaces/${notEnabled}`)).status).toBe(404);
   });
 
+  it("read the content of the spaces they reach with the integration's content scope, never with a metadata scope alone", async () => {
+    const token = await mint(reader, a);
+    const content = await token.get(`/v1/spaces/${enabled}/content`);
+    expect([content.status, content.body.object]).toEqual([200, 'revision']);
+    const revision = content.body.id as string;
+    const reads = [
+      `/v1/spaces/${enabled}/content`,
+      `/v1/spaces/${enabled}/content/pages`,
+      `/v1/spaces/${enabled}/revisions/${revision}`,
+      `/v1/spaces/${enabled}/revisions/${revision}/pages`,
+      `/v1/spaces/${enabled}/search?query=anything`,
+      `/v1/spaces/${enabled}/change-requests`,
+    ];
+    for (const path of reads) expect([path, (await token.get(path)).status]).toEqual([path, 200]);
+    // Spaces it does not reach are not there for it, whatever the revision asked for.
+    expect((await token.get(`/v1/spaces/${notEnabled}/content`)).status).toBe(404);
+    expect((await token.get(`/v1/spaces/${otherSpace}/revisions/${revision}`)).status).toBe(404);
+    expect((await token.get(`/v1/spaces/${notEnabled}/search?query=anything`)).status).toBe(404);
+    // It reads; it does not write through change requests.
+    expect((await token.post(`/v1/spaces/${enabled}/change-requests`, { subject: 'x' })).status).toBe(403);
+    // An integration with the metadata scope only sees the space, not its content.
+    const meta = uniqueName('meta');
+    await publish(meta, { scopes: ['space:metadata:read'] });
+    const m = await install(meta, installer);
+    expect(
+      (await as(installer).patch(`/v1/integrations/${meta}/installations/${m}/spaces/${enabled}`, { configuration: { channel: 'c' } }))
+        .status,
+    ).toBe(200);
+    const metadataOnly = await mint(meta, m);
+    expect((await metadataOnly.get(`/v1/spaces/${enabled}`)).status).toBe(200);
+    for (const path of reads) {
+      const refused = await metadataOnly.get(path);
+      expect([path, refused.status, refused.body.error?.message]).toEqual([
+        path,
+        403,
+        "The integration's scopes do not include space:content:read: it reads this space's metadata only",
+      ]);
+    }
+  });
+
   it('read the sites their installation is enabled on with site:metadata:read, and nothing else of sites', async () => {
     const siteReader = uniqueName('site-reader');
     await publish(siteReader, { scopes: ['site:metadata:read', 'site:visitor:auth'], target: 'site' });

@@ -32,6 +32,7 @@ export const changeRequestRoutes: RoutePlugin = async (app) => {
   app.get(
     '/v1/spaces/:spaceId/change-requests',
     {
+      config: { installation: true },
       schema: {
         tags,
         summary: 'List change requests',
@@ -76,7 +77,7 @@ export const changeRequestRoutes: RoutePlugin = async (app) => {
     '/v1/spaces/:spaceId/change-requests/:changeRequestId',
     {
       // A site's preview shows a change request (`~/changes/<id>/`) with a preview's token.
-      config: { visitor: 'preview' },
+      config: { visitor: 'preview', installation: true },
       schema: {
         tags,
         summary: 'Get a change request by id or number',

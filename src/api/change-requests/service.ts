@@ -37,7 +37,7 @@ import type { PageMap } from '../../domain/content/tree.ts';
 import { FetchError, guardedFetch, type FetchPolicy } from '../../lib/guarded-fetch.ts';
 import type { BlobStore } from '../../lib/blob-store.ts';
 import { runChangeRequestJob } from '../../temporal/change-request-merge.ts';
-import { grantedContent, loadSpace, requireOrganization, requireRole } from '../access.ts';
+import { grantedContent, loadSpace, requireContentScope, requireOrganization, requireRole } from '../access.ts';
 import type { Ctx } from '../context.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { paginate } from '../pagination.ts';
@@ -94,6 +94,7 @@ export async function presentMergedFrom(ctx: Ctx, mergedRevisionId: string) {
 /** A space's change requests with a status (default open), newest first. */
 export async function listChangeRequests(ctx: Ctx, spaceId: string, query: Static<typeof ListChangeRequestsQuery>) {
   const { space } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  requireContentScope(ctx.caller);
   const listing = changeRequestListing(ctx.em, {
     spaceId: space.id,
     status: query.status ?? 'open',
@@ -118,6 +119,7 @@ export async function createChangeRequest(ctx: Ctx, spaceId: string, body: Stati
 
 export async function getChangeRequest(ctx: Ctx, spaceId: string, changeRequestId: string) {
   const { space } = await loadSpace(ctx.em, ctx.caller, spaceId);
+  requireContentScope(ctx.caller);
   return present(ctx, await requireChangeRequest(ctx.em, space.id, changeRequestId));
 }
 

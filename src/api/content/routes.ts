@@ -30,8 +30,9 @@ import { downloadFile, downloadSignedFile, getFile, getPage, getRevision, listFi
 export const contentRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequest }) => {
   const tags = [changeRequest ? 'change-request content' : 'space content'];
   const params = ScopeParams(changeRequest);
-  // A site visitor reads a published space's content; never a change request's.
-  const config = { visitor: changeRequest ? ('preview' as const) : true };
+  // A site visitor reads a published space's content; never a change request's. An installation's
+  // token reads both with its integration's content scope (access.ts requireContentScope).
+  const config = { visitor: changeRequest ? ('preview' as const) : true, installation: true };
 
   app.get(
     '/content',

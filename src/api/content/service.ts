@@ -14,7 +14,7 @@ import {
 } from '../../db/content.ts';
 import type { Role } from '../../domain/roles.ts';
 import type { BlobStream } from '../../lib/blob-store.ts';
-import { loadSpace, requireRole } from '../access.ts';
+import { loadSpace, requireContentScope, requireRole } from '../access.ts';
 import { presentMergedFrom, requireChangeRequest } from '../change-requests/service.ts';
 import type { Ctx } from '../context.ts';
 import { forbidden, notFound } from '../errors.ts';
@@ -55,6 +55,7 @@ export interface ContentTarget {
 export async function resolveTarget(ctx: Ctx, params: ScopeRef, min: Role = 'read'): Promise<ContentTarget> {
   const { space, role } = await loadSpace(ctx.em, ctx.caller, params.spaceId);
   requireRole(role, min, 'read this content');
+  requireContentScope(ctx.caller);
   if (params.changeRequestId === undefined) return { space, role, revisionId: space.revisionId, changeRequest: null };
   // A site visitor reads published content only; a preview's token reads change requests too.
   if (ctx.caller.visitor && !ctx.caller.visitor.preview) throw notFound('Change request');

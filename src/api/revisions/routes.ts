@@ -51,7 +51,7 @@ import {
  */
 export const revisionRoutes: RoutePlugin = async (app) => {
   const tags = ['revisions'];
-  const config = { visitor: true };
+  const config = { visitor: true, installation: true };
 
   app.get(
     '/revisions/:revisionId',
@@ -242,7 +242,7 @@ export const revisionRoutes: RoutePlugin = async (app) => {
     '/change-requests/:changeRequestId/changes',
     {
       // What a preview of the change request shows as changed.
-      config: { visitor: 'preview' },
+      config: { visitor: 'preview', installation: true },
       schema: {
         tags: ['change-request content'],
         summary: "Get the semantic changes of a change request's content against its base",
@@ -263,7 +263,7 @@ export const revisionRoutes: RoutePlugin = async (app) => {
 export const contentReadRoutes: RoutePlugin<ScopeOptions> = async (app, { changeRequest }) => {
   const tags = [changeRequest ? 'change-request content' : 'space content'];
   // A site visitor reads a published space's content; never a change request's.
-  const config = { visitor: changeRequest ? ('preview' as const) : true };
+  const config = { visitor: changeRequest ? ('preview' as const) : true, installation: true };
 
   app.get(
     '/content/reusable-contents/:reusableContentId',

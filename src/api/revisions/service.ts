@@ -11,7 +11,7 @@ import {
 } from '../../db/content.ts';
 import { semanticChanges, type ContentState } from '../../domain/content/semantic-changes.ts';
 import { allPaths } from '../../domain/content/tree.ts';
-import { loadSpace, requireVisibleRevision, vouchedSpace } from '../access.ts';
+import { loadSpace, requireContentScope, requireVisibleRevision, vouchedSpace } from '../access.ts';
 import { presentMergedFrom } from '../change-requests/service.ts';
 import { presentFile, presentPage, presentTree, withDocument, type PresentOptions } from '../content/present.ts';
 import type { ScopeRef } from '../content/schemas.ts';
@@ -70,7 +70,11 @@ async function readableRevisionId(ctx: Ctx, space: { id: string; revisionId: str
  * the revision its lookup answered with, vouched for by its token (vouchedSpace) without a read.
  */
 async function readableSpace(ctx: Ctx, params: RevisionRef): Promise<{ id: string; revisionId: string }> {
-  return vouchedSpace(ctx.caller, params.spaceId, params.revisionId) ?? (await loadSpace(ctx.em, ctx.caller, params.spaceId)).space;
+  const vouched = vouchedSpace(ctx.caller, params.spaceId, params.revisionId);
+  if (vouched) return vouched;
+  const { space } = await loadSpace(ctx.em, ctx.caller, params.spaceId);
+  requireContentScope(ctx.caller);
+  return space;
 }
 
 /** The id of the space (404 unless the caller may read it) and the revision asked for. */

@@ -8,6 +8,7 @@ export const searchRoutes: RoutePlugin = async (app) => {
   app.get(
     '/v1/spaces/:spaceId/search',
     {
+      config: { installation: true },
       schema: {
         tags: ['space content'],
         summary: 'Search the current content of a space',

@@ -6,6 +6,7 @@ import {
   configurationJsonSchema,
   decodeImage,
   installationSpaceRole,
+  readsSpaceContent,
   integrationAccess,
   MAX_CONFIGURATION_BYTES,
   needsConfiguration,
@@ -196,5 +197,14 @@ describe('installationSpaceRole', () => {
     expect(installationSpaceRole(['space:metadata:read', 'site:metadata:read'])).toBe('read');
     expect(installationSpaceRole(['site:metadata:read', 'openapi:write', 'space:git:sync'])).toBeNull();
     expect(installationSpaceRole([])).toBeNull();
+  });
+});
+
+describe('readsSpaceContent', () => {
+  it('is the content scopes only, not the metadata ones', () => {
+    expect(readsSpaceContent(['space:content:read'])).toBe(true);
+    expect(readsSpaceContent(['space:content:write'])).toBe(true);
+    expect(readsSpaceContent(['space:metadata:read', 'space:metadata:write', 'site:views:read'])).toBe(false);
+    expect(readsSpaceContent([])).toBe(false);
   });
 });
