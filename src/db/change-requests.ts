@@ -19,6 +19,8 @@ export interface ChangeRequestRow {
   status: ChangeRequestStatus;
   subject: string;
   created_by: string | null;
+  /** The integration that opened it (with an installation's token); `created_by` is then null. */
+  created_by_integration: string | null;
   created_at: string;
   updated_at: string;
   revision_id: string;
@@ -83,11 +85,17 @@ export async function changeRequestPeople(em: Em, userIds: string[]): Promise<Ma
 }
 
 /**
- * A new open change request on the space's current revision, numbered from the space's counter.
+ * A new open change request on the space's current revision, numbered from the space's counter,
+ * opened by a user or by an integration (acting through one of its installations' tokens).
  * Run it in a transaction: the counter row lock makes numbers gapless and unique under
  * concurrent creation.
  */
-export async function insertChangeRequest(tx: Em, spaceId: string, subject: string, createdBy: string): Promise<ChangeRequestRow> {
+export async function insertChangeRequest(
+  tx: Em,
+  spaceId: string,
+  subject: string,
+  createdBy: string | { integration: string },
+): Promise<ChangeRequestRow> {
   const seq = await db(tx)
     .updateTable('space')
     .set((eb) => ({ change_request_seq: eb('change_request_seq', '+', 1) }))
@@ -103,7 +111,8 @@ export async function insertChangeRequest(tx: Em, spaceId: string, subject: stri
       number: seq.n,
       status: 'open',
       subject,
-      created_by: createdBy,
+      created_by: typeof createdBy === 'string' ? createdBy : null,
+      created_by_integration: typeof createdBy === 'string' ? null : createdBy.integration,
       created_at: now,
       updated_at: now,
       revision_id: seq.revision_id,

@@ -18,6 +18,8 @@ export const ChangeRequest = defineEntity({
     status: p.string(),
     subject: p.string().defaultRaw("''::text"),
     createdBy: p.string().nullable(),
+    /** The integration that opened it, with a token acting as one of its installations (createdBy is then null). */
+    createdByIntegration: p.string().nullable(),
     createdAt: p.datetime().defaultRaw('now()'),
     updatedAt: p.datetime().defaultRaw('now()'),
     revisionId: p.string(),

@@ -434,8 +434,9 @@ describe('tokens acting as an installation', () => {
     expect((await token.get(`/v1/spaces/${notEnabled}/content`)).status).toBe(404);
     expect((await token.get(`/v1/spaces/${otherSpace}/revisions/${revision}`)).status).toBe(404);
     expect((await token.get(`/v1/spaces/${notEnabled}/search?query=anything`)).status).toBe(404);
-    // It reads; it does not write through change requests.
-    expect((await token.post(`/v1/spaces/${enabled}/change-requests`, { subject: 'x' })).status).toBe(403);
+    // It reads; without a write scope it opens no change request.
+    const refused = await token.post(`/v1/spaces/${enabled}/change-requests`, { subject: 'x' });
+    expect([refused.status, refused.body.error?.code]).toEqual([403, 403]);
     // An integration with the metadata scope only sees the space, not its content.
     const meta = uniqueName('meta');
     await publish(meta, { scopes: ['space:metadata:read'] });
@@ -500,10 +501,54 @@ describe('tokens acting as an installation', () => {
     // Routes that do not take an installation's token refuse it, whatever its scopes.
     expect((await writing.get(`/v1/orgs/${installer.id}/spaces`)).status).toBe(403);
     expect((await writing.delete(`/v1/spaces/${enabled}`)).status).toBe(403);
-    expect((await writing.post(`/v1/spaces/${enabled}/change-requests`, { subject: 'x' })).status).toBe(403);
     expect((await writing.delete(`/v1/integrations/${writer}/installations/${w}`)).status).toBe(403);
     expect((await writing.get(`/v1/user`)).status).toBe(403);
   });
+
+  it('write content through change requests opened as their integration, which members merge', async () => {
+    const name = uniqueName('editor');
+    await publish(name, { title: 'Docs bot', scopes: ['space:content:read', 'space:content:write'] });
+    const inst = await install(name, installer);
+    const target = await space(installer, 'Edited by an integration');
+    expect(
+      (await as(installer).patch(`/v1/integrations/${name}/installations/${inst}/spaces/${target}`, { configuration: { channel: 'c' } }))
+        .status,
+    ).toBe(200);
+    const bot = await mint(name, inst);
+    const opened = await bot.post(`/v1/spaces/${target}/change-requests`, { subject: 'Release notes' });
+    expect([opened.status, opened.body.error]).toEqual([201, undefined]);
+    expect(opened.body.createdBy).toEqual({
+      object: 'user',
+      id: name,
+      displayName: 'Docs bot',
+      urls: { location: `http://docs.test/v1/integrations/${name}` },
+    });
+    const cr = opened.body.id as string;
+    const edited = await bot.post(`/v1/spaces/${target}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'insert_page', title: 'Release notes', document: { markdown: 'Written by the integration.\n' } }],
+    });
+    expect([edited.status, edited.body.error]).toEqual([200, undefined]);
+    // Its own change request: it updates the subject.
+    const renamed = await bot.patch(`/v1/spaces/${target}/change-requests/${cr}`, { subject: 'Release notes 1.2' });
+    expect([renamed.status, renamed.body.subject]).toEqual([200, 'Release notes 1.2']);
+    // A member's change request is not its own: editing content is (edit), its subject is not (review).
+    const members = await as(installer).post(`/v1/spaces/${target}/change-requests`, { subject: 'By a member' });
+    expect((await bot.patch(`/v1/spaces/${target}/change-requests/${members.body.id}`, { subject: 'Taken over' })).status).toBe(403);
+    // Merging stays with members, the space's settings too.
+    expect((await bot.post(`/v1/spaces/${target}/change-requests/${cr}/merge`)).status).toBe(403);
+    expect((await bot.post(`/v1/spaces/${target}/change-requests/${cr}/update`)).status).toBe(403);
+    // Not in a space the installation does not reach.
+    expect((await bot.post(`/v1/spaces/${notEnabled}/change-requests`, { subject: 'x' })).status).toBe(404);
+    // Members see it as the integration's, read what it wrote, and merge it.
+    const listed = await as(installer).get(`/v1/spaces/${target}/change-requests`);
+    expect(listed.body.items.find((c: { id: string }) => c.id === cr)?.createdBy.displayName).toBe('Docs bot');
+    const pages = await as(installer).get(`/v1/spaces/${target}/change-requests/${cr}/content/pages`);
+    const written = pages.body.pages.find((p: { title: string }) => p.title === 'Release notes');
+    const page = await as(installer).get(`/v1/spaces/${target}/change-requests/${cr}/content/page/${written.id}`);
+    expect([page.status, page.body.markdown]).toEqual([200, 'Written by the integration.\n']);
+    const merged = await as(installer).post(`/v1/spaces/${target}/change-requests/${cr}/merge`);
+    expect([merged.status, merged.body.result]).toEqual([200, 'merge']);
+  }, 60_000);
 
   it('stop working at once when the installation is uninstalled, paused or the integration unpublished, and when they expire', async () => {
     const name = uniqueName('revoked');

@@ -17,10 +17,25 @@ import { presentReview, userPresenter } from './reviews/present.ts';
 export interface ChangeRequestFacts {
   /** Creators and mergers that still exist. */
   users: Map<string, User>;
+  /** The titles of the integrations that opened some of them (those that still exist). */
+  integrations: Map<string, string>;
   /** The current revision of each space. */
   heads: Map<string, string>;
   /** Open comments inside each change request. */
   comments: Map<string, number>;
+}
+
+/**
+ * The author of a change request an integration opened, in GitBook's User shape: the integration
+ * (its name as id, its title as name, its location in the API), as no user opened it.
+ */
+function integrationAuthor(name: string, facts: ChangeRequestFacts, publicUrl: string) {
+  return {
+    object: 'user' as const,
+    id: name,
+    displayName: facts.integrations.get(name) ?? name,
+    urls: { location: `${publicUrl}/v1/integrations/${name}` },
+  };
 }
 
 /**
@@ -56,7 +71,7 @@ export function presentChangeRequest(r: ChangeRequestRow, facts: ChangeRequestFa
     status: r.status,
     subject: r.subject,
     ...(r.description && !visitor ? { description: descriptionDocument(r.description) } : {}),
-    createdBy: ghost(r.created_by),
+    createdBy: r.created_by_integration ? integrationAuthor(r.created_by_integration, facts, publicUrl) : ghost(r.created_by),
     createdAt: new Date(r.created_at).toISOString(),
     updatedAt: new Date(r.updated_at).toISOString(),
     space: r.space_id,
@@ -125,6 +140,8 @@ export function presentMergeRulesContext(
   const user = userPresenter(rows.users, publicUrl);
   const facts: ChangeRequestFacts = {
     users: rows.users,
+    // An integration that opened it is named by its name here, not its title.
+    integrations: new Map(),
     heads: new Map([[rows.space.id, rows.space.revisionId]]),
     comments: new Map([[cr.id, rows.comments]]),
   };

@@ -62,6 +62,8 @@ export const changeRequestRoutes: RoutePlugin = async (app) => {
   app.post(
     '/v1/spaces/:spaceId/change-requests',
     {
+      // An installation's token with `space:content:write` opens change requests as its integration.
+      config: { installation: true },
       schema: {
         tags,
         summary: 'Create a change request from the current content',
@@ -91,6 +93,7 @@ export const changeRequestRoutes: RoutePlugin = async (app) => {
   app.patch(
     '/v1/spaces/:spaceId/change-requests/:changeRequestId',
     {
+      config: { installation: true },
       schema: {
         tags,
         summary: 'Update the subject or status',
@@ -105,6 +108,7 @@ export const changeRequestRoutes: RoutePlugin = async (app) => {
   app.post(
     '/v1/spaces/:spaceId/change-requests/:changeRequestId/content',
     {
+      config: { installation: true },
       schema: {
         tags,
         summary: 'Apply a batch of up to 50 content operations as one new revision',

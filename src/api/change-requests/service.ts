@@ -1,3 +1,4 @@
+import { integrationsByNames } from '../../db/integrations.ts';
 import { auditCause, refineAudit } from '../../db/audit.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Static } from 'typebox';
@@ -64,8 +65,10 @@ async function changeRequestFacts(em: Em, rows: ChangeRequestRow[]): Promise<Cha
   const userIds = [
     ...new Set(rows.flatMap((r) => [r.created_by, r.merged_by, r.merge_bypass?.by ?? null]).filter((u): u is string => !!u)),
   ];
-  const [users, heads, comments] = await Promise.all([
+  const integrationNames = [...new Set(rows.map((r) => r.created_by_integration).filter((n): n is string => !!n))];
+  const [users, integrations, heads, comments] = await Promise.all([
     changeRequestPeople(em, userIds),
+    integrationsByNames(em, integrationNames),
     spaceRevisions(em, [...new Set(rows.map((r) => r.space_id))]),
     countOpenComments(
       em,
@@ -73,7 +76,7 @@ async function changeRequestFacts(em: Em, rows: ChangeRequestRow[]): Promise<Cha
       rows.map((r) => r.id),
     ),
   ]);
-  return { users, heads, comments };
+  return { users, integrations: new Map(integrations.map((i) => [i.name, i.title])), heads, comments };
 }
 
 /** Change requests as the API shows them. */
@@ -103,13 +106,27 @@ export async function listChangeRequests(ctx: Ctx, spaceId: string, query: Stati
   return paginate(ctx.em, listing, query, (rows) => presentChangeRequests(ctx, rows));
 }
 
+/**
+ * Who opens a change request: the user, or for a token acting as an installation its integration
+ * (GitBook shows the integration as its author; no user did).
+ */
+function authorOf(ctx: Ctx): string | { integration: string } {
+  return ctx.caller.installation ? { integration: ctx.caller.installation.integrationName } : ctx.caller.user.id;
+}
+
+/** Whether the caller opened the change request: the same user, or the same integration through any of its installations. */
+function openedBy(ctx: Ctx, cr: ChangeRequestRow): boolean {
+  const installation = ctx.caller.installation;
+  return installation ? cr.created_by_integration === installation.integrationName : cr.created_by === ctx.caller.user.id;
+}
+
 /** A new open change request on the current content; needs `edit` and a live space. */
 export async function createChangeRequest(ctx: Ctx, spaceId: string, body: Static<typeof CreateChangeRequestBody>) {
   const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
   requireRole(role, 'edit', 'create change requests in this space');
   if (space.editMode === 'locked') throw forbidden('The space is locked: unlock it (editMode "live") to create change requests');
   const row = await transaction(ctx.em, async (tx) => {
-    const created = await insertChangeRequest(tx, space.id, body.subject ?? '', ctx.caller.user.id);
+    const created = await insertChangeRequest(tx, space.id, body.subject ?? '', authorOf(ctx));
     // The audit event names the change request created (src/db/audit.ts).
     refineAudit(tx, { type: 'change-request', id: created.id, label: created.subject || undefined });
     return created;
@@ -135,7 +152,7 @@ export async function updateChangeRequestFields(
 ) {
   const { space, role } = await loadSpace(ctx.em, ctx.caller, spaceId);
   const cr = await requireChangeRequest(ctx.em, space.id, changeRequestId);
-  if (!(cr.created_by === ctx.caller.user.id && role !== null && role !== 'read' && role !== 'comment'))
+  if (!(openedBy(ctx, cr) && role !== null && role !== 'read' && role !== 'comment'))
     requireRole(role, 'review', 'update this change request');
   if (cr.status === 'merged') throw conflict(`Change request #${cr.number} is merged and cannot change`);
   const { description, ...fields } = body;
@@ -162,7 +179,8 @@ export async function editChangeRequestContent(
   const cr = await requireChangeRequest(ctx.em, space.id, changeRequestId);
   assertEditable(cr, space.editMode, 'edit its content');
   const result = await applyContentChanges(ctx.em, ctx.deps.blobs, space.id, cr.id, body, ctx.deps.config.fetch);
-  await recordChangeRequestEdit(ctx.em, cr.id, result.changeRequest.revision_id, ctx.caller.user.id);
+  // An integration's edits are its change request's; they count for no user.
+  await recordChangeRequestEdit(ctx.em, cr.id, result.changeRequest.revision_id, ctx.caller.installation ? null : ctx.caller.user.id);
   const changeRequest = await present(ctx, result.changeRequest);
   if (compat) return changeRequest;
   return presentContentUpdate(changeRequest, result.changes, result.insertedFiles, ctx.deps.config.publicUrl);
