@@ -299,6 +299,20 @@ describe('a space made public', () => {
     });
     expect(await eventIdsOf(unheard.installationId, 'space_visibility_updated')).toEqual([]);
   }, 120_000);
+
+  it('raises it when a space leaves its collection and stops being in-collection', async () => {
+    const { name, installationId } = await installedOnSpace({ scopes: ['space:metadata:read'] });
+    const collection = await admin().post(`/v1/orgs/${org.id}/collections`, { title: `Collection of ${name}` });
+    expect(collection.status).toBe(201);
+    const inside = await newSpace(admin(), org.id, { title: 'In a collection', parent: collection.body.id });
+    expect(inside.visibility).toBe('in-collection');
+    expect(
+      (await admin().patch(`/v1/integrations/${name}/installations/${installationId}/spaces/${inside.id}`, { configuration: {} })).status,
+    ).toBe(200);
+    expect((await admin().post(`/v1/spaces/${inside.id}/move`, { parent: null })).status).toBe(200);
+    const [updated] = await settled(await raisedOf(installationId, 'space_visibility_updated'));
+    expect(updated.payload).toMatchObject({ spaceId: inside.id, previousVisibility: 'in-collection', visibility: 'private' });
+  }, 120_000);
 });
 
 describe('the sweep', () => {

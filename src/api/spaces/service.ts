@@ -221,7 +221,7 @@ export async function moveSpace(ctx: Ctx, spaceId: string, body: Static<typeof M
   const parentId = body.parent === undefined ? (space.parentId ?? null) : body.parent;
   if (parentId !== null)
     await targetCollection(ctx.em, ctx.caller, parentId, space.organizationId, 'parent', 'move spaces into that collection');
-  await relocateSpace(ctx.em, space, space.organizationId, parentId, body.position);
+  await relocateSpace(ctx, space, space.organizationId, parentId, body.position);
   return fresh(ctx, space.id);
 }
 
@@ -238,7 +238,7 @@ export async function transferSpace(ctx: Ctx, spaceId: string, body: Static<type
   if (body.collection !== undefined) {
     await targetCollection(ctx.em, ctx.caller, body.collection, body.organization, 'collection', 'add spaces to the target collection');
   }
-  await relocateSpace(ctx.em, space, body.organization, body.collection ?? null);
+  await relocateSpace(ctx, space, body.organization, body.collection ?? null);
   return fresh(ctx, space.id);
 }
 
@@ -367,23 +367,18 @@ export async function restoreSpace(deps: AppDeps, em: Em, spaceId: string): Prom
 
 /**
  * Puts a space under another parent (or at the root) of an organization, at `position` or last.
- * A space leaving its collection stops being `in-collection`: it becomes private.
+ * A space leaving its collection stops being `in-collection`: it becomes private, which the
+ * integrations enabled on it hear (`space_visibility_updated`).
  */
-export async function relocateSpace(
-  em: Em,
-  space: Space,
-  organizationId: string,
-  parentId: string | null,
-  position?: ContentPosition,
-): Promise<void> {
-  await transaction(em, async (tx) => {
+export async function relocateSpace(ctx: Ctx, space: Space, organizationId: string, parentId: string | null, position?: ContentPosition) {
+  const leaves = parentId === null && space.visibility === 'in-collection';
+  const raised = await transaction(ctx.em, async (tx) => {
     const key = await resolvePosition(tx, organizationId, parentId, space.id, position);
-    await updateSpaceRow(tx, space.id, {
-      organizationId,
-      parentId,
-      position: key,
-      ...(parentId === null && space.visibility === 'in-collection' ? { visibility: 'private' } : {}),
-    });
+    await updateSpaceRow(tx, space.id, { organizationId, parentId, position: key, ...(leaves ? { visibility: 'private' } : {}) });
+    return leaves
+      ? raiseSpaceEvent(tx, space.id, 'space_visibility_updated', { previousVisibility: space.visibility, visibility: 'private' })
+      : [];
   });
-  forgetLoaded(em);
+  forgetLoaded(ctx.em);
+  await announce(ctx, raised);
 }
