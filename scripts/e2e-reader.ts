@@ -8,11 +8,14 @@
  *     logging proxy that records every request the renderer and the browser make.
  *  3. Creates an organization, a space imported through Git Sync from a GitBook-layout repository
  *     served over git's smart HTTP, a public site with a custom hostname, and the renderer's own
- *     token: a site lookup token, which resolves the organization's site URLs and nothing else.
+ *     token: a site lookup token, which resolves the organization's site URLs and nothing else;
+ *     then publishes GitBook's Mermaid integration from its source with GitBook's CLI, as an
+ *     integrator does, and enables it on the space.
  *  4. Starts the renderer pointed at the service and checks in Chromium that the pages render, and
- *     what else it offers readers (llms.txt, llms-full.txt, pages as markdown, the sitemap, the MCP
- *     endpoint, the printable site) and site owners (a change request previewed through a preview
- *     link under SITE_PREVIEW_BASE_URL, a share-link site read by following its links).
+ *     what else it offers readers (a block of GitBook's Mermaid integration, llms.txt, llms-full.txt,
+ *     pages as markdown, the sitemap, the MCP endpoint, the printable site) and site owners (a change
+ *     request previewed through a preview link under SITE_PREVIEW_BASE_URL, a share-link site read by
+ *     following its links).
  *  5. Unless READER_PRODUCTION=0: builds the renderer for production (once per commit), starts it
  *     and checks that the pages read reach this service as insights events (development builds
  *     never send them).
@@ -29,7 +32,17 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { request as httpRequest, createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { createRequire } from 'node:module';
@@ -38,6 +51,16 @@ import { join, resolve } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startGitServer, type GitServer } from '../test/support/git-server.ts';
+
+/**
+ * GitBook's CLI as an integrator installs it (`--ignore-scripts`: its postinstall downloads
+ * cloudflared, for `gitbook dev` only), and the GitbookIO/integrations commit whose Mermaid
+ * integration it publishes from source.
+ */
+const CLI_VERSION = '0.25.1';
+const INTEGRATIONS_COMMIT = 'fbf5fe9c686b4792ff336a590cf127f103d9c516';
+const INTEGRATIONS_REPOSITORY = 'https://github.com/GitbookIO/integrations.git';
+const INTEGRATIONS_MIRROR = '/work/.mirror/GitbookIO+integrations/repo';
 
 /** The renderer's commit this service is checked against. */
 const RENDERER_COMMIT = '49c993f18150af40dca13a9209bbb031e79fee8f';
@@ -85,6 +108,20 @@ function say(line: string) {
 function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
   say(`$ ${[command, ...args].join(' ')}${options.cwd ? `   (in ${options.cwd})` : ''}`);
   execFileSync(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: 'inherit' });
+}
+
+/**
+ * Runs a command to completion with its output shown, without blocking this process (whose
+ * recording proxy must go on answering the command's requests); rejects on a non-zero exit.
+ * `shown` is what is printed of it, when its arguments hold a secret.
+ */
+function runAside(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; shown?: string }): Promise<void> {
+  say(`$ ${options.shown ?? [command, ...args].join(' ')}   (in ${options.cwd})`);
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('error', fail);
+    child.on('exit', (code) => (code === 0 ? done() : fail(new Error(`${command} ${args[0]} exited with ${code}`))));
+  });
 }
 
 /** Starts a long-running process in its own process group, its output in `logFile`. */
@@ -485,6 +522,7 @@ const CONTENT = {
       '* [Guides](guides/README.md)',
       '  * [Install](guides/install.md)',
       '  * [Configure](guides/configure.md)',
+      '  * [Diagram](guides/diagram.md)',
       '* [Reference](reference.md)',
       '',
     ].join('\n'),
@@ -534,6 +572,18 @@ const CONTENT = {
       '| PORT | 8080 | Where the API listens. |',
       '',
       '![The architecture](../.gitbook/assets/architecture.png)',
+      '',
+    ].join('\n'),
+    // Drawn by GitBook's Mermaid integration, installed on the space: its block in the page's document.
+    'guides/diagram.md': [
+      '# Diagram',
+      '',
+      'How the parts meet:',
+      '',
+      '```mermaid',
+      'graph TD',
+      '  A[Reader] --> B[Renderer]',
+      '```',
       '',
     ].join('\n'),
     'reference.md': '# Reference\n\nEvery command and option, listed.\n',
@@ -596,6 +646,82 @@ async function publishContent(service: Service): Promise<{ siteId: string; space
   const created = await api(service, 'POST', `/v1/orgs/${service.organizationId}/site-lookup-tokens`, { label: 'Site renderer' });
   service.tokens.server = created.token;
   return { siteId: site.id, spaceId: space.id, git };
+}
+
+/** GitBook's CLI and the packages its integrations build against, installed once under the cache; its `node_modules`. */
+function prepareCli(): string {
+  const dir = join(CACHE, `gitbook-cli-${CLI_VERSION}`);
+  const modules = join(dir, 'node_modules');
+  if (!existsSync(join(modules, '.bin', 'gitbook'))) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
+    const version = (name: string) => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version as string;
+    run('npm', [
+      'install',
+      '--prefix',
+      dir,
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      `@gitbook/cli@${CLI_VERSION}`,
+      `@gitbook/runtime@${version('@gitbook/runtime')}`,
+      `@gitbook/api@${version('@gitbook/api')}`,
+    ]);
+  }
+  return modules;
+}
+
+/** One integration's source folder of GitbookIO/integrations at the pinned commit, copied into `into`. */
+function integrationSource(name: string, into: string) {
+  let gitDir = INTEGRATIONS_MIRROR;
+  if (!existsSync(gitDir)) {
+    gitDir = join(CACHE, `gitbook-integrations-${INTEGRATIONS_COMMIT.slice(0, 9)}.git`);
+    if (!existsSync(join(gitDir, 'HEAD'))) {
+      run('git', ['init', '--quiet', '--bare', gitDir]);
+      run('git', ['--git-dir', gitDir, 'fetch', '--quiet', '--depth', '1', INTEGRATIONS_REPOSITORY, INTEGRATIONS_COMMIT]);
+    }
+  }
+  mkdirSync(into, { recursive: true });
+  const archive = execFileSync('git', ['--git-dir', gitDir, 'archive', INTEGRATIONS_COMMIT, `integrations/${name}`], {
+    maxBuffer: 1 << 28,
+  });
+  execFileSync('tar', ['-x', '--strip-components=2', '-C', into], { input: archive });
+}
+
+/**
+ * GitBook's Mermaid integration, built from its source and published by GitBook's CLI (`gitbook auth
+ * --endpoint`, `gitbook publish .`) as an integrator does, its manifest's `organization` set to ours
+ * (and, on a database other runs share, its `name` made this run's own: names are unique across
+ * organizations); then installed in the organization and enabled on the space. Its ` ```mermaid `
+ * code blocks become its `diagram` block, which the renderer draws through `renderIntegrationUi` as
+ * a webframe on the integration's public endpoint. Answers the integration's name.
+ */
+async function installMermaid(service: Service, spaceId: string): Promise<string> {
+  const name = process.env.DATABASE_URL ? `mermaid-${randomBytes(3).toString('hex')}` : 'mermaid';
+  const modules = prepareCli();
+  const dir = join(RUN_DIR, 'mermaid');
+  integrationSource('mermaid', dir);
+  symlinkSync(modules, join(dir, 'node_modules'));
+  const manifest = join(dir, 'gitbook-manifest.yaml');
+  writeFileSync(
+    manifest,
+    readFileSync(manifest, 'utf8')
+      .replace(/^name: .*$/m, `name: ${name}`)
+      .replace(/^organization: .*$/m, `organization: ${service.organizationId}`),
+  );
+  // The CLI keeps its endpoint and token in a configuration of this run's own; the token is not printed.
+  const env = { ...process.env, XDG_CONFIG_HOME: join(RUN_DIR, 'gitbook-cli') };
+  const gitbook = join(modules, '.bin', 'gitbook');
+  await runAside(gitbook, ['auth', '--endpoint', service.proxyUrl, '--token', service.token], {
+    cwd: dir,
+    env,
+    shown: `gitbook auth --endpoint ${service.proxyUrl} --token <the organization admin's token>`,
+  });
+  await runAside(gitbook, ['publish', '.'], { cwd: dir, env });
+  const installation = await api(service, 'POST', `/v1/integrations/${name}/installations`, { organization: service.organizationId });
+  await api(service, 'PATCH', `/v1/integrations/${name}/installations/${installation.id}/spaces/${spaceId}`, { configuration: {} });
+  say(`content: GitBook's Mermaid integration (${name}) published by GitBook's CLI ${CLI_VERSION}, installed on space ${spaceId}`);
+  return name;
 }
 
 /** What a site's owner does besides publishing: a change request to preview, a share-link site, the MCP page action. */
@@ -722,7 +848,7 @@ async function check(results: Check[], name: string, page: Page, fn: () => Promi
   await page.screenshot({ path: join(RUN_DIR, `${name.replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => undefined);
 }
 
-async function runChecks(browser: Browser, base: string): Promise<Check[]> {
+async function runChecks(browser: Browser, base: string, mermaid: string): Promise<Check[]> {
   const results: Check[] = [];
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const url = (path: string) => `${base}/url/${HOSTNAME}/${path}`;
@@ -840,6 +966,35 @@ async function runChecks(browser: Browser, base: string): Promise<Check[]> {
     },
     CONFIGURE,
   );
+  const DIAGRAM = 'page with an integration block loads';
+  await check(results, DIAGRAM, page, () => load('guides/diagram'));
+  await check(
+    results,
+    "integration block (GitBook's Mermaid)",
+    page,
+    async () => {
+      // The block is a webframe on the Mermaid integration's public endpoint, served by this service
+      // (the page in it loads Mermaid's library from a CDN to draw the diagram: not checked here).
+      const iframe = page.locator(`iframe[src*="/v1/integrations/${mermaid}/integration"]`).first();
+      await iframe.waitFor({ state: 'attached', timeout: 60_000 });
+      const src = (await iframe.getAttribute('src'))!;
+      const frame = await waitFor(
+        `the webframe ${src}`,
+        async () => {
+          const found = page.frames().find((f) => f.url().includes(`/v1/integrations/${mermaid}/integration`));
+          const html = found ? await found.content().catch(() => '') : '';
+          return html.includes('mermaid.initialize') ? found : undefined;
+        },
+        30_000,
+      );
+      const answered = await fetch(src);
+      if (answered.headers.get('content-security-policy') !== 'sandbox allow-scripts') {
+        throw new Error(`the webframe was served without its sandbox: ${answered.headers.get('content-security-policy')}`);
+      }
+      return `rendered by the integration through renderIntegrationUi; its webframe ${new URL(frame.url()).pathname} is Mermaid's page`;
+    },
+    DIAGRAM,
+  );
   await check(
     results,
     'search',
@@ -851,7 +1006,9 @@ async function runChecks(browser: Browser, base: string): Promise<Check[]> {
       if (!(await input.isVisible())) await page.getByTestId('search-button').first().click(visible);
       await input.click(visible);
       await input.fill(CONTENT.searchTerm);
-      await page.getByTestId('search-page-result').filter({ hasText: 'Install' }).first().waitFor({ timeout: 60_000 });
+      // The development server compiles the renderer's search route on this first search: a minute
+      // or more on a busy 2-core machine.
+      await page.getByTestId('search-page-result').filter({ hasText: 'Install' }).first().waitFor({ timeout: 180_000 });
       return `"${CONTENT.searchTerm}" finds the Install page`;
     },
     HOME,
@@ -1082,6 +1239,7 @@ async function main() {
   const chromiumPath = ensureChromium();
   const service = await startService();
   const published = await publishContent(service);
+  const mermaid = await installMermaid(service, published.spaceId);
   const owner = await prepareOwnerContent(service, published);
   const renderer = await startRenderer(app, service, 'development');
   const base = renderer.base;
@@ -1090,7 +1248,7 @@ async function main() {
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
   closers.push(() => browser.close());
-  const results = [...(await runChecks(browser, base)), ...(await runOwnerChecks(browser, base, owner))];
+  const results = [...(await runChecks(browser, base, mermaid)), ...(await runOwnerChecks(browser, base, owner))];
   if (PRODUCTION) {
     await renderer.stop();
     const production = await startRenderer(app, service, 'production');
