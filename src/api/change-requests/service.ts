@@ -1,5 +1,5 @@
-import { integrationsByNames } from '../../db/integrations.ts';
 import { auditCause, refineAudit } from '../../db/audit.ts';
+import { integrationsByNames } from '../../db/integrations.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Static } from 'typebox';
 import {

@@ -158,17 +158,15 @@ export async function updateSpace(ctx: Ctx, spaceId: string, body: Static<typeof
     ...(body.visibility !== undefined ? { visibility: body.visibility } : {}),
     ...(body.defaultLevel !== undefined ? { defaultLevel: body.defaultLevel } : {}),
   };
-  if (body.visibility !== undefined && body.visibility !== space.visibility) {
-    // Integrations with `space:metadata:read` enabled on the space hear of it (GitBook's space_visibility_updated).
-    const visibility = body.visibility;
-    const raised = await transaction(ctx.em, async (tx) => {
-      await updateSpaceRow(tx, space.id, changes);
-      return raiseSpaceEvent(tx, space.id, 'space_visibility_updated', { previousVisibility: space.visibility, visibility });
-    });
-    await announce(ctx, raised);
-  } else {
-    await updateSpaceRow(ctx.em, space.id, changes);
-  }
+  const visibility = body.visibility !== undefined && body.visibility !== space.visibility ? body.visibility : undefined;
+  const raised = await transaction(ctx.em, async (tx) => {
+    await updateSpaceRow(tx, space.id, changes);
+    // Integrations with `space:metadata:read` enabled on the space hear of a new visibility (GitBook's space_visibility_updated).
+    return visibility
+      ? raiseSpaceEvent(tx, space.id, 'space_visibility_updated', { previousVisibility: space.visibility, visibility })
+      : [];
+  });
+  await announce(ctx, raised);
   if (mergeRules) {
     await setSpaceMergeRules(ctx.em, space.id, mergeRules);
     forgetLoaded(ctx.em);
