@@ -304,8 +304,9 @@ export interface RaisedFor {
 
 /**
  * Raises an event about a space (`space_content_updated`, `space_gitsync_started`,
- * `space_gitsync_completed`, `space_visibility_updated`) in the current transaction, for every active installation enabled on the space whose integration has
- * the event's scope. Answers the installations to announce once the transaction has committed.
+ * `space_gitsync_completed`, `space_visibility_updated`) in the current transaction, for every
+ * active installation enabled on the space whose integration has the event's scope. Answers the
+ * installations to announce once the transaction has committed.
  */
 export async function raiseSpaceEvent(
   em: Em,
