@@ -52,7 +52,7 @@ export default createIntegration({
     if (url.pathname.endsWith('/cookie')) return new Response('<p>hi</p>', { headers: { 'content-type': 'text/html', 'set-cookie': 'stolen=1' } });
     if (url.pathname.endsWith('/fail')) throw new Error('the endpoint broke');
     if (url.pathname.endsWith('/loop')) for (;;) {}
-    if (url.pathname.endsWith('/slow')) await new Promise((done) => setTimeout(done, 1200));
+    if (url.pathname.endsWith('/slow')) await new Promise((done) => setTimeout(done, 800));
     return Response.json({
       method: request.method,
       url: request.url,
