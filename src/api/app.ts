@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps, Caller } from './context.ts';
 import type { SiteTokenState } from '../db/sites.ts';
+import type { SiteTracking } from '../db/insights.ts';
 import type { CodeblockIntegration } from '../domain/content/integration-codeblocks.ts';
 import { sharedServices, type SharedServices } from '../lib/shared-services.ts';
 import { registerAuth, requestToken } from './auth.ts';
@@ -114,6 +115,7 @@ export async function buildApp(
     | 'lookupAnswers'
     | 'siteTokenStates'
     | 'spaceCodeblocks'
+    | 'siteTracking'
     | 'publishedSites'
     | 'visitorRevisions'
     | 'background'
@@ -141,6 +143,7 @@ export async function buildApp(
       authCacheTtlMs,
     ),
     visitorRevisions: new ReadCache<JsonAnswer>(cacheBytes('visitorRevisions'), answerBytes, authCacheTtlMs),
+    siteTracking: new ReadCache<SiteTracking>(cacheBytes('siteTracking'), (value, key) => entryBytes(key, value), authCacheTtlMs),
     background: new BackgroundTasks(BACKGROUND_TASKS),
     integrationSandbox: () => (sandbox ??= createIntegrationSandbox(integrationSandboxOptions(given.config))),
     integrationEndpoints: new ConcurrencyGate(),
@@ -157,6 +160,7 @@ export async function buildApp(
     spaceCodeblocks: deps.spaceCodeblocks,
     publishedSites: deps.publishedSites,
     visitorRevisions: deps.visitorRevisions,
+    siteTracking: deps.siteTracking,
   };
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),

@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config.ts';
 import type { Em, Orm } from '../db/orm.ts';
 import type { SiteTokenState } from '../db/sites.ts';
+import type { SiteTracking } from '../db/insights.ts';
 import type { SharedServices } from '../lib/shared-services.ts';
 import type { ReadCache } from '../domain/read-cache.ts';
 import type { CodeblockIntegration } from '../domain/content/integration-codeblocks.ts';
@@ -31,6 +32,8 @@ export interface AppDeps extends SharedServices {
   siteTokenStates: ReadCache<SiteTokenState>;
   /** The code blocks integrations installed on a space claim as their blocks, by space (api/revisions/documents.ts). */
   spaceCodeblocks: ReadCache<CodeblockIntegration[]>;
+  /** What storing a site's insights events needs of it, by organization and site, kept the same way (api/sites/insights/service.ts). */
+  siteTracking: ReadCache<SiteTracking>;
   /**
    * Site visitors' answers of `GET /v1/orgs/{org}/sites/{site}/published`, by site, share link,
    * spaces and claims, kept the same way (api/sites/publishing.ts).

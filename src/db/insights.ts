@@ -13,6 +13,7 @@ import {
 import { db } from './kysely.ts';
 import { forkEm, transaction, type Em, type Orm } from './orm.ts';
 import { withoutCountingWrites } from './write-count.ts';
+import type { ReaderEventReceiver } from './integration-events.ts';
 
 /**
  * Site insights storage (Migration0034SiteInsights). Everything the service does with insights goes
@@ -20,9 +21,11 @@ import { withoutCountingWrites } from './write-count.ts';
  * behind the same five operations; `PostgresInsightsStore` is the one of this service:
  *
  * - `append` is a group commit: the events of every request that arrives while a commit is under
- *   way wait, and the next commit inserts all of them in one INSERT (one row per event, arrays
- *   unnested) with their rollup counts upserted in the same transaction. A request's promise
- *   resolves once the commit holding its events is durable, so its 2xx is never sent before.
+ *   way wait (and a few, fewer than COMMIT_AT_ROWS, wait up to COMMIT_DELAY_MS for more), and the
+ *   next commit stores all of them in one statement (one round trip, one
+ *   transaction): the events inserted from one JSON parameter and their rollup counts upserted from
+ *   unnested arrays. A request's promise resolves once the commit holding its events is durable,
+ *   so its 2xx is never sent before.
  * - Monthly partitions are created ahead of need (this month and the next, checked once per
  *   process and hour) and those past the retention are dropped at the same time.
  * - `aggregate` runs one statement built from a plan (domain/sites/insights-query.ts): every
@@ -30,6 +33,17 @@ import { withoutCountingWrites } from './write-count.ts';
  *   timeout. Ranges the rollups can answer read whole days and hours from them and only the
  *   partial hours at the ends from the events.
  */
+
+/**
+ * What storing a site's events needs of it: its visibility, and the installations on it that hear
+ * its readers' events (readerEventReceivers). The API keeps it between writes (AppDeps.siteTracking),
+ * so that a batch of events reads nothing but its commit.
+ */
+export interface SiteTracking {
+  id: string;
+  visibility: string;
+  receivers: ReaderEventReceiver[];
+}
 
 /** An event as the store keeps it (no IP address: there is no column for one). */
 export interface InsightsRow {
@@ -116,11 +130,21 @@ export interface InsightsStore {
 
 /** Events inserted by one statement at most; more waiting go in the next. */
 const MAX_ROWS_PER_COMMIT = 5000;
+/**
+ * A commit starts as soon as this many events wait. Fewer wait for more, up to COMMIT_DELAY_MS from
+ * the arrival of the first of them: the rollup rows a commit upserts follow the paths and queries
+ * of its events, not their number, so a trickle of small batches committed one by one would cost
+ * the database about as many upserts as events.
+ */
+const COMMIT_AT_ROWS = 1000;
+const COMMIT_DELAY_MS = 200;
 /** How long one aggregation may run. */
 const STATEMENT_TIMEOUT = '5s';
 
 interface Waiting {
   rows: InsightsRow[];
+  /** When it arrived (Date.now()). */
+  at: number;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -143,18 +167,33 @@ export class PostgresInsightsStore implements InsightsStore {
   append(rows: InsightsRow[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      this.queue.push({ rows, resolve, reject });
+      this.queue.push({ rows, at: Date.now(), resolve, reject });
+      this.queued += rows.length;
       if (!this.running) {
         this.running = true;
-        // Requests arriving in the same turn of the event loop join this first commit.
-        setImmediate(() => void this.drain());
-      }
+        void this.drain();
+      } else if (this.queued >= COMMIT_AT_ROWS) this.wake?.();
     });
   }
+
+  /** Resolves the wait of `drain` before its delay is over (enough events are waiting). */
+  private wake: (() => void) | undefined;
+  /** Events waiting in `queue`. */
+  private queued = 0;
 
   private async drain(): Promise<void> {
     try {
       while (this.queue.length > 0) {
+        // Requests arriving in the same turn of the event loop join this commit, and more within the delay.
+        const delay = this.queued >= COMMIT_AT_ROWS ? 0 : this.queue[0].at + COMMIT_DELAY_MS - Date.now();
+        await new Promise<void>((resolve) => {
+          const timer = delay > 0 ? setTimeout(resolve, delay) : setImmediate(resolve);
+          this.wake = () => {
+            if (delay > 0) clearTimeout(timer as NodeJS.Timeout);
+            resolve();
+          };
+        });
+        this.wake = undefined;
         const batch: Waiting[] = [];
         let size = 0;
         while (this.queue.length > 0 && (batch.length === 0 || size + this.queue[0].rows.length <= MAX_ROWS_PER_COMMIT)) {
@@ -162,6 +201,7 @@ export class PostgresInsightsStore implements InsightsStore {
           batch.push(next);
           size += next.rows.length;
         }
+        this.queued -= size;
         try {
           await this.commit(batch.flatMap((w) => w.rows));
           for (const w of batch) w.resolve();
@@ -182,12 +222,11 @@ export class PostgresInsightsStore implements InsightsStore {
   private async commit(rows: InsightsRow[]): Promise<void> {
     await withoutCountingWrites(async () => {
       await this.ensurePartitions(rows);
-      const em = forkEm(this.orm);
-      await transaction(em, async (tx) => {
-        await insertEvents(tx, rows);
-        await upsertRollup(tx, 'site_insights_hourly', 'hour', rollupCounts(rows, hourOf));
-        await upsertRollup(tx, 'site_insights_daily', 'day', rollupCounts(rows, dayOf));
-      });
+      // One statement, so one round trip and its own transaction: the events and both rollups, or none.
+      await sql`
+        with events as (${insertEvents(rows)}),
+             hourly as (${upsertRollup('site_insights_hourly', 'hour', rollupCounts(rows, hourOf))})
+        ${upsertRollup('site_insights_daily', 'day', rollupCounts(rows, dayOf))}`.execute(db(forkEm(this.orm)));
     });
     this.commits++;
   }
@@ -365,11 +404,11 @@ const COLUMNS_OF_ROW: [keyof InsightsRow, string, string][] = [
 ];
 
 /**
- * One INSERT for every row, from one JSON parameter read by `jsonb_to_recordset` (the statement's
+ * The INSERT of every row, from one JSON parameter read by `jsonb_to_recordset` (the statement's
  * size does not grow with the rows, and PostgreSQL parses the batch instead of the driver escaping
  * an array per column). A missing key is NULL.
  */
-async function insertEvents(em: Em, rows: InsightsRow[]): Promise<void> {
+function insertEvents(rows: InsightsRow[]): RawBuilder<unknown> {
   const records = rows.map((r) => {
     const record: Record<string, unknown> = {};
     for (const [key, column] of COLUMNS_OF_ROW) {
@@ -380,10 +419,10 @@ async function insertEvents(em: Em, rows: InsightsRow[]): Promise<void> {
   });
   const columns = COLUMNS_OF_ROW.map(([, column]) => sql.ref(column));
   const definition = COLUMNS_OF_ROW.map(([, column, type]) => sql`${sql.ref(column)} ${sql.raw(type)}`);
-  await sql`
+  return sql`
     insert into site_insights_event (id, ${sql.join(columns)})
     select gen_random_uuid(), ${sql.join(columns)}
-      from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as t(${sql.join(definition)})`.execute(db(em));
+      from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as t(${sql.join(definition)})`;
 }
 
 interface RollupCount {
@@ -422,15 +461,19 @@ export function rollupCounts(rows: InsightsRow[], period: (at: Date) => Date): R
   return [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
 }
 
-async function upsertRollup(em: Em, table: 'site_insights_hourly' | 'site_insights_daily', period: 'hour' | 'day', counts: RollupCount[]) {
-  if (counts.length === 0) return;
-  await sql`
+/** The upsert of `counts` (never empty: every event is counted) into a rollup table, adding to the counts there. */
+function upsertRollup(
+  table: 'site_insights_hourly' | 'site_insights_daily',
+  period: 'hour' | 'day',
+  counts: RollupCount[],
+): RawBuilder<unknown> {
+  return sql`
     insert into ${sql.table(table)} (site_id, ${sql.ref(period)}, event_type, url_path, search_query, events)
     select * from unnest(${counts.map((c) => c.siteId)}::text[], ${counts.map((c) => c.at.toISOString())}::timestamptz[],
                          ${counts.map((c) => c.eventType)}::text[], ${counts.map((c) => c.urlPath)}::text[],
                          ${counts.map((c) => c.searchQuery)}::text[], ${counts.map((c) => c.events)}::bigint[])
     on conflict (site_id, ${sql.ref(period)}, event_type, url_path, search_query)
-    do update set events = ${sql.table(table)}.events + excluded.events`.execute(db(em));
+    do update set events = ${sql.table(table)}.events + excluded.events`;
 }
 
 // --- Aggregation --------------------------------------------------------------------------------------

@@ -259,22 +259,33 @@ function activeOnSpace(em: Em, spaceId: string) {
     );
 }
 
-/**
- * Raises the events of a site's readers (GitBook's `site_view` and `page_feedback`, from
- * `readerEventsForIntegrations`) for every active installation enabled on the site whose
- * integration has the event's scope, in one statement. Answers the installations to announce once
- * the transaction has committed; nothing is written for a site no such installation is on.
- */
-export async function raiseSiteReaderEvents(
-  em: Em,
-  siteId: string,
-  events: readonly { type: Extract<RaisedEventType, 'site_view' | 'page_feedback'>; fields: Record<string, unknown> }[],
-): Promise<RaisedFor[]> {
-  if (events.length === 0) return [];
-  const receivers = await activeOnSite(em, siteId)
+/** An active installation on a site whose integration may hear its readers' events (`site_view`, `page_feedback`). */
+export interface ReaderEventReceiver {
+  id: string;
+  integration_name: string;
+  organization_id: string;
+  scopes: string[];
+}
+
+/** The active installations enabled on the site whose integration has a scope of readers' events. */
+export async function readerEventReceivers(em: Em, siteId: string): Promise<ReaderEventReceiver[]> {
+  return activeOnSite(em, siteId)
     .select(['i.id', 'i.integration_name', 'i.organization_id', 'n.scopes'])
     .where(sql<boolean>`n.scopes && ${sql.val(READER_EVENT_SCOPES)}::text[]`)
     .execute();
+}
+
+/**
+ * Raises the events of a site's readers (GitBook's `site_view` and `page_feedback`, from
+ * `readerEventsForIntegrations`) for every one of `receivers` (readerEventReceivers) whose
+ * integration has the event's scope, in one statement. Answers the installations to announce once
+ * the transaction has committed; nothing is written when no receiver hears them.
+ */
+export async function raiseSiteReaderEvents(
+  em: Em,
+  receivers: readonly ReaderEventReceiver[],
+  events: readonly { type: Extract<RaisedEventType, 'site_view' | 'page_feedback'>; fields: Record<string, unknown> }[],
+): Promise<RaisedFor[]> {
   const rows: NewIntegrationEvent[] = [];
   const raised = new Map<string, RaisedFor>();
   for (const event of events) {

@@ -69,6 +69,8 @@ export const CACHE_SHARES = {
   readerStructures: 1 / 32,
   /** Code blocks that integrations installed on a space claim as their blocks, by space, likewise (api/revisions/documents.ts). */
   spaceCodeblocks: 1 / 128,
+  /** What storing a site's insights events needs of it (its visibility, the installations hearing readers' events), likewise (api/sites/insights/service.ts). */
+  siteTracking: 1 / 128,
   /** Published sites as their visitors read them, serialized, between writes, for AUTH_CACHE_TTL at most (api/sites/publishing.ts). */
   publishedSites: 1 / 32,
   /** Revisions as site visitors read them, served without reading the revision row, likewise (api/revisions/service.ts). */
@@ -76,7 +78,7 @@ export const CACHE_SHARES = {
   /** Counts of listings of more than 10,000 items (api/pagination.ts). */
   largeCounts: 1 / 128,
   /** Compiled configuration schemas of integrations (domain/integrations.ts). */
-  integrationSchemas: 1 / 16,
+  integrationSchemas: 7 / 128,
   /** Compiled claim schemas of adaptive content (domain/sites/adaptive.ts). */
   claimsSchemas: 1 / 16,
   /** Parsed expressions, and outcomes of conditions by expression and claims (domain/expressions.ts). */

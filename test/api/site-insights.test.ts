@@ -423,11 +423,15 @@ describe('GitBook client', () => {
 });
 
 describe('site deletion', () => {
-  it('purges the site events', async () => {
+  it('purges the site events, and refuses its events from then on', async () => {
     const gone = (await org.members.admin.api.post(`/v1/orgs/${org.id}/sites`, { title: 'Short-lived' })).body.id;
     expect((await lookup.post(`/v1/orgs/${org.id}/sites/${gone}/insights/events`, { events: [event('page_view')] })).status).toBe(204);
     expect(await stored(gone)).toBe(1);
     expect((await org.members.admin.api.delete(`/v1/orgs/${org.id}/sites/${gone}`)).status).toBeLessThan(300);
+    expect(await stored(gone)).toBe(0);
+    // What the first batch read of the site is kept between writes: the deletion is one.
+    const after = await lookup.post(`/v1/orgs/${org.id}/sites/${gone}/insights/events`, { events: [event('page_view')] });
+    expect(after.status).toBe(404);
     expect(await stored(gone)).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
-import { insightsStore, type InsightsRow } from '../../../db/insights.ts';
-import { raiseSiteReaderEvents, type RaisedFor } from '../../../db/integration-events.ts';
+import { insightsStore, type InsightsRow, type SiteTracking } from '../../../db/insights.ts';
+import { raiseSiteReaderEvents, readerEventReceivers, type RaisedFor } from '../../../db/integration-events.ts';
 import { siteById } from '../../../db/sites.ts';
 import { withoutCountingWrites } from '../../../db/write-count.ts';
 import { readerEventsForIntegrations } from '../../../domain/integration-events.ts';
@@ -38,16 +38,31 @@ const SEGMENTS_LIMIT = 100;
 
 const store = (ctx: Ctx) => insightsStore(ctx.deps.orm, ctx.deps.config.insightsRetentionMs);
 
+/** The site's tracking facts, kept between writes by organization and site (AppDeps.siteTracking); a site not found is never kept. */
+async function siteTracking(ctx: Ctx, organizationId: string, siteId: string): Promise<SiteTracking | undefined> {
+  const kept = ctx.deps.siteTracking;
+  const key = `${organizationId}\n${siteId}`;
+  const found = await kept.current(key, ctx.caughtUp);
+  if (found) return found;
+  const ticket = kept.ticket();
+  const site = await siteById(ctx.em, organizationId, siteId);
+  if (!site) return undefined;
+  const tracking = { id: site.id, visibility: site.visibility, receivers: await readerEventReceivers(ctx.em, site.id) };
+  kept.set(key, ticket, tracking);
+  return tracking;
+}
+
 /** The site, for a caller that may send it events: a lookup token of its organization, or a member who reads it. */
-async function trackingSite(ctx: Ctx, organizationId: string, siteId: string) {
+async function trackingSite(ctx: Ctx, organizationId: string, siteId: string): Promise<SiteTracking> {
   const lookup = ctx.caller.siteLookup;
   if (lookup) {
     if (lookup.organizationId !== organizationId) throw notFound('Site');
-    const site = await siteById(ctx.em, organizationId, siteId);
-    if (!site) throw notFound('Site');
-    return site;
+  } else {
+    await requireSite(ctx, organizationId, siteId, 'read', 'send insights of this site');
   }
-  return (await requireSite(ctx, organizationId, siteId, 'read', 'send insights of this site')).site;
+  const tracking = await siteTracking(ctx, organizationId, siteId);
+  if (!tracking) throw notFound('Site');
+  return tracking;
 }
 
 export interface LocationHeaders {
@@ -93,7 +108,7 @@ export async function trackEvents(
     });
   });
   await store(ctx).append(rows);
-  await raiseReaderEvents(ctx, site.id, body.events);
+  await raiseReaderEvents(ctx, site, body.events);
 }
 
 /**
@@ -103,14 +118,15 @@ export async function trackEvents(
  * insights' own are not), and a failure to raise them is logged rather than failing the batch the
  * renderer sent, which is stored already.
  */
-async function raiseReaderEvents(ctx: Ctx, siteId: string, events: readonly Event[]): Promise<void> {
-  const readerEvents = readerEventsForIntegrations(siteId, events);
+async function raiseReaderEvents(ctx: Ctx, site: SiteTracking, events: readonly Event[]): Promise<void> {
+  if (site.receivers.length === 0) return;
+  const readerEvents = readerEventsForIntegrations(site.id, events);
   if (readerEvents.length === 0) return;
   let raised: RaisedFor[];
   try {
-    raised = await withoutCountingWrites(() => raiseSiteReaderEvents(ctx.em, siteId, readerEvents));
+    raised = await withoutCountingWrites(() => raiseSiteReaderEvents(ctx.em, site.receivers, readerEvents));
   } catch (error) {
-    ctx.log.warn({ siteId, err: error }, 'the integration events of readers could not be raised');
+    ctx.log.warn({ siteId: site.id, err: error }, 'the integration events of readers could not be raised');
     return;
   }
   await announce(ctx, raised);
