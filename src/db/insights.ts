@@ -151,7 +151,11 @@ interface Waiting {
 
 export class PostgresInsightsStore implements InsightsStore {
   private queue: Waiting[] = [];
+  /** Events waiting in `queue`. */
+  private queued = 0;
   private running = false;
+  /** Ends the wait of `drain` before its delay is over (enough events are waiting). */
+  private wake: (() => void) | undefined;
   private checkedPartitionsAt = 0;
   /** Statements committed by `append` (group commits), for tests and the benchmark. */
   commits = 0;
@@ -175,11 +179,6 @@ export class PostgresInsightsStore implements InsightsStore {
       } else if (this.queued >= COMMIT_AT_ROWS) this.wake?.();
     });
   }
-
-  /** Resolves the wait of `drain` before its delay is over (enough events are waiting). */
-  private wake: (() => void) | undefined;
-  /** Events waiting in `queue`. */
-  private queued = 0;
 
   private async drain(): Promise<void> {
     try {
