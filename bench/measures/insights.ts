@@ -117,7 +117,7 @@ export async function measureInsightsAggregate(stack: Stack, options: RunOptions
   ] as const) {
     await sql(
       em,
-      // Counted four times, as the store counts them (src/db/insights.ts rollupCounts).
+      // Counted four times, as the store counts them (src/db/insights.ts countHourly).
       `insert into ${table} (site_id, ${unit}, event_type, url_path, search_query, events)
        select site_id, date_trunc('${unit}', occurred_at, 'UTC'), event_type, url_path, '', count(*)
          from site_insights_event where site_id = ? group by 1, 2, 3, 4

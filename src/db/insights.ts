@@ -21,11 +21,11 @@ import type { ReaderEventReceiver } from './integration-events.ts';
  * behind the same five operations; `PostgresInsightsStore` is the one of this service:
  *
  * - `append` is a group commit: the events of every request that arrives while a commit is under
- *   way wait (and a few, fewer than COMMIT_AT_ROWS, wait up to COMMIT_DELAY_MS for more), and the
- *   next commit stores all of them in one statement (one round trip, one
- *   transaction): the events inserted from one JSON parameter and their rollup counts upserted from
- *   unnested arrays. A request's promise resolves once the commit holding its events is durable,
- *   so its 2xx is never sent before.
+ *   way wait (and a few, fewer than COMMIT_AT_ROWS, wait up to COMMIT_DELAY_MS for more), already
+ *   written as JSON text and added to the rollup counts, and the next commit stores all of them in
+ *   one statement (one round trip, one transaction): the events inserted from one JSON parameter
+ *   and their rollup counts upserted from unnested arrays. A request's promise resolves once the
+ *   commit holding its events is durable, so its 2xx is never sent before.
  * - Monthly partitions are created ahead of need (this month and the next, checked once per
  *   process and hour) and those past the retention are dropped at the same time.
  * - `aggregate` runs one statement built from a plan (domain/sites/insights-query.ts): every
@@ -141,17 +141,29 @@ const COMMIT_DELAY_MS = 200;
 /** How long one aggregation may run. */
 const STATEMENT_TIMEOUT = '5s';
 
-interface Waiting {
-  rows: InsightsRow[];
-  /** When it arrived (Date.now()). */
+/**
+ * The events of the next commit, already in the form it sends, filled by the requests that arrive
+ * before it starts: what waits is a string per request and a count per rollup row, so the parsed
+ * events and rows are garbage as soon as `append` returns (the young generation collects them
+ * instead of every collection copying them while they wait).
+ */
+interface Group {
+  /** Each request's events as the elements of a JSON array (without its brackets), read by `jsonb_to_recordset`. */
+  parts: string[];
+  count: number;
+  /** Their hourly counts (countHourly). */
+  hourly: Map<string, RollupCount>;
+  /** The starts of the months they fall in (ms). */
+  months: Set<number>;
+  /** When its first request arrived (Date.now()). */
   at: number;
-  resolve: () => void;
-  reject: (error: unknown) => void;
+  waiters: { resolve: () => void; reject: (error: unknown) => void }[];
 }
 
 export class PostgresInsightsStore implements InsightsStore {
-  private queue: Waiting[] = [];
-  /** Events waiting in `queue`. */
+  /** The commits to come, in order: requests join the last while it has room. */
+  private groups: Group[] = [];
+  /** Events waiting in `groups`. */
   private queued = 0;
   private running = false;
   /** Ends the wait of `drain` before its delay is over (enough events are waiting). */
@@ -171,7 +183,16 @@ export class PostgresInsightsStore implements InsightsStore {
   append(rows: InsightsRow[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      this.queue.push({ rows, at: Date.now(), resolve, reject });
+      let group = this.groups.at(-1);
+      if (!group || group.count + rows.length > MAX_ROWS_PER_COMMIT) {
+        group = { parts: [], count: 0, hourly: new Map(), months: new Set(), at: Date.now(), waiters: [] };
+        this.groups.push(group);
+      }
+      group.parts.push(JSON.stringify(rows).slice(1, -1));
+      group.count += rows.length;
+      countHourly(group.hourly, rows);
+      for (const r of rows) group.months.add(monthOf(r.occurredAt).from.getTime());
+      group.waiters.push({ resolve, reject });
       this.queued += rows.length;
       if (!this.running) {
         this.running = true;
@@ -182,9 +203,9 @@ export class PostgresInsightsStore implements InsightsStore {
 
   private async drain(): Promise<void> {
     try {
-      while (this.queue.length > 0) {
+      while (this.groups.length > 0) {
         // Requests arriving in the same turn of the event loop join this commit, and more within the delay.
-        const delay = this.queued >= COMMIT_AT_ROWS ? 0 : this.queue[0].at + COMMIT_DELAY_MS - Date.now();
+        const delay = this.queued >= COMMIT_AT_ROWS ? 0 : this.groups[0].at + COMMIT_DELAY_MS - Date.now();
         await new Promise<void>((resolve) => {
           const timer = delay > 0 ? setTimeout(resolve, delay) : setImmediate(resolve);
           this.wake = () => {
@@ -193,19 +214,14 @@ export class PostgresInsightsStore implements InsightsStore {
           };
         });
         this.wake = undefined;
-        const batch: Waiting[] = [];
-        let size = 0;
-        while (this.queue.length > 0 && (batch.length === 0 || size + this.queue[0].rows.length <= MAX_ROWS_PER_COMMIT)) {
-          const next = this.queue.shift()!;
-          batch.push(next);
-          size += next.rows.length;
-        }
-        this.queued -= size;
+        // Taken out before the commit starts: requests arriving meanwhile start the next group.
+        const group = this.groups.shift()!;
+        this.queued -= group.count;
         try {
-          await this.commit(batch.flatMap((w) => w.rows));
-          for (const w of batch) w.resolve();
+          await this.commit(group);
+          for (const w of group.waiters) w.resolve();
         } catch (error) {
-          for (const w of batch) w.reject(error);
+          for (const w of group.waiters) w.reject(error);
         }
       }
     } finally {
@@ -218,23 +234,21 @@ export class PostgresInsightsStore implements InsightsStore {
    * are left out of the process's count of writes (write-count.ts): events arriving do not make every
    * reader's kept answer (URL lookups, published sites, revisions) be read again.
    */
-  private async commit(rows: InsightsRow[]): Promise<void> {
+  private async commit(group: Group): Promise<void> {
     await withoutCountingWrites(async () => {
-      await this.ensurePartitions(rows);
+      await this.ensurePartitions(group.months);
       // One statement, so one round trip and its own transaction: the events and both rollups, or none.
       await sql`
-        with events as (${insertEvents(rows)}),
-             hourly as (${upsertRollup('site_insights_hourly', 'hour', rollupCounts(rows, hourOf))})
-        ${upsertRollup('site_insights_daily', 'day', rollupCounts(rows, dayOf))}`.execute(db(forkEm(this.orm)));
+        with events as (${insertEvents(`[${group.parts.join(',')}]`)}),
+             hourly as (${upsertRollup('site_insights_hourly', 'hour', sortedCounts(group.hourly))})
+        ${upsertRollup('site_insights_daily', 'day', sortedCounts(dailyCounts(group.hourly)))}`.execute(db(forkEm(this.orm)));
     });
     this.commits++;
   }
 
-  /** Partitions for every month the rows fall in, this one and the next; expired ones dropped (once an hour). */
-  private async ensurePartitions(rows: InsightsRow[]): Promise<void> {
+  /** Partitions for every month the events fall in (`months`), this one and the next; expired ones dropped (once an hour). */
+  private async ensurePartitions(months: Set<number>): Promise<void> {
     const now = Date.now();
-    const months = new Set<number>();
-    for (const r of rows) months.add(monthOf(r.occurredAt).from.getTime());
     const fresh = now - this.checkedPartitionsAt < 3_600_000;
     const current = monthOf(new Date(now)).from.getTime();
     if (fresh && [...months].every((m) => m === current || m === monthOf(new Date(current + 40 * 86_400_000)).from.getTime())) return;
@@ -403,28 +417,22 @@ const COLUMNS_OF_ROW: [keyof InsightsRow, string, string][] = [
 ];
 
 /**
- * The INSERT of every row, from one JSON parameter read by `jsonb_to_recordset` (the statement's
- * size does not grow with the rows, and PostgreSQL parses the batch instead of the driver escaping
- * an array per column). A missing key is NULL.
+ * The INSERT of every event, from one JSON parameter (an array of InsightsRow as JSON.stringify
+ * writes them) read by `jsonb_to_recordset` under the rows' own keys: the statement's size does not
+ * grow with the events, and PostgreSQL parses the batch instead of the driver escaping an array per
+ * column. A missing key is NULL.
  */
-function insertEvents(rows: InsightsRow[]): RawBuilder<unknown> {
-  const records = rows.map((r) => {
-    const record: Record<string, unknown> = {};
-    for (const [key, column] of COLUMNS_OF_ROW) {
-      const v = r[key];
-      if (v !== null && v !== undefined) record[column] = v instanceof Date ? v.toISOString() : v;
-    }
-    return record;
-  });
+function insertEvents(json: string): RawBuilder<unknown> {
   const columns = COLUMNS_OF_ROW.map(([, column]) => sql.ref(column));
-  const definition = COLUMNS_OF_ROW.map(([, column, type]) => sql`${sql.ref(column)} ${sql.raw(type)}`);
+  const values = COLUMNS_OF_ROW.map(([key]) => sql.ref(`t.${key}`));
+  const definition = COLUMNS_OF_ROW.map(([key, , type]) => sql`${sql.ref(key)} ${sql.raw(type)}`);
   return sql`
     insert into site_insights_event (id, ${sql.join(columns)})
-    select gen_random_uuid(), ${sql.join(columns)}
-      from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as t(${sql.join(definition)})`;
+    select gen_random_uuid(), ${sql.join(values)}
+      from jsonb_to_recordset(${json}::jsonb) as t(${sql.join(definition)})`;
 }
 
-interface RollupCount {
+export interface RollupCount {
   siteId: string;
   at: Date;
   eventType: string;
@@ -433,30 +441,43 @@ interface RollupCount {
   events: number;
 }
 
+/** The length-prefixed key of one counting: one key per distinct tuple, whatever characters the parts hold. */
+const countKey = (c: Omit<RollupCount, 'events'>) =>
+  `${c.siteId.length}:${c.siteId}${c.at.getTime()}:${c.eventType.length}:${c.eventType}${c.urlPath.length}:${c.urlPath}${c.searchQuery}`;
+
+function addCount(counts: Map<string, RollupCount>, count: RollupCount): void {
+  const key = countKey(count);
+  const found = counts.get(key);
+  if (found) found.events += count.events;
+  else counts.set(key, count);
+}
+
 /**
- * The rows counted per site and period, four times: by type and URL path, by type and search query
- * (`url_path` '', which no event's path is: paths start with `/`), by URL path over every type
- * (`event_type` ''), and in all (both ''). Counting by path and query at once would multiply the
- * rows by the queries of every path; the typeless countings let the dashboard's queries (by path,
- * by day) read a row per path or per period instead of one per path and type.
- * Sorted, so concurrent upserts lock rows in one order.
+ * Adds the events to their counts per site and hour, four times each: by type and URL path, by
+ * type and search query (`url_path` '', which no event's path is: paths start with `/`), by URL
+ * path over every type (`event_type` ''), and in all (both ''). Counting by path and query at once
+ * would multiply the rows by the queries of every path; the typeless countings let the dashboard's
+ * queries (by path, by day) read a row per path or per period instead of one per path and type.
  */
-export function rollupCounts(rows: InsightsRow[], period: (at: Date) => Date): RollupCount[] {
-  const counts = new Map<string, RollupCount>();
-  const add = (siteId: string, at: Date, eventType: string, urlPath: string, searchQuery: string) => {
-    // Each part prefixed with its length: one key per distinct tuple, whatever characters the parts hold.
-    const key = `${siteId.length}:${siteId}${at.getTime()}:${eventType.length}:${eventType}${urlPath.length}:${urlPath}${searchQuery}`;
-    const found = counts.get(key);
-    if (found) found.events++;
-    else counts.set(key, { siteId, at, eventType, urlPath, searchQuery, events: 1 });
-  };
-  for (const r of rows) {
-    const at = period(r.occurredAt);
-    add(r.siteId, at, r.eventType, r.urlPath, '');
-    add(r.siteId, at, r.eventType, '', r.searchQuery ?? '');
-    add(r.siteId, at, '', r.urlPath, '');
-    add(r.siteId, at, '', '', '');
+export function countHourly(counts: Map<string, RollupCount>, rows: InsightsRow[]): void {
+  for (const { siteId, occurredAt, eventType, urlPath, searchQuery } of rows) {
+    const at = hourOf(occurredAt);
+    addCount(counts, { siteId, at, eventType, urlPath, searchQuery: '', events: 1 });
+    addCount(counts, { siteId, at, eventType, urlPath: '', searchQuery: searchQuery ?? '', events: 1 });
+    addCount(counts, { siteId, at, eventType: '', urlPath, searchQuery: '', events: 1 });
+    addCount(counts, { siteId, at, eventType: '', urlPath: '', searchQuery: '', events: 1 });
   }
+}
+
+/** Hourly counts summed by UTC day. */
+export function dailyCounts(hourly: Map<string, RollupCount>): Map<string, RollupCount> {
+  const daily = new Map<string, RollupCount>();
+  for (const c of hourly.values()) addCount(daily, { ...c, at: dayOf(c.at) });
+  return daily;
+}
+
+/** The counts sorted by key, so concurrent upserts lock rows in one order. */
+export function sortedCounts(counts: Map<string, RollupCount>): RollupCount[] {
   return [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
 }
 
