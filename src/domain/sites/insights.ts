@@ -49,8 +49,15 @@ const BOTS: [RegExp, string][] = [
   [/bot\b|crawler|spider|curl\/|wget\/|python-requests|headless/i, 'unknown'],
 ];
 
+export interface UserAgent {
+  browser: Browser;
+  device: Device;
+  os: Os;
+  bot: string | null;
+}
+
 /** What a user agent says about the visitor: browser, device, operating system, crawler (null for none). */
-export function parseUserAgent(ua: string): { browser: Browser; device: Device; os: Os; bot: string | null } {
+export function parseUserAgent(ua: string): UserAgent {
   const bot = BOTS.find(([re]) => re.test(ua))?.[1] ?? null;
   const browser: Browser = /edg(e|a|ios)?\//i.test(ua)
     ? 'edge'
@@ -97,8 +104,17 @@ export function urlDomain(url: string | null | undefined): string | null {
   }
 }
 
+export interface LocationParts {
+  urlPath: string;
+  utmSource: string | null;
+  utmMedium: string | null;
+  utmCampaign: string | null;
+  utmTerm: string | null;
+  utmContent: string | null;
+}
+
 /** The path of a location URL, and its UTM parameters. */
-export function locationParts(url: string) {
+export function locationParts(url: string): LocationParts {
   let parsed: URL | null = null;
   try {
     parsed = new URL(url);

@@ -10,8 +10,10 @@ import {
   inWindow,
   linkTarget,
   locationParts,
+  type LocationParts,
   MAX_CLAIMS_CHARS,
   parseUserAgent,
+  type UserAgent,
   urlDomain,
   visitorAuthenticated,
 } from '../../../domain/sites/insights.ts';
@@ -90,6 +92,8 @@ export async function trackEvents(
   const country = countryOf(headers.country);
   const latitude = coordinateOf(headers.latitude, 90);
   const longitude = coordinateOf(headers.longitude, 180);
+  // A batch's events mostly share their visitor's user agent and often their page: each read once.
+  const parsed = { agents: new Map<string, UserAgent>(), locations: new Map<string, LocationParts>() };
   const rows = body.events.map((event, i) => {
     const at = event.timestamp === undefined ? now : Date.parse(event.timestamp);
     if (!inWindow(at, now)) throw badRequest(`events[${i}].timestamp: must be within 5 minutes of the current time`);
@@ -105,10 +109,16 @@ export async function trackEvents(
       longitude,
       visibility: site.visibility,
       claims,
+      parsed,
     });
   });
-  await store(ctx).append(rows);
-  await raiseReaderEvents(ctx, site, body.events);
+  const readerEvents = site.receivers.length > 0 ? readerEventsForIntegrations(site.id, body.events) : [];
+  const stored = store(ctx).append(rows);
+  // The parsed events are let go while the commit is awaited (the request keeps its body until it
+  // is answered): waiting, they would outlive young collections and be copied to the old generation.
+  body.events.length = 0;
+  await stored;
+  await raiseReaderEvents(ctx, site, readerEvents);
 }
 
 /**
@@ -118,9 +128,11 @@ export async function trackEvents(
  * insights' own are not), and a failure to raise them is logged rather than failing the batch the
  * renderer sent, which is stored already.
  */
-async function raiseReaderEvents(ctx: Ctx, site: SiteTracking, events: readonly Event[]): Promise<void> {
-  if (site.receivers.length === 0) return;
-  const readerEvents = readerEventsForIntegrations(site.id, events);
+async function raiseReaderEvents(
+  ctx: Ctx,
+  site: SiteTracking,
+  readerEvents: ReturnType<typeof readerEventsForIntegrations>,
+): Promise<void> {
   if (readerEvents.length === 0) return;
   let raised: RaisedFor[];
   try {
@@ -143,11 +155,15 @@ function toRow(
     longitude: number | null;
     visibility: string;
     claims: Record<string, unknown> | null;
+    parsed: { agents: Map<string, UserAgent>; locations: Map<string, LocationParts> };
   },
 ): InsightsRow {
   const { session, location } = event;
-  const ua = parseUserAgent(session.userAgent);
-  const parts = locationParts(location.url);
+  const { agents, locations } = ctx.parsed;
+  let ua = agents.get(session.userAgent);
+  if (!ua) agents.set(session.userAgent, (ua = parseUserAgent(session.userAgent)));
+  let parts = locations.get(location.url);
+  if (!parts) locations.set(location.url, (parts = locationParts(location.url)));
   const referrer = session.referrer ? session.referrer : null;
   const row: InsightsRow = {
     organizationId: ctx.organizationId,
