@@ -1,6 +1,20 @@
 import { sql, type RawBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
-import { dayOf, hourOf, monthOf, partitionName } from '../domain/sites/insights.ts';
+import {
+  addCounts,
+  dailyCounts,
+  dayOf,
+  hourOf,
+  monthOf,
+  partitionName,
+  prepareEvents,
+  sortedCounts,
+  type InsightsRow,
+  type PreparedEvents,
+  type RollupCount,
+} from '../domain/sites/insights.ts';
+
+export type { InsightsRow, PreparedEvents };
 import {
   AGGREGATES,
   columnKey,
@@ -45,60 +59,6 @@ export interface SiteTracking {
   receivers: ReaderEventReceiver[];
 }
 
-/** An event as the store keeps it (no IP address: there is no column for one). */
-export interface InsightsRow {
-  organizationId: string;
-  siteId: string;
-  occurredAt: Date;
-  eventType: string;
-  visitorId: string;
-  sessionId: string;
-  url: string;
-  urlPath: string;
-  displayContext: string;
-  siteSection: string | null;
-  siteSpace: string | null;
-  siteShareKey: string | null;
-  space: string | null;
-  revision: string | null;
-  page: string | null;
-  pageNotFoundType: string | null;
-  country: string | null;
-  latitude: number | null;
-  longitude: number | null;
-  language: string | null;
-  browser: string;
-  device: string;
-  os: string;
-  bot: string | null;
-  referrer: string | null;
-  referrerDomain: string | null;
-  utmSource: string | null;
-  utmMedium: string | null;
-  utmCampaign: string | null;
-  utmTerm: string | null;
-  utmContent: string | null;
-  visitorAuthenticated: boolean;
-  claims: Record<string, unknown> | null;
-  searchQuery: string | null;
-  searchResultRecordId: string | null;
-  feedbackRating: string | null;
-  feedbackComment: string | null;
-  askRating: number | null;
-  linkTargetKind: string | null;
-  linkTargetValue: Record<string, unknown> | null;
-  linkTargetDomain: string | null;
-  linkPosition: string | null;
-  apiPath: string | null;
-  apiMethod: string | null;
-  llmsVariant: string | null;
-  markdownSource: string | null;
-  adDomain: string | null;
-  adPlacement: string | null;
-  trademarkPlacement: string | null;
-  detail: Record<string, unknown> | null;
-}
-
 export interface SegmentRow {
   claims: Record<string, unknown> | null;
   events: number;
@@ -121,6 +81,8 @@ export type AggregateRow = Record<string, unknown>;
 export interface InsightsStore {
   /** Stores events; resolves once they are durable. */
   append(rows: InsightsRow[]): Promise<void>;
+  /** The same, for events prepared already (prepareEvents: in the thread that read them). */
+  appendPrepared(events: PreparedEvents): Promise<void>;
   aggregate(em: Em, siteId: string, plan: Plan): Promise<AggregateRow[]>;
   segments(em: Em, siteId: string, from: Date, to: Date, limit: number): Promise<SegmentRow[]>;
   /** Removes every event of a site (in the transaction of `em`). */
@@ -151,7 +113,7 @@ interface Group {
   /** Each request's events as the elements of a JSON array (without its brackets), read by `jsonb_to_recordset`. */
   parts: string[];
   count: number;
-  /** Their hourly counts (countHourly). */
+  /** Their hourly counts (countHourly in domain/sites/insights.ts). */
   hourly: Map<string, RollupCount>;
   /** The starts of the months they fall in (ms). */
   months: Set<number>;
@@ -181,19 +143,23 @@ export class PostgresInsightsStore implements InsightsStore {
   }
 
   append(rows: InsightsRow[]): Promise<void> {
-    if (rows.length === 0) return Promise.resolve();
+    return this.appendPrepared(prepareEvents(rows));
+  }
+
+  appendPrepared(events: PreparedEvents): Promise<void> {
+    if (events.count === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       let group = this.groups.at(-1);
-      if (!group || group.count + rows.length > MAX_ROWS_PER_COMMIT) {
+      if (!group || group.count + events.count > MAX_ROWS_PER_COMMIT) {
         group = { parts: [], count: 0, hourly: new Map(), months: new Set(), at: Date.now(), waiters: [] };
         this.groups.push(group);
       }
-      group.parts.push(JSON.stringify(rows).slice(1, -1));
-      group.count += rows.length;
-      countHourly(group.hourly, rows);
-      for (const r of rows) group.months.add(monthOf(r.occurredAt).from.getTime());
+      group.parts.push(events.json);
+      group.count += events.count;
+      addCounts(group.hourly, events.hourly);
+      for (const m of events.months) group.months.add(m);
       group.waiters.push({ resolve, reject });
-      this.queued += rows.length;
+      this.queued += events.count;
       if (!this.running) {
         this.running = true;
         void this.drain();
@@ -430,55 +396,6 @@ function insertEvents(json: string): RawBuilder<unknown> {
     insert into site_insights_event (id, ${sql.join(columns)})
     select gen_random_uuid(), ${sql.join(values)}
       from jsonb_to_recordset(${json}::jsonb) as t(${sql.join(definition)})`;
-}
-
-export interface RollupCount {
-  siteId: string;
-  at: Date;
-  eventType: string;
-  urlPath: string;
-  searchQuery: string;
-  events: number;
-}
-
-/** The length-prefixed key of one counting: one key per distinct tuple, whatever characters the parts hold. */
-const countKey = (c: Omit<RollupCount, 'events'>) =>
-  `${c.siteId.length}:${c.siteId}${c.at.getTime()}:${c.eventType.length}:${c.eventType}${c.urlPath.length}:${c.urlPath}${c.searchQuery}`;
-
-function addCount(counts: Map<string, RollupCount>, count: RollupCount): void {
-  const key = countKey(count);
-  const found = counts.get(key);
-  if (found) found.events += count.events;
-  else counts.set(key, count);
-}
-
-/**
- * Adds the events to their counts per site and hour, four times each: by type and URL path, by
- * type and search query (`url_path` '', which no event's path is: paths start with `/`), by URL
- * path over every type (`event_type` ''), and in all (both ''). Counting by path and query at once
- * would multiply the rows by the queries of every path; the typeless countings let the dashboard's
- * queries (by path, by day) read a row per path or per period instead of one per path and type.
- */
-export function countHourly(counts: Map<string, RollupCount>, rows: InsightsRow[]): void {
-  for (const { siteId, occurredAt, eventType, urlPath, searchQuery } of rows) {
-    const at = hourOf(occurredAt);
-    addCount(counts, { siteId, at, eventType, urlPath, searchQuery: '', events: 1 });
-    addCount(counts, { siteId, at, eventType, urlPath: '', searchQuery: searchQuery ?? '', events: 1 });
-    addCount(counts, { siteId, at, eventType: '', urlPath, searchQuery: '', events: 1 });
-    addCount(counts, { siteId, at, eventType: '', urlPath: '', searchQuery: '', events: 1 });
-  }
-}
-
-/** Hourly counts summed by UTC day. */
-export function dailyCounts(hourly: Map<string, RollupCount>): Map<string, RollupCount> {
-  const daily = new Map<string, RollupCount>();
-  for (const c of hourly.values()) addCount(daily, { ...c, at: dayOf(c.at) });
-  return daily;
-}
-
-/** The counts sorted by key, so concurrent upserts lock rows in one order. */
-export function sortedCounts(counts: Map<string, RollupCount>): RollupCount[] {
-  return [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
 }
 
 /** The upsert of `counts` (never empty: every event is counted) into a rollup table, adding to the counts there. */

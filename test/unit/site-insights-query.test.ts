@@ -2,7 +2,17 @@ import { describe, expect, it } from '@jest/globals';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import { aggregationQuery, COLUMNS, geoCell } from '../../src/db/insights.ts';
 import { planAggregation, QueryError, resolveRange, splitRange, type AggregationInput } from '../../src/domain/sites/insights-query.ts';
-import { countryOf, locationParts, parseUserAgent, urlDomain } from '../../src/domain/sites/insights.ts';
+import {
+  addCounts,
+  countryOf,
+  dailyCounts,
+  locationParts,
+  parseUserAgent,
+  prepareEvents,
+  sortedCounts,
+  urlDomain,
+  type InsightsRow,
+} from '../../src/domain/sites/insights.ts';
 import { PLAIN_COLUMNS } from '../../src/api/sites/insights/schemas.ts';
 
 /** The translation of GitBook's insights query language: planning (pure) and the SQL it becomes (compiled, not run). */
@@ -171,5 +181,54 @@ describe('events', () => {
     expect(urlDomain('')).toBeNull();
     expect(countryOf('fr')).toBe('FR');
     expect(countryOf('France')).toBeNull();
+  });
+});
+
+describe('prepared events', () => {
+  const row = (at: string, urlPath: string, eventType = 'page_view', searchQuery: string | null = null) =>
+    ({ siteId: 's1', occurredAt: new Date(at), eventType, urlPath, searchQuery, claims: null, latitude: 1.5 }) as unknown as InsightsRow;
+
+  it('writes the rows as JSON elements that join into one array, and the months they fall in', () => {
+    const first = prepareEvents([row('2026-11-30T10:15:00Z', '/a'), row('2026-12-01T00:05:00Z', '/b')]);
+    const second = prepareEvents([row('2026-11-30T11:00:00Z', '/a', 'search_type_query', 'install')]);
+    const joined = JSON.parse(`[${[first.json, second.json].join(',')}]`) as Record<string, unknown>[];
+    expect(joined.map((r) => [r.urlPath, r.occurredAt, r.claims, r.latitude])).toEqual([
+      ['/a', '2026-11-30T10:15:00.000Z', null, 1.5],
+      ['/b', '2026-12-01T00:05:00.000Z', null, 1.5],
+      ['/a', '2026-11-30T11:00:00.000Z', null, 1.5],
+    ]);
+    expect(first.count).toBe(2);
+    expect(first.months).toEqual([Date.UTC(2026, 10, 1), Date.UTC(2026, 11, 1)]);
+  });
+
+  it('counts each event four times an hour, sums requests without changing their counts, and sums hours into days', () => {
+    const a = prepareEvents([row('2026-11-30T10:15:00Z', '/a'), row('2026-11-30T10:45:00Z', '/a')]);
+    const b = prepareEvents([row('2026-11-30T11:00:00Z', '/a', 'search_type_query', 'install')]);
+    const all = new Map();
+    addCounts(all, a.hourly);
+    addCounts(all, b.hourly);
+    const hourly = sortedCounts(all).map((c) => [c.at.toISOString().slice(11, 13), c.eventType, c.urlPath, c.searchQuery, c.events]);
+    expect(hourly).toEqual([
+      ['10', '', '', '', 2],
+      ['10', '', '/a', '', 2],
+      ['10', 'page_view', '', '', 2],
+      ['10', 'page_view', '/a', '', 2],
+      ['11', '', '', '', 1],
+      ['11', '', '/a', '', 1],
+      ['11', 'search_type_query', '', 'install', 1],
+      ['11', 'search_type_query', '/a', '', 1],
+    ]);
+    // The requests' own counts are left as they were.
+    expect(sortedCounts(a.hourly).map((c) => c.events)).toEqual([2, 2, 2, 2]);
+    const daily = sortedCounts(dailyCounts(all)).map((c) => [c.at.toISOString(), c.eventType, c.urlPath, c.searchQuery, c.events]);
+    expect(daily).toEqual([
+      ['2026-11-30T00:00:00.000Z', '', '', '', 3],
+      ['2026-11-30T00:00:00.000Z', '', '/a', '', 3],
+      // Keys start with each part's length: a type of 17 characters sorts before one of 9.
+      ['2026-11-30T00:00:00.000Z', 'search_type_query', '', 'install', 1],
+      ['2026-11-30T00:00:00.000Z', 'search_type_query', '/a', '', 1],
+      ['2026-11-30T00:00:00.000Z', 'page_view', '', '', 2],
+      ['2026-11-30T00:00:00.000Z', 'page_view', '/a', '', 2],
+    ]);
   });
 });

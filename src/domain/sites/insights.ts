@@ -184,3 +184,137 @@ export const partitionName = (from: Date) =>
 /** The start of the hour and of the UTC day of `at`. */
 export const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000);
 export const dayOf = (at: Date) => new Date(Math.floor(at.getTime() / 86_400_000) * 86_400_000);
+
+/** An event as the store keeps it (no IP address: there is no column for one). */
+export interface InsightsRow {
+  organizationId: string;
+  siteId: string;
+  occurredAt: Date;
+  eventType: string;
+  visitorId: string;
+  sessionId: string;
+  url: string;
+  urlPath: string;
+  displayContext: string;
+  siteSection: string | null;
+  siteSpace: string | null;
+  siteShareKey: string | null;
+  space: string | null;
+  revision: string | null;
+  page: string | null;
+  pageNotFoundType: string | null;
+  country: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  language: string | null;
+  browser: string;
+  device: string;
+  os: string;
+  bot: string | null;
+  referrer: string | null;
+  referrerDomain: string | null;
+  utmSource: string | null;
+  utmMedium: string | null;
+  utmCampaign: string | null;
+  utmTerm: string | null;
+  utmContent: string | null;
+  visitorAuthenticated: boolean;
+  claims: Record<string, unknown> | null;
+  searchQuery: string | null;
+  searchResultRecordId: string | null;
+  feedbackRating: string | null;
+  feedbackComment: string | null;
+  askRating: number | null;
+  linkTargetKind: string | null;
+  linkTargetValue: Record<string, unknown> | null;
+  linkTargetDomain: string | null;
+  linkPosition: string | null;
+  apiPath: string | null;
+  apiMethod: string | null;
+  llmsVariant: string | null;
+  markdownSource: string | null;
+  adDomain: string | null;
+  adPlacement: string | null;
+  trademarkPlacement: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+export interface RollupCount {
+  siteId: string;
+  at: Date;
+  eventType: string;
+  urlPath: string;
+  searchQuery: string;
+  events: number;
+}
+
+/** The length-prefixed key of one counting: one key per distinct tuple, whatever characters the parts hold. */
+const countKey = (c: Omit<RollupCount, 'events'>) =>
+  `${c.siteId.length}:${c.siteId}${c.at.getTime()}:${c.eventType.length}:${c.eventType}${c.urlPath.length}:${c.urlPath}${c.searchQuery}`;
+
+function addCount(counts: Map<string, RollupCount>, count: RollupCount): void {
+  const key = countKey(count);
+  const found = counts.get(key);
+  if (found) found.events += count.events;
+  else counts.set(key, count);
+}
+
+/**
+ * Adds the events to their counts per site and hour, four times each: by type and URL path, by
+ * type and search query (`url_path` '', which no event's path is: paths start with `/`), by URL
+ * path over every type (`event_type` ''), and in all (both ''). Counting by path and query at once
+ * would multiply the rows by the queries of every path; the typeless countings let the dashboard's
+ * queries (by path, by day) read a row per path or per period instead of one per path and type.
+ */
+export function countHourly(counts: Map<string, RollupCount>, rows: InsightsRow[]): void {
+  for (const { siteId, occurredAt, eventType, urlPath, searchQuery } of rows) {
+    const at = hourOf(occurredAt);
+    addCount(counts, { siteId, at, eventType, urlPath, searchQuery: '', events: 1 });
+    addCount(counts, { siteId, at, eventType, urlPath: '', searchQuery: searchQuery ?? '', events: 1 });
+    addCount(counts, { siteId, at, eventType: '', urlPath, searchQuery: '', events: 1 });
+    addCount(counts, { siteId, at, eventType: '', urlPath: '', searchQuery: '', events: 1 });
+  }
+}
+
+/** Hourly counts summed by UTC day. */
+export function dailyCounts(hourly: Map<string, RollupCount>): Map<string, RollupCount> {
+  const daily = new Map<string, RollupCount>();
+  for (const c of hourly.values()) addCount(daily, { ...c, at: dayOf(c.at) });
+  return daily;
+}
+
+/** The counts sorted by key, so concurrent upserts lock rows in one order. */
+export function sortedCounts(counts: Map<string, RollupCount>): RollupCount[] {
+  return [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
+}
+
+/**
+ * A request's events in the form a commit sends them (PostgresInsightsStore): the rows as the
+ * elements of a JSON array (without its brackets, so requests' parts join with commas), their
+ * hourly counts and the months they fall in. Built where the events are read, so what waits for a
+ * commit holds no parsed event.
+ */
+export interface PreparedEvents {
+  json: string;
+  count: number;
+  hourly: Map<string, RollupCount>;
+  /** The starts of the months the events fall in (ms). */
+  months: number[];
+}
+
+export function prepareEvents(rows: InsightsRow[]): PreparedEvents {
+  const hourly = new Map<string, RollupCount>();
+  countHourly(hourly, rows);
+  const months = new Set<number>();
+  for (const r of rows) months.add(monthOf(r.occurredAt).from.getTime());
+  return { json: JSON.stringify(rows).slice(1, -1), count: rows.length, hourly, months: [...months] };
+}
+
+/** Adds counts to others (new entries are copies: the counts added are left as they are). */
+export function addCounts(into: Map<string, RollupCount>, counts: Map<string, RollupCount>): void {
+  for (const [key, c] of counts) {
+    const found = into.get(key);
+    if (found) found.events += c.events;
+    else into.set(key, { ...c });
+  }
+}
