@@ -50,15 +50,21 @@ function eventFlow(origin: string, path: string, token: string, eventsPerSecond:
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const everyMs = (1000 * EVENT_BATCH) / eventsPerSecond;
   const counts = { accepted: 0, refused: 0 };
+  /** The first answers refused, as `status: start of the body` (or the error), for the run's error. */
+  const why: string[] = [];
   const inFlight = new Set<Promise<void>>();
   const send = () => {
     const sent: Promise<void> = client.request('POST', path, headers, body).then(
       (res) => {
         if (res.status === 204) counts.accepted += EVENT_BATCH;
-        else counts.refused += EVENT_BATCH;
+        else {
+          counts.refused += EVENT_BATCH;
+          if (why.length < 3) why.push(`${res.status}: ${res.body.toString('utf8').slice(0, 200)}`);
+        }
       },
-      () => {
+      (error: Error) => {
         counts.refused += EVENT_BATCH;
+        if (why.length < 3) why.push(error.message);
       },
     );
     inFlight.add(sent);
@@ -77,7 +83,7 @@ function eventFlow(origin: string, path: string, token: string, eventsPerSecond:
       const seconds = (performance.now() - started) / 1000;
       await Promise.all(inFlight);
       await client.close();
-      return { ...counts, seconds };
+      return { ...counts, why, seconds };
     },
   };
 }
@@ -154,8 +160,9 @@ export async function measureReader(stack: Stack, options: RunOptions, log: (lin
   // The events' path warmed up first (its code optimized, the site's facts kept), as the page views' is by the rows above.
   const warmup = eventFlow(stack.api.url, eventsPath, lookupToken, EVENTS_PER_SECOND);
   await new Promise((done) => setTimeout(done, options.quick ? 1000 : 5000));
-  if ((await warmup.stop()).refused > 0) throw new Error('events sent to warm up were refused');
-  const flowed = { accepted: 0, refused: 0, seconds: 0 };
+  const warmed = await warmup.stop();
+  if (warmed.refused > 0) throw new Error(`${warmed.refused} events sent to warm up were refused: ${warmed.why.join(' | ')}`);
+  const flowed = { accepted: 0, refused: 0, seconds: 0, why: [] as string[] };
   const [tracked, untracked] = await compare(
     options.rounds,
     async () => {
@@ -166,12 +173,14 @@ export async function measureReader(stack: Stack, options: RunOptions, log: (lin
         const counts = await flow.stop();
         flowed.accepted += counts.accepted;
         flowed.refused += counts.refused;
+        flowed.why.push(...counts.why);
         flowed.seconds += counts.seconds;
       }
     },
     () => load(stack.api.url, { ...run, sequence }),
   );
-  if (flowed.refused > 0) throw new Error(`${flowed.refused} of the events sent during the page views were refused`);
+  if (flowed.refused > 0)
+    throw new Error(`${flowed.refused} of the events sent during the page views were refused: ${flowed.why.slice(0, 3).join(' | ')}`);
   const trackedRatio = tracked.rps / untracked.rps;
 
   // The document alone, one request at a time, after a warm-up.
