@@ -1,7 +1,5 @@
-import AjvCompiler from '@fastify/ajv-compiler';
 import { ctxOf, type RoutePlugin } from '../../context.ts';
 import { errors, NoContent } from '../../schemas.ts';
-import { AJV_OPTIONS } from '../../json-body.ts';
 import { SiteParams } from '../schemas.ts';
 import {
   AgentFeedbackAnswer,
@@ -9,7 +7,7 @@ import {
   AggregateBody,
   AggregateResult,
   LegacyAgentFeedback,
-  TrackEventsText,
+  TrackEventsBody,
   TrackEventsHeaders,
   VisitorSegments,
 } from './schemas.ts';
@@ -20,41 +18,30 @@ export const siteInsightsRoutes: RoutePlugin = async (app) => {
   const tags = ['site-insights'];
   const site = '/v1/orgs/:organizationId/sites/:siteId';
 
-  // The events' body reaches its handler as JSON text: it is parsed and validated in a thread of
-  // the process's pool (batch.ts), not on this event loop. Params and headers validate as everywhere.
-  const eventsRoute: RoutePlugin = async (scope) => {
-    const validators = AjvCompiler()({}, { customOptions: AJV_OPTIONS, plugins: [] });
-    scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-    scope.post(
-      `${site}/insights/events`,
-      {
-        // The renderer's own credential: a site lookup token of the organization.
-        config: { siteLookup: true },
-        schema: {
-          tags,
-          summary: "Track events of a site's readers (204 once they are stored)",
-          params: SiteParams,
-          headers: TrackEventsHeaders,
-          body: TrackEventsText,
-          response: { 204: NoContent, ...errors(403, 404) },
-        },
-        validatorCompiler: (route) => (route.httpPart === 'body' ? () => true : validators(route)),
+  app.post(
+    `${site}/insights/events`,
+    {
+      // The renderer's own credential: a site lookup token of the organization.
+      config: { siteLookup: true },
+      schema: {
+        tags,
+        summary: "Track events of a site's readers (204 once they are stored)",
+        params: SiteParams,
+        headers: TrackEventsHeaders,
+        body: TrackEventsBody,
+        response: { 204: NoContent, ...errors(403, 404) },
       },
-      async (request, reply) => {
-        const { params, headers } = request;
-        // Without a body (nor its content type) the app's hook gives an empty object: read as no events.
-        const text = typeof request.body === 'string' ? request.body : '';
-        await trackEvents(ctxOf(request), params.organizationId, params.siteId, text, {
-          country: headers['x-location-country'],
-          latitude: headers['x-location-latitude'],
-          longitude: headers['x-location-longitude'],
-        });
-        return reply.status(204).send();
-      },
-    );
-  };
-  await app.register(eventsRoute);
+    },
+    async (request, reply) => {
+      const { params, headers } = request;
+      await trackEvents(ctxOf(request), params.organizationId, params.siteId, request.body, {
+        country: headers['x-location-country'],
+        latitude: headers['x-location-latitude'],
+        longitude: headers['x-location-longitude'],
+      });
+      return reply.status(204).send();
+    },
+  );
 
   app.post(
     `${site}/insights/events/aggregate`,

@@ -140,12 +140,6 @@ export const TrackEventsBody = Type.Object({
   events: Type.Array(SiteInsightsEvent, { maxItems: MAX_EVENTS_PER_BATCH }),
 });
 
-/**
- * The events' route takes its body as JSON text, read and validated against TrackEventsBody in a
- * thread of the process's pool (batch.ts): documented as TrackEventsBody, typed as the text.
- */
-export const TrackEventsText = Type.Unsafe<string>(TrackEventsBody);
-
 // --- Aggregation ------------------------------------------------------------------------------------
 
 /** Columns that take no option, in GitBook's order (SiteInsightsQueryEventsColumn). */

@@ -1,19 +1,29 @@
 import type { Static } from 'typebox';
-import { insightsStore, type SiteTracking } from '../../../db/insights.ts';
+import { insightsStore, type InsightsRow, type SiteTracking } from '../../../db/insights.ts';
 import { raiseSiteReaderEvents, readerEventReceivers, type RaisedFor } from '../../../db/integration-events.ts';
 import { siteById } from '../../../db/sites.ts';
 import { withoutCountingWrites } from '../../../db/write-count.ts';
-import type { readerEventsForIntegrations } from '../../../domain/integration-events.ts';
-import { coordinateOf, countryOf } from '../../../domain/sites/insights.ts';
+import { readerEventsForIntegrations } from '../../../domain/integration-events.ts';
+import {
+  coordinateOf,
+  countryOf,
+  inWindow,
+  linkTarget,
+  locationParts,
+  type LocationParts,
+  MAX_CLAIMS_CHARS,
+  parseUserAgent,
+  type UserAgent,
+  urlDomain,
+  visitorAuthenticated,
+} from '../../../domain/sites/insights.ts';
 import { planAggregation, QueryError } from '../../../domain/sites/insights-query.ts';
 import type { Ctx } from '../../context.ts';
-import { badRequest, notFound, unavailable, validationMessage } from '../../errors.ts';
-import { BoundedParseError, boundedTask, runBounded } from '../../../lib/bounded-parse.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import { announce } from '../../integrations/service.ts';
 import { requireSite } from '../site-access.ts';
 import { presentAggregation, presentSegment } from './present.ts';
-import type { BatchOutcome, readBatch } from './batch.ts';
-import type { AgentFeedbackInput, AggregateBody, LegacyAgentFeedback } from './schemas.ts';
+import type { AgentFeedbackInput, AggregateBody, LegacyAgentFeedback, SiteInsightsEvent, TrackEventsBody } from './schemas.ts';
 
 /**
  * Site insights: the renderer's events in, aggregations and visitor segments out, agents' feedback.
@@ -63,47 +73,52 @@ export interface LocationHeaders {
   longitude?: string;
 }
 
-const READ_BATCH = boundedTask<typeof readBatch>(new URL('./batch.ts', import.meta.url), 'readBatch');
-/** A batch of 100 events is read in a few milliseconds; the bounds are those of a reader's document conversion (the same threads). */
-const BATCH_BOUNDS = { timeoutMs: 5_000, maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 };
+type Event = Static<typeof SiteInsightsEvent>;
 
 /**
- * Stores a batch of events (`text`, the request's JSON body), all or none. The batch is read in the
- * process's pool of threads (batch.ts: parsed, validated against TrackEventsBody, every timestamp
- * within 5 minutes of now and every claims bounded, turned into rows and rollup counts), never on
- * the event loop that answers readers; then it joins the process's next group commit, and the call
- * returns once that commit is durable.
+ * Stores a batch of events, all or none: every event is checked first (its timestamp within 5
+ * minutes of now, its claims bounded), then the batch joins the process's next group commit, and
+ * the call returns once that commit is durable.
  */
-export async function trackEvents(ctx: Ctx, organizationId: string, siteId: string, text: string, headers: LocationHeaders): Promise<void> {
+export async function trackEvents(
+  ctx: Ctx,
+  organizationId: string,
+  siteId: string,
+  body: Static<typeof TrackEventsBody>,
+  headers: LocationHeaders,
+): Promise<void> {
   const site = await trackingSite(ctx, organizationId, siteId);
-  let outcome: BatchOutcome;
-  try {
-    outcome = await runBounded(
-      READ_BATCH,
-      [
-        text,
-        {
-          organizationId,
-          siteId: site.id,
-          visibility: site.visibility,
-          now: Date.now(),
-          country: countryOf(headers.country),
-          latitude: coordinateOf(headers.latitude, 90),
-          longitude: coordinateOf(headers.longitude, 180),
-          readerEvents: site.receivers.length > 0,
-        },
-      ],
-      { ...BATCH_BOUNDS, lane: 'interactive' },
-    );
-  } catch (error) {
-    if (error instanceof BoundedParseError && error.reason === 'busy')
-      throw unavailable('Too many events are being read; try again shortly');
-    throw error;
-  }
-  if ('refused' in outcome) throw badRequest(outcome.refused);
-  if ('invalid' in outcome) throw badRequest(validationMessage('body', outcome.invalid));
-  await store(ctx).appendPrepared(outcome.events);
-  await raiseReaderEvents(ctx, site, outcome.readerEvents);
+  const now = Date.now();
+  const country = countryOf(headers.country);
+  const latitude = coordinateOf(headers.latitude, 90);
+  const longitude = coordinateOf(headers.longitude, 180);
+  // A batch's events mostly share their visitor's user agent and often their page: each read once.
+  const parsed = { agents: new Map<string, UserAgent>(), locations: new Map<string, LocationParts>() };
+  const rows = body.events.map((event, i) => {
+    const at = event.timestamp === undefined ? now : Date.parse(event.timestamp);
+    if (!inWindow(at, now)) throw badRequest(`events[${i}].timestamp: must be within 5 minutes of the current time`);
+    const claims = event.session.visitorAuthClaims ?? null;
+    if (claims && JSON.stringify(claims).length > MAX_CLAIMS_CHARS)
+      throw badRequest(`events[${i}].session.visitorAuthClaims: at most ${MAX_CLAIMS_CHARS} characters of JSON`);
+    return toRow(event, {
+      organizationId,
+      siteId: site.id,
+      at: new Date(at),
+      country,
+      latitude,
+      longitude,
+      visibility: site.visibility,
+      claims,
+      parsed,
+    });
+  });
+  const readerEvents = site.receivers.length > 0 ? readerEventsForIntegrations(site.id, body.events) : [];
+  const stored = store(ctx).append(rows);
+  // The parsed events are let go while the commit is awaited (the request keeps its body until it
+  // is answered): waiting, they would outlive young collections and be copied to the old generation.
+  body.events.length = 0;
+  await stored;
+  await raiseReaderEvents(ctx, site, readerEvents);
 }
 
 /**
@@ -127,6 +142,135 @@ async function raiseReaderEvents(
     return;
   }
   await announce(ctx, raised);
+}
+
+function toRow(
+  event: Event,
+  ctx: {
+    organizationId: string;
+    siteId: string;
+    at: Date;
+    country: string | null;
+    latitude: number | null;
+    longitude: number | null;
+    visibility: string;
+    claims: Record<string, unknown> | null;
+    parsed: { agents: Map<string, UserAgent>; locations: Map<string, LocationParts> };
+  },
+): InsightsRow {
+  const { session, location } = event;
+  const { agents, locations } = ctx.parsed;
+  let ua = agents.get(session.userAgent);
+  if (!ua) agents.set(session.userAgent, (ua = parseUserAgent(session.userAgent)));
+  let parts = locations.get(location.url);
+  if (!parts) locations.set(location.url, (parts = locationParts(location.url)));
+  const referrer = session.referrer ? session.referrer : null;
+  const row: InsightsRow = {
+    organizationId: ctx.organizationId,
+    siteId: ctx.siteId,
+    occurredAt: ctx.at,
+    eventType: event.type,
+    visitorId: session.visitorId,
+    sessionId: session.sessionId,
+    url: location.url,
+    urlPath: parts.urlPath,
+    displayContext: location.displayContext ?? 'site',
+    siteSection: location.siteSection,
+    siteSpace: location.siteSpace,
+    siteShareKey: location.siteShareKey,
+    space: location.space,
+    revision: location.revision,
+    page: location.page,
+    pageNotFoundType: null,
+    country: ctx.country,
+    latitude: ctx.latitude,
+    longitude: ctx.longitude,
+    language: session.language,
+    ...ua,
+    referrer,
+    referrerDomain: urlDomain(referrer),
+    utmSource: parts.utmSource,
+    utmMedium: parts.utmMedium,
+    utmCampaign: parts.utmCampaign,
+    utmTerm: parts.utmTerm,
+    utmContent: parts.utmContent,
+    visitorAuthenticated: visitorAuthenticated(ctx.visibility, ctx.claims),
+    claims: ctx.claims && Object.keys(ctx.claims).length > 0 ? ctx.claims : null,
+    searchQuery: null,
+    searchResultRecordId: null,
+    feedbackRating: null,
+    feedbackComment: null,
+    askRating: null,
+    linkTargetKind: null,
+    linkTargetValue: null,
+    linkTargetDomain: null,
+    linkPosition: null,
+    apiPath: null,
+    apiMethod: null,
+    llmsVariant: null,
+    markdownSource: null,
+    adDomain: null,
+    adPlacement: null,
+    trademarkPlacement: null,
+    detail: null,
+  };
+  switch (event.type) {
+    case 'page_markdown_request':
+      row.markdownSource = event.markdownSource ?? null;
+      break;
+    case 'search_type_query':
+      row.searchQuery = event.query;
+      break;
+    case 'search_open_result':
+      row.searchQuery = event.query;
+      if ('recordId' in event.result) row.searchResultRecordId = event.result.recordId;
+      else row.detail = { result: event.result };
+      break;
+    case 'page_post_feedback':
+      row.feedbackRating = event.feedback.rating;
+      break;
+    case 'page_post_feedback_comment':
+      row.feedbackRating = event.feedback.rating;
+      row.feedbackComment = event.feedback.comment;
+      break;
+    case 'ask_question':
+      row.searchQuery = event.query;
+      if (event.goal !== undefined) row.detail = { goal: event.goal };
+      break;
+    case 'ask_rate_response':
+      row.searchQuery = event.query;
+      row.askRating = event.rating;
+      row.detail = { responseId: event.responseId };
+      break;
+    case 'link_click': {
+      const target = linkTarget(event.link.target);
+      row.linkTargetKind = target.kind;
+      row.linkTargetDomain = target.domain;
+      row.linkTargetValue = event.link.target;
+      row.linkPosition = event.link.position;
+      break;
+    }
+    case 'api_client_open':
+    case 'api_client_request':
+      row.apiPath = event.operation.path;
+      row.apiMethod = event.operation.method.toUpperCase();
+      break;
+    case 'trademark_click':
+      row.trademarkPlacement = event.placement;
+      break;
+    case 'ad_click':
+    case 'ad_display':
+      row.adDomain = event.ad.domain;
+      row.adPlacement = event.ad.placement;
+      row.detail = { zoneId: event.ad.zoneId };
+      break;
+    case 'llms_request':
+      row.llmsVariant = event.llmsVariant;
+      break;
+    default:
+      break;
+  }
+  return row;
 }
 
 /** An aggregation over the site's events (GitBook's query language, domain/sites/insights-query.ts). */
