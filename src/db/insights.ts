@@ -10,11 +10,8 @@ import {
   prepareEvents,
   sortedCounts,
   type InsightsRow,
-  type PreparedEvents,
   type RollupCount,
 } from '../domain/sites/insights.ts';
-
-export type { InsightsRow, PreparedEvents };
 import {
   AGGREGATES,
   columnKey,
@@ -28,6 +25,8 @@ import { db } from './kysely.ts';
 import { forkEm, transaction, type Em, type Orm } from './orm.ts';
 import { withoutCountingWrites } from './write-count.ts';
 import type { ReaderEventReceiver } from './integration-events.ts';
+
+export type { InsightsRow };
 
 /**
  * Site insights storage (Migration0034SiteInsights). Everything the service does with insights goes
@@ -81,8 +80,6 @@ export type AggregateRow = Record<string, unknown>;
 export interface InsightsStore {
   /** Stores events; resolves once they are durable. */
   append(rows: InsightsRow[]): Promise<void>;
-  /** The same, for events prepared already (prepareEvents: in the thread that read them). */
-  appendPrepared(events: PreparedEvents): Promise<void>;
   aggregate(em: Em, siteId: string, plan: Plan): Promise<AggregateRow[]>;
   segments(em: Em, siteId: string, from: Date, to: Date, limit: number): Promise<SegmentRow[]>;
   /** Removes every event of a site (in the transaction of `em`). */
@@ -143,11 +140,8 @@ export class PostgresInsightsStore implements InsightsStore {
   }
 
   append(rows: InsightsRow[]): Promise<void> {
-    return this.appendPrepared(prepareEvents(rows));
-  }
-
-  appendPrepared(events: PreparedEvents): Promise<void> {
-    if (events.count === 0) return Promise.resolve();
+    if (rows.length === 0) return Promise.resolve();
+    const events = prepareEvents(rows);
     return new Promise((resolve, reject) => {
       let group = this.groups.at(-1);
       if (!group || group.count + events.count > MAX_ROWS_PER_COMMIT) {

@@ -291,7 +291,7 @@ export function sortedCounts(counts: Map<string, RollupCount>): RollupCount[] {
 /**
  * A request's events in the form a commit sends them (PostgresInsightsStore): the rows as the
  * elements of a JSON array (without its brackets, so requests' parts join with commas), their
- * hourly counts and the months they fall in. Built where the events are read, so what waits for a
+ * hourly counts and the months they fall in. Built as the request arrives, so what waits for a
  * commit holds no parsed event.
  */
 export interface PreparedEvents {
