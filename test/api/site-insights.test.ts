@@ -16,6 +16,7 @@ let t: TestApp;
 let org: TestOrg;
 let other: TestOrg;
 let lookup: ReturnType<typeof client>;
+let lookupToken: string;
 let otherLookup: ReturnType<typeof client>;
 let siteId: string;
 
@@ -98,6 +99,7 @@ beforeAll(async () => {
   [org, other] = await Promise.all([createTestOrg(t, 'Insights'), createTestOrg(t, 'Other insights')]);
   siteId = (await org.members.admin.api.post(`/v1/orgs/${org.id}/sites`, { title: 'Insights site' })).body.id;
   const token = (await org.members.admin.api.post(`/v1/orgs/${org.id}/site-lookup-tokens`, { label: 'Renderer' })).body.token;
+  lookupToken = token;
   lookup = client(t.app, token);
   const otherToken = (await other.members.admin.api.post(`/v1/orgs/${other.id}/site-lookup-tokens`, { label: 'Renderer' })).body.token;
   otherLookup = client(t.app, otherToken);
@@ -132,6 +134,37 @@ describe('ingestion', () => {
       expect(res.body.error.code).toBe(400);
     }
     expect(await stored()).toBe(before);
+  });
+
+  it('refuses a batch by the rules of every body: bad JSON, U+0000, nesting, no body, and validation messages', async () => {
+    const before = await stored();
+    const post = (payload?: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `${base()}/events`,
+        headers: { authorization: `Bearer ${lookupToken}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(payload === undefined ? {} : { payload }),
+      });
+    const refusal = async (payload?: string) => {
+      const res = await post(payload);
+      expect(res.statusCode).toBe(400);
+      return (res.json() as { error: { code: number; message: string } }).error.message;
+    };
+    const good = event('page_view');
+    expect(await refusal('{"events": [')).toBe('The request body is not valid JSON');
+    expect(await refusal(JSON.stringify({ events: [{ ...good, session: { ...good.session, visitorId: 'a\u0000b' } }] }))).toBe(
+      'body.events.0.session.visitorId must not contain the character U+0000',
+    );
+    const deep = `{"events": [], "deep": ${'['.repeat(200)}${']'.repeat(200)}}`;
+    expect(await refusal(deep)).toBe('body must not nest arrays and objects more than 128 levels deep');
+    expect(await refusal()).toBe('body.events is required');
+    expect(await refusal(JSON.stringify({ events: 'all of them' }))).toBe('body.events must be array');
+    expect(await refusal(JSON.stringify({ events: [good, { ...good, location: { ...good.location, url: 12 } }] }))).toMatch(
+      /^body\.events\.1/,
+    );
+    expect(await stored()).toBe(before);
+    expect((await post(JSON.stringify({ events: [good] }))).statusCode).toBe(204);
+    expect(await stored()).toBe(before + 1);
   });
 
   it('never stores the visitor IP address; the country comes from the renderer header', async () => {
