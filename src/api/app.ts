@@ -68,7 +68,6 @@ import { auditRoutes } from './audit/routes.ts';
 import { registerAuditRecording } from './audit/service.ts';
 import { ConcurrencyGate } from '../domain/concurrency-gate.ts';
 import { createIntegrationSandbox, integrationSandboxOptions, type IntegrationSandbox } from '../lib/integration-sandbox.ts';
-import { AJV_OPTIONS, bodyProblem } from './json-body.ts';
 
 /**
  * Tasks a process runs after their answers at most at once (AppDeps.background): Git Sync signals
@@ -177,7 +176,7 @@ export async function buildApp(
     clientErrorHandler,
     // While closing, registerErrorHandling refuses new requests itself, in the error shape.
     return503OnClosing: false,
-    ajv: { customOptions: AJV_OPTIONS },
+    ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     // JSON bodies are typed on the wire: `{"title": 12}` is refused (400 naming the field), never read as "12".
     // Path, query and header values are always strings, so those still coerce ("?limit=5" is the number 5).
     // Each route's validators and serializers are compiled on first use, not at start: a process
@@ -511,5 +510,51 @@ function registerRateLimit(app: FastifyInstance, limit: { max: number; readerMax
   });
 }
 
+/**
+ * How deeply a JSON body may nest arrays and objects. The deepest bodies the API takes are GitBook
+ * documents (comments, translations) and JSON Schemas (adaptive content): a list nested ten levels
+ * deep in a document body is about 50 levels of JSON. Deeper bodies are refused before anything
+ * recursive (validation, serializers, renderers) walks them: 10,000 levels overflowed the stack.
+ */
+export const MAX_JSON_DEPTH = 128;
+
 /** Bodies larger than this (characters) are validated at the next turn of the event loop. */
 const LARGE_BODY = 1024 * 1024;
+
+/**
+ * What is wrong with a parsed JSON body, as a 400 message: arrays and objects nested more than
+ * MAX_JSON_DEPTH levels deep, or a string or key holding U+0000 (named by its path, `body.a.b`);
+ * undefined when nothing is. Iterative: one frame per level of nesting, never the call stack.
+ */
+function bodyProblem(body: unknown): string | undefined {
+  const frames: { node: unknown[] | Record<string, unknown>; keys: string[] | null; next: number; key: string }[] = [];
+  const path = (child?: string) => ['body', ...frames.slice(1).map((f) => f.key), ...(child === undefined ? [] : [child])].join('.');
+  let value = body;
+  let key: string | undefined;
+  for (;;) {
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return `${path(key)} must not contain the character U+0000`;
+    } else if (value !== null && typeof value === 'object') {
+      if (frames.length === MAX_JSON_DEPTH) return `body must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep`;
+      frames.push({ node: value as never, keys: Array.isArray(value) ? null : Object.keys(value), next: 0, key: key ?? '' });
+    }
+    // On to the next value in document order: in the innermost array or object with one left.
+    for (;;) {
+      const top = frames.at(-1);
+      if (!top) return undefined;
+      if (top.next < (top.keys ?? (top.node as unknown[])).length) {
+        const i = top.next++;
+        if (top.keys) {
+          key = top.keys[i];
+          if (key.includes('\u0000')) return `${path()} (a key) must not contain the character U+0000`;
+          value = (top.node as Record<string, unknown>)[key];
+        } else {
+          key = String(i);
+          value = (top.node as unknown[])[i];
+        }
+        break;
+      }
+      frames.pop();
+    }
+  }
+}

@@ -61,7 +61,17 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.status(error.statusCode).send(errorBody(error.statusCode, error.message));
     }
     if (error.validation) {
-      return reply.status(400).send(errorBody(400, validationMessage(error.validationContext ?? 'request', error.validation)));
+      const message = error.validation
+        .map((v) => {
+          const where = `${error.validationContext ?? 'request'}${v.instancePath ? v.instancePath.replace(/\//g, '.') : ''}`;
+          const missing = (v.params as { missingProperty?: string })?.missingProperty;
+          const extra = (v.params as { additionalProperty?: string })?.additionalProperty;
+          if (missing) return `${where}.${missing} is required`;
+          if (extra) return `${where}.${extra} is not allowed`;
+          return `${where} ${v.message}`;
+        })
+        .join('; ');
+      return reply.status(400).send(errorBody(400, message));
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
@@ -144,20 +154,3 @@ export const clientErrorHandler: NonNullable<FastifyServerOptions['clientErrorHa
   }
   socket.destroy(error);
 };
-
-/** A failed validation as the 400 message says it: each problem at its path (`body.events.0.type`), joined by `; `. */
-export function validationMessage(
-  context: string,
-  problems: readonly { instancePath?: string; message?: string; params?: unknown }[],
-): string {
-  return problems
-    .map((v) => {
-      const where = `${context}${v.instancePath ? v.instancePath.replace(/\//g, '.') : ''}`;
-      const missing = (v.params as { missingProperty?: string })?.missingProperty;
-      const extra = (v.params as { additionalProperty?: string })?.additionalProperty;
-      if (missing) return `${where}.${missing} is required`;
-      if (extra) return `${where}.${extra} is not allowed`;
-      return `${where} ${v.message}`;
-    })
-    .join('; ');
-}

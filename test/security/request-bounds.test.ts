@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { MAX_JSON_DEPTH } from '../../src/api/json-body.ts';
+import { MAX_JSON_DEPTH } from '../../src/api/app.ts';
 import { writeRevision } from '../../src/db/content.ts';
 import { sql } from '../support/sql.ts';
 import { MAX_PAGE_DEPTH, type PageMap } from '../../src/domain/content/tree.ts';
