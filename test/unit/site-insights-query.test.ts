@@ -12,6 +12,7 @@ import {
   sortedCounts,
   urlDomain,
   type InsightsRow,
+  type RollupCount,
 } from '../../src/domain/sites/insights.ts';
 import { PLAIN_COLUMNS } from '../../src/api/sites/insights/schemas.ts';
 
@@ -201,13 +202,17 @@ describe('prepared events', () => {
     expect(first.months).toEqual([Date.UTC(2026, 10, 1), Date.UTC(2026, 11, 1)]);
   });
 
+  /** Counts as rows of [period, type, path, query, events], in the order they are upserted. */
+  const table = (counts: Map<string, RollupCount>, period: (at: Date) => string) =>
+    sortedCounts(counts).map((c) => [period(c.at), c.eventType, c.urlPath, c.searchQuery, c.events]);
+
   it('counts each event four times an hour, sums requests without changing their counts, and sums hours into days', () => {
     const a = prepareEvents([row('2026-11-30T10:15:00Z', '/a'), row('2026-11-30T10:45:00Z', '/a')]);
     const b = prepareEvents([row('2026-11-30T11:00:00Z', '/a', 'search_type_query', 'install')]);
     const all = new Map();
     addCounts(all, a.hourly);
     addCounts(all, b.hourly);
-    const hourly = sortedCounts(all).map((c) => [c.at.toISOString().slice(11, 13), c.eventType, c.urlPath, c.searchQuery, c.events]);
+    const hourly = table(all, (at) => at.toISOString().slice(11, 13));
     expect(hourly).toEqual([
       ['10', '', '', '', 2],
       ['10', '', '/a', '', 2],
@@ -220,7 +225,7 @@ describe('prepared events', () => {
     ]);
     // The requests' own counts are left as they were.
     expect(sortedCounts(a.hourly).map((c) => c.events)).toEqual([2, 2, 2, 2]);
-    const daily = sortedCounts(dailyCounts(all)).map((c) => [c.at.toISOString(), c.eventType, c.urlPath, c.searchQuery, c.events]);
+    const daily = table(dailyCounts(all), (at) => at.toISOString());
     expect(daily).toEqual([
       ['2026-11-30T00:00:00.000Z', '', '', '', 3],
       ['2026-11-30T00:00:00.000Z', '', '/a', '', 3],
