@@ -95,7 +95,7 @@ const MAX_ROWS_PER_COMMIT = 5000;
  * of its events, not their number, so a trickle of small batches committed one by one would cost
  * the database about as many upserts as events.
  */
-const COMMIT_AT_ROWS = 1000;
+export const COMMIT_AT_ROWS = 1000;
 const COMMIT_DELAY_MS = 200;
 /** How long one aggregation may run. */
 const STATEMENT_TIMEOUT = '5s';

@@ -3,6 +3,7 @@ import { GitBookAPI } from '@gitbook/api';
 import { sql } from 'kysely';
 import {
   aggregationQuery,
+  COMMIT_AT_ROWS,
   ensurePartition,
   expireInsights,
   inAggregation,
@@ -231,7 +232,7 @@ describe('ingestion', () => {
     // move the count while a batch is stored: the count must stay put in at least one of a few tries.
     // Each try stores as many events as start a commit at once (COMMIT_AT_ROWS), so it is open to
     // those writes for the commit's time only, not for the 200 ms a small batch waits for company.
-    const perTry = 1000;
+    const perTry = COMMIT_AT_ROWS;
     const before = await stored();
     const moved: boolean[] = [];
     for (let i = 0; i < 10 && !moved.includes(false); i++) {
@@ -302,13 +303,18 @@ describe('plans', () => {
     await sql`analyze site_insights_event`.execute(db(em));
     const plan = planAggregation({ range: 'last30Days', groupBy: [{ column: 'urlPath' }] }, now);
     expect(plan.segments.map((s) => s.source)).toContain('raw');
+    type PlanNode = { 'Node Type': string; 'Relation Name'?: string; Plans?: PlanNode[] };
     const explained = await inAggregation(em, plan, async (tx) => {
-      const { rows } = await sql<{ 'QUERY PLAN': unknown }>`explain (format json) ${aggregationQuery(skewed, plan)}`.execute(db(tx));
-      return JSON.stringify(rows[0]['QUERY PLAN']);
+      const { rows } = await sql<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>`explain (format json) ${aggregationQuery(skewed, plan)}`.execute(
+        db(tx),
+      );
+      return rows[0]['QUERY PLAN'][0].Plan;
     });
-    const scans = [...explained.matchAll(/"Node Type":\s*"([^"]+)",(?:[^{}]*?)"Relation Name":\s*"(site_insights_event[^"]*)"/g)].map(
-      (m) => `${m[1]} ${m[2]}`,
-    );
+    const reads = (node: PlanNode): string[] => [
+      ...(node['Relation Name']?.startsWith('site_insights_event') ? [`${node['Node Type']} ${node['Relation Name']}`] : []),
+      ...(node.Plans ?? []).flatMap(reads),
+    ];
+    const scans = reads(explained);
     expect(scans.length).toBeGreaterThan(0);
     expect(scans.filter((s) => s.startsWith('Seq Scan'))).toEqual([]);
     // The newest hour is read from the events: its 10,000 are counted (the days before come from
